@@ -1,0 +1,1 @@
+"""Pydantic models of the CRDs (spec, status, inventory) and CRD generation."""

@@ -1,0 +1,1 @@
+"""The kopf driver: Application → transform → reconciler → status."""

@@ -1,0 +1,9 @@
+"""Shared test configuration.
+
+The devcluster plugin must be imported first: it sets KUBECONFIG before anything imports
+the ``kubernetes`` package (devcluster.md §7.1).
+"""
+
+import tools.devcluster.pytest_plugin  # noqa: F401  (first statement: sets KUBECONFIG)
+
+pytest_plugins = ["tools.devcluster.pytest_plugin"]

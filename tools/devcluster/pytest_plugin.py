@@ -1,0 +1,285 @@
+"""pytest wiring for the local control plane (devcluster.md §7).
+
+Importing this module sets ``KUBECONFIG`` before anything imports ``kubernetes`` (which
+reads it once, at import): ``tests/conftest.py`` imports it as its very first statement.
+Fixtures: ``cluster`` and ``full_cluster`` (session), ``namespace``, ``full_namespace``,
+``kube_api`` and ``full_kube_api`` (function). ``OAM_REQUIRE_CLUSTER=1`` turns a missing
+control plane into a failure; ``OAM_TEST_KUBECONFIG`` runs against an existing cluster.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shutil
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from . import devcluster as dc
+
+RUN_ID = secrets.token_hex(4)
+RUN_LABEL = "oam-operator.dev/test-run"
+DEFAULT_WAIT = {"minimal": 60.0, "full": 120.0, "external": 120.0}
+RUN_ROOT = Path(tempfile.mkdtemp(prefix="oam-test-"))
+EXTERNAL_KUBECONFIG = os.environ.get("OAM_TEST_KUBECONFIG") or None
+
+
+def _configure_kubeconfig() -> str:
+    path = EXTERNAL_KUBECONFIG or str(RUN_ROOT / "minimal" / "admin.kubeconfig")
+    os.environ["KUBECONFIG"] = path
+    loaded = sys.modules.get("kubernetes.config.kube_config")
+    if loaded is not None:
+        loaded.KUBE_CONFIG_DEFAULT_LOCATION = path  # type: ignore[attr-defined]
+        warnings.warn(
+            "kubernetes was imported before the devcluster plugin; its KUBE_CONFIG_DEFAULT_LOCATION "
+            f"was overwritten with {path}",
+            stacklevel=2,
+        )
+    return path
+
+
+KUBECONFIG_PATH = _configure_kubeconfig()
+
+
+def require_cluster() -> bool:
+    return os.environ.get("OAM_REQUIRE_CLUSTER") == "1"
+
+
+def timeout_scale() -> float:
+    return float(os.environ.get("OAM_TEST_TIMEOUT_SCALE", "1"))
+
+
+def default_wait(handle: dc.ClusterHandle) -> float:
+    """The default bound of a test's wait: it guards against hangs, it measures nothing."""
+    return DEFAULT_WAIT.get(handle.profile, 120.0) * timeout_scale()
+
+
+def wait_until(predicate: Callable[[], Any], timeout: float, what: str, step: float = 0.25) -> Any:
+    """Poll ``predicate`` until it returns a truthy value; fail naming ``what`` after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout:.0f}s waiting for {what}", pytrace=False)
+        time.sleep(step)
+
+
+class _Clusters:
+    """The session's clusters; started on first use, stopped at session end."""
+
+    def __init__(self) -> None:
+        self.planes: dict[str, dc.ControlPlane] = {}
+        self.failures = 0
+        self.log_offsets: dict[str, dict[str, int]] = {}
+
+    def get(self, profile: str) -> dc.ClusterHandle:
+        if EXTERNAL_KUBECONFIG:
+            return external_handle()
+        if profile not in self.planes:
+            binaries = dc.find_binaries()
+            missing = binaries.missing(profile)
+            if missing:
+                message = (
+                    f"devcluster binaries missing for profile {profile}: {', '.join(missing)}; "
+                    "build them with `make devcluster`"
+                )
+                if require_cluster():
+                    pytest.fail(message, pytrace=False)
+                pytest.skip(message)
+            self.planes[profile] = dc.start(profile, name=f"test-{profile}", run_dir=RUN_ROOT / profile,
+                                            binaries=binaries)
+        return self.planes[profile].handle
+
+    def stop_all(self) -> None:
+        keep = self.failures > 0
+        for plane in self.planes.values():
+            plane.stop(keep=keep)
+        self.planes.clear()
+
+
+CLUSTERS = _Clusters()
+
+
+def external_handle() -> dc.ClusterHandle:
+    assert EXTERNAL_KUBECONFIG is not None
+    return dc.ClusterHandle(
+        name="external", profile="external", kubeconfig=EXTERNAL_KUBECONFIG, server="", run_dir=None,
+        has_controllers=True,
+    )
+
+
+def api_client(handle: dc.ClusterHandle) -> Any:
+    """A ``kubernetes.client.ApiClient`` for ``handle`` (imported here, after KUBECONFIG is set)."""
+    from kubernetes import client, config
+
+    configuration = client.Configuration()
+    config.load_kube_config(config_file=handle.kubeconfig, client_configuration=configuration)
+    configuration.proxy = None
+    return client.ApiClient(configuration)
+
+
+def _slug(name: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    return slug[:40].strip("-") or "test"
+
+
+def _create_namespace(handle: dc.ClusterHandle, test_name: str, wait_for_default_sa: bool) -> Iterator[str]:
+    from kubernetes import client
+
+    api = api_client(handle)
+    core = client.CoreV1Api(api)
+    name = f"t-{_slug(test_name)}-{secrets.token_hex(3)}"
+    core.create_namespace({"metadata": {"name": name, "labels": {RUN_LABEL: RUN_ID}}})
+    if wait_for_default_sa:
+        def default_sa_exists() -> bool:
+            return any(sa.metadata.name == "default" for sa in core.list_namespaced_service_account(name).items)
+
+        wait_until(default_sa_exists, default_wait(handle), f"ServiceAccount default in namespace {name}")
+    try:
+        yield name
+    finally:
+        try:
+            core.delete_namespace(name, propagation_policy="Background")
+        except client.ApiException as error:
+            if error.status != 404:
+                raise
+        finally:
+            api.close()
+
+
+@pytest.fixture(scope="session")
+def cluster() -> dc.ClusterHandle:
+    """The minimal control plane (etcd + kube-apiserver), or the external cluster."""
+    return CLUSTERS.get("minimal")
+
+
+@pytest.fixture(scope="session")
+def full_cluster() -> dc.ClusterHandle:
+    """The full control plane (+ controllers, scheduler, kwok), started on first use only."""
+    return CLUSTERS.get("full")
+
+
+@pytest.fixture
+def namespace(cluster: dc.ClusterHandle, request: pytest.FixtureRequest) -> Iterator[str]:
+    yield from _create_namespace(cluster, request.node.name, wait_for_default_sa=False)
+
+
+@pytest.fixture
+def full_namespace(full_cluster: dc.ClusterHandle, request: pytest.FixtureRequest) -> Iterator[str]:
+    yield from _create_namespace(full_cluster, request.node.name, wait_for_default_sa=True)
+
+
+@pytest.fixture
+def kube_api(cluster: dc.ClusterHandle) -> Iterator[Any]:
+    api = api_client(cluster)
+    yield api
+    api.close()
+
+
+@pytest.fixture
+def full_kube_api(full_cluster: dc.ClusterHandle) -> Iterator[Any]:
+    api = api_client(full_cluster)
+    yield api
+    api.close()
+
+
+# --------------------------------------------------------------------------------------------
+# Hooks
+
+
+CLUSTER_FIXTURES = {"cluster", "namespace", "kube_api"}
+FULL_FIXTURES = {"full_cluster", "full_namespace", "full_kube_api"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        if names & CLUSTER_FIXTURES:
+            item.add_marker(pytest.mark.cluster)
+        if names & FULL_FIXTURES:
+            item.add_marker(pytest.mark.full_cluster)
+        if item.get_closest_marker("requires_bare_apiserver") and (EXTERNAL_KUBECONFIG or names & FULL_FIXTURES):
+            item.add_marker(pytest.mark.skip(reason="needs a bare API server (no controllers)"))
+
+
+def _log_sizes() -> dict[str, dict[str, int]]:
+    sizes: dict[str, dict[str, int]] = {}
+    for profile, plane in CLUSTERS.planes.items():
+        sizes[profile] = {}
+        for component, path in plane.handle.log_paths.items():
+            try:
+                sizes[profile][component] = os.path.getsize(path)
+            except OSError:
+                sizes[profile][component] = 0
+    return sizes
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    CLUSTERS.log_offsets[item.nodeid] = _log_sizes()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "teardown":
+        CLUSTERS.log_offsets.pop(item.nodeid, None)
+    if not report.failed:
+        return
+    CLUSTERS.failures += 1
+    if not (set(getattr(item, "fixturenames", ())) & (CLUSTER_FIXTURES | FULL_FIXTURES)):
+        return
+    offsets = CLUSTERS.log_offsets.get(item.nodeid, {})
+    for profile, plane in CLUSTERS.planes.items():
+        wanted = ["kube-apiserver"] + (["kube-controller-manager", "kwok"] if profile == "full" else [])
+        for component in wanted:
+            path = plane.handle.log_paths.get(component)
+            if not path:
+                continue
+            start = offsets.get(profile, {}).get(component, 0)
+            try:
+                with open(path, "rb") as handle:
+                    handle.seek(start)
+                    lines = handle.read().decode(errors="replace").splitlines()[-100:]
+            except OSError:
+                continue
+            if lines:
+                report.sections.append((f"{profile} {component} log during this test", "\n".join(lines)))
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if EXTERNAL_KUBECONFIG:
+        _delete_labelled_namespaces()
+    CLUSTERS.stop_all()
+    if CLUSTERS.failures or exitstatus not in (0, 5):
+        sys.stderr.write(f"\n[devcluster] test run directory kept at {RUN_ROOT}\n")
+    else:
+        shutil.rmtree(RUN_ROOT, ignore_errors=True)
+
+
+def _delete_labelled_namespaces() -> None:
+    from kubernetes import client
+
+    try:
+        api = api_client(external_handle())
+    except Exception:
+        return
+    core = client.CoreV1Api(api)
+    for ns in core.list_namespace(label_selector=f"{RUN_LABEL}={RUN_ID}").items:
+        try:
+            core.delete_namespace(ns.metadata.name, propagation_policy="Background")
+        except client.ApiException as error:
+            if error.status != 404:
+                raise
+    api.close()
