@@ -193,18 +193,27 @@ ldflags_of() {
   esac
 }
 
+# Capture each --version output before matching: `cmd | grep -q` can kill cmd with SIGPIPE,
+# which pipefail would report as a failed check.
+expect_version() {
+  local what="$1" want="$2"; shift 2
+  local out; out=$("$@" 2>&1) || true
+  case "$out" in *"$want"*) return 0 ;; esac
+  echo "$what: $out"; return 1
+}
+
 check_versions() {
   local comp="$1" v="$2" bin="$3"
   case "$comp" in
     kubernetes)
       for b in kube-apiserver kube-controller-manager kube-scheduler; do
-        "$bin/$b" --version 2>&1 | grep -q "Kubernetes v$v" || { echo "$b --version: $("$bin/$b" --version 2>&1)"; return 1; }
+        expect_version "$b --version" "Kubernetes v$v" "$bin/$b" --version || return 1
       done
       if [ -x "$bin/kubectl" ]; then
-        "$bin/kubectl" version --client 2>&1 | grep -q "v$v" || { echo "kubectl version: $("$bin/kubectl" version --client 2>&1)"; return 1; }
+        expect_version "kubectl version --client" "v$v" "$bin/kubectl" version --client || return 1
       fi ;;
-    etcd) "$bin/etcd" --version 2>&1 | grep -q "$v" || { echo "etcd --version: $("$bin/etcd" --version 2>&1)"; return 1; } ;;
-    kwok) "$bin/kwok" --version 2>&1 | grep -q "v$v" || { echo "kwok --version: $("$bin/kwok" --version 2>&1)"; return 1; } ;;
+    etcd) expect_version "etcd --version" "etcd Version: $v" "$bin/etcd" --version || return 1 ;;
+    kwok) expect_version "kwok --version" "v$v" "$bin/kwok" --version || return 1 ;;
   esac
 }
 
