@@ -98,6 +98,7 @@ is_cached() {
   local comp="$1" v="$2" dir="$cache/$1/v$2"
   [ -f "$dir/BUILDINFO.json" ] || return 1
   for b in $(binaries_of "$comp"); do [ -x "$dir/bin/$b" ] || return 1; done
+  if [ "$comp" = kwok ] && [ ! -s "$dir/stages.yaml" ]; then return 1; fi
   if committed_is_for "$comp" "$v"; then
     local want; want=$(sha256_of "$here/go/$comp/go.sum")
     grep -q "\"go_sum_sha256\": \"$want\"" "$dir/BUILDINFO.json" || return 1
@@ -108,6 +109,7 @@ is_cached() {
 fail() {
   local comp="$1" log="$2" msg="$3"
   echo "[devcluster] FAILED: $msg" >&2
+  [ -n "${partial:-}" ] && rm -rf "$partial"
   if [ -f "$log" ]; then
     echo "[devcluster] last 40 lines of $log:" >&2
     tail -n 40 "$log" >&2
@@ -260,6 +262,17 @@ for comp in "${components[@]}"; do
   wait "$pid" || fail "$comp" "$log" "$comp v$v: go build failed"
   say "$comp v$v: checking versions"
   why=$(check_versions "$comp" "$v" "$partial/bin") || fail "$comp" "$log" "$comp v$v: version check failed: $why"
+  if [ "$comp" = kwok ]; then
+    # kwok runs no stage without configuration ("no stages found"): keep the module's own
+    # "fast" node and pod stages next to the binary; devcluster.py passes them with --config.
+    stage_dir="$(go env GOMODCACHE)/sigs.k8s.io/kwok@v$v/kustomize/stage"
+    for f in node/fast/node-initialize.yaml node/heartbeat/node-heartbeat.yaml pod/fast/pod-ready.yaml \
+             pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do
+      [ -f "$stage_dir/$f" ] || fail "$comp" "$log" "kwok v$v: stage file $f not found in $stage_dir"
+      printf -- '---\n# from sigs.k8s.io/kwok@v%s kustomize/stage/%s\n' "$v" "$f"
+      cat "$stage_dir/$f"
+    done >"$partial/stages.yaml"
+  fi
   build_seconds=$(( $(date +%s) - started ))
   max_rss_kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$timefile" 2>/dev/null)
   python3 - "$partial" "$comp" "$v" "$flags" "$hash" "$(sha256_of "$moddir/go.sum")" "$build_seconds" "${max_rss_kb:-0}" <<'PY'

@@ -132,6 +132,7 @@ class Binaries:
     kubectl: Path | None
     kwok: Path | None
     versions: dict[str, str]
+    kwok_stages: Path | None = None
 
     def path(self, binary: str) -> Path | None:
         value: Path | None = getattr(self, binary.replace("-", "_"))
@@ -141,7 +142,10 @@ class Binaries:
         wanted = ["etcd", "kube-apiserver"]
         if profile == "full":
             wanted += ["kube-controller-manager", "kube-scheduler", "kwok"]
-        return [name for name in wanted if self.path(name) is None]
+        missing = [name for name in wanted if self.path(name) is None]
+        if profile == "full" and self.kwok is not None and self.kwok_stages is None:
+            missing.append("kwok stages (stages.yaml)")
+        return missing
 
 
 def find_binaries(versions: Mapping[str, str] | None = None) -> Binaries:
@@ -158,7 +162,12 @@ def find_binaries(versions: Mapping[str, str] | None = None) -> Binaries:
                 found[binary] = None
                 continue
         found[binary] = candidate if candidate.is_file() and os.access(candidate, os.X_OK) else None
+    if bin_dir:
+        stages: Path | None = Path(bin_dir) / "kwok-stages.yaml"
+    else:
+        stages = cache_root() / "kwok" / f"v{pins['kwok']}" / "stages.yaml"
     return Binaries(
+        kwok_stages=stages if stages is not None and stages.is_file() else None,
         etcd=found["etcd"],
         kube_apiserver=found["kube-apiserver"],
         kube_controller_manager=found["kube-controller-manager"],
@@ -361,7 +370,8 @@ def port_refuses(port: int) -> bool:
 
 
 def component_flags(profile: str, run: Path, ports: Mapping[str, int], verbosity: str,
-                    audit: bool, extra: Mapping[str, list[str]] | None = None) -> dict[str, list[str]]:
+                    audit: bool, extra: Mapping[str, list[str]] | None = None,
+                    kwok_stages: Path | None = None) -> dict[str, list[str]]:
     """Flags of every component for ``profile`` (devcluster.md §5.4–5.8)."""
     pki_dir = run / "pki"
     etcd = [
@@ -427,7 +437,11 @@ def component_flags(profile: str, run: Path, ports: Mapping[str, int], verbosity
             "--leader-elect=false",
             f"--v={verbosity}",
         ]
+        # kwok ships no stage it applies without configuration: the build keeps the module's
+        # own "fast" node and pod stages (Nodes Ready, Pods Running/Ready, Job Pods Succeeded,
+        # deleted Pods released) in one file beside the binary.
         flags["kwok"] = [
+            f"--config={kwok_stages or run / 'kwok-stages.yaml'}",
             f"--kubeconfig={run / 'kubeconfig' / 'kwok.kubeconfig'}",
             "--manage-all-nodes=false",
             f"--manage-nodes-with-annotation-selector={FAKE_NODE_ANNOTATION[0]}={FAKE_NODE_ANNOTATION[1]}",
@@ -614,14 +628,31 @@ class ControlPlane:
         write_private_json(registry_dir() / f"{self._registry_id()}.json", {"run_dir": str(self.run_dir)})
 
 
-def _group_alive(pgid: int) -> bool:
+def _group_exists(pgid: int) -> bool:
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    # Zombies keep a group "alive" for killpg until reaped; they are gone for our purposes.
+    return True
+
+
+def _group_alive(pgid: int, timeout: float = 10.0) -> bool:
+    """Wait until ``killpg(pgid, 0)`` fails; report whether a live (non-zombie) member remains.
+
+    A detached cluster's processes are reparented to init once their starter exits; their
+    zombies keep the group visible to ``killpg`` until init reaps them, which takes a moment.
+    """
+    deadline = time.monotonic() + timeout
+    while _group_exists(pgid):
+        if time.monotonic() > deadline:
+            return _group_has_live_member(pgid)
+        time.sleep(0.05)
+    return False
+
+
+def _group_has_live_member(pgid: int) -> bool:
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -733,7 +764,7 @@ def _start_once(profile: str, cluster_name: str, nodes: int, run: Path, timeout:
     if audit:
         (run / "audit-policy.yaml").write_text(AUDIT_POLICY)
     verbosity = os.environ.get("OAM_DEVCLUSTER_VERBOSITY", "0")
-    flags = component_flags(profile, run, ports, verbosity, audit, extra_flags)
+    flags = component_flags(profile, run, ports, verbosity, audit, extra_flags, binaries.kwok_stages)
     order = ["etcd", "kube-apiserver"]
     if profile == "full":
         order += ["kube-controller-manager", "kube-scheduler", "kwok"]

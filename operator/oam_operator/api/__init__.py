@@ -1,1 +1,59 @@
-"""Pydantic models of the CRDs (spec, status, inventory) and CRD generation."""
+"""Pydantic models of the CRDs (spec, status, inventory) and CRD generation (operator.md §1, §2).
+
+The models are the single source of the CRD schemas (``api/crd.py`` renders them into
+``crds/``) and the typed view the operator and the CLI read Applications through.
+"""
+
+from .application import (
+    Application,
+    ApplicationSpec,
+    ApplicationStatus,
+    BundleState,
+    BundleStatus,
+    Component,
+    Policy,
+    Trait,
+    Waves,
+)
+from .conditions import Condition, ConditionStatus, ConditionType, Reason, State, conditions_for, find_condition
+from .inventory import InventoryItem, ObjectStatus, Phase, TypeVersionInfo
+from .meta import API_VERSION, GROUP, VERSION, ObjectMeta, format_timestamp
+from .policies import AdoptionPolicy, ApplicationDeletePolicy, DeletePolicy, ReconcilePolicy, UpdatePolicy
+from .profile import Capability, ClusterProfile, ClusterProfileSpec, GitopsEngine
+
+__all__ = [
+    "API_VERSION",
+    "GROUP",
+    "VERSION",
+    "AdoptionPolicy",
+    "Application",
+    "ApplicationDeletePolicy",
+    "ApplicationSpec",
+    "ApplicationStatus",
+    "BundleState",
+    "BundleStatus",
+    "Capability",
+    "ClusterProfile",
+    "ClusterProfileSpec",
+    "Component",
+    "Condition",
+    "ConditionStatus",
+    "ConditionType",
+    "DeletePolicy",
+    "GitopsEngine",
+    "InventoryItem",
+    "ObjectMeta",
+    "ObjectStatus",
+    "Phase",
+    "Policy",
+    "Reason",
+    "ReconcilePolicy",
+    "State",
+    "Trait",
+    "TypeVersionInfo",
+    "UpdatePolicy",
+    "Waves",
+    "conditions_for",
+    "find_condition",
+    "format_timestamp",
+]

@@ -19,6 +19,12 @@ from tools.devcluster import devcluster as dc
 
 pytest_plugins = ["pytester"]
 ROOT = Path(__file__).resolve().parents[3]
+CACHE = str(dc.cache_root())  # resolved before pytester points HOME at a temporary directory
+
+
+@pytest.fixture(autouse=True)
+def _pinned_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OAM_DEVCLUSTER_CACHE", CACHE)
 
 
 def _require_binaries(profile: str) -> None:
@@ -111,7 +117,7 @@ def _inner_env(tmp_path: Path, **extra: str) -> dict[str, str]:
 def _run_inner(pytester: pytest.Pytester, tmp_path: Path, tests: str, **env: str) -> subprocess.CompletedProcess[str]:
     pytester.makeconftest(INNER_CONFTEST)
     path = pytester.makepyfile(test_inner=tests)
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", str(path)],
+    return subprocess.run([sys.executable, "-m", "pytest", "-ra", "-p", "no:cacheprovider", str(path)],
                           cwd=pytester.path, env=_inner_env(tmp_path, **env), capture_output=True, text=True,
                           timeout=300)
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from kubernetes import client, config, dynamic
 from kubernetes.client.exceptions import ApiException
+from kubernetes.dynamic.exceptions import ConflictError
 
 from tools.devcluster import ClusterHandle
 from tools.devcluster.pytest_plugin import default_wait, wait_until
@@ -143,17 +144,17 @@ def _exercise_server_side_apply(resource: Any, make: Any, namespace: str) -> Non
     both = _apply(resource, make({"b": "2"}), "test-b", namespace)
     assert _managers(both) == {"test-a": "Apply", "test-b": "Apply"}
 
-    with pytest.raises(ApiException) as conflict:
+    with pytest.raises(ConflictError) as conflict:
         _apply(resource, make({"a": "other"}), "test-b", namespace)
     assert conflict.value.status == 409
     assert 'conflict with "test-a"' in json.loads(conflict.value.body)["message"]
 
-    unchanged = _apply(resource, make({"a": "dry", "b": "2"}), "test-b", namespace, force=True, dry_run="All")
+    unchanged = _apply(resource, make({"a": "dry", "b": "2"}), "test-b", namespace, force_conflicts=True, dry_run="All")
     assert unchanged is not None
     live = resource.get(name=make({})["metadata"]["name"], namespace=namespace)
     assert _field_owner(live, "a") == ["test-a"]
 
-    forced = _apply(resource, make({"a": "other", "b": "2"}), "test-b", namespace, force=True)
+    forced = _apply(resource, make({"a": "other", "b": "2"}), "test-b", namespace, force_conflicts=True)
     assert _field_owner(forced, "a") == ["test-b"]
 
 
@@ -183,14 +184,14 @@ def test_server_side_apply_on_a_custom_resource(widget_crd: str, namespace: str,
     both = _apply(widgets, widget(labels={"b": "2"}), "test-b", namespace)
     assert _managers(both) == {"test-a": "Apply", "test-b": "Apply"}
 
-    with pytest.raises(ApiException) as conflict:
+    with pytest.raises(ConflictError) as conflict:
         _apply(widgets, widget({"size": 1, "colour": "blue"}, {"b": "2"}), "test-b", namespace)
     assert conflict.value.status == 409
     assert 'conflict with "test-a"' in json.loads(conflict.value.body)["message"]
 
-    _apply(widgets, widget({"size": 1, "colour": "blue"}, {"b": "2"}), "test-b", namespace, force=True, dry_run="All")
+    _apply(widgets, widget({"size": 1, "colour": "blue"}, {"b": "2"}), "test-b", namespace, force_conflicts=True, dry_run="All")
     assert widgets.get(name="ssa", namespace=namespace).spec.colour == "red"
 
-    forced = _apply(widgets, widget({"size": 1, "colour": "blue"}, {"b": "2"}), "test-b", namespace, force=True)
+    forced = _apply(widgets, widget({"size": 1, "colour": "blue"}, {"b": "2"}), "test-b", namespace, force_conflicts=True)
     assert forced.spec.colour == "blue"
     assert _field_owner(forced, "colour") == ["test-b"]

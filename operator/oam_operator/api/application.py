@@ -1,0 +1,275 @@
+"""The Application kind: spec (operator.md §1.2) and status (§1.4).
+
+Defaults: a spec field whose default is a constant carries it as a CRD default too, so the stored
+object shows the effective value; ``interval``, ``timeout``, ``adoptionPolicy`` and
+``updatePolicy`` default to operator settings and therefore carry none (``None`` here = "use the
+setting"). Duplicate component or policy names are not checked here: the API server rejects them
+(list-map keys) and the transform reports them with its own messages. Every status field is
+optional and omitted when unset, so a status read from the cluster is written back unchanged.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from enum import StrEnum
+from typing import Any
+
+from pydantic import Field, field_validator
+
+from ..durations import CRD_DURATION_PATTERN, parse_go_duration
+from .conditions import Condition, State
+from .inventory import InventoryItem
+from .meta import (
+    API_VERSION,
+    API_VERSION_DESCRIPTION,
+    KIND_DESCRIPTION,
+    ApiModel,
+    ObjectMeta,
+    Timestamp,
+    crd_default,
+    metadata_field,
+)
+from .policies import AdoptionPolicy, ApplicationDeletePolicy, UpdatePolicy
+
+__all__ = [
+    "DNS1123_SUBDOMAIN_OR_EMPTY",
+    "MIN_INTERVAL",
+    "MIN_TIMEOUT",
+    "Application",
+    "ApplicationSpec",
+    "ApplicationStatus",
+    "BundleState",
+    "BundleStatus",
+    "Component",
+    "Policy",
+    "Trait",
+    "Waves",
+]
+
+MIN_INTERVAL = timedelta(seconds=30)
+MIN_TIMEOUT = timedelta(seconds=10)
+INTERVAL_MESSAGE = "interval must be at least 30s"
+TIMEOUT_MESSAGE = "timeout must be at least 10s"
+DNS1123_SUBDOMAIN_OR_EMPTY = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
+
+_FREE_FORM = {"x-kubernetes-preserve-unknown-fields": True}
+
+
+class Trait(ApiModel):
+    """A trait attached to a component: an operational feature such as scaling or ingress."""
+
+    type: str = Field(min_length=1, description="Trait type, for example scaler, ingress or env.")
+    properties: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Type-specific properties; validated by the operator against the trait type's schema.",
+        json_schema_extra={**_FREE_FORM, **crd_default({})},
+    )
+
+
+class Component(ApiModel):
+    """A part of the Application that the operator turns into Kubernetes objects."""
+
+    name: str = Field(min_length=1, max_length=253, description="Name of the component, unique within the Application.")
+    type: str = Field(min_length=1, description="Component type, for example webservice, worker or manifests.")
+    properties: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Type-specific properties; validated by the operator against the component type's schema.",
+        json_schema_extra={**_FREE_FORM, **crd_default({})},
+    )
+    traits: list[Trait] = Field(
+        default_factory=list,
+        max_length=64,
+        description="Traits of the component, applied in order; at most 64.",
+        json_schema_extra={"x-kubernetes-list-type": "atomic", **crd_default([])},
+    )
+    annotations: dict[str, str] | None = Field(
+        default=None,
+        description="Annotations of the component, for example <domain>/tier: infra, services or apps "
+        "to place it in an ordered group.",
+    )
+
+
+class Policy(ApiModel):
+    """An application-wide policy such as dependency (ordering) or placement."""
+
+    name: str = Field(min_length=1, max_length=253, description="Name of the policy, unique within the Application.")
+    type: str = Field(min_length=1, description="Policy type, for example dependency or placement.")
+    properties: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Type-specific properties; validated by the operator against the policy type's schema.",
+        json_schema_extra={**_FREE_FORM, **crd_default({})},
+    )
+
+
+def _duration_rule(minimum: str, message: str) -> dict[str, Any]:
+    return {"x-kubernetes-validations": [{"rule": f"duration(self) >= duration('{minimum}')", "message": message}]}
+
+
+class ApplicationSpec(ApiModel):
+    """Desired state of the Application: its components, policies and how the operator applies them."""
+
+    components: list[Component] = Field(
+        min_length=1,
+        max_length=1000,
+        description="Components of the Application (1 to 1000), keyed by name.",
+        json_schema_extra={"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"]},
+    )
+    policies: list[Policy] = Field(
+        default_factory=list,
+        max_length=100,
+        description="Policies of the Application (at most 100), keyed by name.",
+        json_schema_extra={"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"], **crd_default([])},
+    )
+    profile: str = Field(
+        default="",
+        max_length=253,
+        description="Name of the ClusterProfile to use; empty for the operator's default profile.",
+        json_schema_extra=crd_default(""),
+    )
+    service_account_name: str = Field(
+        default="",
+        max_length=253,
+        pattern=DNS1123_SUBDOMAIN_OR_EMPTY,
+        description="ServiceAccount of the Application's namespace the operator impersonates to apply "
+        "the objects; empty for the operator's default.",
+        json_schema_extra=crd_default(""),
+    )
+    suspend: bool = Field(
+        default=False,
+        description="Stop reconciling the Application; deletion still proceeds.",
+        json_schema_extra=crd_default(False),
+    )
+    interval: str | None = Field(
+        default=None,
+        pattern=CRD_DURATION_PATTERN,
+        description="How often a Ready Application is checked for drift, as a duration such as 10m "
+        "(at least 30s); unset for the operator's default.",
+        json_schema_extra=_duration_rule("30s", INTERVAL_MESSAGE),
+    )
+    timeout: str | None = Field(
+        default=None,
+        pattern=CRD_DURATION_PATTERN,
+        description="How long processing may take before the Application is reported as timed out, as a "
+        "duration such as 10m (at least 10s); unset for the operator's default.",
+        json_schema_extra=_duration_rule("10s", TIMEOUT_MESSAGE),
+    )
+    adoption_policy: AdoptionPolicy | None = Field(
+        default=None,
+        description="Default adoption policy of the objects (Never, IfUnowned or Always); unset for the "
+        "operator's default.",
+    )
+    update_policy: UpdatePolicy | None = Field(
+        default=None,
+        description="Default update policy of the objects (Replace, SsaMerge, SsaOverride or Recreate); unset "
+        "for the operator's default.",
+    )
+    delete_policy: ApplicationDeletePolicy = Field(
+        default=ApplicationDeletePolicy.DELETE,
+        description="Default delete policy of the objects: Delete, or Orphan to keep every object when the "
+        "Application is deleted.",
+        json_schema_extra=crd_default(ApplicationDeletePolicy.DELETE.value),
+    )
+
+    @field_validator("interval")
+    @classmethod
+    def _interval_minimum(cls, value: str | None) -> str | None:
+        if value is not None and parse_go_duration(value) < MIN_INTERVAL:
+            raise ValueError(INTERVAL_MESSAGE)
+        return value
+
+    @field_validator("timeout")
+    @classmethod
+    def _timeout_minimum(cls, value: str | None) -> str | None:
+        if value is not None and parse_go_duration(value) < MIN_TIMEOUT:
+            raise ValueError(TIMEOUT_MESSAGE)
+        return value
+
+    def interval_or(self, default: timedelta) -> timedelta:
+        """The effective interval: the spec's, else ``default`` (the operator setting)."""
+        return parse_go_duration(self.interval) if self.interval is not None else default
+
+    def timeout_or(self, default: timedelta) -> timedelta:
+        """The effective timeout: the spec's, else ``default`` (the operator setting)."""
+        return parse_go_duration(self.timeout) if self.timeout is not None else default
+
+
+class Waves(ApiModel):
+    """Range of apply waves of a bundle."""
+
+    first: int = Field(description="First apply wave of the bundle.")
+    last: int = Field(description="Last apply wave of the bundle.")
+
+
+class BundleState(StrEnum):
+    """State of a bundle."""
+
+    PENDING = "Pending"
+    APPLYING = "Applying"
+    READY = "Ready"
+
+
+class BundleStatus(ApiModel):
+    """Progress of one bundle (an ordered group of objects), in apply order."""
+
+    name: str = Field(description="Name of the bundle.")
+    depends_on: list[str] = Field(default_factory=list, description="Bundles that must be ready first.")
+    objects: int = Field(default=0, ge=0, description="Number of desired objects of the bundle.")
+    ready: int = Field(default=0, ge=0, description="Number of ready objects of the bundle.")
+    state: BundleState = Field(
+        default=BundleState.PENDING, description="Pending, Applying (every earlier bundle is ready) or Ready."
+    )
+    waves: Waves | None = Field(default=None, description="Apply waves of the bundle's objects.")
+
+
+class ApplicationStatus(ApiModel):
+    """Observed state of the Application, written by the operator only."""
+
+    observed_generation: int | None = Field(
+        default=None, description="metadata.generation seen by the last pass.", json_schema_extra={"format": "int64"}
+    )
+    state: State | None = Field(
+        default=None, description="Coarse state: Ready, Pending, Processing, DeletionPending, Deleting or Error."
+    )
+    conditions: list[Condition] | None = Field(
+        default=None,
+        description="Conditions Ready (always), Reconciling and Stalled (only while True), kstatus-compatible.",
+        json_schema_extra={"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"]},
+    )
+    objects: int | None = Field(default=None, description="Number of objects in the inventory.")
+    ready_objects: int | None = Field(default=None, description="Number of ready or completed objects.")
+    bundles: list[BundleStatus] | None = Field(default=None, description="Progress of each bundle, in apply order.")
+    inventory: list[InventoryItem] | None = Field(
+        default=None, description="Every object the operator manages for the Application (its memory)."
+    )
+    profile: str | None = Field(default=None, description='ClusterProfile used by the last pass ("" for none).')
+    applied_generation: int | None = Field(
+        default=None,
+        description="Generation of the last pass that reached Ready.",
+        json_schema_extra={"format": "int64"},
+    )
+    last_applied_at: Timestamp | None = Field(
+        default=None, description="When the Application last became Ready after applying a new revision."
+    )
+    processing_digest: str | None = Field(default=None, description="Digest of the inputs being processed.")
+    processing_since: Timestamp | None = Field(
+        default=None, description="Start of the current processing; the basis of the timeout."
+    )
+    last_processing_digest: str | None = Field(default=None, description="Digest counted by revision.")
+    revision: int | None = Field(
+        default=None,
+        description="1 after the first successful apply, incremented for every newly processed input.",
+        json_schema_extra={"format": "int64"},
+    )
+    last_handled_reconcile_at: str | None = Field(
+        default=None, description="Last handled value of the <domain>/requested-at annotation."
+    )
+
+
+class Application(ApiModel):
+    """An OAM-style application: components with traits and policies, deployed in ordered waves."""
+
+    api_version: str = Field(default=API_VERSION, description=API_VERSION_DESCRIPTION)
+    kind: str = Field(default="Application", description=KIND_DESCRIPTION)
+    metadata: ObjectMeta = metadata_field()
+    spec: ApplicationSpec = Field(description="Desired state of the Application.")
+    status: ApplicationStatus | None = Field(default=None, description="Observed state of the Application.")

@@ -1,0 +1,166 @@
+"""States, reasons and kstatus-compatible conditions of an Application (operator.md §1.5, §4.1).
+
+``conditions_for`` is the one place that turns a state into conditions, so the controller and
+any reader agree on the table of §1.5: ``Ready`` is always present; ``Reconciling`` and
+``Stalled`` are present with status ``True`` when they apply and removed otherwise; all carry the
+state's reason and message; ``lastTransitionTime`` changes only when a condition's status does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import Field, field_validator
+
+from .meta import ApiModel, Timestamp
+
+__all__ = [
+    "CONDITION_TYPES",
+    "Condition",
+    "ConditionStatus",
+    "ConditionType",
+    "Reason",
+    "State",
+    "conditions_for",
+    "find_condition",
+]
+
+
+class State(StrEnum):
+    """Coarse state of an Application."""
+
+    READY = "Ready"
+    PENDING = "Pending"
+    PROCESSING = "Processing"
+    DELETION_PENDING = "DeletionPending"
+    DELETING = "Deleting"
+    ERROR = "Error"
+
+
+class Reason(StrEnum):
+    """Reasons of the Ready condition (operator.md §4.1)."""
+
+    FIRST_SEEN = "FirstSeen"
+    SUSPENDED = "Suspended"
+    RESTARTING = "Restarting"
+    PROCESSING = "Processing"
+    READY = "Ready"
+    RETRYING = "Retrying"
+    TIMEOUT = "Timeout"
+    TRANSFORM_FAILED = "TransformFailed"
+    PROFILE_NOT_FOUND = "ProfileNotFound"
+    INVALID_OBJECTS = "InvalidObjects"
+    OWNERSHIP_CONFLICT = "OwnershipConflict"
+    NOT_PERMITTED = "NotPermitted"
+    API_ERROR = "ApiError"
+    ERROR = "Error"
+    DELETION_RETRYING = "DeletionRetrying"
+    DELETION_PROCESSING = "DeletionProcessing"
+    DELETION_BLOCKED = "DeletionBlocked"
+
+
+class ConditionStatus(StrEnum):
+    """Status of a condition."""
+
+    TRUE = "True"
+    FALSE = "False"
+    UNKNOWN = "Unknown"
+
+
+class ConditionType(StrEnum):
+    """The condition types the operator writes."""
+
+    READY = "Ready"
+    RECONCILING = "Reconciling"
+    STALLED = "Stalled"
+
+
+CONDITION_TYPES = tuple(ConditionType)
+
+# Upstream (component-operator-runtime) once spelled this reason wrongly; old statuses may carry it.
+_LEGACY_REASONS = {"Reytrying": Reason.RETRYING.value}
+
+
+class Condition(ApiModel):
+    """An observation of the Application's state, in the shape of metav1.Condition."""
+
+    type: str = Field(
+        min_length=1,
+        max_length=316,
+        description="Type of the condition: Ready (always present), Reconciling or Stalled (present only when True).",
+    )
+    status: ConditionStatus = Field(description="Status of the condition: True, False or Unknown.")
+    observed_generation: int | None = Field(
+        default=None,
+        ge=0,
+        description="metadata.generation of the Application when the condition was set.",
+        json_schema_extra={"format": "int64"},
+    )
+    last_transition_time: Timestamp = Field(description="When the condition's status last changed.")
+    reason: str = Field(
+        min_length=1,
+        max_length=1024,
+        pattern=r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$",
+        description="CamelCase reason of the state, for example Ready, Processing or TransformFailed.",
+    )
+    message: str = Field(max_length=32768, description="Human-readable explanation of the state.")
+
+    @field_validator("reason", mode="before")
+    @classmethod
+    def _legacy_reason(cls, value: Any) -> Any:
+        """Read the upstream misspelling ``Reytrying`` as ``Retrying`` (operator.md §4.1)."""
+        return _LEGACY_REASONS.get(value, value) if isinstance(value, str) else value
+
+
+# §1.5: (Ready status, Reconciling present) per state; Stalled is present exactly in Error.
+_READY_STATUS = {
+    State.READY: ConditionStatus.TRUE,
+    State.PENDING: ConditionStatus.UNKNOWN,
+    State.PROCESSING: ConditionStatus.UNKNOWN,
+    State.ERROR: ConditionStatus.FALSE,
+    State.DELETION_PENDING: ConditionStatus.UNKNOWN,
+    State.DELETING: ConditionStatus.UNKNOWN,
+}
+
+
+def find_condition(conditions: Sequence[Condition] | None, type_: str) -> Condition | None:
+    """The condition of ``type_``, or ``None``."""
+    return next((c for c in conditions or () if c.type == type_), None)
+
+
+def conditions_for(
+    state: State,
+    reason: str,
+    message: str,
+    generation: int,
+    now: datetime,
+    previous: Sequence[Condition] | None = None,
+) -> list[Condition]:
+    """The conditions of §1.5 for ``state``, in the order Ready, Reconciling, Stalled.
+
+    ``previous`` are the conditions last persisted: a condition whose status is unchanged keeps
+    its ``lastTransitionTime``, so a pass that changes nothing writes nothing.
+    """
+    wanted: list[tuple[ConditionType, ConditionStatus]] = [(ConditionType.READY, _READY_STATUS[state])]
+    if state is not State.READY and state is not State.ERROR and reason != Reason.SUSPENDED:
+        wanted.append((ConditionType.RECONCILING, ConditionStatus.TRUE))
+    if state is State.ERROR:
+        wanted.append((ConditionType.STALLED, ConditionStatus.TRUE))
+    result = []
+    for type_, status in wanted:
+        old = find_condition(previous, type_)
+        since = old.last_transition_time if old is not None and old.status == status else now
+        result.append(
+            Condition(
+                type=type_.value,
+                status=status,
+                observed_generation=generation,
+                last_transition_time=since,
+                reason=reason,
+                message=message,
+            )
+        )
+    return result

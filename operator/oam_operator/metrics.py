@@ -1,0 +1,179 @@
+"""Prometheus metrics of the operator (operator.md §8).
+
+``OperatorMetrics`` owns its own ``CollectorRegistry`` (with the process, platform and GC
+collectors the default registry would have), so tests and several operators in one process do
+not collide. Label values with a fixed set (branches, results, actions, states, error types)
+are initialised at zero so dashboards see every series from the start; per-Application series
+(``namespace``, ``name``) exist only while the Application does (``remove_application``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Mapping
+from wsgiref.simple_server import WSGIServer
+
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    GCCollector,
+    Histogram,
+    PlatformCollector,
+    ProcessCollector,
+    start_http_server,
+)
+
+from . import __version__
+from .api.conditions import State
+
+__all__ = [
+    "BRANCHES",
+    "ERROR_TYPES",
+    "OPERATIONS",
+    "RECONCILE_BUCKETS",
+    "RESULTS",
+    "TRANSFORM_BUCKETS",
+    "OperatorMetrics",
+    "reconcile_result",
+]
+
+PREFIX = "oam_operator_"
+BRANCHES = ("apply", "delete")
+RESULTS = ("ready", "progressing", "pending", "error", "deleted")
+ERROR_TYPES = ("transform", "validation", "conflict", "other")  # plus HTTP status codes of API errors
+OPERATIONS = ("read", "list", "create", "update", "delete", "orphan")
+TRANSFORM_RESULTS = ("success", "error")
+RECONCILE_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0)
+TRANSFORM_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+# The results each branch can produce (the delete branch never ends "ready", the apply branch never "deleted").
+_BRANCH_RESULTS = {
+    "apply": ("ready", "progressing", "pending", "error"),
+    "delete": ("deleted", "progressing", "pending", "error"),
+}
+_STATE_RESULTS = {
+    State.READY: "ready",
+    State.PROCESSING: "progressing",
+    State.DELETING: "progressing",
+    State.PENDING: "pending",
+    State.DELETION_PENDING: "pending",
+    State.ERROR: "error",
+}
+
+
+def reconcile_result(state: State | None) -> str:
+    """The ``result`` label of a pass that ended in ``state``; ``None`` = the Application is gone."""
+    return "deleted" if state is None else _STATE_RESULTS[state]
+
+
+class OperatorMetrics:
+    """Every metric of §8, registered in ``self.registry``."""
+
+    def __init__(self, registry: CollectorRegistry | None = None, *, process_collectors: bool = True) -> None:
+        self.registry = registry if registry is not None else CollectorRegistry()
+        if process_collectors:
+            ProcessCollector(registry=self.registry)
+            PlatformCollector(registry=self.registry)
+            GCCollector(registry=self.registry)
+        r = self.registry
+        self.build_info = Gauge(PREFIX + "build_info", "Build information.", ["version"], registry=r)
+        self.reconcile_total = Counter(
+            PREFIX + "reconcile_total", "Passes by branch and outcome.", ["branch", "result"], registry=r
+        )
+        self.reconcile_errors_total = Counter(
+            PREFIX + "reconcile_errors_total",
+            "Passes ending in an exception or a transform failure, by error type "
+            "(HTTP status of an API error, else transform, validation, conflict or other).",
+            ["type"],
+            registry=r,
+        )
+        self.reconcile_duration_seconds = Histogram(
+            PREFIX + "reconcile_duration_seconds",
+            "Duration of a pass.",
+            ["branch"],
+            buckets=RECONCILE_BUCKETS,
+            registry=r,
+        )
+        self.transform_duration_seconds = Histogram(
+            PREFIX + "transform_duration_seconds",
+            "Duration of the OAM transform.",
+            ["result"],
+            buckets=TRANSFORM_BUCKETS,
+            registry=r,
+        )
+        self.api_requests_total = Counter(
+            PREFIX + "api_requests_total",
+            "Kubernetes API requests of the operator's clients, by method and HTTP status (or error).",
+            ["method", "code"],
+            registry=r,
+        )
+        self.operations_total = Counter(
+            PREFIX + "operations_total", "Operations of the object reconciler.", ["action"], registry=r
+        )
+        self.applications = Gauge(PREFIX + "applications", "Applications per state.", ["state"], registry=r)
+        self.dependents = Gauge(
+            PREFIX + "dependents", "Inventory items of an Application.", ["namespace", "name"], registry=r
+        )
+        self.unready_dependents = Gauge(
+            PREFIX + "unready_dependents",
+            "Inventory items of an Application that are neither Completed nor Ready and Current.",
+            ["namespace", "name"],
+            registry=r,
+        )
+        self._initialise()
+
+    def _initialise(self) -> None:
+        self.build_info.labels(version=__version__).set(1)
+        for branch, results in _BRANCH_RESULTS.items():
+            self.reconcile_duration_seconds.labels(branch=branch)
+            for result in results:
+                self.reconcile_total.labels(branch=branch, result=result)
+        for error_type in ERROR_TYPES:
+            self.reconcile_errors_total.labels(type=error_type)
+        for result in TRANSFORM_RESULTS:
+            self.transform_duration_seconds.labels(result=result)
+        for action in OPERATIONS:
+            self.operations_total.labels(action=action)
+        self.set_application_states({})
+
+    # -- helpers used by the driver --
+
+    def observe_pass(self, branch: str, result: str, seconds: float) -> None:
+        """Count one pass and record its duration."""
+        self.reconcile_total.labels(branch=branch, result=result).inc()
+        self.reconcile_duration_seconds.labels(branch=branch).observe(seconds)
+
+    def count_error(self, error_type: str | int) -> None:
+        """Count a pass that ended in an error (an HTTP status, or transform/validation/conflict/other)."""
+        self.reconcile_errors_total.labels(type=str(error_type)).inc()
+
+    def count_request(self, method: str, status: int | None) -> None:
+        """Count one API request; ``status`` ``None`` or 0 means no response arrived (``code="error"``)."""
+        self.api_requests_total.labels(method=method.upper(), code=str(status) if status else "error").inc()
+
+    def set_application_states(self, counts: Mapping[State | str, int]) -> None:
+        """Set the Applications-per-state gauge; states missing from ``counts`` are 0."""
+        given = {State(key): value for key, value in counts.items()}
+        for state in State:
+            self.applications.labels(state=state.value).set(given.get(state, 0))
+
+    def set_application(self, namespace: str, name: str, dependents: int, unready: int) -> None:
+        """Set the per-Application gauges."""
+        self.dependents.labels(namespace=namespace, name=name).set(dependents)
+        self.unready_dependents.labels(namespace=namespace, name=name).set(unready)
+
+    def remove_application(self, namespace: str, name: str) -> None:
+        """Drop every series of the Application (it is gone); a no-op when it has none."""
+        for gauge in (self.dependents, self.unready_dependents):
+            with contextlib.suppress(KeyError):
+                gauge.remove(namespace, name)
+
+    def serve(self, port: int, addr: str = "0.0.0.0") -> tuple[WSGIServer, threading.Thread] | None:
+        """Serve ``/metrics`` on ``port`` in a daemon thread; port 0 disables it (returns ``None``).
+
+        Returns prometheus-client's ``(server, thread)``; ``server.shutdown()`` stops it.
+        """
+        if port == 0:
+            return None
+        return start_http_server(port, addr=addr, registry=self.registry)

@@ -1,0 +1,284 @@
+"""Operator settings (operator.md §7): every flag of ``oam-operator run``, from flags and environment.
+
+Each setting ``x_y`` has the flag ``--x-y`` and the environment variable ``OAM_OPERATOR_X_Y``
+(``namespaces`` is ``--namespace``, repeatable, and ``OAM_OPERATOR_NAMESPACE``, comma-separated);
+a flag wins over the environment. A plain pydantic model rather than pydantic-settings: the
+rules are few, and every invalid value must become one line naming the flag (``SettingsError``).
+
+Decisions where the spec is silent:
+
+- durations use Go's syntax (``durations.py``) and keep their authored text (messages print
+  ``10m`` as written); ``--default-interval`` and ``--default-timeout`` obey the CRD minimums
+  (30s, 10s) because they stand in for ``spec.interval``/``spec.timeout``; ``--reapply-interval``
+  may be ``0`` (re-apply on every pass) but not negative;
+- ``--kube-api-qps 0`` disables client-side rate limiting (as the reconciler's limiter does);
+- ``--default-profile ""`` means "no default profile": Applications without ``spec.profile`` use
+  the empty profile; ``--metrics-port 0`` disables metrics, the health port cannot be disabled;
+- ``--dev`` sets the peering priority to 666 whatever ``--priority`` says (kopf's meaning) and
+  does not by itself enable peering;
+- booleans accept true/false, 1/0, yes/no, on/off; enum values are matched case-insensitively.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from datetime import timedelta
+from enum import StrEnum
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
+
+from .api.policies import AdoptionPolicy, UpdatePolicy
+from .durations import format_seconds, parse_go_duration
+
+__all__ = [
+    "ENV_PREFIX",
+    "LogFormat",
+    "LogLevel",
+    "Settings",
+    "SettingsError",
+    "env_var",
+    "flag_name",
+]
+
+ENV_PREFIX = "OAM_OPERATOR_"
+DEV_PRIORITY = 666
+_FLAG_OVERRIDES = {"namespaces": "namespace"}
+_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_TRUE = frozenset({"true", "1", "yes", "on"})
+_FALSE = frozenset({"false", "0", "no", "off"})
+
+
+class LogFormat(StrEnum):
+    JSON = "json"
+    TEXT = "text"
+
+
+class LogLevel(StrEnum):
+    DEBUG = "debug"
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+
+
+class SettingsError(ValueError):
+    """An invalid setting; ``str()`` is the one-line message printed at startup."""
+
+    def __init__(self, setting: str, message: str) -> None:
+        super().__init__(message)
+        self.setting = setting
+
+
+def flag_name(setting: str) -> str:
+    """``max_concurrent_reconciles`` → ``--max-concurrent-reconciles``."""
+    return "--" + _FLAG_OVERRIDES.get(setting, setting).replace("_", "-")
+
+
+def env_var(setting: str) -> str:
+    """``max_concurrent_reconciles`` → ``OAM_OPERATOR_MAX_CONCURRENT_RECONCILES``."""
+    return ENV_PREFIX + _FLAG_OVERRIDES.get(setting, setting).upper()
+
+
+# -- value parsers: each accepts the typed value (from a flag) or its text (from either source) --
+
+
+def _integer(minimum: int | None = None, maximum: int | None = None) -> Callable[[Any], int]:
+    def parse(value: Any) -> int:
+        number: int
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        elif isinstance(value, str) and re.fullmatch(r"[+-]?[0-9]+", value.strip()):
+            number = int(value.strip())
+        else:
+            raise ValueError("must be an integer")
+        if minimum is not None and maximum is not None and not minimum <= number <= maximum:
+            raise ValueError(f"must be between {minimum} and {maximum}")
+        if minimum is not None and number < minimum:
+            raise ValueError(f"must be at least {minimum}")
+        return number
+
+    return parse
+
+
+def _number(value: Any) -> float:
+    try:
+        if isinstance(value, bool):
+            raise ValueError
+        number = float(value.strip() if isinstance(value, str) else value)
+    except (TypeError, ValueError):
+        raise ValueError("must be a number") from None
+    if not number >= 0 or number == float("inf"):  # also refuses NaN
+        raise ValueError("must be a number of at least 0")
+    return number
+
+
+def _boolean(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise ValueError("must be true or false")
+
+
+def _duration(minimum: timedelta) -> Callable[[Any], str]:
+    def parse(value: Any) -> str:
+        text = value.strip() if isinstance(value, str) else None
+        try:
+            parsed = parse_go_duration(text) if text else None
+        except ValueError:
+            parsed = None
+        if text is None or parsed is None:
+            raise ValueError("must be a duration such as 30s, 10m or 1h30m")
+        if parsed < minimum:
+            raise ValueError(f"must be at least {format_seconds(minimum.total_seconds())}")
+        return text
+
+    return parse
+
+
+def _choice(enum: type[StrEnum]) -> Callable[[Any], Any]:
+    by_lower = {member.value.lower(): member for member in enum}
+
+    def parse(value: Any) -> Any:
+        member = by_lower.get(str(value).strip().lower())
+        if member is None:
+            raise ValueError("must be one of " + ", ".join(m.value for m in enum))
+        return member
+
+    return parse
+
+
+_ALPHABET = {"label": "lower-case letters, digits and '-'", "subdomain": "lower-case letters, digits, '-' and '.'"}
+
+
+def _name(kind: str, *, empty: bool) -> Callable[[Any], str]:
+    pattern, limit = (_DNS1123_LABEL, 63) if kind == "label" else (_DNS1123_SUBDOMAIN, 253)
+
+    def parse(value: Any) -> str:
+        text = str(value).strip()
+        if text == "" and empty:
+            return ""
+        if len(text) > limit or not pattern.match(text):
+            raise ValueError(f"must be a DNS-1123 {kind} ({_ALPHABET[kind]}; at most {limit} characters)")
+        return text
+
+    return parse
+
+
+def _namespaces(value: Any) -> tuple[str, ...]:
+    items = value.split(",") if isinstance(value, str) else list(value)
+    check = _name("label", empty=False)
+    result: list[str] = []
+    for item in items:
+        if not str(item).strip():
+            continue
+        try:
+            name = check(item)
+        except ValueError as error:
+            raise ValueError(f'namespace "{str(item).strip()}" {error}') from None
+        if name not in result:
+            result.append(name)
+    return tuple(result)
+
+
+def _cluster_id(value: Any) -> str:
+    text = str(value).strip()
+    if "/" in text or any(c.isspace() for c in text):
+        raise ValueError("must not contain '/' or whitespace")
+    return text
+
+
+def _peering(value: Any) -> str | None:
+    if value is None or str(value).strip() == "":
+        return None
+    return _name("subdomain", empty=False)(value)
+
+
+class Settings(BaseModel):
+    """The operator's configuration; construct it with ``from_sources``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    domain: Annotated[str, BeforeValidator(_name("subdomain", empty=False))] = "oam-operator.dev"
+    namespaces: Annotated[tuple[str, ...], BeforeValidator(_namespaces)] = ()
+    max_concurrent_reconciles: Annotated[int, BeforeValidator(_integer(1))] = 10
+    apply_concurrency: Annotated[int, BeforeValidator(_integer(1))] = 8
+    kube_api_qps: Annotated[float, BeforeValidator(_number)] = 50.0
+    kube_api_burst: Annotated[int, BeforeValidator(_integer(1))] = 100
+    default_interval: Annotated[str, BeforeValidator(_duration(timedelta(seconds=30)))] = "10m"
+    default_timeout: Annotated[str, BeforeValidator(_duration(timedelta(seconds=10)))] = "10m"
+    reapply_interval: Annotated[str, BeforeValidator(_duration(timedelta(0)))] = "60m"
+    default_adoption_policy: Annotated[AdoptionPolicy, BeforeValidator(_choice(AdoptionPolicy))] = (
+        AdoptionPolicy.IF_UNOWNED
+    )
+    default_update_policy: Annotated[UpdatePolicy, BeforeValidator(_choice(UpdatePolicy))] = UpdatePolicy.SSA_MERGE
+    default_profile: Annotated[str, BeforeValidator(_name("subdomain", empty=True))] = "default"
+    cluster_id: Annotated[str, BeforeValidator(_cluster_id)] = ""
+    require_service_account: Annotated[bool, BeforeValidator(_boolean)] = False
+    default_service_account: Annotated[str, BeforeValidator(_name("subdomain", empty=True))] = ""
+    allow_cluster_scoped_objects: Annotated[bool, BeforeValidator(_boolean)] = False
+    allow_cross_namespace_objects: Annotated[bool, BeforeValidator(_boolean)] = False
+    dependent_events: Annotated[bool, BeforeValidator(_boolean)] = True
+    metrics_port: Annotated[int, BeforeValidator(_integer(0, 65535))] = 8080
+    health_port: Annotated[int, BeforeValidator(_integer(1, 65535))] = 8081
+    log_format: Annotated[LogFormat, BeforeValidator(_choice(LogFormat))] = LogFormat.JSON
+    log_level: Annotated[LogLevel, BeforeValidator(_choice(LogLevel))] = LogLevel.INFO
+    peering: Annotated[str | None, BeforeValidator(_peering)] = None
+    priority: Annotated[int, BeforeValidator(_integer())] = 100
+    dev: Annotated[bool, BeforeValidator(_boolean)] = False
+
+    @classmethod
+    def from_sources(cls, cli_flags: Mapping[str, Any], environ: Mapping[str, str]) -> Settings:
+        """Flags (by setting name; ``None`` or an empty tuple = not given) over ``environ`` over defaults.
+
+        Raises ``SettingsError`` for the first invalid value, in declaration order.
+        """
+        unknown = sorted(set(cli_flags) - set(cls.model_fields))
+        if unknown:
+            raise SettingsError(unknown[0], f"unknown setting {unknown[0]}")
+        values: dict[str, Any] = {}
+        sources: dict[str, str] = {}
+        for name in cls.model_fields:
+            flag = cli_flags.get(name)
+            if flag is not None and flag != ():
+                values[name], sources[name] = flag, flag_name(name)
+            elif env_var(name) in environ:
+                values[name] = environ[env_var(name)]
+                sources[name] = f"{flag_name(name)} ({env_var(name)})"
+        try:
+            return cls.model_validate(values)
+        except ValidationError as error:
+            first = error.errors()[0]
+            name = str(first["loc"][0])
+            reason = str(first["msg"]).removeprefix("Value error, ")
+            raw = values.get(name)
+            shown = ",".join(map(str, raw)) if isinstance(raw, list | tuple) else str(raw)
+            where = sources.get(name, flag_name(name))
+            raise SettingsError(name, f'invalid value for {where}: "{shown}": {reason}') from None
+
+    @property
+    def default_interval_duration(self) -> timedelta:
+        return parse_go_duration(self.default_interval)
+
+    @property
+    def default_timeout_duration(self) -> timedelta:
+        return parse_go_duration(self.default_timeout)
+
+    @property
+    def reapply_interval_duration(self) -> timedelta:
+        return parse_go_duration(self.reapply_interval)
+
+    @property
+    def peering_priority(self) -> int:
+        """kopf peering priority: 666 with ``--dev``, else ``--priority``."""
+        return DEV_PRIORITY if self.dev else self.priority
+
+    @property
+    def cluster_wide(self) -> bool:
+        """Whether every namespace is watched (no ``--namespace`` given)."""
+        return not self.namespaces

@@ -1,0 +1,182 @@
+"""Operator metrics (operator.md §8): names, types, labels, per-Application series, serving."""
+
+from __future__ import annotations
+
+import socket
+import urllib.request
+
+import pytest
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.parser import text_string_to_metric_families
+
+from oam_operator import __version__
+from oam_operator.api import State
+from oam_operator.metrics import RECONCILE_BUCKETS, TRANSFORM_BUCKETS, OperatorMetrics, reconcile_result
+
+# name (without the _total suffix of counters) → (type, label names)
+EXPECTED = {
+    "oam_operator_build_info": ("gauge", {"version"}),
+    "oam_operator_reconcile": ("counter", {"branch", "result"}),
+    "oam_operator_reconcile_errors": ("counter", {"type"}),
+    "oam_operator_reconcile_duration_seconds": ("histogram", {"branch"}),
+    "oam_operator_transform_duration_seconds": ("histogram", {"result"}),
+    "oam_operator_api_requests": ("counter", {"method", "code"}),
+    "oam_operator_operations": ("counter", {"action"}),
+    "oam_operator_applications": ("gauge", {"state"}),
+    "oam_operator_dependents": ("gauge", {"namespace", "name"}),
+    "oam_operator_unready_dependents": ("gauge", {"namespace", "name"}),
+}
+
+
+def _families(metrics: OperatorMetrics) -> dict[str, object]:
+    text = generate_latest(metrics.registry).decode()
+    return {family.name: family for family in text_string_to_metric_families(text)}
+
+
+def _value(metrics: OperatorMetrics, metric: str, **labels: str) -> float | None:
+    return metrics.registry.get_sample_value(metric, labels)
+
+
+def test_every_metric_has_its_name_type_and_labels() -> None:
+    metrics = OperatorMetrics()
+    metrics.count_request("GET", 200)
+    metrics.set_application("shop", "shop", 6, 3)
+    families = _families(metrics)
+    for name, (kind, labels) in EXPECTED.items():
+        family = families[name]
+        assert family.type == kind, name  # type: ignore[attr-defined]
+        samples = [s for s in family.samples if not s.name.endswith("_created")]  # type: ignore[attr-defined]
+        assert samples, f"{name} has no series"
+        for sample in samples:
+            assert set(sample.labels) - {"le"} == labels, (name, sample.labels)
+
+
+def test_default_process_and_python_collectors_are_registered() -> None:
+    families = _families(OperatorMetrics())
+    assert "process_cpu_seconds" in families
+    assert "python_info" in families
+    assert not any(name.startswith("process_") for name in _families(OperatorMetrics(process_collectors=False)))
+
+
+def test_fixed_label_sets_are_initialised_at_zero() -> None:
+    metrics = OperatorMetrics()
+    assert _value(metrics, "oam_operator_build_info", version=__version__) == 1
+    for branch, result in [
+        ("apply", "ready"),
+        ("apply", "progressing"),
+        ("apply", "pending"),
+        ("apply", "error"),
+        ("delete", "deleted"),
+        ("delete", "progressing"),
+        ("delete", "pending"),
+        ("delete", "error"),
+    ]:
+        assert _value(metrics, "oam_operator_reconcile_total", branch=branch, result=result) == 0
+    assert _value(metrics, "oam_operator_reconcile_total", branch="apply", result="deleted") is None
+    for error_type in ("transform", "validation", "conflict", "other"):
+        assert _value(metrics, "oam_operator_reconcile_errors_total", type=error_type) == 0
+    for action in ("read", "list", "create", "update", "delete", "orphan"):
+        assert _value(metrics, "oam_operator_operations_total", action=action) == 0
+    for state in State:
+        assert _value(metrics, "oam_operator_applications", state=state.value) == 0
+    for branch in ("apply", "delete"):
+        assert _value(metrics, "oam_operator_reconcile_duration_seconds_count", branch=branch) == 0
+    for result in ("success", "error"):
+        assert _value(metrics, "oam_operator_transform_duration_seconds_count", result=result) == 0
+
+
+def test_histogram_buckets_span_the_documented_ranges() -> None:
+    assert (RECONCILE_BUCKETS[0], RECONCILE_BUCKETS[-1]) == (0.01, 120.0)
+    assert (TRANSFORM_BUCKETS[0], TRANSFORM_BUCKETS[-1]) == (0.001, 30.0)
+    metrics = OperatorMetrics()
+    metrics.observe_pass("apply", "ready", 0.2)
+    assert _value(metrics, "oam_operator_reconcile_duration_seconds_bucket", branch="apply", le="120.0") == 1
+    assert _value(metrics, "oam_operator_reconcile_duration_seconds_bucket", branch="apply", le="0.1") == 0
+    metrics.transform_duration_seconds.labels(result="success").observe(0.0005)
+    assert _value(metrics, "oam_operator_transform_duration_seconds_bucket", result="success", le="0.001") == 1
+
+
+def test_helpers_update_the_series() -> None:
+    metrics = OperatorMetrics()
+    metrics.observe_pass("apply", "ready", 1.5)
+    metrics.observe_pass("delete", reconcile_result(None), 0.5)
+    assert _value(metrics, "oam_operator_reconcile_total", branch="apply", result="ready") == 1
+    assert _value(metrics, "oam_operator_reconcile_total", branch="delete", result="deleted") == 1
+    assert _value(metrics, "oam_operator_reconcile_duration_seconds_sum", branch="apply") == 1.5
+    metrics.count_error(403)
+    metrics.count_error("transform")
+    assert _value(metrics, "oam_operator_reconcile_errors_total", type="403") == 1
+    assert _value(metrics, "oam_operator_reconcile_errors_total", type="transform") == 1
+    metrics.count_request("patch", 200)
+    metrics.count_request("GET", None)
+    metrics.count_request("GET", 0)
+    assert _value(metrics, "oam_operator_api_requests_total", method="PATCH", code="200") == 1
+    assert _value(metrics, "oam_operator_api_requests_total", method="GET", code="error") == 2
+    metrics.operations_total.labels(action="create").inc()
+    assert _value(metrics, "oam_operator_operations_total", action="create") == 1
+    metrics.set_application_states({State.READY: 3, "Error": 1})
+    assert _value(metrics, "oam_operator_applications", state="Ready") == 3
+    assert _value(metrics, "oam_operator_applications", state="Error") == 1
+    metrics.set_application_states({State.PENDING: 2})
+    assert _value(metrics, "oam_operator_applications", state="Ready") == 0
+    assert _value(metrics, "oam_operator_applications", state="Pending") == 2
+
+
+@pytest.mark.parametrize(
+    ("state", "result"),
+    [
+        (State.READY, "ready"),
+        (State.PROCESSING, "progressing"),
+        (State.DELETING, "progressing"),
+        (State.PENDING, "pending"),
+        (State.DELETION_PENDING, "pending"),
+        (State.ERROR, "error"),
+        (None, "deleted"),
+    ],
+)
+def test_reconcile_result(state: State | None, result: str) -> None:
+    assert reconcile_result(state) == result
+
+
+def test_per_application_series_are_removed() -> None:
+    metrics = OperatorMetrics()
+    metrics.set_application("a", "one", 5, 2)
+    metrics.set_application("a", "two", 1, 0)
+    assert _value(metrics, "oam_operator_dependents", namespace="a", name="one") == 5
+    assert _value(metrics, "oam_operator_unready_dependents", namespace="a", name="one") == 2
+    metrics.remove_application("a", "one")
+    metrics.remove_application("a", "one")  # idempotent
+    metrics.remove_application("never", "seen")
+    assert _value(metrics, "oam_operator_dependents", namespace="a", name="one") is None
+    assert _value(metrics, "oam_operator_unready_dependents", namespace="a", name="one") is None
+    assert _value(metrics, "oam_operator_dependents", namespace="a", name="two") == 1
+
+
+def test_registries_are_independent() -> None:
+    first, second = OperatorMetrics(), OperatorMetrics(CollectorRegistry())
+    first.count_error("other")
+    assert _value(second, "oam_operator_reconcile_errors_total", type="other") == 0
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def test_serve_exposes_metrics_and_port_zero_disables_it() -> None:
+    metrics = OperatorMetrics()
+    assert metrics.serve(0) is None
+    served = metrics.serve(_free_port(), addr="127.0.0.1")
+    assert served is not None
+    server, thread = served
+    try:
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with opener.open(f"http://127.0.0.1:{server.server_port}/metrics", timeout=5) as response:
+            body = response.read().decode()
+        assert "oam_operator_build_info" in body
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)

@@ -1,0 +1,237 @@
+"""Operator settings (operator.md §7): defaults, environment, flags win, one-line errors."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from oam_operator.api import AdoptionPolicy, UpdatePolicy
+from oam_operator.settings import LogFormat, LogLevel, Settings, SettingsError, env_var, flag_name
+
+DEFAULTS = {
+    "domain": "oam-operator.dev",
+    "namespaces": (),
+    "max_concurrent_reconciles": 10,
+    "apply_concurrency": 8,
+    "kube_api_qps": 50.0,
+    "kube_api_burst": 100,
+    "default_interval": "10m",
+    "default_timeout": "10m",
+    "reapply_interval": "60m",
+    "default_adoption_policy": AdoptionPolicy.IF_UNOWNED,
+    "default_update_policy": UpdatePolicy.SSA_MERGE,
+    "default_profile": "default",
+    "cluster_id": "",
+    "require_service_account": False,
+    "default_service_account": "",
+    "allow_cluster_scoped_objects": False,
+    "allow_cross_namespace_objects": False,
+    "dependent_events": True,
+    "metrics_port": 8080,
+    "health_port": 8081,
+    "log_format": LogFormat.JSON,
+    "log_level": LogLevel.INFO,
+    "peering": None,
+    "priority": 100,
+    "dev": False,
+}
+
+# One valid non-default value per setting, as text (environment) and as the parsed value.
+VALUES: dict[str, tuple[str, Any]] = {
+    "domain": ("example.org", "example.org"),
+    "namespaces": ("a, b,a,,c", ("a", "b", "c")),
+    "max_concurrent_reconciles": ("3", 3),
+    "apply_concurrency": ("1", 1),
+    "kube_api_qps": ("12.5", 12.5),
+    "kube_api_burst": ("7", 7),
+    "default_interval": ("30s", "30s"),
+    "default_timeout": ("1h30m", "1h30m"),
+    "reapply_interval": ("0", "0"),
+    "default_adoption_policy": ("Never", AdoptionPolicy.NEVER),
+    "default_update_policy": ("replace", UpdatePolicy.REPLACE),
+    "default_profile": ("", ""),
+    "cluster_id": ("c-123", "c-123"),
+    "require_service_account": ("true", True),
+    "default_service_account": ("deployer", "deployer"),
+    "allow_cluster_scoped_objects": ("1", True),
+    "allow_cross_namespace_objects": ("yes", True),
+    "dependent_events": ("off", False),
+    "metrics_port": ("0", 0),
+    "health_port": ("9000", 9000),
+    "log_format": ("text", LogFormat.TEXT),
+    "log_level": ("DEBUG", LogLevel.DEBUG),
+    "peering": ("oam", "oam"),
+    "priority": ("-5", -5),
+    "dev": ("TRUE", True),
+}
+
+
+def test_every_setting_of_the_spec_exists_with_its_default() -> None:
+    assert Settings().model_dump() == DEFAULTS
+    assert Settings.from_sources({}, {}) == Settings()
+    assert set(VALUES) == set(Settings.model_fields)
+
+
+def test_flag_and_environment_names() -> None:
+    assert flag_name("max_concurrent_reconciles") == "--max-concurrent-reconciles"
+    assert env_var("max_concurrent_reconciles") == "OAM_OPERATOR_MAX_CONCURRENT_RECONCILES"
+    assert flag_name("namespaces") == "--namespace"
+    assert env_var("namespaces") == "OAM_OPERATOR_NAMESPACE"
+    assert env_var("kube_api_qps") == "OAM_OPERATOR_KUBE_API_QPS"
+
+
+@pytest.mark.parametrize("name", sorted(VALUES))
+def test_each_setting_reads_the_environment(name: str) -> None:
+    text, value = VALUES[name]
+    settings = Settings.from_sources({}, {env_var(name): text})
+    assert getattr(settings, name) == value
+    others = {k: v for k, v in settings.model_dump().items() if k != name}
+    assert others == {k: v for k, v in DEFAULTS.items() if k != name}
+
+
+@pytest.mark.parametrize("name", sorted(VALUES))
+def test_each_setting_reads_a_flag_given_as_text(name: str) -> None:
+    text, value = VALUES[name]
+    assert getattr(Settings.from_sources({name: text}, {}), name) == value
+
+
+def test_flags_win_over_the_environment() -> None:
+    environ = {
+        "OAM_OPERATOR_MAX_CONCURRENT_RECONCILES": "3",
+        "OAM_OPERATOR_NAMESPACE": "env-a,env-b",
+        "OAM_OPERATOR_DEV": "true",
+        "OAM_OPERATOR_DOMAIN": "env.example",
+    }
+    settings = Settings.from_sources(
+        {"max_concurrent_reconciles": 5, "namespaces": ("flag-a",), "dev": False, "domain": None}, environ
+    )
+    assert settings.max_concurrent_reconciles == 5
+    assert settings.namespaces == ("flag-a",)
+    assert settings.dev is False
+    assert settings.domain == "env.example"  # None = flag not given
+
+
+def test_an_empty_repeatable_flag_means_not_given() -> None:
+    settings = Settings.from_sources({"namespaces": ()}, {"OAM_OPERATOR_NAMESPACE": "a"})
+    assert settings.namespaces == ("a",) and not settings.cluster_wide
+    assert Settings().cluster_wide
+
+
+def test_unrelated_environment_is_ignored() -> None:
+    assert Settings.from_sources({}, {"OAM_OPERATOR_UNKNOWN": "x", "PATH": "/bin"}) == Settings()
+
+
+def test_unknown_flag_is_a_programming_error() -> None:
+    with pytest.raises(SettingsError, match="unknown setting no_such"):
+        Settings.from_sources({"no_such": 1}, {})
+
+
+def test_derived_values() -> None:
+    settings = Settings.from_sources(
+        {"default_interval": "30s", "default_timeout": "1h30m", "reapply_interval": "90s"}, {}
+    )
+    assert settings.default_interval_duration == timedelta(seconds=30)
+    assert settings.default_timeout_duration == timedelta(hours=1, minutes=30)
+    assert settings.reapply_interval_duration == timedelta(seconds=90)
+    assert Settings().default_interval_duration == timedelta(minutes=10)
+    assert Settings().reapply_interval_duration == timedelta(minutes=60)
+    assert Settings().peering_priority == 100
+    assert Settings.from_sources({"dev": True, "priority": 5}, {}).peering_priority == 666
+    assert Settings.from_sources({"priority": 5}, {}).peering_priority == 5
+
+
+def test_settings_are_immutable() -> None:
+    settings = Settings()
+    with pytest.raises(ValueError, match="frozen"):
+        settings.domain = "x"
+
+
+INTEGER = "must be an integer"
+INVALID = [
+    (
+        "domain",
+        "Example.org",
+        "must be a DNS-1123 subdomain (lower-case letters, digits, '-' and '.'; at most 253 characters)",
+    ),
+    ("domain", "", "must be a DNS-1123 subdomain"),
+    ("domain", "a" * 254, "must be a DNS-1123 subdomain"),
+    (
+        "namespaces",
+        "ok,Not_OK",
+        "namespace \"Not_OK\" must be a DNS-1123 label (lower-case letters, digits and '-'; at most 63 characters)",
+    ),
+    ("max_concurrent_reconciles", "ten", INTEGER),
+    ("max_concurrent_reconciles", "0", "must be at least 1"),
+    ("max_concurrent_reconciles", "1.5", INTEGER),
+    ("apply_concurrency", "-1", "must be at least 1"),
+    ("kube_api_qps", "fast", "must be a number"),
+    ("kube_api_qps", "-1", "must be a number of at least 0"),
+    ("kube_api_qps", "nan", "must be a number of at least 0"),
+    ("kube_api_burst", "0", "must be at least 1"),
+    ("default_interval", "10", "must be a duration such as 30s, 10m or 1h30m"),
+    ("default_interval", "10s", "must be at least 30s"),
+    ("default_interval", "", "must be a duration such as 30s, 10m or 1h30m"),
+    ("default_timeout", "5s", "must be at least 10s"),
+    ("default_timeout", "1d", "must be a duration such as 30s, 10m or 1h30m"),
+    ("reapply_interval", "-1m", "must be at least 0s"),
+    ("default_adoption_policy", "Sometimes", "must be one of Never, IfUnowned, Always"),
+    ("default_update_policy", "Merge", "must be one of Recreate, Replace, SsaMerge, SsaOverride"),
+    ("default_profile", "Default", "must be a DNS-1123 subdomain"),
+    ("cluster_id", "a/b", "must not contain '/' or whitespace"),
+    ("require_service_account", "maybe", "must be true or false"),
+    ("default_service_account", "Bad", "must be a DNS-1123 subdomain"),
+    ("allow_cluster_scoped_objects", "2", "must be true or false"),
+    ("allow_cross_namespace_objects", "", "must be true or false"),
+    ("dependent_events", "nope", "must be true or false"),
+    ("metrics_port", "65536", "must be between 0 and 65535"),
+    ("metrics_port", "http", INTEGER),
+    ("health_port", "0", "must be between 1 and 65535"),
+    ("log_format", "xml", "must be one of json, text"),
+    ("log_level", "trace", "must be one of debug, info, warning, error"),
+    ("peering", "My Peering", "must be a DNS-1123 subdomain"),
+    ("priority", "high", INTEGER),
+    ("dev", "sometimes", "must be true or false"),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "reason"), INVALID)
+def test_invalid_environment_values_name_the_setting(name: str, text: str, reason: str) -> None:
+    with pytest.raises(SettingsError) as raised:
+        Settings.from_sources({}, {env_var(name): text})
+    message = str(raised.value)
+    assert message.startswith(f'invalid value for {flag_name(name)} ({env_var(name)}): "{text}": ')
+    assert reason in message
+    assert "\n" not in message
+    assert raised.value.setting == name
+
+
+@pytest.mark.parametrize(("name", "text", "reason"), INVALID)
+def test_invalid_flag_values_name_the_flag(name: str, text: str, reason: str) -> None:
+    flag: Any = tuple(text.split(",")) if name == "namespaces" else text
+    with pytest.raises(SettingsError) as raised:
+        Settings.from_sources({name: flag}, {})
+    message = str(raised.value)
+    assert message.startswith(f'invalid value for {flag_name(name)}: "{text}": ')
+    assert reason in message
+
+
+def test_typed_flag_values_are_checked_too() -> None:
+    with pytest.raises(SettingsError, match=r'^invalid value for --apply-concurrency: "0": must be at least 1$'):
+        Settings.from_sources({"apply_concurrency": 0}, {})
+    with pytest.raises(SettingsError, match=r'^invalid value for --metrics-port: "True": must be an integer$'):
+        Settings.from_sources({"metrics_port": True}, {})
+    assert Settings.from_sources({"kube_api_qps": 0}, {}).kube_api_qps == 0.0
+    assert Settings.from_sources({"require_service_account": True}, {}).require_service_account is True
+
+
+def test_the_first_invalid_setting_is_reported() -> None:
+    with pytest.raises(SettingsError) as raised:
+        Settings.from_sources({}, {"OAM_OPERATOR_LOG_LEVEL": "x", "OAM_OPERATOR_KUBE_API_BURST": "x"})
+    assert raised.value.setting == "kube_api_burst"
+
+
+def test_direct_construction_validates_as_well() -> None:
+    with pytest.raises(ValueError, match="must be at least 30s"):
+        Settings(default_interval="5s")
