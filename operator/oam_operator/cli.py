@@ -7,6 +7,7 @@ nothing here pretends to work.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import NoReturn
 
 import click
@@ -20,6 +21,20 @@ def fail(message: str, code: int = 1) -> NoReturn:
     sys.exit(code)
 
 
+def guarded(action: Callable[[], None]) -> None:
+    """Run a command body; any failure becomes one ``Error:`` line and exit 1, never a traceback."""
+    from oam_operator.oam.errors import OamError
+
+    try:
+        action()
+    except OamError as exc:
+        fail(exc.message)
+    except (click.exceptions.Exit, click.exceptions.Abort, SystemExit):
+        raise
+    except Exception as exc:
+        fail(f"internal error: {type(exc).__name__}: {exc}")
+
+
 def not_implemented(command: str) -> NoReturn:
     fail(f"oam-operator {command}: not implemented yet")
 
@@ -30,10 +45,127 @@ def main() -> None:
     """oam-operator: deploy OAM-style Applications onto Kubernetes in ordered waves."""
 
 
-@main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
-def build() -> None:
+@main.command()
+@click.argument("file")
+@click.option("--profile", "profile_path", metavar="FILE", help="ClusterProfile document (capabilities).")
+@click.option("-n", "--namespace", metavar="NS", help="Namespace of the generated objects.")
+@click.option("--domain", metavar="D", help="Domain of the tier annotation and the component label.")
+@click.option("--no-component-label", is_flag=True, help="Do not stamp <domain>/component labels.")
+@click.option("--tree", is_flag=True, help="Print the bundle tree instead of the objects.")
+@click.option("-o", "--output-dir", metavar="DIR", help="Write <DIR>/<application>.yaml instead of stdout.")
+def build(
+    file: str,
+    profile_path: str | None,
+    namespace: str | None,
+    domain: str | None,
+    no_component_label: bool,
+    tree: bool,
+    output_dir: str | None,
+) -> None:
     """Print the objects an Application generates (offline)."""
-    not_implemented("build")
+    guarded(
+        lambda: _run_build(file, profile_path, namespace, domain, not no_component_label, tree, output_dir)
+    )
+
+
+def _read_file(path: str, what: str) -> str:
+    """A file's text; failures read like Go's ``os.ReadFile`` errors, prefixed as kurel does."""
+    from oam_operator.oam.gofmt import go_quote
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except IsADirectoryError:
+        cause = f"read {path}: is a directory"
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        cause = f"open {path}: {reason[:1].lower()}{reason[1:]}"
+    except UnicodeDecodeError:
+        cause = f"read {path}: invalid UTF-8"
+    fail(f"reading {what} file {go_quote(path)}: {cause}")
+
+
+def _run_build(
+    file: str,
+    profile_path: str | None,
+    namespace: str | None,
+    domain: str | None,
+    component_label: bool,
+    tree: bool,
+    output_dir: str | None,
+) -> None:
+    """``oam-operator build`` (transform.md §3.1, §3.7, §8.7, §14.1)."""
+    import os
+
+    from oam_operator.oam import (
+        GenerationError,
+        OamError,
+        TransformContext,
+        dump_objects,
+        new_builtin_transformer,
+        parse_application,
+        parse_cluster_profile,
+        tree_document,
+    )
+    from oam_operator.oam.fetch import HttpUrlReader
+    from oam_operator.oam.gofmt import go_quote
+    from oam_operator.oam.serialize import dump_document
+
+    app_path = os.path.join(file, "app.yaml") if os.path.isdir(file) else file
+    package = os.path.join(os.path.dirname(app_path) or ".", "kurel.yaml")
+    if os.path.exists(package):
+        fail(f"parsing package file {go_quote(package)}: kurel packages are not implemented yet")
+    text = _read_file(app_path, "application")
+    transformer = new_builtin_transformer()
+    try:
+        app = parse_application(
+            text, component_types=transformer.component_types(), trait_types=transformer.trait_types()
+        )
+    except OamError as exc:
+        fail(f"parsing application file {go_quote(app_path)}: {exc}")
+    capabilities = {}
+    if profile_path is not None:
+        profile_text = _read_file(profile_path, "profile")
+        try:
+            profile = parse_cluster_profile(profile_text)
+        except OamError as exc:
+            fail(f"parsing profile file {go_quote(profile_path)}: {exc}")
+        try:
+            capabilities = transformer.evaluate_profile(profile).capabilities
+        except OamError as exc:
+            fail(f"evaluating profile {go_quote(profile_path)}: {exc}")
+    ctx = TransformContext(
+        namespace=namespace,
+        domain=domain,
+        capabilities=capabilities,
+        component_label=component_label,
+        url_reader=HttpUrlReader(),
+    )
+    try:
+        transformer.validate_authored_properties(app)
+        result = transformer.transform(app, ctx)
+    except GenerationError as exc:
+        fail(f"generating manifests: {exc}")
+    except OamError as exc:
+        fail(f"transforming application: {exc}")
+    if tree:
+        output = dump_document(tree_document(result.cluster))
+    else:
+        objects = result.objects()
+        if not objects:
+            click.echo("warning: no resources generated", err=True)
+            return
+        output = dump_objects(objects)
+    if output_dir is None:
+        click.echo(output, nl=False)
+        return
+    target = os.path.join(output_dir, f"{app.metadata.name}.yaml")
+    try:
+        os.makedirs(output_dir, exist_ok=True)
+        with open(target, "w", encoding="utf-8") as handle:
+            handle.write(output)
+    except OSError as exc:
+        fail(f"writing {go_quote(target)}: {exc.strerror or exc}")
 
 
 @main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
@@ -42,16 +174,105 @@ def run() -> None:
     not_implemented("run")
 
 
-@main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
-def schema() -> None:
-    """Print the property schemas of the built-in types as JSON Schema."""
-    not_implemented("schema")
+@main.command()
+@click.argument("family", required=False)
+@click.argument("type_name", metavar="[TYPE]", required=False)
+@click.option("-o", "--output", "output_format", type=click.Choice(["json", "yaml"]), default="json", show_default=True)
+def schema(family: str | None, type_name: str | None, output_format: str) -> None:
+    """Print the property schemas and contracts of the built-in types (FAMILY: component|trait|policy)."""
+    guarded(lambda: _run_schema(family, type_name, output_format))
 
 
-@main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
-def crd() -> None:
-    """Print the CRD manifests."""
-    not_implemented("crd")
+_FAMILIES = {
+    "component": "components",
+    "components": "components",
+    "trait": "traits",
+    "traits": "traits",
+    "policy": "policies",
+    "policies": "policies",
+}
+
+
+def _run_schema(family: str | None, type_name: str | None, output_format: str) -> None:
+    """``oam-operator schema``: JSON Schema and contract of every type, of a family, or of one type."""
+    import dataclasses
+    import json
+    from typing import Any
+
+    from oam_operator.oam import new_builtin_transformer
+    from oam_operator.oam.gofmt import go_quote
+    from oam_operator.oam.schema import object_json_schema
+    from oam_operator.oam.serialize import dump_document
+
+    transformer = new_builtin_transformer()
+    schemas = transformer.handler_schemas()
+    contracts = transformer.handler_contracts()
+
+    def describe(position: str, name: str) -> dict[str, Any]:
+        contract = dataclasses.asdict(getattr(contracts, position)[name])
+        return {
+            "contract": {
+                "family": contract["family"],
+                "version": contract["version"],
+                "requiredCapabilityKeys": contract["required_capability_keys"],
+                "deprecated": contract["deprecated"],
+                "deprecationMessage": contract["deprecation_message"],
+            },
+            "schema": {
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "title": f"{position[:-1] if position != 'policies' else 'policy'} {name} properties",
+                "type": "object",
+                **object_json_schema(getattr(schemas, position)[name], False),
+            },
+        }
+
+    def family_doc(position: str) -> dict[str, Any]:
+        return {name: describe(position, name) for name in sorted(getattr(schemas, position))}
+
+    document: dict[str, Any]
+    if family is None:
+        document = {position: family_doc(position) for position in ("components", "traits", "policies")}
+    else:
+        position = _FAMILIES.get(family)
+        if position is None:
+            fail(f"unknown family {go_quote(family)}; expected component, trait or policy")
+        if type_name is None:
+            document = family_doc(position)
+        else:
+            known = sorted(getattr(schemas, position))
+            if type_name not in known:
+                singular = {"components": "component", "traits": "trait", "policies": "policy"}[position]
+                fail(f"unknown {singular} type {go_quote(type_name)}; known: {', '.join(known) or '(none)'}")
+            document = {"type": type_name, **describe(position, type_name)}
+    if output_format == "yaml":
+        click.echo(dump_document(document), nl=False)
+    else:
+        click.echo(json.dumps(document, indent=2, sort_keys=True))
+
+
+@main.command()
+@click.option(
+    "--output-dir",
+    metavar="DIR",
+    type=click.Path(file_okay=False, dir_okay=True),
+    default=None,
+    help="Write one file per CRD into DIR (created if missing) instead of printing them.",
+)
+def crd(output_dir: str | None) -> None:
+    """Print the CRD manifests (identical to crds/), or write one file per CRD."""
+    from pathlib import Path
+
+    from oam_operator.api.crd import render_all, write_crds
+
+    if output_dir is None:
+        click.echo(render_all(), nl=False)
+        return
+    try:
+        written = write_crds(Path(output_dir))
+    except OSError as error:
+        fail(f"cannot write the CRDs to {output_dir}: {error.strerror or error}")
+    for path in written:
+        click.echo(f"wrote {path}", err=True)
 
 
 @main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})

@@ -1,1 +1,78 @@
-"""The OAM transform: Application document → bundle tree. Pure: no cluster access, no kopf."""
+"""The OAM transform: Application document → bundle tree. Pure: no cluster access, no kopf.
+
+Entry points: :func:`parse_application`, :func:`parse_cluster_profile`,
+:func:`new_builtin_transformer` (then ``validate_authored_properties`` and ``transform``),
+:func:`dump_objects` / :func:`tree_document` for output.
+"""
+
+from oam_operator.oam.document import (
+    Application,
+    ApplicationPolicy,
+    CapabilityBinding,
+    ClusterProfile,
+    Component,
+    Metadata,
+    Trait,
+    application_from_object,
+    cluster_profile_from_object,
+    parse_application,
+    parse_cluster_profile,
+)
+from oam_operator.oam.errors import (
+    CapabilityError,
+    GenerationError,
+    OamError,
+    OrderingError,
+    ParseError,
+    PolicyError,
+    PropertyError,
+    RegistrationError,
+    TransformError,
+    ValidationError,
+)
+from oam_operator.oam.handlers import ContractMetadata, HandlerContractSet, HandlerSchemaSet
+from oam_operator.oam.policies.result import TIER_ORDER, PolicyResult
+from oam_operator.oam.schema import PropertySchema
+from oam_operator.oam.serialize import dump_objects
+from oam_operator.oam.transformer import TransformContext, Transformer, TransformResult, new_builtin_transformer
+from oam_operator.oam.tree import Bundle, Cluster, Node, TreeApplication, tree_document
+
+__all__ = [
+    "TIER_ORDER",
+    "Application",
+    "ApplicationPolicy",
+    "Bundle",
+    "CapabilityBinding",
+    "CapabilityError",
+    "Cluster",
+    "ClusterProfile",
+    "Component",
+    "ContractMetadata",
+    "GenerationError",
+    "HandlerContractSet",
+    "HandlerSchemaSet",
+    "Metadata",
+    "Node",
+    "OamError",
+    "OrderingError",
+    "ParseError",
+    "PolicyError",
+    "PolicyResult",
+    "PropertyError",
+    "PropertySchema",
+    "RegistrationError",
+    "Trait",
+    "TransformContext",
+    "TransformError",
+    "TransformResult",
+    "Transformer",
+    "TreeApplication",
+    "ValidationError",
+    "application_from_object",
+    "cluster_profile_from_object",
+    "dump_objects",
+    "new_builtin_transformer",
+    "parse_application",
+    "parse_cluster_profile",
+    "tree_document",
+]

@@ -1,0 +1,83 @@
+"""The ``crd`` component (transform.md §9.10): CustomResourceDefinitions from inline YAML or a URL.
+
+Only CRDs: mixing other kinds in would hide ordering mistakes (a CRD must exist before its
+resources), which is what the ``manifests`` component and the tiers are for.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from oam_operator.oam.components.manifest_source import (
+    SourceError,
+    object_label,
+    parse_documents,
+    parse_source,
+    read_url,
+    source_schema,
+)
+from oam_operator.oam.document import Component
+from oam_operator.oam.errors import GenerationError, OamError, ValidationError
+from oam_operator.oam.gofmt import go_quote
+from oam_operator.oam.handlers import ContractMetadata, Object, Schema, UrlReader
+from oam_operator.oam.labels import api_group
+from oam_operator.oam.registry import Registrar
+from oam_operator.oam.tree import TreeApplication
+
+if TYPE_CHECKING:
+    from oam_operator.oam.transformer import TransformContext
+
+TYPE = "crd"
+
+
+def check_crds(objects: list[Object]) -> list[Object]:
+    if not objects:
+        raise SourceError("source resolved to no manifests")
+    for obj in objects:
+        if api_group(obj.get("apiVersion")) != "apiextensions.k8s.io" or obj.get("kind") != "CustomResourceDefinition":
+            raise SourceError(
+                f"object {object_label(obj)} is not a CustomResourceDefinition (the crd component emits only CRDs; "
+                "use the manifests component for other kinds)"
+            )
+    return objects
+
+
+class CrdConfig:
+    def __init__(self, prefix: str, objects: list[Object] | None, url: str | None, reader: UrlReader | None) -> None:
+        self.prefix = prefix
+        self.objects = objects
+        self.url = url
+        self.reader = reader
+
+    def generate(self, app: TreeApplication) -> list[Object]:
+        if self.objects is not None:
+            return self.objects
+        assert self.url is not None
+        try:
+            return check_crds(parse_documents(read_url(self.url, self.reader)))
+        except SourceError as exc:
+            raise GenerationError(f"{self.prefix}{exc}") from exc
+
+
+class CrdHandler:
+    def can_handle(self, component_type: str) -> bool:
+        return component_type == TYPE
+
+    def property_schema(self) -> Schema:
+        return source_schema()
+
+    def contract(self) -> ContractMetadata:
+        return ContractMetadata(family=TYPE)
+
+    def build(self, component: Component, namespace: str, ctx: TransformContext) -> CrdConfig:
+        prefix = f"crd component {go_quote(component.name)}: "
+        try:
+            source = parse_source(component.properties)
+            objects = check_crds(parse_documents(source.inline)) if source.inline is not None else None
+        except (SourceError, OamError) as exc:
+            raise ValidationError(f"{prefix}{exc}") from exc
+        return CrdConfig(prefix, objects, source.url, ctx.url_reader)
+
+
+def register(registrar: Registrar) -> None:
+    registrar.register_component(TYPE, CrdHandler())

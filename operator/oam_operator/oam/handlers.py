@@ -1,0 +1,215 @@
+"""The handler interfaces of the transform (transform.md §5, §6.1) and their shared types.
+
+Handlers are small classes implementing these ``Protocol``s; a new component or trait type is
+one module under ``components/`` or ``traits/`` that implements one of them and registers it,
+without touching the engine. Optional capabilities (source identity, service port, capability
+awareness, rendering validation) are detected with ``getattr`` so a handler implements only
+what it needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from oam_operator.oam.schema import PropertySchema
+
+if TYPE_CHECKING:
+    from oam_operator.oam.document import Application, ApplicationPolicy, CapabilityBinding, Component, Trait
+    from oam_operator.oam.policies.result import PolicyResult
+    from oam_operator.oam.transformer import TransformContext
+    from oam_operator.oam.tree import TreeApplication
+
+Object = dict[str, Any]
+Schema = dict[str, PropertySchema]
+
+CONTRACT_VERSION = "v1alpha1"
+
+
+@dataclass
+class ContractMetadata:
+    """What a handler promises: its family, version and the capability keys it needs (§5.6)."""
+
+    family: str
+    version: str = CONTRACT_VERSION
+    required_capability_keys: list[str] = field(default_factory=list)
+    deprecated: bool = False
+    deprecation_message: str = ""
+
+
+@dataclass
+class HandlerSchemaSet:
+    components: dict[str, Schema] = field(default_factory=dict)
+    traits: dict[str, Schema] = field(default_factory=dict)
+    policies: dict[str, Schema] = field(default_factory=dict)
+
+
+@dataclass
+class HandlerContractSet:
+    components: dict[str, ContractMetadata] = field(default_factory=dict)
+    traits: dict[str, ContractMetadata] = field(default_factory=dict)
+    policies: dict[str, ContractMetadata] = field(default_factory=dict)
+
+
+class ComponentConfig(Protocol):
+    """A built component: generates its objects once the tree is built.
+
+    Optional methods read by traits and the engine: ``service_port() -> int`` (0 = none),
+    ``backend_service_name() -> str`` ("" = the component name), ``source_identity() ->
+    SourceSpec | None`` and ``bind_source(name, shared)`` (generated sources, §8.3).
+    """
+
+    def generate(self, app: TreeApplication) -> list[Object]: ...
+
+
+@dataclass(frozen=True)
+class SourceSpec:
+    """A component's source identity (§8.3) and how to build the source when it is generated.
+
+    ``identity`` groups consumers over the document; ``kind`` is the source's Kubernetes kind
+    (its lower-case form names it in messages); ``shared_only`` means a single consumer keeps
+    its source among its own objects (``oci``) instead of having it generated (``helm``).
+    ``build_source(name, shared)`` returns the config that generates the source object.
+    """
+
+    identity: str
+    kind: str
+    shared_only: bool
+    build_source: Callable[[str, bool], ComponentConfig]
+
+
+class SourceConsumer(Protocol):
+    def source_identity(self) -> SourceSpec | None: ...
+
+    def bind_source(self, name: str, shared: bool) -> None: ...
+
+
+class ComponentHandler(Protocol):
+    def can_handle(self, component_type: str) -> bool: ...
+
+    def property_schema(self) -> Schema: ...
+
+    def contract(self) -> ContractMetadata: ...
+
+    def build(self, component: Component, namespace: str, ctx: TransformContext) -> ComponentConfig: ...
+
+
+class TraitOutput:
+    """What a trait handler may add: sub-applications that follow the component's objects (D8)."""
+
+    def __init__(
+        self, component: str, namespace: str, ctx: TransformContext, sources: list[TreeApplication] | None = None
+    ) -> None:
+        self.component = component
+        self.namespace = namespace
+        self.ctx = ctx
+        #: generated sources only this component uses (e.g. for ``prune-protection``)
+        self.sources: list[TreeApplication] = list(sources or [])
+        self.applications: list[TreeApplication] = []
+
+    def add(self, app: TreeApplication) -> None:
+        self.applications.append(app)
+
+
+class TraitHandler(Protocol):
+    def can_handle(self, trait_type: str) -> bool: ...
+
+    def property_schema(self) -> Schema: ...
+
+    def contract(self) -> ContractMetadata: ...
+
+    def apply(self, trait: Trait, app: TreeApplication, out: TraitOutput) -> None: ...
+
+
+class PolicyHandler(Protocol):
+    def can_handle(self, policy_type: str) -> bool: ...
+
+    def property_schema(self) -> Schema: ...
+
+    def contract(self) -> ContractMetadata: ...
+
+    def apply(self, policy: ApplicationPolicy, components: list[str], result: PolicyResult) -> None: ...
+
+
+@dataclass
+class LoweringContext:
+    document: Application
+    component: Component
+    capabilities: dict[str, CapabilityBinding]
+
+
+class TraitLoweringRule(Protocol):
+    def trait_type(self) -> str: ...
+
+    def property_schema(self) -> Schema: ...
+
+    def contract(self) -> ContractMetadata: ...
+
+    def lower_trait(self, trait: Trait, lctx: LoweringContext) -> list[Trait]: ...
+
+
+class ComponentLoweringRule(Protocol):
+    def component_type(self) -> str: ...
+
+    def lower_component(self, component: Component, lctx: LoweringContext) -> list[Component]: ...
+
+
+class ChartRenderer(Protocol):
+    def render(self, chart_url: str, version: str, values: dict[str, Any]) -> str: ...
+
+
+class UrlReader(Protocol):
+    def read(self, url: str) -> bytes: ...
+
+
+# --------------------------------------------------------------------------------------------
+# Optional capabilities, read defensively
+
+
+def capability_required(handler: object) -> bool:
+    """``CapabilityAware.capability_required()``, False when the handler is not capability-aware."""
+    fn = getattr(handler, "capability_required", None)
+    return bool(fn()) if callable(fn) else False
+
+
+def is_capability_aware(handler: object) -> bool:
+    return callable(getattr(handler, "capability_required", None))
+
+
+def rendering_validator(handler: object) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
+    fn = getattr(handler, "validate_and_apply_defaults", None)
+    return fn if callable(fn) else None
+
+
+def service_port(config: object) -> int:
+    fn = getattr(config, "service_port", None)
+    return int(fn()) if callable(fn) else 0
+
+
+def backend_service_name(config: object) -> str:
+    fn = getattr(config, "backend_service_name", None)
+    return str(fn()) if callable(fn) else ""
+
+
+def source_identity(config: object) -> SourceSpec | None:
+    fn = getattr(config, "source_identity", None)
+    result = fn() if callable(fn) else None
+    return result if isinstance(result, SourceSpec) else None
+
+
+def bind_source(config: object, name: str, shared: bool) -> None:
+    fn = getattr(config, "bind_source", None)
+    if callable(fn):
+        fn(name, shared)
+
+
+def schema_of(handler: object) -> Schema:
+    fn = getattr(handler, "property_schema", None)
+    return dict(fn()) if callable(fn) else {}
+
+
+def contract_of(handler: object, type_name: str) -> ContractMetadata:
+    fn = getattr(handler, "contract", None)
+    result = fn() if callable(fn) else None
+    return result if isinstance(result, ContractMetadata) else ContractMetadata(family=type_name)

@@ -1,0 +1,60 @@
+"""The ``placement`` policy (transform.md §7.4): put a component in a tier.
+
+A placement replaces the tier the component's ``<domain>/tier`` annotation names; two
+placements of one component must agree.
+"""
+
+from __future__ import annotations
+
+from oam_operator.oam.document import ApplicationPolicy
+from oam_operator.oam.errors import PolicyError
+from oam_operator.oam.gofmt import go_quote
+from oam_operator.oam.handlers import ContractMetadata, Schema
+from oam_operator.oam.policies.result import TIER_ORDER, PolicyResult
+from oam_operator.oam.schema import PropertySchema
+
+TYPE = "placement"
+
+
+class PlacementPolicy:
+    """Places a component in ``infra``, ``services`` or ``apps``."""
+
+    def can_handle(self, policy_type: str) -> bool:
+        return policy_type == TYPE
+
+    def property_schema(self) -> Schema:
+        return {
+            "component": PropertySchema(
+                type="string",
+                required=True,
+                description="Name of the component whose tier classification is being overridden.",
+            ),
+            "tier": PropertySchema(
+                type="string",
+                required=True,
+                enum=list(TIER_ORDER),
+                description="Deployment tier to place the component in, overriding automatic classification.",
+            ),
+        }
+
+    def contract(self) -> ContractMetadata:
+        return ContractMetadata(family=TYPE)
+
+    def apply(self, policy: ApplicationPolicy, components: list[str], result: PolicyResult) -> None:
+        component = policy.properties.get("component")
+        if not isinstance(component, str) or not component:
+            raise PolicyError("missing required property 'component'")
+        tier = policy.properties.get("tier")
+        if not isinstance(tier, str) or not tier:
+            raise PolicyError("missing required property 'tier'")
+        if tier not in TIER_ORDER:
+            raise PolicyError(f"unknown tier {go_quote(tier)} (valid: {', '.join(TIER_ORDER)})")
+        if component not in components:
+            raise PolicyError(f"references unknown component {go_quote(component)}")
+        previous = result.tier_overrides.get(component)
+        if previous is not None and previous != tier:
+            raise PolicyError(
+                f"component {go_quote(component)} is already placed in tier {go_quote(previous)} by an earlier "
+                f"placement policy, cannot also place it in {go_quote(tier)}"
+            )
+        result.tier_overrides[component] = tier

@@ -1,0 +1,181 @@
+"""``oam-operator build`` and ``oam-operator schema`` (transform.md §3.7, §8.7, §14.1; operator.md §11)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+from click.testing import CliRunner
+from oamtest import LAUNCHER, cm, dep, document
+
+from oam_operator.cli import main
+
+SHOP = document([cm("web"), cm("db"), cm("jobs")], [dep("order", ("web", ["jobs"]))], name="shop", namespace="shop")
+
+
+def invoke(tmp_path: Path, *args: str, text: str = SHOP) -> tuple[int, str, str]:
+    app = tmp_path / "app.yaml"
+    app.write_text(text)
+    result = CliRunner().invoke(main, [a.replace("APP", str(app)) for a in args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_build_prints_objects_in_tree_order(tmp_path: Path) -> None:
+    code, out, err = invoke(tmp_path, "build", "APP")
+    assert (code, err) == (0, "")
+    docs = out.split("---\n")
+    assert [yaml.safe_load(d)["metadata"]["name"] for d in docs] == ["db", "jobs", "web"]
+    assert docs[0] == (
+        "apiVersion: v1\ndata:\n  k: v\nkind: ConfigMap\nmetadata:\n  labels:\n    oam-operator.dev/component: db\n"
+        "  name: db\n  namespace: shop\n"
+    )
+
+
+def test_build_flags(tmp_path: Path) -> None:
+    code, out, _ = invoke(tmp_path, "build", "APP", "--no-component-label", "-n", "other")
+    assert code == 0
+    first = yaml.safe_load(out.split("---\n")[0])
+    assert first["metadata"] == {"name": "db", "namespace": "other"}
+    code, out, _ = invoke(tmp_path, "build", "APP", "--domain", "example.com")
+    assert "example.com/component: db" in out
+    code, out, _ = invoke(tmp_path, "build", str(tmp_path))  # a directory means <dir>/app.yaml
+    assert code == 0 and out.count("---") == 2
+
+
+def test_launcher_document_uses_the_launcher_domain(tmp_path: Path) -> None:
+    code, out, _ = invoke(tmp_path, "build", "APP", text=document([cm("a")], api_version=LAUNCHER))
+    assert code == 0 and "launcher.gokure.dev/component: a" in out
+
+
+def test_build_tree(tmp_path: Path) -> None:
+    code, out, _ = invoke(tmp_path, "build", "APP", "--tree")
+    assert code == 0
+    assert out == (
+        "bundle:\n"
+        "  applications: []\n"
+        "  children:\n"
+        "  - applications:\n"
+        "    - name: db\n"
+        "      objects:\n"
+        "      - v1 ConfigMap shop/db\n"
+        "      owner: db\n"
+        "    - name: jobs\n"
+        "      objects:\n"
+        "      - v1 ConfigMap shop/jobs\n"
+        "      owner: jobs\n"
+        "    children: []\n"
+        "    dependsOn: []\n"
+        "    name: shop-00\n"
+        "  - applications:\n"
+        "    - name: web\n"
+        "      objects:\n"
+        "      - v1 ConfigMap shop/web\n"
+        "      owner: web\n"
+        "    children: []\n"
+        "    dependsOn:\n"
+        "    - shop-00\n"
+        "    name: shop-01\n"
+        "  dependsOn: []\n"
+        "  name: shop\n"
+        "cluster: local\n"
+        "node: shop\n"
+    )
+    code, out, _ = invoke(tmp_path, "build", "APP", "--tree", text=document([cm("a")]))
+    assert yaml.safe_load(out) == {
+        "cluster": "local",
+        "node": "",
+        "bundle": {
+            "name": "app",
+            "dependsOn": [],
+            "children": [],
+            "applications": [{"name": "a", "owner": "a", "objects": ["v1 ConfigMap default/a"]}],
+        },
+    }
+
+
+def test_build_output_dir(tmp_path: Path) -> None:
+    target = tmp_path / "out" / "nested"
+    code, out, err = invoke(tmp_path, "build", "APP", "-o", str(target))
+    assert (code, out, err) == (0, "", "")
+    _, printed, _ = invoke(tmp_path, "build", "APP")
+    assert (target / "shop.yaml").read_text() == printed
+
+
+def test_build_with_zero_objects_warns(tmp_path: Path) -> None:
+    text = document([{"name": "m", "type": "manifests", "properties": {"inline": "---\n"}}])
+    assert invoke(tmp_path, "build", "APP", text=text) == (0, "", "warning: no resources generated\n")
+
+
+def test_build_errors_are_one_line_with_the_step_prefix(tmp_path: Path) -> None:
+    app = str(tmp_path / "app.yaml")
+    missing = str(tmp_path / "missing.yaml")
+    cases = [
+        (("build", missing), f'Error: reading application file "{missing}": open {missing}: no such file or directory\n', SHOP),
+        (("build", "APP"), f'Error: parsing application file "{app}": spec.components must contain at least one component\n', document([])),
+        (("build", "APP"), f'Error: parsing application file "{app}": parse error in Application at line 1: mapping values are not allowed in this context\n', "a: b: c\n"),
+        (("build", "APP"), 'Error: transforming application: policy "order": references unknown component "ghost"\n', document([cm("a")], [dep("order", ("ghost", ["a"]))])),
+        (("build", "APP"), 'Error: transforming application: policy "p" (type "placement"): properties: unsupported field "teir" (allowed: component, tier)\n', document([cm("a")], [{"name": "p", "type": "placement", "properties": {"teir": "x"}}])),
+        (("build", "APP", "--profile", missing), f'Error: reading profile file "{missing}": open {missing}: no such file or directory\n', SHOP),
+        (("build", "APP"), 'Error: generating manifests: manifests component "m": manifest source: reading "https://127.0.0.1:9/x": ', document([{"name": "m", "type": "manifests", "properties": {"url": "https://127.0.0.1:9/x"}}])),
+    ]  # fmt: skip
+    for args, expected, text in cases:
+        code, out, err = invoke(tmp_path, *args, text=text)
+        assert code == 1, args
+        assert out == ""
+        assert err.startswith(expected), err
+        assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_build_profile_errors(tmp_path: Path) -> None:
+    profile = tmp_path / "cluster.yaml"
+    profile.write_text(
+        "apiVersion: launcher.gokure.dev/v1alpha1\nkind: ClusterProfile\nmetadata: {name: p}\nspec: {gitopsEngine: argo}\n"
+    )
+    code, out, err = invoke(tmp_path, "build", "APP", "--profile", str(profile))
+    assert (code, out) == (1, "")
+    assert (
+        err == f'Error: parsing profile file "{profile}": unsupported gitopsEngine "argo"; supported values: fluxcd\n'
+    )
+    profile.write_text(
+        "apiVersion: launcher.gokure.dev/v1alpha1\nkind: ClusterProfile\nmetadata: {name: p}\nspec: {capabilities: {}}\n"
+    )
+    assert invoke(tmp_path, "build", "APP", "--profile", str(profile))[0] == 0
+
+
+def test_package_and_unimplemented_flags_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "kurel.yaml").write_text("kind: Package\n")
+    code, out, err = invoke(tmp_path, "build", "APP")
+    assert (code, out) == (1, "")
+    assert err == f'Error: parsing package file "{tmp_path / "kurel.yaml"}": kurel packages are not implemented yet\n'
+    code, _, err = invoke(tmp_path, "build", "APP", "--values", "v.yaml")
+    assert code == 2 and "No such option" in err
+
+
+def test_schema_command(tmp_path: Path) -> None:
+    code, out, _ = invoke(tmp_path, "schema")
+    assert code == 0
+    index = json.loads(out)
+    assert sorted(index) == ["components", "policies", "traits"]
+    assert sorted(index["policies"]) == ["dependency", "placement"]
+    assert sorted(index["components"]) == ["crd", "manifests", "passthrough"]
+    placement = index["policies"]["placement"]
+    assert placement["contract"] == {
+        "family": "placement",
+        "version": "v1alpha1",
+        "requiredCapabilityKeys": [],
+        "deprecated": False,
+        "deprecationMessage": "",
+    }
+    assert placement["schema"]["required"] == ["component", "tier"]
+    assert placement["schema"]["properties"]["tier"]["enum"] == ["infra", "services", "apps"]
+    code, out, _ = invoke(tmp_path, "schema", "policy", "dependency", "-o", "yaml")
+    doc = yaml.safe_load(out)
+    assert doc["type"] == "dependency"
+    assert doc["schema"]["properties"]["rules"]["items"]["required"] == ["component", "dependsOn"]
+    code, out, _ = invoke(tmp_path, "schema", "component")
+    assert sorted(json.loads(out)) == ["crd", "manifests", "passthrough"]
+    code, out, err = invoke(tmp_path, "schema", "trait", "ingress")
+    assert (code, out, err) == (1, "", 'Error: unknown trait type "ingress"; known: (none)\n')
+    code, out, err = invoke(tmp_path, "schema", "widget")
+    assert (code, err) == (1, 'Error: unknown family "widget"; expected component, trait or policy\n')
