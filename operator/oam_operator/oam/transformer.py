@@ -62,6 +62,7 @@ from oam_operator.oam.ordering import Entry, order
 from oam_operator.oam.policies.result import TIER_ORDER, ComponentNames, PolicyResult
 from oam_operator.oam.schema import check_object, check_platform_reserved, scope_schema
 from oam_operator.oam.sources import GeneratedSource, SourceConsumerEntry, collect_sources
+from oam_operator.oam.traits.netpol import NetpolComponent, synthesize_network_policies
 from oam_operator.oam.tree import Bundle, Cluster, Node, TreeApplication
 
 DELIVERY_HINT = (
@@ -330,13 +331,24 @@ class Transformer:
 
         source_apps = [TreeApplication(s.name, namespace, s.config, s.owner) for s in sources]
         group_bundles: list[Bundle] = []
+        placed: dict[str, Bundle] = {}
         for k, group in enumerate(ordering.groups):
             bundle = Bundle(ordering.names[k], depends_on=[ordering.names[k - 1]] if k > 0 else [])
             for i in group:
+                placed[built[i].component.name] = bundle
                 bundle.applications.extend(
                     self._apply_traits(built[i], namespace, rctx, sources, source_apps, consumed)
                 )
             group_bundles.append(bundle)
+        synthesize_network_policies(
+            [
+                NetpolComponent(b.component.name, b.component.owner_name, b.config, placed[b.component.name])
+                for b in built
+                if b.component.name in placed
+            ],
+            namespace,
+            domain,
+        )
         name = app.metadata.name
         if ordering.ordered:
             node = Node(name, Bundle(name, applications=source_apps, children=group_bundles))

@@ -1,0 +1,105 @@
+"""The ``postgresql`` component (transform.md §9.9): a CloudNativePG cluster.
+
+Objects, in order: ``Cluster C``; ``Pooler C-pooler`` when the pooler is enabled;
+``ObjectStore C`` when an object store is given; one ``Database C-<db>`` per database. The
+objects carry no labels of their own (the component label is the engine's). Property blocks
+are checked in the order of the spec's table, so the first refusal is deterministic.
+
+Decisions recorded here: ``storageSize`` is written as authored (CloudNativePG takes a string);
+an empty ``version``, ``storageSize`` or ``imageName`` is unset; ``replicas`` is written as
+``instances`` without a range check (CloudNativePG validates it).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from oam_operator.oam.components import _pg_cluster as blocks
+from oam_operator.oam.components._pg_objects import CNPG_API_VERSION, cnpg_object, databases, object_store, pooler
+from oam_operator.oam.components._pg_resources import cluster_resources
+from oam_operator.oam.components._pg_schema import (
+    DEFAULT_PROVIDER,
+    DEFAULT_REPLICAS,
+    DEFAULT_STORAGE_SIZE,
+    DEFAULT_VERSION,
+    postgresql_schema,
+)
+from oam_operator.oam.components._typed_props import Props
+from oam_operator.oam.components.base import StaticConfig
+from oam_operator.oam.document import Component
+from oam_operator.oam.errors import ValidationError
+from oam_operator.oam.gofmt import go_quote
+from oam_operator.oam.handlers import ContractMetadata, Object, Schema
+from oam_operator.oam.registry import Registrar
+
+if TYPE_CHECKING:
+    from oam_operator.oam.transformer import TransformContext
+
+TYPE = "postgresql"
+IMAGE_REPOSITORY = "ghcr.io/cloudnative-pg/postgresql"
+
+
+def build_objects(name: str, namespace: str, properties: dict[str, Any]) -> list[Object]:
+    """Every object of the component, checking the properties in the spec's order."""
+    props = Props(properties)
+    provider = props.string("provider", DEFAULT_PROVIDER)
+    if provider != DEFAULT_PROVIDER:
+        raise ValidationError(f"unsupported postgresql provider {go_quote(provider)}, supported: cnpg")
+    version = props.string("version", DEFAULT_VERSION)
+    storage_size = props.string("storageSize", DEFAULT_STORAGE_SIZE)
+    instances = props.integer("replicas", DEFAULT_REPLICAS)
+    image = props.string("imageName", f"{IMAGE_REPOSITORY}:{version}")
+    spec: dict[str, Any] = {
+        "instances": instances,
+        "imageName": image,
+        "enablePDB": instances > 1,
+        "primaryUpdateStrategy": "unsupervised",
+        "storage": {"size": storage_size},
+        "resources": cluster_resources(props),
+    }
+    backup = blocks.backup(props)
+    monitoring = blocks.monitoring(props)
+    pooler_object = pooler(props, name, namespace)
+    bootstrap = blocks.bootstrap(props)
+    sync = blocks.synchronous(props)
+    spec["postgresql"] = blocks.postgresql_section(props, sync)
+    inherited = blocks.inherited_metadata(props)
+    store = object_store(props)
+    spec["affinity"] = blocks.affinity(props)
+    external = blocks.external_clusters(props)
+    roles = blocks.managed_roles(props)
+    database_objects = databases(props, name, namespace)
+    optional: dict[str, Any] = {
+        "inheritedMetadata": inherited,
+        "backup": backup,
+        "monitoring": monitoring,
+        "bootstrap": bootstrap,
+        "externalClusters": external or None,
+        "managed": {"roles": roles} if roles else None,
+        "plugins": [store.plugin(name)] if store is not None else None,
+    }
+    spec.update({key: value for key, value in optional.items() if value is not None})
+    objects = [cnpg_object(CNPG_API_VERSION, "Cluster", name, namespace, spec)]
+    if pooler_object is not None:
+        objects.append(pooler_object)
+    if store is not None:
+        objects.append(store.object(name, namespace))
+    return [*objects, *database_objects]
+
+
+class PostgresqlHandler:
+    def can_handle(self, component_type: str) -> bool:
+        return component_type == TYPE
+
+    def property_schema(self) -> Schema:
+        return postgresql_schema()
+
+    def contract(self) -> ContractMetadata:
+        return ContractMetadata(family=TYPE)
+
+    def build(self, component: Component, namespace: str, ctx: TransformContext) -> StaticConfig:
+        return StaticConfig(build_objects(component.name, namespace, component.properties))
+
+
+def register(registrar: Registrar) -> None:
+    registrar.register_component(TYPE, PostgresqlHandler())

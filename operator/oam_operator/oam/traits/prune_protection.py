@@ -1,0 +1,57 @@
+"""The ``prune-protection`` trait (transform.md §10.15): keep the component's objects when they leave.
+
+It marks every object of the component's own application — and a generated source only this
+component uses — with ``kustomize.toolkit.fluxcd.io/prune: disabled``, which the reconciler
+(like Flux) treats as "never prune". Objects of the component's traits are not marked: they
+are the trait's, not the component's. A shared generated source is not marked either, since
+other components own it too.
+
+Decision where the spec is silent: an existing value of the annotation is replaced.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from oam_operator.oam.document import Trait
+from oam_operator.oam.handlers import ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.registry import Registrar
+from oam_operator.oam.traits._common import decorate
+from oam_operator.oam.tree import TreeApplication
+
+TYPE = "prune-protection"
+ANNOTATION = "kustomize.toolkit.fluxcd.io/prune"
+VALUE = "disabled"
+
+
+def protect(objects: list[Object]) -> None:
+    for obj in objects:
+        meta = obj.get("metadata")
+        if meta is None:
+            meta = obj["metadata"] = {}
+        if not isinstance(meta, dict):
+            continue
+        annotations: Any = meta.get("annotations")
+        if not isinstance(annotations, dict):
+            annotations = meta["annotations"] = {}
+        annotations[ANNOTATION] = VALUE
+
+
+class PruneProtectionTrait:
+    def can_handle(self, trait_type: str) -> bool:
+        return trait_type == TYPE
+
+    def property_schema(self) -> Schema:
+        return {}
+
+    def contract(self) -> ContractMetadata:
+        return ContractMetadata(family=TYPE)
+
+    def apply(self, trait: Trait, app: TreeApplication, out: TraitOutput) -> None:
+        decorate(app, protect)
+        for source in out.sources:
+            decorate(source, protect)
+
+
+def register(registrar: Registrar) -> None:
+    registrar.register_trait(TYPE, PruneProtectionTrait())
