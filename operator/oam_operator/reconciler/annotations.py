@@ -1,0 +1,255 @@
+"""Policy and order annotations: parsing, kebab normalisation, ranges and exact errors (§3).
+
+Authors write policies in any case style (``IfUnowned``, ``if_unowned``, ``SSAMerge``); the
+value is normalised the way the Go implementation's ``strcase`` kebab conversion does it, so
+a manifest is accepted by both implementations or by neither.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import timedelta
+from enum import StrEnum
+from typing import TypeVar
+
+from .errors import ObjectValidationError
+from .policies import AdoptionPolicy, DeletePolicy, ReconcilePolicy, UpdatePolicy
+from .status import StatusHintError, StatusHints, parse_status_hints
+
+__all__ = [
+    "MAX_ORDER",
+    "MIN_ORDER",
+    "NO_PURGE_ORDER",
+    "AnnotationDefaults",
+    "ObjectAnnotations",
+    "annotation_keys",
+    "kebab",
+    "parse_go_duration",
+    "parse_object_annotations",
+    "parse_order",
+]
+
+MIN_ORDER = -32768
+MAX_ORDER = 32767
+NO_PURGE_ORDER = 32768
+"""Internal value of a missing purge order ("none": never purged)."""
+
+_SEPARATORS = frozenset(" _-.")
+_ORDER_RE = re.compile(r"[+-]?[0-9]+")
+
+
+def kebab(value: str) -> str:
+    """The ``strcase`` kebab conversion of §3.2 (no collapsing of separator runs)."""
+    s = value.strip()
+    out: list[str] = []
+    for i, ch in enumerate(s):
+        is_cap = "A" <= ch <= "Z"
+        is_low = "a" <= ch <= "z"
+        is_num = "0" <= ch <= "9"
+        low = ch.lower() if is_cap else ch
+        if i + 1 < len(s):
+            nxt = s[i + 1]
+            next_cap = "A" <= nxt <= "Z"
+            next_low = "a" <= nxt <= "z"
+            next_num = "0" <= nxt <= "9"
+            if (
+                (is_cap and (next_low or next_num))
+                or (is_low and (next_cap or next_num))
+                or (is_num and (next_cap or next_low))
+            ):
+                if is_cap and next_low and i > 0 and "A" <= s[i - 1] <= "Z":
+                    out.append("-")
+                out.append(low)
+                if is_low or is_num or next_num:
+                    out.append("-")
+                continue
+        out.append("-" if ch in _SEPARATORS else low)
+    return "".join(out)
+
+
+def annotation_keys(name: str) -> dict[str, str]:
+    """The qualified keys the reconciler named ``name`` reads and writes."""
+    return {
+        short: f"{name}/{short}"
+        for short in (
+            "adoption-policy",
+            "reconcile-policy",
+            "update-policy",
+            "delete-policy",
+            "reapply-interval",
+            "apply-order",
+            "purge-order",
+            "delete-order",
+            "status-hint",
+            "owner-id",
+            "digest",
+        )
+    }
+
+
+def _invalid(key: str, annotation: str, detail: str) -> ObjectValidationError:
+    return ObjectValidationError(
+        f"error validating object {key}: invalid value for annotation {annotation}: {detail}", object_key=key
+    )
+
+
+_E = TypeVar("_E", bound=StrEnum)
+
+
+def _parse_policy(
+    annotations: Mapping[str, str],
+    annotation: str,
+    enum: type[_E],
+    default: _E,
+    key: str,
+    *,
+    allow_default: bool,
+) -> _E:
+    raw = annotations.get(annotation)
+    if raw is None:
+        return default
+    normalised = kebab(raw)
+    if normalised == "" or (allow_default and normalised == "default"):
+        return default
+    for member in enum:
+        if kebab(member.value) == normalised:
+            return member
+    raise _invalid(key, annotation, normalised)
+
+
+def parse_order(raw: str, key: str, annotation: str) -> int:
+    """A decimal integer in [-32768, 32767]; anything else raises the §3.3 messages."""
+    if not _ORDER_RE.fullmatch(raw):
+        raise _invalid(key, annotation, f"{raw}: not a decimal integer")
+    value = int(raw)
+    if not MIN_ORDER <= value <= MAX_ORDER:
+        raise _invalid(key, annotation, f"{raw}: value {value} not in allowed range [{MIN_ORDER},{MAX_ORDER}]")
+    return value
+
+
+_UNIT_NS = {
+    "ns": 1,
+    "us": 1_000,
+    "µs": 1_000,  # U+00B5 micro sign
+    "μs": 1_000,  # U+03BC greek small letter mu
+    "ms": 1_000_000,
+    "s": 1_000_000_000,
+    "m": 60 * 1_000_000_000,
+    "h": 3600 * 1_000_000_000,
+}
+_DURATION_GROUP_RE = re.compile(r"([0-9]*)(?:\.([0-9]*))?(ns|us|µs|μs|ms|s|m|h)")
+
+
+def parse_go_duration(raw: str) -> timedelta:
+    """Go's ``time.ParseDuration`` grammar; raises ``ValueError`` on anything else."""
+    s = raw
+    negative = False
+    if s[:1] in ("+", "-"):
+        negative = s[0] == "-"
+        s = s[1:]
+    if s == "0":
+        return timedelta(0)
+    if not s:
+        raise ValueError(raw)
+    total_ns = 0.0
+    pos = 0
+    while pos < len(s):
+        match = _DURATION_GROUP_RE.match(s, pos)
+        if match is None:
+            raise ValueError(raw)
+        whole, fraction, unit = match.group(1), match.group(2), match.group(3)
+        if not whole and not fraction:
+            raise ValueError(raw)
+        number = float(f"{whole or '0'}.{fraction or '0'}")
+        total_ns += number * _UNIT_NS[unit]
+        pos = match.end()
+    seconds = total_ns / 1e9
+    return timedelta(seconds=-seconds if negative else seconds)
+
+
+@dataclass(frozen=True)
+class AnnotationDefaults:
+    """Defaults for absent policy annotations: the reconciler options (§4)."""
+
+    adoption_policy: AdoptionPolicy = AdoptionPolicy.IF_UNOWNED
+    update_policy: UpdatePolicy = UpdatePolicy.REPLACE
+    delete_policy: DeletePolicy = DeletePolicy.DELETE
+    reapply_interval: timedelta = timedelta(minutes=60)
+
+
+@dataclass(frozen=True)
+class ObjectAnnotations:
+    """Everything the reconciler reads from one object's annotations."""
+
+    adoption_policy: AdoptionPolicy
+    reconcile_policy: ReconcilePolicy
+    update_policy: UpdatePolicy
+    delete_policy: DeletePolicy
+    reapply_interval: timedelta
+    apply_order: int
+    purge_order: int
+    delete_order: int
+    status_hints: StatusHints | None
+
+    @property
+    def has_purge_order(self) -> bool:
+        return self.purge_order != NO_PURGE_ORDER
+
+
+def parse_object_annotations(
+    annotations: Mapping[str, str], key: str, name: str, defaults: AnnotationDefaults
+) -> ObjectAnnotations:
+    """Parse in the order of §6 step 7 and raise the first error (``ObjectValidationError``)."""
+    k = annotation_keys(name)
+    adoption = _parse_policy(
+        annotations, k["adoption-policy"], AdoptionPolicy, defaults.adoption_policy, key, allow_default=False
+    )
+    reconcile = _parse_policy(
+        annotations,
+        k["reconcile-policy"],
+        ReconcilePolicy,
+        ReconcilePolicy.ON_OBJECT_CHANGE,
+        key,
+        allow_default=False,
+    )
+    update = _parse_policy(
+        annotations, k["update-policy"], UpdatePolicy, defaults.update_policy, key, allow_default=True
+    )
+    delete = _parse_policy(
+        annotations, k["delete-policy"], DeletePolicy, defaults.delete_policy, key, allow_default=True
+    )
+    reapply_interval = defaults.reapply_interval
+    raw_interval = annotations.get(k["reapply-interval"])
+    if raw_interval is not None:
+        try:
+            reapply_interval = parse_go_duration(raw_interval)
+        except ValueError:
+            raise _invalid(key, k["reapply-interval"], f"{raw_interval}: invalid duration") from None
+
+    def order(short: str, default: int) -> int:
+        raw = annotations.get(k[short])
+        return default if raw is None else parse_order(raw, key, k[short])
+
+    apply_order = order("apply-order", 0)
+    purge_order = order("purge-order", NO_PURGE_ORDER)
+    delete_order = order("delete-order", 0)
+    hints = None
+    raw_hints = annotations.get(k["status-hint"])
+    if raw_hints is not None:
+        try:
+            hints = parse_status_hints(raw_hints)
+        except StatusHintError as exc:
+            raise ObjectValidationError(f"error validating object {key}: {exc}", object_key=key) from None
+    return ObjectAnnotations(
+        adoption_policy=adoption,
+        reconcile_policy=reconcile,
+        update_policy=update,
+        delete_policy=delete,
+        reapply_interval=reapply_interval,
+        apply_order=apply_order,
+        purge_order=purge_order,
+        delete_order=delete_order,
+        status_hints=hints,
+    )

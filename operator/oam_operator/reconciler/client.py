@@ -1,0 +1,373 @@
+"""The cluster client seam (spec §1.7): the only way the reconciler talks to a cluster.
+
+Built on the official client's ``ApiClient`` (configuration, TLS, authentication, request
+serialisation). Discovery is our own (see ``discovery.py`` for why). Every request, discovery
+included, passes the process-wide token bucket and is counted by verb, method and status, so
+tests and benchmarks count requests instead of assuming them.
+"""
+
+from __future__ import annotations
+
+import copy
+import http
+import json
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Executor
+from typing import Any, TypeVar
+
+import urllib3
+from kubernetes.client import ApiClient
+from kubernetes.client.exceptions import ApiException
+
+from .accounting import RequestAccounting
+from .concurrency import Outcome, default_executor, run_bounded
+from .discovery import ApiResource, Discovery
+from .errors import ApiError, PermanentApiError, TransientApiError
+from .ratelimit import RateLimiter, default_rate_limiter
+
+__all__ = [
+    "APPLY_PATCH",
+    "JSON_PATCH",
+    "MERGE_PATCH",
+    "ApiResource",
+    "ClusterClient",
+    "classify_api_error",
+]
+
+log = logging.getLogger("oam_operator.reconciler")
+
+MERGE_PATCH = "application/merge-patch+json"
+JSON_PATCH = "application/json-patch+json"
+APPLY_PATCH = "application/apply-patch+yaml"
+PAGE_SIZE = 500
+
+_TRANSIENT_STATUSES = frozenset({401, 409, 410, 425, 429, 500, 502, 503, 504})
+_TYPE_WRITING_GROUPS = frozenset({"apiextensions.k8s.io", "apiregistration.k8s.io"})
+
+T = TypeVar("T")
+ObjectList = list[dict[str, Any]]
+ResourceList = list[ApiResource]
+
+
+def classify_api_error(status: int, read: bool) -> type[ApiError]:
+    """§14 e: which side of the retry line an HTTP failure falls on."""
+    if status == 0 or status >= 500 or status in _TRANSIENT_STATUSES:
+        return TransientApiError
+    if status == 404 and not read:
+        return TransientApiError  # missing namespace or type: may appear by itself
+    return PermanentApiError
+
+
+def _retry_after(headers: Mapping[str, str] | None) -> float | None:
+    if not headers:
+        return None
+    value = headers.get("Retry-After")
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        return None
+
+
+class ClusterClient:
+    """Thread-safe; shares its rate limiter, thread pool and accounting with the clients
+    derived from it by ``impersonating()``."""
+
+    def __init__(
+        self,
+        api_client: ApiClient,
+        *,
+        rate_limiter: RateLimiter | None = None,
+        executor: Executor | None = None,
+        accounting: RequestAccounting | None = None,
+        user_agent: str = "oam-operator-reconciler",
+        request_timeout: tuple[float, float] = (10.0, 60.0),
+        impersonate_user: str | None = None,
+        event_client: ClusterClient | None = None,
+    ) -> None:
+        # A private ApiClient over a copy of the configuration: its own connection pool and
+        # headers, so impersonation or a caller's use of ``api_client`` never mixes with ours.
+        # urllib3 may retry only connection failures: a 429/503 must reach the caller with its
+        # Retry-After (§14 b) instead of being slept on, unlimited and uncounted, inside urllib3.
+        configuration = copy.deepcopy(api_client.configuration)
+        configuration.retries = urllib3.Retry(
+            total=3, connect=3, read=0, redirect=0, status=0, other=0, respect_retry_after_header=False
+        )
+        self._api = ApiClient(configuration=configuration)
+        self._api.user_agent = user_agent
+        if impersonate_user:
+            self._api.set_default_header("Impersonate-User", impersonate_user)  # type: ignore[no-untyped-call]
+        self._user_agent = user_agent
+        self._timeout = request_timeout
+        self.impersonated_user = impersonate_user
+        self.rate_limiter = rate_limiter or default_rate_limiter()
+        self.executor: Executor = executor or default_executor()
+        self.accounting = accounting or RequestAccounting()
+        self.discovery = Discovery(lambda path: self.request("discovery", "GET", path))
+        self._event_client = event_client
+
+    @classmethod
+    def from_kubeconfig(cls, path: str, **kwargs: Any) -> ClusterClient:
+        from kubernetes import config
+
+        api = config.new_client_from_config(config_file=path)  # type: ignore[no-untyped-call]
+        try:
+            return cls(api, **kwargs)
+        finally:
+            api.close()
+
+    def impersonating(self, user: str) -> ClusterClient:
+        """A client acting as ``user`` (e.g. ``system:serviceaccount:ns:name``); Events are
+        still written with this client's own identity (§12.2)."""
+        return ClusterClient(
+            self._api,
+            rate_limiter=self.rate_limiter,
+            executor=self.executor,
+            accounting=self.accounting,
+            user_agent=self._user_agent,
+            request_timeout=self._timeout,
+            impersonate_user=user,
+            event_client=self.event_client,
+        )
+
+    @property
+    def event_client(self) -> ClusterClient:
+        return self._event_client or self
+
+    def close(self) -> None:
+        self._api.close()  # type: ignore[no-untyped-call]
+
+    # -- raw requests -------------------------------------------------------------------------
+
+    def request(
+        self,
+        verb: str,
+        method: str,
+        path: str,
+        *,
+        query: Sequence[tuple[str, str]] = (),
+        body: Any = None,
+        content_type: str | None = None,
+    ) -> Any:
+        """One HTTP request: rate-limited, counted, decoded; failures raise ``ApiError``."""
+        self.rate_limiter.acquire()
+        self.accounting.started()
+        status = 0
+        try:
+            headers = {"Accept": "application/json", "Content-Type": content_type or "application/json"}
+            serialized = self._api.param_serialize(
+                method,
+                path,
+                query_params=list(query),
+                header_params=headers,
+                body=body,
+                auth_settings=["BearerToken"],
+            )
+            response = self._api.call_api(*serialized, _request_timeout=self._timeout)
+            status = int(response.status)
+            data: bytes = response.response.data
+            response.response.release_conn()
+        except ApiException as exc:  # raised by the REST layer only for TLS failures
+            raise TransientApiError(
+                f"connection error: {exc.reason}", status=0, reason="ConnectionError", verb=verb
+            ) from None
+        except (urllib3.exceptions.HTTPError, OSError) as exc:
+            raise TransientApiError(f"connection error: {exc}", status=0, reason="ConnectionError", verb=verb) from None
+        finally:
+            self.accounting.finished(verb, method, status)
+        if 200 <= status < 300:
+            return json.loads(data) if data else {}
+        raise self._error(verb, method, status, data, response.headers)
+
+    def _error(
+        self, verb: str, method: str, status: int, data: bytes | None, headers: Mapping[str, str] | None
+    ) -> ApiError:
+        message = ""
+        reason = ""
+        try:
+            body = json.loads(data or b"")
+            if isinstance(body, dict):
+                message = str(body.get("message") or "")
+                reason = str(body.get("reason") or "")
+        except ValueError:
+            message = (data or b"").decode("utf-8", "replace").strip()
+        try:
+            phrase = http.HTTPStatus(status).phrase
+        except ValueError:
+            phrase = "Unknown"
+        cls = classify_api_error(status, read=method in ("GET", "HEAD"))
+        return cls(
+            f"{status} {phrase}: {message}" if message else f"{status} {phrase}",
+            status=status,
+            reason=reason or phrase,
+            verb=verb,
+            retry_after=_retry_after(headers),
+        )
+
+    # -- typed operations -----------------------------------------------------------------
+
+    def resource_for(self, api_version: str, kind: str) -> ApiResource | None:
+        """REST mapping of ``(apiVersion, kind)``, ``None`` for "no match" (§1.7)."""
+        return self.discovery.lookup(api_version, kind)
+
+    def get(self, resource: ApiResource, namespace: str, name: str) -> dict[str, Any] | None:
+        """The live object, or ``None`` when it does not exist (404)."""
+        try:
+            obj: dict[str, Any] = self.request("get", "GET", resource.path(namespace, name))
+        except ApiError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        return obj
+
+    def list(
+        self,
+        resource: ApiResource,
+        namespace: str = "",
+        *,
+        label_selector: str | None = None,
+        limit: int | None = None,
+    ) -> ObjectList:
+        """Every matching object (pages of 500 with ``continue``), or at most ``limit``
+        objects from one page. Items get ``apiVersion`` and ``kind`` filled in."""
+        items: ObjectList = []
+        cont = ""
+        while True:
+            query = [("limit", str(limit or PAGE_SIZE))]
+            if label_selector:
+                query.append(("labelSelector", label_selector))
+            if cont:
+                query.append(("continue", cont))
+            body = self.request("list", "GET", resource.path(namespace), query=query)
+            for item in body.get("items") or []:
+                item.setdefault("apiVersion", resource.api_version)
+                item.setdefault("kind", resource.kind)
+                items.append(item)
+            cont = str((body.get("metadata") or {}).get("continue") or "")
+            if limit is not None or not cont:
+                return items
+
+    def _write_query(
+        self, field_manager: str, field_validation: str | None, force: bool | None = None
+    ) -> Sequence[tuple[str, str]]:
+        query = [("fieldManager", field_manager)]
+        if field_validation:
+            query.append(("fieldValidation", field_validation))
+        if force is not None:
+            query.append(("force", "true" if force else "false"))
+        return query
+
+    def _written(self, resource: ApiResource) -> None:
+        if resource.group in _TYPE_WRITING_GROUPS:
+            self.discovery.types_changed()
+
+    def create(
+        self,
+        resource: ApiResource,
+        namespace: str,
+        body: Mapping[str, Any],
+        *,
+        field_manager: str,
+        field_validation: str | None = None,
+    ) -> dict[str, Any]:
+        self._written(resource)
+        result: dict[str, Any] = self.request(
+            "create",
+            "POST",
+            resource.path(namespace),
+            query=self._write_query(field_manager, field_validation),
+            body=body,
+        )
+        return result
+
+    def replace(
+        self,
+        resource: ApiResource,
+        namespace: str,
+        name: str,
+        body: Mapping[str, Any],
+        *,
+        field_manager: str,
+        field_validation: str | None = None,
+    ) -> dict[str, Any]:
+        self._written(resource)
+        result: dict[str, Any] = self.request(
+            "update",
+            "PUT",
+            resource.path(namespace, name),
+            query=self._write_query(field_manager, field_validation),
+            body=body,
+        )
+        return result
+
+    def patch(
+        self,
+        resource: ApiResource,
+        namespace: str,
+        name: str,
+        body: Any,
+        *,
+        content_type: str,
+        field_manager: str,
+        field_validation: str | None = None,
+        force: bool | None = None,
+    ) -> dict[str, Any]:
+        """PATCH with a merge patch, a JSON patch or server-side apply (``APPLY_PATCH``)."""
+        self._written(resource)
+        verb = "apply" if content_type == APPLY_PATCH else "patch"
+        result: dict[str, Any] = self.request(
+            verb,
+            "PATCH",
+            resource.path(namespace, name),
+            query=self._write_query(field_manager, field_validation, force),
+            body=body,
+            content_type=content_type,
+        )
+        return result
+
+    def delete(
+        self,
+        resource: ApiResource,
+        namespace: str,
+        name: str,
+        *,
+        propagation_policy: str = "Background",
+        resource_version: str | None = None,
+    ) -> bool:
+        """DELETE with a ``DeleteOptions`` body; ``False`` when the object was already gone."""
+        self._written(resource)
+        options: dict[str, Any] = {
+            "apiVersion": "v1",
+            "kind": "DeleteOptions",
+            "propagationPolicy": propagation_policy,
+        }
+        if resource_version:
+            options["preconditions"] = {"resourceVersion": resource_version}
+        try:
+            self.request("delete", "DELETE", resource.path(namespace, name), body=options)
+        except ApiError as exc:
+            if exc.status == 404:
+                return False
+            raise
+        return True
+
+    def server_preferred_resources(self) -> ResourceList:
+        return self.discovery.server_preferred_resources()
+
+    def resources_for_group_version(self, group_version: str) -> ResourceList:
+        group, sep, version = group_version.partition("/")
+        return (
+            self.discovery.resources_for_group_version(group, version)
+            if sep
+            else (self.discovery.resources_for_group_version("", group))
+        )
+
+    def create_event(self, namespace: str, event: Mapping[str, Any]) -> None:
+        """POST a core/v1 Event with this client's identity."""
+        self.request("event", "POST", f"/api/v1/namespaces/{namespace}/events", body=event)
+
+    def run_bounded(self, tasks: Sequence[Callable[[], T]], limit: int) -> Sequence[Outcome[T]]:
+        """Run ``tasks`` on the shared pool with at most ``limit`` in flight."""
+        return run_bounded(self.executor, tasks, limit)

@@ -1,0 +1,80 @@
+"""A process-wide token bucket through which every API request passes (spec §14 b).
+
+Like client-go's flowcontrol limiter: ``qps`` tokens per second, at most ``burst`` saved up.
+Waiters reserve a token under the lock and sleep outside it, so concurrent callers are served
+in arrival order without holding the lock while sleeping.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+__all__ = ["RateLimiter", "configure_default_rate_limiter", "default_rate_limiter"]
+
+
+class RateLimiter:
+    """Token bucket; ``qps <= 0`` disables limiting."""
+
+    def __init__(
+        self,
+        qps: float,
+        burst: int,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self._lock = threading.Lock()
+        self._clock = clock
+        self._sleep = sleep
+        self._qps = 0.0
+        self._burst = 1
+        self._tokens = 0.0
+        self._last = clock()
+        self.configure(qps, burst)
+
+    @property
+    def qps(self) -> float:
+        return self._qps
+
+    @property
+    def burst(self) -> int:
+        return self._burst
+
+    def configure(self, qps: float, burst: int) -> None:
+        """Change the rates; the bucket starts full (as a new client-go limiter does)."""
+        if burst < 1:
+            raise ValueError("burst must be at least 1")
+        with self._lock:
+            self._qps = qps
+            self._burst = burst
+            self._tokens = float(burst)
+            self._last = self._clock()
+
+    def acquire(self) -> float:
+        """Take one token, sleeping until it is available; returns the time slept."""
+        with self._lock:
+            if self._qps <= 0:
+                return 0.0
+            now = self._clock()
+            self._tokens = min(float(self._burst), self._tokens + (now - self._last) * self._qps)
+            self._last = now
+            self._tokens -= 1.0
+            wait = 0.0 if self._tokens >= 0 else -self._tokens / self._qps
+        if wait > 0:
+            self._sleep(wait)
+        return wait
+
+
+_default = RateLimiter(qps=50.0, burst=100)
+
+
+def default_rate_limiter() -> RateLimiter:
+    """The process-wide limiter shared by every client that is not given its own."""
+    return _default
+
+
+def configure_default_rate_limiter(qps: float, burst: int) -> None:
+    """Set the process-wide rates (the operator's ``kube-api-qps`` and ``kube-api-burst``)."""
+    _default.configure(qps, burst)

@@ -1,0 +1,715 @@
+"""The object reconciler: ``apply()``, ``delete()`` and ``is_deletion_allowed()`` (spec §6–§8).
+
+A library with no kopf dependency. All state lives in the inventory the caller passes in and
+persists after every call; the reconciler keeps only its configuration and the report of its
+last call. Work that touches the cluster is bounded-concurrent within a wave (§14 b), but the
+inventory is only ever changed by the calling thread, in object order, so results equal those
+of sequential processing.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
+from typing import Any
+
+from .annotations import AnnotationDefaults, annotation_keys
+from .client import ClusterClient
+from .discovery import ApiResource
+from .errors import (
+    InconsistentStateError,
+    ObjectValidationError,
+    OwnershipConflictError,
+)
+from .events import EventRecorder
+from .identity import ONCE_DIGEST, group_kind_string, hash_owner_id, manifest_hash
+from .inventory import DELETION_PHASES, InventoryItem, Phase, index_items, sort_for_deletion
+from .objects import API_SERVICE, CRD, NAMESPACE, DesiredObject, ObjectRef, prepare_objects
+from .operations import Operations, OpsCounters, is_terminating, owner_label
+from .options import ReconcilerOptions
+from .policies import AdoptionPolicy, MissingNamespacesPolicy, ReconcilePolicy, UpdatePolicy
+from .priorities import apply_priority
+from .reads import ReadCache, ReadTarget
+from .report import CallReport, Outcome
+from .status import DefaultStatusAnalyzer, StatusAnalysisError, StatusAnalyzer
+from .typeinfo import TypeVersionInfo, group_matches
+
+__all__ = ["Reconciler"]
+
+log = logging.getLogger("oam_operator.reconciler")
+
+_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_SETTLED = frozenset({Phase.READY, Phase.COMPLETED})
+
+Identity = tuple[str, str, str, str]
+
+
+def _validate_name(name: str) -> None:
+    reason = ""
+    if len(name) > 253:
+        reason = "must be no more than 253 characters"
+    elif not _DNS1123_SUBDOMAIN.fullmatch(name):
+        reason = (
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+            "and must start and end with an alphanumeric character"
+        )
+    if reason:
+        raise ValueError(f"invalid reconciler name {name}: {reason}")
+
+
+def item_ref(item: InventoryItem) -> ObjectRef:
+    return ObjectRef(item.group, item.version, item.kind, item.namespace, item.name)
+
+
+def _identity(ref: ObjectRef) -> Identity:
+    return (ref.group, ref.kind, ref.namespace, ref.name)
+
+
+@dataclass
+class _Result:
+    """What a worker learned about one object; applied to the inventory by the caller."""
+
+    phase: Phase
+    status: str
+    last_applied_at: datetime | None
+    ready: bool
+    detail: str
+
+
+@dataclass
+class _Call:
+    """State of one call."""
+
+    ops: Operations
+    reads: ReadCache
+    counters: OpsCounters
+    pending: list[tuple[InventoryItem, str]]
+    wave: int | None = None
+
+
+class Reconciler:
+    """Keeps a set of objects in the desired state, in waves, tracked by an inventory."""
+
+    def __init__(self, name: str, client: ClusterClient, options: ReconcilerOptions | None = None) -> None:
+        _validate_name(name)
+        options = options or ReconcilerOptions()
+        options.validate()
+        self.name = name
+        self.client = client
+        self.options = options
+        self.field_owner = options.field_owner or name
+        self.finalizer = options.finalizer or name
+        self.keys = annotation_keys(name)
+        builtin = AnnotationDefaults()
+        self.defaults = AnnotationDefaults(
+            adoption_policy=options.adoption_policy or builtin.adoption_policy,
+            update_policy=options.update_policy or builtin.update_policy,
+            delete_policy=options.delete_policy or builtin.delete_policy,
+            reapply_interval=(
+                builtin.reapply_interval if options.reapply_interval is None else options.reapply_interval
+            ),
+        )
+        self.missing_namespaces_policy = options.missing_namespaces_policy or MissingNamespacesPolicy.CREATE
+        self.analyzer: StatusAnalyzer = options.status_analyzer or DefaultStatusAnalyzer(name, clock=options.clock)
+        self.enable_events = True if options.enable_events is None else options.enable_events
+        self._report = CallReport(outcome="done")
+
+    @property
+    def report(self) -> CallReport:
+        """The report of the last call (§1.6)."""
+        return self._report
+
+    # -- plumbing -----------------------------------------------------------------------------
+
+    def _new_call(self, owner_id: str) -> _Call:
+        counters = OpsCounters()
+        ops = Operations(
+            client=self.client,
+            field_owner=self.field_owner,
+            finalizer=self.finalizer,
+            owner_id=owner_id,
+            hashed_owner_id=hash_owner_id(owner_id),
+            owner_key=self.keys["owner-id"],
+            digest_key=self.keys["digest"],
+            field_validation=self.options.field_validation,
+            reclaimed_field_managers=self.options.reclaimed_field_managers,
+            metrics=self.options.metrics,
+            events=EventRecorder(self.client, self.name, self.enable_events, self.options.clock),
+            counters=counters,
+        )
+        reads = ReadCache(
+            ops,
+            enabled=self.options.batch_reads,
+            threshold=self.options.batch_read_threshold,
+            concurrency=self.options.concurrency,
+        )
+        return _Call(ops=ops, reads=reads, counters=counters, pending=[])
+
+    def _run(self, call: _Call, body: Callable[[], Outcome]) -> Outcome:
+        outcome: Outcome = "error"
+        try:
+            outcome = body()
+            return outcome
+        finally:
+            self._report = CallReport(
+                outcome=outcome,
+                wave=call.wave,
+                pending=tuple((item.model_copy(deep=True), detail) for item, detail in call.pending),
+                operations=dict(call.counters.operations),
+                conflicts=tuple(call.counters.conflicts),
+            )
+
+    def _managed_matcher(self, items: Sequence[InventoryItem]) -> Callable[[str, str, str], bool]:
+        """§6.2: an instance of an additional managed type or of any item's managedTypes."""
+        types: list[TypeVersionInfo] = [t for item in items for t in item.managed_types]
+        extra = list(self.options.additional_managed_types)
+
+        def is_managed(group: str, version: str, kind: str) -> bool:
+            return any(t.matches(group, kind) for t in extra) or any(t.matches(group, version, kind) for t in types)
+
+        return is_managed
+
+    def _digest(self, d: DesiredObject, component_digest: str) -> str:
+        policy = d.annotations.reconcile_policy
+        if policy is ReconcilePolicy.ONCE:
+            return ONCE_DIGEST
+        digest = manifest_hash(d.manifest)
+        if policy is ReconcilePolicy.ON_OBJECT_OR_COMPONENT_CHANGE:
+            digest = f"{digest}@{component_digest}"
+        return digest
+
+    def _adoption_refusal(
+        self, policy: AdoptionPolicy, live: Mapping[str, Any], key: str, ops: Operations
+    ) -> OwnershipConflictError | None:
+        """§4.1: ``None`` when the object may be taken over (or is ours)."""
+        label = owner_label(live, self.keys["owner-id"])
+        if label == ops.hashed_owner_id or policy is AdoptionPolicy.ALWAYS:
+            return None
+        if not label:
+            if policy is AdoptionPolicy.NEVER:
+                return OwnershipConflictError(f"found existing object {key} without owner", object_key=key)
+            return None
+        return OwnershipConflictError(
+            f"owner conflict; object {key} is owned by {ops.foreign_owner(live)}", object_key=key
+        )
+
+    # -- apply --------------------------------------------------------------------------------
+
+    def apply(
+        self,
+        inventory: list[InventoryItem],
+        objects: Sequence[Mapping[str, Any]],
+        namespace: str,
+        owner_id: str,
+        component_digest: str,
+    ) -> bool:
+        """Bring the cluster to ``objects`` (§6); ``True`` when everything is applied, ready,
+        purged and pruned. ``inventory`` is updated in place; persist it after every call."""
+        call = self._new_call(owner_id)
+        return self._run(call, lambda: self._apply(call, inventory, objects, namespace, component_digest)) == "done"
+
+    def _apply(
+        self,
+        call: _Call,
+        inventory: list[InventoryItem],
+        objects: Sequence[Mapping[str, Any]],
+        namespace: str,
+        component_digest: str,
+    ) -> Outcome:
+        ops = call.ops
+        # Steps 1-7 (and §14 g).
+        desired = prepare_objects(
+            objects,
+            name=self.name,
+            namespace=namespace,
+            client=self.client,
+            defaults=self.defaults,
+            allowed_namespaces=self.options.allowed_namespaces,
+            allow_cluster_scoped=self.options.allow_cluster_scoped,
+        )
+
+        # Step 8: the new inventory, on a copy. New objects are read and adoption-checked.
+        work = [item.model_copy(deep=True) for item in inventory]
+        index = index_items(work)
+        for d in desired:
+            d.digest = self._digest(d, component_digest)
+        new = [d for d in desired if _identity(d.ref) not in index]
+        outcomes = self.client.run_bounded([partial(ops.read, d.ref) for d in new], self.options.concurrency)
+        for d, outcome in zip(new, outcomes, strict=True):
+            if outcome.error is not None:
+                raise outcome.error
+            if outcome.value is not None:
+                refusal = self._adoption_refusal(d.annotations.adoption_policy, outcome.value, d.key, ops)
+                if refusal is not None:
+                    raise refusal
+        added = 0
+        items_of: dict[int, InventoryItem] = {}
+        for d in desired:
+            item = index.get(_identity(d.ref))
+            if item is None:
+                item = InventoryItem.model_validate({})
+                work.append(item)
+                index[_identity(d.ref)] = item
+                added += 1
+            a = d.annotations
+            item.group, item.version, item.kind = d.ref.group, d.ref.version, d.ref.kind
+            item.namespace, item.name = d.ref.namespace, d.ref.name
+            item.adoption_policy, item.reconcile_policy = a.adoption_policy, a.reconcile_policy
+            item.update_policy, item.delete_policy = a.update_policy, a.delete_policy
+            item.apply_order, item.delete_order = a.apply_order, a.delete_order
+            item.managed_types = list(d.managed_types)
+            if item.digest != d.digest:
+                item.schedule_application(d.digest)
+            items_of[d.index] = item
+
+        # Step 9: items no longer desired.
+        wanted = {_identity(d.ref) for d in desired}
+        for item in work:
+            if item.identity() not in wanted and item.digest != "":
+                item.schedule_deletion()
+
+        # Step 10: the object set must be consistent.
+        self._validate_set(work)
+
+        # Step 11: commit; a new item is persisted before its object is ever created.
+        inventory[:] = sort_for_deletion(work)
+        if added:
+            call.pending.extend((item, item.phase.value) for item in inventory if item.phase)
+            return "checkpoint"
+
+        # Step 12: missing namespaces, unless nothing will be created in this call.
+        if self.missing_namespaces_policy is MissingNamespacesPolicy.CREATE and any(
+            items_of[d.index].phase not in _SETTLED for d in desired
+        ):
+            self._create_missing_namespaces(ops, desired)
+
+        # Step 13: apply order, then kind priority; ties keep the input order.
+        ordered = sorted(desired, key=lambda d: (d.annotations.apply_order, apply_priority(d.ref.group_kind)))
+
+        # Step 14: finish due completions (purges).
+        if self._complete_purges(call, inventory):
+            return "purging"
+
+        # Step 15: apply waves.
+        stopped = self._apply_waves(call, inventory, ordered, items_of)
+        if stopped is not None:
+            return stopped
+        call.wave = None
+
+        # Step 16: delete redundant objects in delete waves.
+        return "pruning" if self._prune(call, inventory) else "done"
+
+    def _validate_set(self, items: Sequence[InventoryItem]) -> None:
+        """§6 step 10: managed instances and namespaced objects against their type/namespace."""
+
+        def check(i: InventoryItem, t: InventoryItem, what: str, of: str) -> None:
+            problem = ""
+            if i.apply_order < t.apply_order:
+                problem = f"{what} must not have an apply order lesser than the one of its {of}"
+            elif i.delete_order > t.delete_order:
+                problem = f"{what} must not have a delete order greater than the one of its {of}"
+            elif i.digest != "" and t.digest == "":
+                problem = f"{what} is not being deleted, but the {'managing type' if of == 'type' else of} is"
+            if problem:
+                raise ObjectValidationError(f"error validating object set ({i.key}): {problem}", object_key=i.key)
+
+        for t in items:
+            if t.managed_types:
+                for i in items:
+                    if i is not t and i.is_managed_by(t.managed_types):
+                        check(i, t, "managed instance", "type")
+        for n in items:
+            if (n.group, n.kind) == NAMESPACE:
+                for i in items:
+                    if i is not n and i.namespace == n.name:
+                        check(i, n, "namespaced object", "namespace")
+
+    def _create_missing_namespaces(self, ops: Operations, desired: Sequence[DesiredObject]) -> None:
+        declared = {d.ref.name for d in desired if (d.ref.group, d.ref.kind) == NAMESPACE}
+        allowed = self.options.allowed_namespaces
+        seen: list[str] = []
+        for d in desired:
+            ns = d.ref.namespace
+            if ns and ns not in declared and ns not in seen and (allowed is None or ns in allowed):
+                seen.append(ns)
+        for ns in seen:
+            ops.ensure_namespace(ns)
+
+    def _complete_purges(self, call: _Call, inventory: Sequence[InventoryItem]) -> bool:
+        """§6 step 14; True when purges are still pending."""
+        ops = call.ops
+        pending = False
+        for item in inventory:
+            if item.phase not in (Phase.SCHEDULED_FOR_COMPLETION, Phase.COMPLETING):
+                continue
+            ref = item_ref(item)
+            live = ops.read(ref)
+            if item.phase is Phase.SCHEDULED_FOR_COMPLETION:
+                if live is not None and not ops.is_ours(live):
+                    ops.report_conflict(ref, live)
+                    item.mark_completed()
+                    continue
+                ops.delete(ref, live)
+                item.mark_completing()
+                pending = True
+                call.pending.append((item, item.phase.value))
+            elif live is None:
+                item.mark_completed()
+            else:
+                pending = True
+                call.pending.append((item, item.phase.value))
+        return pending
+
+    def _apply_waves(
+        self,
+        call: _Call,
+        inventory: Sequence[InventoryItem],
+        ordered: Sequence[DesiredObject],
+        items_of: Mapping[int, InventoryItem],
+    ) -> Outcome | None:
+        """§6 step 15; an outcome when the call must stop, ``None`` when every wave is ready."""
+        is_managed = self._managed_matcher(inventory)
+        waves = [
+            (order, list(group)) for order, group in itertools.groupby(ordered, lambda d: d.annotations.apply_order)
+        ]
+        done_so_far: list[DesiredObject] = []
+        for position, (order, wave) in enumerate(waves):
+            call.wave = order
+            log.debug("wave %d start", order, extra={"wave": order})
+
+            def klass(d: DesiredObject) -> str:
+                if is_managed(d.ref.group, d.ref.version, d.ref.kind):
+                    return "managed"
+                return "late" if (d.ref.group, d.ref.kind) == API_SERVICE else "regular"
+
+            unsettled = [d for d in wave if items_of[d.index].phase not in _SETTLED]
+            regular_pending = sum(1 for d in unsettled if klass(d) == "regular")
+            late_pending = sum(1 for d in unsettled if klass(d) == "late")
+            unready = False
+            eligible: list[DesiredObject] = []
+            for d in wave:
+                item = items_of[d.index]
+                if item.phase is Phase.COMPLETED:
+                    continue
+                k = klass(d)
+                if (
+                    k == "regular"
+                    or (k == "late" and regular_pending == 0)
+                    or (k == "managed" and regular_pending == 0 and late_pending == 0)
+                ):
+                    eligible.append(d)
+                else:
+                    unready = True
+                    call.pending.append((item, item.phase.value))
+            call.reads.prefetch([ReadTarget(d.ref, items_of[d.index]) for d in eligible])
+            for _, level_iter in itertools.groupby(eligible, lambda d: apply_priority(d.ref.group_kind)):
+                level = list(level_iter)
+                outcomes = self.client.run_bounded(
+                    [partial(self._process, call, d, items_of[d.index].model_copy(deep=True)) for d in level],
+                    self.options.concurrency,
+                )
+                first_error: Exception | None = None
+                for d, outcome in zip(level, outcomes, strict=True):
+                    item = items_of[d.index]
+                    if outcome.error is not None:
+                        if first_error is None:
+                            first_error = outcome.error
+                        else:
+                            log.warning("error processing %s: %s", d.key, outcome.error)
+                        continue
+                    result = outcome.value
+                    assert result is not None
+                    item.phase, item.status, item.last_applied_at = result.phase, result.status, result.last_applied_at
+                    if not result.ready:
+                        unready = True
+                        call.pending.append((item, result.detail))
+                if first_error is not None:
+                    raise first_error
+            done_so_far.extend(wave)
+            log.debug("wave %d end (ready=%s)", order, not unready, extra={"wave": order})
+            if unready:
+                return "waiting"
+            last = position == len(waves) - 1
+            scheduled = False
+            for d in done_so_far:
+                item = items_of[d.index]
+                a = d.annotations
+                if item.phase is not Phase.COMPLETED and (a.purge_order <= order or (last and a.has_purge_order)):
+                    item.schedule_completion()
+                    call.pending.append((item, item.phase.value))
+                    scheduled = True
+            if scheduled:
+                return "purging"
+        return None
+
+    def _process(self, call: _Call, d: DesiredObject, item: InventoryItem) -> _Result:
+        """§6 step 15.3 for one object, on a copy of its item (runs in a worker thread)."""
+        ops = call.ops
+        live = call.reads.read(d.ref)
+        desired = dict(d.manifest)
+        metadata = dict(desired.get("metadata") or {})
+        metadata["labels"] = {**(metadata.get("labels") or {}), ops.owner_key: ops.hashed_owner_id}
+        metadata["annotations"] = {
+            **(metadata.get("annotations") or {}),
+            ops.owner_key: ops.owner_id,
+            ops.digest_key: item.digest,
+        }
+        desired["metadata"] = metadata
+        policy = d.annotations.update_policy
+        now = self.options.clock()
+        if live is None:
+            create_ns = self.missing_namespaces_policy is MissingNamespacesPolicy.CREATE and (
+                self.options.allowed_namespaces is None or d.ref.namespace in self.options.allowed_namespaces
+            )
+            ops.create(desired, d.ref, policy, create_namespace=create_ns)
+            item.mark_creating(now)
+            return _Result(item.phase, item.status, item.last_applied_at, False, item.phase.value)
+        live_digest = str(((live.get("metadata") or {}).get("annotations") or {}).get(ops.digest_key) or "")
+        terminating = is_terminating(live)
+        frozen = live_digest == ONCE_DIGEST and item.digest == ONCE_DIGEST
+        ours = ops.is_ours(live)
+        due = (
+            live_digest != item.digest
+            or item.last_applied_at is None
+            or item.last_applied_at < now - d.annotations.reapply_interval
+            or not ours
+        )
+        if not terminating and not frozen and due:
+            refusal = self._adoption_refusal(item.adoption_policy, live, d.key, ops)
+            if refusal is not None:
+                call.counters.conflict(d.key)
+                raise refusal
+            if policy is UpdatePolicy.RECREATE:
+                ops.delete(d.ref, live, recreating=True)
+            else:
+                ops.update(desired, live, d.ref, policy)
+            item.mark_updating(now)
+            return _Result(item.phase, item.status, item.last_applied_at, False, item.phase.value)
+        try:
+            status = self.analyzer.compute(live)
+        except StatusAnalysisError as exc:
+            raise ObjectValidationError(f"error checking status of object {d.key}: {exc}", object_key=d.key) from None
+        ready = item.observe(status.status, terminating)
+        return _Result(item.phase, item.status, item.last_applied_at, ready, status.message or item.phase.value)
+
+    # -- pruning and deletion -----------------------------------------------------------------
+
+    def _read_wave(self, call: _Call, items: Sequence[InventoryItem]) -> list[dict[str, Any] | None]:
+        call.reads.prefetch([ReadTarget(item_ref(i), i) for i in items])
+        outcomes = self.client.run_bounded(
+            [partial(call.reads.read, item_ref(i)) for i in items], self.options.concurrency
+        )
+        lives: list[dict[str, Any] | None] = []
+        for outcome in outcomes:
+            if outcome.error is not None:
+                raise outcome.error
+            lives.append(outcome.value)
+        return lives
+
+    def _execute(self, call: _Call, actions: Sequence[tuple[InventoryItem, str, Any]]) -> None:
+        """Run the deletions/orphanings of one delete wave concurrently; apply the phase of
+        every success, then raise the first failure in inventory order."""
+        ops = call.ops
+
+        def run(item: InventoryItem, action: str, live: Any) -> None:
+            if action == "delete":
+                ops.delete(item_ref(item), live)
+            else:
+                ops.orphan(item_ref(item), live)
+
+        outcomes = self.client.run_bounded(
+            [partial(run, *a) for a in actions if a[1] in ("delete", "orphan")], self.options.concurrency
+        )
+        results = iter(outcomes)
+        first_error: Exception | None = None
+        for item, action, _ in actions:
+            error = next(results).error if action in ("delete", "orphan") else None
+            if error is not None:
+                first_error = first_error or error
+                continue
+            if action == "delete":
+                item.mark_deleting()
+            else:
+                item.mark_removed()
+        if first_error is not None:
+            raise first_error
+
+    def _deletion_wave(
+        self,
+        call: _Call,
+        inventory: Sequence[InventoryItem],
+        wave: Sequence[InventoryItem],
+        is_managed: Callable[[str, str, str], bool],
+        *,
+        deleting_call: bool,
+    ) -> bool:
+        """One delete wave of §6 step 16 (``deleting_call=False``) or §7; True when pending."""
+        ops = call.ops
+        if deleting_call:
+            targets = list(wave)
+            managed_count = sum(1 for i in wave if is_managed(i.group, i.version, i.kind))
+        else:
+            targets = [i for i in wave if i.phase in DELETION_PHASES]
+            managed_count = sum(1 for i in targets if is_managed(i.group, i.version, i.kind))
+        if not targets:
+            return False
+        lives = self._read_wave(call, targets)
+        removed: set[int] = set()
+
+        def used(namespace_item: InventoryItem) -> bool:
+            return any(
+                other.namespace == namespace_item.name and other.phase is not Phase.NONE and id(other) not in removed
+                for other in inventory
+            )
+
+        pending = False
+        actions: list[tuple[InventoryItem, str, Any]] = []
+        for item, live in zip(targets, lives, strict=True):
+            ref = item_ref(item)
+            if item.phase is Phase.DELETING:
+                if live is None:
+                    actions.append((item, "removed", None))
+                    removed.add(id(item))
+                elif is_terminating(live):
+                    pending = True
+                    call.pending.append((item, item.phase.value))
+                elif not ops.is_ours(live):
+                    log.info("orphaning resurrected object %s (probably it was recreated by someone else)", ref.key)
+                    if owner_label(live, ops.owner_key):
+                        ops.report_conflict(ref, live)
+                    actions.append((item, "removed", None))
+                    removed.add(id(item))
+                else:
+                    raise InconsistentStateError(
+                        f"object {ref.key} was already deleted but has no deletion timestamp", object_key=ref.key
+                    )
+                continue
+            is_namespace = (item.group, item.kind) == NAMESPACE
+            eligible = not (is_namespace and used(item)) and (
+                managed_count == 0 or is_managed(item.group, item.version, item.kind)
+            )
+            if not eligible:
+                pending = True
+                call.pending.append((item, item.phase.value))
+                continue
+            foreign = live is not None and not ops.is_ours(live)
+            by_policy = item.delete_policy.orphans_on_delete if deleting_call else item.delete_policy.orphans_on_apply
+            if by_policy or foreign:
+                if foreign and live is not None and owner_label(live, ops.owner_key):
+                    ops.report_conflict(ref, live)
+                actions.append((item, "orphan", None if foreign else live))
+                removed.add(id(item))
+            else:
+                actions.append((item, "delete", live))
+                pending = True
+                call.pending.append((item, Phase.DELETING.value))
+        self._execute(call, actions)
+        return pending
+
+    def _prune(self, call: _Call, inventory: list[InventoryItem]) -> bool:
+        """§6 step 16; True when redundant objects are still pending."""
+        return self._walk_delete_waves(call, inventory, deleting_call=False)
+
+    def _walk_delete_waves(self, call: _Call, inventory: list[InventoryItem], *, deleting_call: bool) -> bool:
+        """Walk the delete waves until one is pending; removed items leave the inventory even
+        when a wave fails (the caller persists what this call did). True when pending."""
+        is_managed = self._managed_matcher(inventory)
+        pending = False
+        try:
+            for order, wave in itertools.groupby(list(inventory), lambda i: i.delete_order):
+                call.wave = order
+                if self._deletion_wave(call, inventory, list(wave), is_managed, deleting_call=deleting_call):
+                    pending = True
+                    break
+        finally:
+            inventory[:] = [i for i in inventory if i.phase is not Phase.NONE]
+        if not pending:
+            call.wave = None
+        return pending
+
+    def delete(self, inventory: list[InventoryItem], owner_id: str) -> bool:
+        """Remove every object of the inventory in delete waves (§7); ``True`` once empty."""
+        call = self._new_call(owner_id)
+        return self._run(call, lambda: self._delete(call, inventory)) == "done"
+
+    def _delete(self, call: _Call, inventory: list[InventoryItem]) -> Outcome:
+        if not inventory:
+            return "done"
+        index_items(inventory)
+        self._walk_delete_waves(call, inventory, deleting_call=True)
+        return "done" if not inventory else "deleting"
+
+    # -- deletion guard -----------------------------------------------------------------------
+
+    def is_deletion_allowed(self, inventory: Sequence[InventoryItem], owner_id: str) -> tuple[bool, str]:
+        """``(False, reason)`` while foreign instances of a type the owner brings exist (§8)."""
+        call = self._new_call(owner_id)
+        result: tuple[bool, str] = (True, "")
+
+        def body() -> Outcome:
+            nonlocal result
+            result = self._is_deletion_allowed(call, inventory)
+            return "done"
+
+        self._run(call, body)
+        return result
+
+    def _foreign_instance_exists(self, call: _Call, resource: ApiResource) -> bool:
+        """Any instance in any namespace without our owner label (§8)."""
+        everywhere = ApiResource(resource.group, resource.version, resource.kind, resource.plural, False, ())
+        selector = f"{call.ops.owner_key}!={call.ops.hashed_owner_id}"
+        return bool(call.ops.list(everywhere, "", selector, limit=1))
+
+    def _is_deletion_allowed(self, call: _Call, inventory: Sequence[InventoryItem]) -> tuple[bool, str]:
+        if self.options.additional_managed_types:
+            preferred = self.client.server_preferred_resources()
+            for t in self.options.additional_managed_types:
+                for resource in preferred:
+                    if (
+                        group_matches(t.group, resource.group)
+                        and (t.kind == "*" or t.kind == resource.kind)
+                        and self._foreign_instance_exists(call, resource)
+                    ):
+                        return False, f"type {group_kind_string(t.group, t.kind)} is still in use (instances exist)"
+        if all(item.delete_policy.orphans_on_delete for item in inventory):
+            return True, ""
+        for item in inventory:
+            if (item.group, item.kind) == CRD:
+                live = call.ops.read(item_ref(item))
+                if live is None:
+                    continue
+                spec = live.get("spec") or {}
+                served = [v for v in spec.get("versions") or [] if v.get("served")]
+                if not served:
+                    continue
+                names = spec.get("names") or {}
+                resource = ApiResource(
+                    str(spec.get("group")),
+                    str(served[0]["name"]),
+                    str(names.get("kind")),
+                    str(names.get("plural")),
+                    False,
+                    (),
+                )
+                if self._foreign_instance_exists(call, resource):
+                    return False, f"crd {item.name} is still in use (instances exist)"
+            elif (item.group, item.kind) == API_SERVICE:
+                live = call.ops.read(item_ref(item))
+                if live is None:
+                    continue
+                spec = live.get("spec") or {}
+                seen: set[str] = set()
+                for resource in self.client.discovery.resources_for_group_version(
+                    str(spec.get("group")), str(spec.get("version"))
+                ):
+                    if resource.kind in seen:
+                        continue
+                    seen.add(resource.kind)
+                    if self._foreign_instance_exists(call, resource):
+                        return False, f"api service {item.name} is still in use (instances exist)"
+        return True, ""
