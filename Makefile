@@ -3,12 +3,11 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-DEMO_NAME := demo
 
 .PHONY: help venv devcluster test test-unit test-cluster lint demo demo-down cluster-up cluster-down bench clean
 
 help:
-	@echo "make demo          start the full local control plane (and, once it lands, the operator)"
+	@echo "make demo          the operator on the full local control plane, reconciling examples/shop.yaml to Ready"
 	@echo "make test          create .venv, build or reuse the control plane, run the whole suite"
 	@echo "make test-unit     the pure tests only (no control plane)"
 	@echo "make lint          ruff + mypy"
@@ -48,17 +47,10 @@ cluster-down: venv
 	$(PY) -m tools.devcluster down --name dev
 
 demo: venv devcluster
-	@$(PY) -m tools.devcluster status --name $(DEMO_NAME) >/dev/null 2>&1 || \
-		$(PY) -m tools.devcluster up --profile full --name $(DEMO_NAME)
-	@echo
-	@echo "The full local control plane '$(DEMO_NAME)' is running (etcd, kube-apiserver, controller manager, scheduler, kwok)."
-	@echo "  kubeconfig: $$($(PY) -m tools.devcluster kubeconfig --name $(DEMO_NAME))"
-	@echo "  use it:     eval \"\$$($(PY) -m tools.devcluster env --name $(DEMO_NAME))\" && kubectl get nodes"
-	@echo "  stop it:    make demo-down"
-	@echo "The operator itself is not implemented yet: 'oam-operator run' exits with 'not implemented yet'."
+	$(PY) -m tools.demo up
 
 demo-down: venv
-	$(PY) -m tools.devcluster down --name $(DEMO_NAME)
+	$(PY) -m tools.demo down
 
 bench: venv devcluster
 	@for script in bench/bench_*.py; do echo "== $$script"; $(PY) $$script || exit 1; done

@@ -53,6 +53,8 @@ def main() -> None:
 @click.option("--no-component-label", is_flag=True, help="Do not stamp <domain>/component labels.")
 @click.option("--tree", is_flag=True, help="Print the bundle tree instead of the objects.")
 @click.option("-o", "--output-dir", metavar="DIR", help="Write <DIR>/<application>.yaml instead of stdout.")
+@click.option("--values", "values_path", metavar="FILE", help="Package parameter values (YAML mapping).")
+@click.option("--set", "set_values", metavar="K=V", multiple=True, help="Package parameter value (repeatable).")
 def build(
     file: str,
     profile_path: str | None,
@@ -61,10 +63,14 @@ def build(
     no_component_label: bool,
     tree: bool,
     output_dir: str | None,
+    values_path: str | None,
+    set_values: tuple[str, ...],
 ) -> None:
     """Print the objects an Application generates (offline)."""
     guarded(
-        lambda: _run_build(file, profile_path, namespace, domain, not no_component_label, tree, output_dir)
+        lambda: _run_build(
+            file, profile_path, namespace, domain, not no_component_label, tree, output_dir, values_path, set_values
+        )
     )
 
 
@@ -85,6 +91,24 @@ def _read_file(path: str, what: str) -> str:
     fail(f"reading {what} file {go_quote(path)}: {cause}")
 
 
+def _apply_package(package_path: str, values_path: str | None, set_values: tuple[str, ...], text: str) -> str:
+    """Resolve the kurel package's parameters and substitute them in the application text (§12)."""
+    from oam_operator.oam.errors import OamError
+    from oam_operator.oam.gofmt import go_quote
+    from oam_operator.oam.params import parse_package, parse_set, parse_values, resolve_parameters, substitute
+
+    try:
+        package = parse_package(_read_file(package_path, "package"))
+    except OamError as exc:
+        fail(f"parsing package file {go_quote(package_path)}: {exc}")
+    supplied = parse_values(_read_file(values_path, "values"), values_path) if values_path is not None else {}
+    supplied.update(parse_set(set_values))
+    try:
+        return substitute(text, package, resolve_parameters(package, supplied))
+    except OamError as exc:
+        fail(f"resolving parameters: {exc}")
+
+
 def _run_build(
     file: str,
     profile_path: str | None,
@@ -93,6 +117,8 @@ def _run_build(
     component_label: bool,
     tree: bool,
     output_dir: str | None,
+    values_path: str | None = None,
+    set_values: tuple[str, ...] = (),
 ) -> None:
     """``oam-operator build`` (transform.md §3.1, §3.7, §8.7, §14.1)."""
     import os
@@ -107,15 +133,21 @@ def _run_build(
         parse_cluster_profile,
         tree_document,
     )
+    from oam_operator.oam.components._helm_renderer import HelmBinaryRenderer
     from oam_operator.oam.fetch import HttpUrlReader
     from oam_operator.oam.gofmt import go_quote
+    from oam_operator.oam.params import missing_package_error
     from oam_operator.oam.serialize import dump_document
 
     app_path = os.path.join(file, "app.yaml") if os.path.isdir(file) else file
-    package = os.path.join(os.path.dirname(app_path) or ".", "kurel.yaml")
-    if os.path.exists(package):
-        fail(f"parsing package file {go_quote(package)}: kurel packages are not implemented yet")
+    app_dir = os.path.dirname(app_path) or "."
+    package = os.path.join(app_dir, "kurel.yaml")
+    has_package = os.path.exists(package)
+    if (values_path is not None or set_values) and not has_package:
+        raise missing_package_error(app_dir)
     text = _read_file(app_path, "application")
+    if has_package:
+        text = _apply_package(package, values_path, set_values, text)
     transformer = new_builtin_transformer()
     try:
         app = parse_application(
@@ -139,6 +171,7 @@ def _run_build(
         domain=domain,
         capabilities=capabilities,
         component_label=component_label,
+        chart_renderer=HelmBinaryRenderer(),
         url_reader=HttpUrlReader(),
     )
     try:
@@ -168,10 +201,41 @@ def _run_build(
         fail(f"writing {go_quote(target)}: {exc.strerror or exc}")
 
 
-@main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
-def run() -> None:
+def _settings_options(command: Callable[..., None]) -> Callable[..., None]:
+    """One option per setting (operator.md §7); values reach ``Settings.from_sources`` unparsed."""
+    from oam_operator.settings import Settings, env_var, flag_name
+
+    for name, info in reversed(list(Settings.model_fields.items())):
+        flag = flag_name(name)
+        help_text = f"(env {env_var(name)})"
+        if info.annotation is bool or str(info.annotation).startswith("typing.Annotated[bool"):
+            command = click.option(f"{flag}/--no-{flag[2:]}", name, default=None, help=help_text)(command)
+        elif name == "namespaces":
+            command = click.option(flag, name, multiple=True, metavar="NS", help="Watched namespace (repeatable).")(
+                command
+            )
+        else:
+            command = click.option(flag, name, default=None, metavar="VALUE", help=help_text)(command)
+    return command
+
+
+@main.command()
+@click.option("--kubeconfig", metavar="FILE", help="kubeconfig to use (default: in-cluster, else $KUBECONFIG).")
+@_settings_options
+def run(kubeconfig: str | None, **flags: object) -> None:
     """Run the operator."""
-    not_implemented("run")
+    import os
+
+    from oam_operator.controller.main import run_operator
+    from oam_operator.settings import Settings, SettingsError
+
+    try:
+        settings = Settings.from_sources(flags, os.environ)
+    except SettingsError as error:
+        fail(str(error))
+    if kubeconfig:
+        os.environ["KUBECONFIG"] = kubeconfig  # kopf's login reads it
+    run_operator(settings, kubeconfig)
 
 
 @main.command()
@@ -275,13 +339,57 @@ def crd(output_dir: str | None) -> None:
         click.echo(f"wrote {path}", err=True)
 
 
-@main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
-def status() -> None:
-    """Print an Application's state and bundle tree."""
-    not_implemented("status")
+def _cluster_options(command: Callable[..., None]) -> Callable[..., None]:
+    """Options shared by ``status`` and ``reconcile`` (kubeconfig, context, namespace, domain)."""
+    for option in reversed(
+        [
+            click.option("-n", "--namespace", metavar="NS", help="Namespace (default: the context's, else default)."),
+            click.option("--kubeconfig", metavar="FILE", help="Kubeconfig (default: $KUBECONFIG, ~/.kube/config)."),
+            click.option("--context", metavar="CTX", help="Kubeconfig context (default: the current one)."),
+            click.option("--domain", metavar="D", default="oam-operator.dev", show_default=True,
+                          envvar="OAM_OPERATOR_DOMAIN", help="The operator's domain (annotation prefix)."),
+        ]
+    ):
+        command = option(command)
+    return command
 
 
-@main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
-def reconcile() -> None:
-    """Request an immediate reconcile of an Application."""
-    not_implemented("reconcile")
+def _check_timeout(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    from oam_operator.statuscli import check_timeout
+
+    return check_timeout(ctx, param, value)
+
+
+@main.command()
+@click.argument("name")
+@_cluster_options
+@click.option("--tree", is_flag=True, help="List every bundle's objects with phase and status.")
+@click.option("-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--wait", is_flag=True, help="Poll until Ready (exit 0), Error or the timeout (exit 3).")
+@click.option("--timeout", default="5m", show_default=True, metavar="DURATION", callback=_check_timeout,
+              help="Bound of --wait, e.g. 90s, 5m.")
+def status(
+    name: str,
+    namespace: str | None,
+    kubeconfig: str | None,
+    context: str | None,
+    domain: str,
+    tree: bool,
+    output: str,
+    wait: bool,
+    timeout: str,
+) -> None:
+    """Print an Application's state and bundle tree (exit 0 Ready, 3 not Ready, 1 failure)."""
+    from oam_operator.statuscli import run_status
+
+    guarded(lambda: sys.exit(run_status(name, namespace, tree, output, wait, timeout, kubeconfig, context, domain)))
+
+
+@main.command()
+@click.argument("name")
+@_cluster_options
+def reconcile(name: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str) -> None:
+    """Request an immediate reconcile of an Application (sets <domain>/requested-at)."""
+    from oam_operator.statuscli import run_reconcile
+
+    guarded(lambda: sys.exit(run_reconcile(name, namespace, kubeconfig, context, domain)))

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from click.testing import CliRunner
 from oamtest import LAUNCHER, cm, dep, document
 
 from oam_operator.cli import main
+from oam_operator.oam import Transformer, new_builtin_transformer
 
 SHOP = document([cm("web"), cm("db"), cm("jobs")], [dep("order", ("web", ["jobs"]))], name="shop", namespace="shop")
 
@@ -143,13 +145,17 @@ def test_build_profile_errors(tmp_path: Path) -> None:
     assert invoke(tmp_path, "build", "APP", "--profile", str(profile))[0] == 0
 
 
-def test_package_and_unimplemented_flags_are_refused(tmp_path: Path) -> None:
+def test_package_file_errors_and_package_flags_without_a_package(tmp_path: Path) -> None:
     (tmp_path / "kurel.yaml").write_text("kind: Package\n")
     code, out, err = invoke(tmp_path, "build", "APP")
     assert (code, out) == (1, "")
-    assert err == f'Error: parsing package file "{tmp_path / "kurel.yaml"}": kurel packages are not implemented yet\n'
+    assert err == (
+        f'Error: parsing package file "{tmp_path / "kurel.yaml"}": unsupported apiVersion "", expected '
+        '"oam-operator.dev/v1alpha1" or "launcher.gokure.dev/v1alpha1"\n'
+    )
+    (tmp_path / "kurel.yaml").unlink()
     code, _, err = invoke(tmp_path, "build", "APP", "--values", "v.yaml")
-    assert code == 2 and "No such option" in err
+    assert (code, err) == (1, f'Error: --values and --set require a kurel.yaml package descriptor in "{tmp_path}"\n')
 
 
 def test_schema_command(tmp_path: Path) -> None:
@@ -158,7 +164,8 @@ def test_schema_command(tmp_path: Path) -> None:
     index = json.loads(out)
     assert sorted(index) == ["components", "policies", "traits"]
     assert sorted(index["policies"]) == ["dependency", "placement"]
-    assert sorted(index["components"]) == ["crd", "manifests", "passthrough"]
+    assert sorted(index["components"]) == new_builtin_transformer().component_types()
+    assert sorted(index["traits"]) == new_builtin_transformer().trait_types()
     placement = index["policies"]["placement"]
     assert placement["contract"] == {
         "family": "placement",
@@ -174,8 +181,16 @@ def test_schema_command(tmp_path: Path) -> None:
     assert doc["type"] == "dependency"
     assert doc["schema"]["properties"]["rules"]["items"]["required"] == ["component", "dependsOn"]
     code, out, _ = invoke(tmp_path, "schema", "component")
-    assert sorted(json.loads(out)) == ["crd", "manifests", "passthrough"]
-    code, out, err = invoke(tmp_path, "schema", "trait", "ingress")
-    assert (code, out, err) == (1, "", 'Error: unknown trait type "ingress"; known: (none)\n')
+    assert sorted(json.loads(out)) == new_builtin_transformer().component_types()
+    code, out, err = invoke(tmp_path, "schema", "trait", "no-such-trait")
+    known = ", ".join(new_builtin_transformer().trait_types()) or "(none)"
+    assert (code, out, err) == (1, "", f'Error: unknown trait type "no-such-trait"; known: {known}\n')
     code, out, err = invoke(tmp_path, "schema", "widget")
     assert (code, err) == (1, 'Error: unknown family "widget"; expected component, trait or policy\n')
+
+
+def test_schema_command_with_no_types_registered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A transformer without handlers: the "(none)" form does not depend on what this build ships.
+    monkeypatch.setattr("oam_operator.oam.new_builtin_transformer", Transformer)
+    code, out, err = invoke(tmp_path, "schema", "trait", "ingress")
+    assert (code, out, err) == (1, "", 'Error: unknown trait type "ingress"; known: (none)\n')

@@ -8,8 +8,10 @@ import pytest
 from oamtest import cm, document, parse, place
 
 from oam_operator.oam import PropertyError, PropertySchema, Transformer, new_builtin_transformer
+from oam_operator.oam.components import passthrough
 from oam_operator.oam.errors import PlatformReservedError
 from oam_operator.oam.handlers import ContractMetadata, Schema
+from oam_operator.oam.policies import PlacementPolicy
 from oam_operator.oam.schema import check_object, check_value
 
 
@@ -130,7 +132,7 @@ def test_component_properties_are_checked_with_their_type() -> None:
 
 
 def test_unregistered_types_are_skipped() -> None:
-    t = new_builtin_transformer()
+    t = Transformer()  # nothing registered: every type of the document is skipped
     text = document(
         [{"name": "web", "type": "webservice", "properties": {"anything": 1}}],
         [{"name": "x", "type": "y", "properties": {"z": 1}}],
@@ -138,11 +140,15 @@ def test_unregistered_types_are_skipped() -> None:
     t.validate_authored_properties(parse(text, t))
 
 
+#: The type of the test trait below: no real handler uses it, so registering it never collides.
+FAKE_TRAIT = "test-ingress"
+
+
 class _Trait:
     """A test trait with a platform-reserved field and a nested object."""
 
     def can_handle(self, trait_type: str) -> bool:
-        return trait_type == "ingress"
+        return trait_type == FAKE_TRAIT
 
     def property_schema(self) -> Schema:
         return {
@@ -164,20 +170,23 @@ class _Trait:
         }
 
     def contract(self) -> ContractMetadata:
-        return ContractMetadata(family="ingress")
+        return ContractMetadata(family=FAKE_TRAIT)
 
     def apply(self, trait: Any, app: Any, out: Any) -> None:
         return None
 
 
 def _with_trait() -> Transformer:
-    t = new_builtin_transformer()
-    t.register_trait("ingress", _Trait())
+    """The test trait, plus the built-ins these tests use: the passthrough component and placement policy."""
+    t = Transformer()
+    passthrough.register(t)
+    t.register_policy("placement", PlacementPolicy())
+    t.register_trait(FAKE_TRAIT, _Trait())
     return t
 
 
 def _trait_doc(props: dict[str, Any], component_props: dict[str, Any] | None = None) -> str:
-    comp = cm("web", traits=[{"type": "ingress", "properties": props}])
+    comp = cm("web", traits=[{"type": FAKE_TRAIT, "properties": props}])
     if component_props is not None:
         comp["properties"] = component_props
     return document([comp])
@@ -185,24 +194,24 @@ def _trait_doc(props: dict[str, Any], component_props: dict[str, Any] | None = N
 
 def test_trait_paths_and_nested_required() -> None:
     message = authored_error(_trait_doc({"rules": [{"path": "/"}]}), _with_trait())
-    assert message == 'component "web": trait "ingress": properties.rules[0]: "host" is required'
+    assert message == 'component "web": trait "test-ingress": properties.rules[0]: "host" is required'
 
 
 def test_platform_reserved_even_null_and_nested() -> None:
     expected = (
-        'component "web" trait "ingress": properties: "allowedHostnameWildcard" is platform-reserved and may only be '
-        "set via ClusterProfile capability rendering: oam: property is platform-reserved"
+        'component "web" trait "test-ingress": properties: "allowedHostnameWildcard" is platform-reserved and may '
+        "only be set via ClusterProfile capability rendering: oam: property is platform-reserved"
     )
     assert authored_error(_trait_doc({"allowedHostnameWildcard": None}), _with_trait()) == expected
     nested = authored_error(_trait_doc({"tls": {"issuer": "x"}}), _with_trait())
-    assert nested.startswith('component "web" trait "ingress": properties.tls: "issuer" is platform-reserved')
+    assert nested.startswith('component "web" trait "test-ingress": properties.tls: "issuer" is platform-reserved')
 
 
 def test_scope_is_accepted_on_every_trait_and_must_be_a_string() -> None:
     t = _with_trait()
     t.validate_authored_properties(parse(_trait_doc({"scope": "public"}), t))
     assert authored_error(_trait_doc({"scope": 5}), _with_trait()) == (
-        'component "web": trait "ingress": properties.scope: expected string, got int'
+        'component "web": trait "test-ingress": properties.scope: expected string, got int'
     )
 
 
@@ -212,18 +221,18 @@ def test_order_reserved_first_then_components_then_traits_then_policies() -> Non
     text = document(
         [
             {"name": "a", "type": "passthrough", "properties": comp_bad},
-            cm("web", traits=[{"type": "ingress", "properties": {"allowedHostnameWildcard": "x"}}]),
+            cm("web", traits=[{"type": FAKE_TRAIT, "properties": {"allowedHostnameWildcard": "x"}}]),
         ],
         [place("p", "a", "edge")],
     )
     assert "platform-reserved" in authored_error(text, t)
     text = document(
         [
-            cm("a", traits=[{"type": "ingress", "properties": {"nope": 1}}]),
+            cm("a", traits=[{"type": FAKE_TRAIT, "properties": {"nope": 1}}]),
             {"name": "b", "type": "passthrough", "properties": comp_bad},
         ],
         [place("p", "a", "edge")],
     )
-    assert authored_error(text, t).startswith('component "a": trait "ingress"')
+    assert authored_error(text, t).startswith('component "a": trait "test-ingress"')
     text = document([{"name": "b", "type": "passthrough", "properties": comp_bad}], [place("p", "b", "edge")])
     assert authored_error(text, t).startswith('component "b" (type "passthrough")')

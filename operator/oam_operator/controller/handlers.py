@@ -1,0 +1,193 @@
+"""kopf handlers: thin glue between kopf and the passes (operator.md §5).
+
+The apply branch runs in a per-Application daemon loop, woken on demand; the delete branch
+in a non-optional deletion handler. Change-detecting handlers are deliberately not used for
+applying (their retries cost two writes per requeue). Every blocking call runs in a worker
+thread; a per-Application lock keeps the two branches from overlapping, and a semaphore
+bounds the passes running at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import kopf
+
+from oam_operator.api.meta import GROUP, VERSION
+from oam_operator.settings import Settings
+
+from .runtime import Runtime
+
+log = logging.getLogger("oam_operator.controller")
+
+
+class Scheduler:
+    """Wake events, locks and the concurrency bound of the Application loops."""
+
+    def __init__(self, runtime: Runtime, settings: Settings) -> None:
+        self.runtime = runtime
+        self.settings = settings
+        self.wake: dict[str, asyncio.Event] = {}
+        self.locks: dict[str, asyncio.Lock] = {}
+        self.semaphore = asyncio.Semaphore(settings.max_concurrent_reconciles)
+        self.pool = ThreadPoolExecutor(settings.max_concurrent_reconciles + 2, thread_name_prefix="oam-pass")
+        self.running = 0
+
+    def wake_event(self, uid: str) -> asyncio.Event:
+        return self.wake.setdefault(uid, asyncio.Event())
+
+    def lock(self, uid: str) -> asyncio.Lock:
+        return self.locks.setdefault(uid, asyncio.Lock())
+
+    def forget(self, uid: str) -> None:
+        self.wake.pop(uid, None)
+        self.locks.pop(uid, None)
+
+
+def _snapshot(body: Mapping[str, Any]) -> dict[str, Any]:
+    """A plain, detached copy of kopf's live body: read once at the start of a pass."""
+    return {key: _plain(value) for key, value in body.items()}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
+
+
+async def _sleep(stopped: Any, wake: asyncio.Event, delay: float | None) -> None:
+    """Wait for the first of: the daemon being stopped, a wake-up, the requeue delay."""
+    if delay is not None and delay <= 0:
+        return
+    waiters = [asyncio.ensure_future(wake.wait()), asyncio.ensure_future(stopped.wait())]
+    try:
+        await asyncio.wait(waiters, timeout=delay, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.gather(*waiters, return_exceptions=True)
+
+
+def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settings) -> Scheduler | None:
+    """Register every handler on ``registry``; returns the scheduler once startup has run."""
+    holder: dict[str, Scheduler] = {}
+    domain = settings.domain
+
+    @kopf.on.login(registry=registry)
+    def login(**kwargs: Any) -> kopf.ConnectionInfo | None:
+        """In a Pod: the ServiceAccount; elsewhere: the kubeconfig named by ``$KUBECONFIG``."""
+        return kopf.login_with_service_account(**kwargs) or kopf.login_with_kubeconfig(**kwargs)
+
+    @kopf.on.startup(registry=registry)
+    async def startup(settings: kopf.OperatorSettings, **_: Any) -> None:
+        settings.persistence.finalizer = domain
+        settings.persistence.progress_storage = kopf.AnnotationsProgressStorage(prefix=domain)
+        settings.persistence.diffbase_storage = kopf.AnnotationsDiffBaseStorage(
+            prefix=domain, key="last-handled-configuration"
+        )
+        settings.posting.enabled = False
+        settings.watching.server_timeout = 600
+        settings.networking.request_timeout = 60
+        settings.queueing.worker_limit = None
+        await asyncio.get_running_loop().run_in_executor(None, runtime.start)
+        holder["scheduler"] = Scheduler(runtime, runtime.settings)
+        log.info("operator started", extra={"fields": {"cluster_id": runtime.cluster_id}})
+
+    @kopf.on.cleanup(registry=registry)
+    async def cleanup(**_: Any) -> None:
+        scheduler = holder.get("scheduler")
+        if scheduler is not None:
+            for lock in list(scheduler.locks.values()):
+                async with lock:
+                    pass
+            scheduler.pool.shutdown(wait=True)
+        runtime.close()
+
+    @kopf.on.event(GROUP, VERSION, "clusterprofiles", registry=registry)
+    async def profile_event(type: str | None, body: kopf.Body, name: str, **_: Any) -> None:
+        old = runtime.profiles.get(name)
+        if type == "DELETED":
+            runtime.profiles.pop(name, None)
+        else:
+            runtime.profiles[name] = _snapshot(body)
+        new = runtime.profiles.get(name)
+        if (old or {}).get("spec") == (new or {}).get("spec") and (old is None) == (new is None):
+            return
+        scheduler = holder.get("scheduler")
+        if scheduler is None:
+            return
+        for uid, memory in list(runtime.memory.items()):
+            used = (memory.status or {}).get("profile") or ""
+            wanted = memory.profile_name
+            if name in (used, wanted):
+                scheduler.wake_event(uid).set()
+
+    @kopf.on.event(GROUP, VERSION, "applications", registry=registry)
+    async def application_event(type: str | None, body: kopf.Body, uid: str, **_: Any) -> None:
+        scheduler = holder.get("scheduler")
+        meta = body.get("metadata") or {}
+        if type == "DELETED":
+            runtime.forget(uid, meta.get("namespace", ""), meta.get("name", ""))
+            if scheduler is not None:
+                scheduler.forget(uid)
+            return
+        memory = runtime.memory.get(uid)
+        if scheduler is None or memory is None:
+            return
+        seen = (int(meta.get("generation") or 0), (meta.get("annotations") or {}).get(f"{domain}/requested-at"))
+        if memory.seen != seen:
+            scheduler.wake_event(uid).set()
+
+    @kopf.daemon(GROUP, VERSION, "applications", registry=registry, cancellation_timeout=None,
+                 initial_delay=lambda **_: random.uniform(0, 2))
+    async def application_loop(stopped: Any, body: kopf.Body, uid: str, **_: Any) -> None:
+        loop = asyncio.get_running_loop()
+        while not stopped:
+            scheduler = holder.get("scheduler")
+            if scheduler is None:
+                await asyncio.sleep(0.1)
+                continue
+            wake = scheduler.wake_event(uid)
+            async with scheduler.lock(uid), scheduler.semaphore:
+                if stopped or (body.get("metadata") or {}).get("deletionTimestamp"):
+                    break
+                wake.clear()
+                snapshot = _snapshot(body)
+                scheduler.running += 1
+                try:
+                    result = await loop.run_in_executor(scheduler.pool, runtime.run_apply, uid, snapshot)
+                except Exception:  # a pass never ends the loop
+                    log.exception("pass failed unexpectedly")
+                    result = None
+                finally:
+                    scheduler.running -= 1
+            delay = result.delay if result is not None else 5.0
+            await _sleep(stopped, wake, delay)
+
+    @kopf.on.delete(GROUP, VERSION, "applications", registry=registry, optional=False, backoff=5)
+    async def application_deleted(body: kopf.Body, uid: str, **_: Any) -> None:
+        scheduler = holder.get("scheduler")
+        if scheduler is None:
+            raise kopf.TemporaryError("the operator is starting", delay=1)
+        loop = asyncio.get_running_loop()
+        async with scheduler.lock(uid), scheduler.semaphore:
+            result = await loop.run_in_executor(scheduler.pool, runtime.run_delete, uid, _snapshot(body))
+        if not result.finished:
+            message = next((c.get("message", "") for c in result.status.get("conditions") or []
+                            if c.get("type") == "Ready"), "deletion in progress")
+            raise kopf.TemporaryError(message, delay=max(result.delay or 1.0, 0.1))
+
+    @kopf.on.probe(id="applications", registry=registry)
+    async def applications_probe(**_: Any) -> int:
+        return len(runtime.memory)
+
+    return holder.get("scheduler")

@@ -1,0 +1,256 @@
+"""The operator's process-wide state and the synchronous work around a pass.
+
+``Runtime`` holds what lives as long as the process: settings, the operator's API client
+and its rate limiter and thread pool, the transform, the per-Application memory (status
+cache, backoff, Event deduplication), the ClusterProfiles seen, and the metrics. Its
+``run_apply`` and ``run_delete`` run one pass in a worker thread and then persist the status
+(only when it changed, as one JSON merge patch) and emit the Ready Event (only when it
+changed). The kopf layer (``handlers.py``) schedules them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import logging
+import os
+import threading
+import time
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from oam_operator import __version__
+from oam_operator.api.meta import GROUP, VERSION
+from oam_operator.metrics import OperatorMetrics
+from oam_operator.oam.transformer import new_builtin_transformer
+from oam_operator.reconciler.accounting import RequestAccounting
+from oam_operator.reconciler.client import ClusterClient
+from oam_operator.reconciler.errors import ApiError
+from oam_operator.reconciler.metrics import prometheus_metrics
+from oam_operator.reconciler.ratelimit import RateLimiter
+from oam_operator.settings import Settings
+
+from .driver import Environment, Event, Memory, PassResult, apply_pass, delete_pass, ready_event
+from .tenancy import TenantClients
+
+log = logging.getLogger("oam_operator.controller")
+
+
+class MeteredAccounting(RequestAccounting):
+    """Request accounting that also feeds ``oam_operator_api_requests_total``."""
+
+    def __init__(self, metrics: OperatorMetrics | None) -> None:
+        super().__init__()
+        self.metrics = metrics
+
+    def finished(self, verb: str, method: str, status: int) -> None:
+        super().finished(verb, method, status)
+        if self.metrics is not None:
+            self.metrics.count_request(method, status or None)
+
+
+def status_patch(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """A merge patch carrying the complete new status; vanished fields are set to ``null``."""
+    patch: dict[str, Any] = {key: None for key in old if key not in new}
+    patch.update(new)
+    return patch
+
+
+class Runtime:
+    def __init__(self, settings: Settings, client: ClusterClient, metrics: OperatorMetrics | None) -> None:
+        self.settings = settings
+        self.client = client
+        self.metrics = metrics
+        self.memory: dict[str, Memory] = {}
+        self.profiles: dict[str, dict[str, Any]] = {}
+        self.transformer = new_builtin_transformer()
+        self.cluster_id = settings.cluster_id
+        self.pod_name = os.environ.get("POD_NAME", "")
+        self._lock = threading.Lock()
+        self.env: Environment | None = None
+
+    @classmethod
+    def create(cls, settings: Settings, kubeconfig: str | None = None) -> Runtime:
+        metrics = OperatorMetrics() if settings.metrics_port else None
+        accounting = MeteredAccounting(metrics)
+        limiter = RateLimiter(settings.kube_api_qps, settings.kube_api_burst)  # qps 0 disables limiting
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(settings.max_concurrent_reconciles * settings.apply_concurrency,
+                                  thread_name_prefix="oam-apply")
+        api = _api_client(kubeconfig, pool_size=settings.max_concurrent_reconciles * settings.apply_concurrency)
+        client = ClusterClient(api, rate_limiter=limiter, executor=pool, accounting=accounting,
+                               user_agent=f"oam-operator/{__version__}")
+        api.close()
+        return cls(settings, client, metrics)
+
+    def start(self) -> None:
+        """Read the cluster id and build the pass environment (the startup handler's work)."""
+        if not self.cluster_id:
+            namespace = self.client.request("read", "GET", "/api/v1/namespaces/kube-system")
+            self.cluster_id = namespace["metadata"]["uid"]
+        reconciler_metrics = prometheus_metrics(self.metrics.operations_total) if self.metrics else None
+        clients = TenantClients(self.client, default_service_account=self.settings.default_service_account,
+                                require_service_account=self.settings.require_service_account)
+        self.env = Environment(
+            settings=self.settings, transformer=self.transformer, clients=clients, cluster_id=self.cluster_id,
+            profiles=self.profile, reconciler_metrics=reconciler_metrics, on_transform=self._observe_transform,
+        )
+        if self.metrics is not None:
+            self.metrics.build_info.labels(version=__version__).set(1)
+
+    def _observe_transform(self, seconds: float, ok: bool) -> None:
+        if self.metrics is not None:
+            self.metrics.transform_duration_seconds.labels(result="success" if ok else "error").observe(seconds)
+
+    # -- per-Application memory -----------------------------------------------------------------
+
+    def memory_of(self, uid: str, body: Mapping[str, Any]) -> Memory:
+        with self._lock:
+            memory = self.memory.get(uid)
+            if memory is None:
+                memory = Memory()
+                # Seed Event deduplication from the persisted Ready condition: a restart
+                # re-emits nothing.
+                event = ready_event(body.get("status") or {})
+                memory.last_event = (event.type, event.reason, event.message) if event else None
+                self.memory[uid] = memory
+            return memory
+
+    def forget(self, uid: str, namespace: str, name: str) -> None:
+        with self._lock:
+            self.memory.pop(uid, None)
+        if self.metrics is not None:
+            self.metrics.remove_application(namespace, name)
+
+    def profile(self, name: str) -> Mapping[str, Any] | None:
+        return self.profiles.get(name)
+
+    # -- passes ---------------------------------------------------------------------------------
+
+    def run_apply(self, uid: str, body: Mapping[str, Any]) -> PassResult:
+        return self._run("apply", uid, body)
+
+    def run_delete(self, uid: str, body: Mapping[str, Any]) -> PassResult:
+        return self._run("delete", uid, body)
+
+    def _run(self, branch: str, uid: str, body: Mapping[str, Any]) -> PassResult:
+        assert self.env is not None, "Runtime.start() was not called"
+        started = time.monotonic()
+        memory = self.memory_of(uid, body)
+        meta = body.get("metadata") or {}
+        memory.seen = (int(meta.get("generation") or 0), (meta.get("annotations") or {}).get(
+            f"{self.settings.domain}/requested-at"))
+        previous = copy.deepcopy(memory.status if memory.status is not None else dict(body.get("status") or {}))
+        result = (apply_pass if branch == "apply" else delete_pass)(body, memory, self.env)
+        if not result.finished:
+            self._persist(body, memory, previous, result)
+            self._announce(body, memory, result)
+        else:
+            for event in result.events:
+                self._post_event(body, event)
+        self._observe(branch, body, result, time.monotonic() - started)
+        log.info("pass finished", extra={"fields": {
+            "namespace": meta.get("namespace"), "name": meta.get("name"), "generation": meta.get("generation"),
+            "branch": branch, "outcome": result.result, "state": result.status.get("state"),
+            "operations": result.operations, "seconds": round(time.monotonic() - started, 3),
+        }})
+        return result
+
+    def _persist(self, body: Mapping[str, Any], memory: Memory, previous: Mapping[str, Any],
+                 result: PassResult) -> None:
+        if result.status == previous:
+            memory.status = copy.deepcopy(result.status)
+            return
+        meta = body["metadata"]
+        path = (f"/apis/{GROUP}/{VERSION}/namespaces/{meta['namespace']}/applications/{meta['name']}/status")
+        try:
+            self.client.request("patch", "PATCH", path, body={"status": status_patch(previous, result.status)},
+                                content_type="application/merge-patch+json",
+                                query=[("fieldManager", self.settings.domain)])
+        except ApiError as error:
+            # The cache stays as it was: the next pass recomputes from the last persisted
+            # inventory, so no object recorded only here can have been created unrecorded.
+            log.warning("status write failed: %s", error,
+                        extra={"fields": {"namespace": meta["namespace"], "name": meta["name"]}})
+            result.delay = memory.backoff.next("Retrying")
+            return
+        memory.status = copy.deepcopy(result.status)
+
+    def _announce(self, body: Mapping[str, Any], memory: Memory, result: PassResult) -> None:
+        for event in result.events:
+            self._post_event(body, event)
+        ready = ready_event(result.status)
+        if ready is None:
+            return
+        key = (ready.type, ready.reason, ready.message)
+        if key != memory.last_event:
+            memory.last_event = key
+            self._post_event(body, ready)
+
+    def _post_event(self, body: Mapping[str, Any], event: Event) -> None:
+        meta = body["metadata"]
+        now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        stamp = datetime.now(UTC).strftime("%Y%m%d%H%M%S%f")
+        manifest = {
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {"name": f"{meta['name']}.{stamp}", "namespace": meta["namespace"]},
+            "involvedObject": {"apiVersion": body.get("apiVersion"), "kind": body.get("kind"),
+                               "name": meta["name"], "namespace": meta["namespace"], "uid": meta.get("uid"),
+                               "resourceVersion": meta.get("resourceVersion")},
+            "type": event.type,
+            "reason": event.reason,
+            "message": event.message.replace("\n", " ")[:1024],
+            "source": {"component": self.settings.domain},
+            "reportingComponent": self.settings.domain,
+            "reportingInstance": self.pod_name or "oam-operator",
+            "firstTimestamp": now,
+            "lastTimestamp": now,
+            "eventTime": None,
+            "count": 1,
+        }
+        try:
+            self.client.request("create", "POST", f"/api/v1/namespaces/{meta['namespace']}/events", body=manifest)
+        except ApiError as error:
+            log.warning("posting an Event failed: %s", error)
+
+    def _observe(self, branch: str, body: Mapping[str, Any], result: PassResult, seconds: float) -> None:
+        if self.metrics is None:
+            return
+        metrics = self.metrics
+        metrics.observe_pass(branch, result.result, seconds)
+        if result.error_type is not None:
+            metrics.count_error(result.error_type)
+        meta = body["metadata"]
+        if result.finished:
+            metrics.remove_application(meta["namespace"], meta["name"])
+        else:
+            status = result.status
+            metrics.set_application(meta["namespace"], meta["name"], int(status.get("objects") or 0),
+                                    int(status.get("objects") or 0) - int(status.get("readyObjects") or 0))
+        counts: dict[str, int] = {}
+        with self._lock:
+            for memory in self.memory.values():
+                state = (memory.status or {}).get("state")
+                if state:
+                    counts[state] = counts.get(state, 0) + 1
+        metrics.set_application_states(counts)
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.client.executor.shutdown(wait=True)
+        self.client.close()
+
+
+def _api_client(kubeconfig: str | None, pool_size: int) -> Any:
+    """The operator's ``ApiClient``: in-cluster configuration when running in a Pod, else kubeconfig."""
+    from kubernetes import client, config
+
+    configuration = client.Configuration()
+    if kubeconfig is None and os.environ.get("KUBERNETES_SERVICE_HOST"):
+        config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
+    else:
+        config.load_kube_config(config_file=kubeconfig, client_configuration=configuration)  # type: ignore[no-untyped-call]
+    return client.ApiClient(configuration)

@@ -1,0 +1,131 @@
+"""Bodies of ``oam-operator status`` and ``oam-operator reconcile`` (operator.md §11).
+
+``cli.py`` declares only their options, so concurrent edits of the other commands never touch
+this logic. Each body returns the process exit code; a failure prints ``Error: <message>`` on
+stderr (texts in ``kubeclient``) and returns 1.
+
+Decisions:
+
+- ``reconcile`` writes ``<domain>/requested-at`` as RFC 3339 UTC with microseconds
+  (``2026-03-01T10:04:05.123456Z``, like Flux's ``reconcile.fluxcd.io/requestedAt``) so two
+  requests within one second still differ (the operator reacts to a *new* value only); it warns
+  on stderr when the Application is suspended, because the request then waits for the resume.
+- ``status --wait`` polls once a second (a GET is cheap and survives API server restarts, which
+  a watch would have to re-establish) and, on timeout, prints the last status, then
+  ``Timed out after <timeout> waiting for Application <ns>/<name> to become Ready`` on stderr.
+- ``--domain`` also reads ``OAM_OPERATOR_DOMAIN``, the variable ``oam-operator run`` uses.
+- Colour only when stdout is a terminal and ``NO_COLOR`` is unset.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+import click
+
+from .durations import parse_go_duration
+from .statusview import EXIT_FAILURE, build_view, exit_code, render_json, render_text, wait_for
+
+if TYPE_CHECKING:
+    from .kubeclient import Connection
+
+__all__ = ["check_timeout", "requested_at_value", "run_reconcile", "run_status"]
+
+
+def check_timeout(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """Click callback: ``--timeout`` must be a non-negative Go duration (else usage error, exit 2)."""
+    try:
+        seconds = parse_go_duration(value).total_seconds()
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a duration such as 90s, 5m or 1h30m") from None
+    if seconds < 0:
+        raise click.BadParameter(f"{value!r} must not be negative")
+    return value
+
+
+def _error(message: str) -> int:
+    click.echo(f"Error: {message}", err=True)
+    return EXIT_FAILURE
+
+
+def _connect(kubeconfig: str | None, context: str | None) -> Connection:
+    from .kubeclient import connect
+
+    return connect(kubeconfig, context)
+
+
+def run_status(
+    name: str,
+    namespace: str | None,
+    tree: bool,
+    output: str,
+    wait: bool,
+    timeout: str,
+    kubeconfig: str | None,
+    context: str | None,
+    domain: str,
+) -> int:
+    """Print the Application's state; 0 when Ready, 3 when not, 1 on failure."""
+    from .kubeclient import ApiFailure, get_application
+
+    try:
+        conn = _connect(kubeconfig, context)
+    except ApiFailure as failure:
+        return _error(failure.message)
+    ns = namespace or conn.namespace
+    timed_out = False
+    try:
+        if wait:
+            result = wait_for(
+                lambda: build_view(get_application(conn, ns, name), domain),
+                parse_go_duration(timeout).total_seconds(),
+                retry=lambda exc: isinstance(exc, ApiFailure) and exc.transient,
+            )
+            view, code, timed_out = result.view, result.code, result.timed_out
+        else:
+            view = build_view(get_application(conn, ns, name), domain)
+            code = exit_code(view)
+    except ApiFailure as failure:
+        return _error(failure.message)
+    finally:
+        conn.close()
+    color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    click.echo(render_json(view) if output == "json" else render_text(view, tree=tree, color=color), nl=False)
+    if timed_out:
+        click.echo(f"Timed out after {timeout} waiting for Application {ns}/{name} to become Ready", err=True)
+    return code
+
+
+def requested_at_value(now: datetime | None = None) -> str:
+    """RFC 3339 UTC with microseconds, ``Z`` suffix."""
+    moment = (now or datetime.now(UTC)).astimezone(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def run_reconcile(name: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str) -> int:
+    """Set ``<domain>/requested-at`` to now; 0 on success, 1 on failure."""
+    from .kubeclient import ApiFailure, annotate_application
+
+    try:
+        conn = _connect(kubeconfig, context)
+    except ApiFailure as failure:
+        return _error(failure.message)
+    ns = namespace or conn.namespace
+    key, value = f"{domain}/requested-at", requested_at_value()
+    try:
+        patched = annotate_application(conn, ns, name, {key: value})
+    except ApiFailure as failure:
+        return _error(failure.message)
+    finally:
+        conn.close()
+    click.echo(f"Requested a reconcile of Application {ns}/{name} ({key}: {value})")
+    if (patched.get("spec") or {}).get("suspend") is True:
+        click.echo(
+            f"Warning: Application {ns}/{name} is suspended (spec.suspend: true); "
+            "the request is handled once it is resumed",
+            err=True,
+        )
+    return 0

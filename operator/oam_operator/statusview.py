@@ -1,0 +1,425 @@
+"""What ``oam-operator status`` shows (operator.md §11): a view of an Application's status, its
+text and JSON renderings, the exit codes and the ``--wait`` loop. Pure: the cluster read and the
+clock are passed in, so every rule here is unit-tested without a cluster.
+
+The status is read from the raw JSON rather than through ``api.ApplicationStatus`` on purpose:
+the CLI must show whatever a cluster holds, including a status written by a newer operator with
+phases or states this version does not know, so reading never fails on a value.
+
+Decisions where the spec is silent:
+
+- **Bundle membership.** An item is *being pruned* when it is no longer desired (``digest`` is
+  ``""``) and its phase is ``ScheduledForDeletion``, ``ScheduledForCompletion`` or ``Deleting``
+  (reconciler.md §5.3/§5.4); its ``applyOrder`` is stale, so it belongs to no bundle. Every other
+  item belongs to the first bundle whose ``waves`` range contains its ``applyOrder``. Items no
+  bundle claims (a status without ``bundles``) are listed under ``(no bundle)``, before
+  ``(pruning)``, and in JSON under the extra key ``"unassigned"`` (always present, usually ``[]``).
+- **Item order.** Within a bundle, the order the reconciler applies them: ascending
+  ``applyOrder``, then the kind's apply priority (reconciler.md §6.3), ties in inventory order.
+  Pruned items keep inventory (deletion) order.
+- **Columns.** Bundle lines: name padded to ``max(10, longest + 2)``, state to 10, ``ready/objects``
+  to ``max(6, longest + 2)``. Item lines: ``Kind name`` padded to ``max(38, longest + 2)`` over the
+  whole tree, phase to ``max(9, longest of its section) + 2``. These reproduce §11's example.
+- **No status yet.** State ``<none>``, Ready ``Unknown``, revision 0 and a message saying the
+  operator has not processed the Application (is it running?). JSON then has ``"state": null``.
+- **Exit code.** 0 when ``status.state`` is ``Ready``, else 3. ``--wait`` is stricter: it stops on
+  ``Ready`` or ``Error`` only once the status describes the current spec
+  (``observedGeneration >= metadata.generation``), and on ``Ready`` only once a pending
+  ``<domain>/requested-at`` was handled, so ``kubectl apply`` or ``oam-operator reconcile``
+  followed by ``status --wait`` never returns on the previous pass's result.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import click
+
+from .reconciler.priorities import apply_priority
+
+__all__ = [
+    "DEFAULT_DOMAIN",
+    "EXIT_FAILURE",
+    "EXIT_NOT_READY",
+    "EXIT_READY",
+    "EXIT_USAGE",
+    "PRUNING_PHASES",
+    "BundleView",
+    "ItemView",
+    "StatusView",
+    "WaitResult",
+    "build_view",
+    "exit_code",
+    "render_json",
+    "render_text",
+    "to_json",
+    "wait_for",
+    "wait_outcome",
+]
+
+DEFAULT_DOMAIN = "oam-operator.dev"
+
+EXIT_READY = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+EXIT_NOT_READY = 3
+
+PRUNING_PHASES = frozenset({"ScheduledForDeletion", "ScheduledForCompletion", "Deleting"})
+NO_STATUS_MESSAGE = "No status yet: the operator has not processed this Application (is it running?)"
+
+_GOOD = frozenset({"Ready", "True", "Current", "Completed"})
+_BAD = frozenset({"Error", "False", "Failed"})
+
+
+@dataclass(frozen=True)
+class ItemView:
+    """One inventory item as the CLI shows it."""
+
+    group: str
+    version: str
+    kind: str
+    namespace: str
+    name: str
+    phase: str
+    status: str
+    apply_order: int
+    digest: str
+
+    @property
+    def pruning(self) -> bool:
+        """Not desired any more and on its way out: shown under ``(pruning)``, in no bundle."""
+        return self.digest == "" and self.phase in PRUNING_PHASES
+
+    def label(self, app_namespace: str) -> str:
+        """``Kind name``; ``Kind ns/name`` outside the Application's namespace; cluster-scoped: the name."""
+        if self.namespace and self.namespace != app_namespace:
+            return f"{self.kind} {self.namespace}/{self.name}"
+        return f"{self.kind} {self.name}"
+
+    def to_json(self) -> dict[str, str]:
+        return {
+            "group": self.group,
+            "version": self.version,
+            "kind": self.kind,
+            "namespace": self.namespace,
+            "name": self.name,
+            "phase": self.phase,
+            "status": self.status,
+        }
+
+
+@dataclass(frozen=True)
+class BundleView:
+    """One entry of ``status.bundles`` with the items it holds."""
+
+    name: str
+    depends_on: tuple[str, ...]
+    objects: int
+    ready: int
+    state: str
+    waves: tuple[int, int] | None
+    items: tuple[ItemView, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "dependsOn": list(self.depends_on),
+            "objects": self.objects,
+            "ready": self.ready,
+            "state": self.state,
+            "waves": None if self.waves is None else {"first": self.waves[0], "last": self.waves[1]},
+            "items": [item.to_json() for item in self.items],
+        }
+
+
+@dataclass(frozen=True)
+class StatusView:
+    """Everything ``status`` prints, read leniently from an Application object."""
+
+    name: str
+    namespace: str
+    generation: int | None
+    observed_generation: int | None
+    state: str | None
+    ready: str
+    message: str
+    revision: int
+    objects: int
+    ready_objects: int
+    conditions: tuple[Mapping[str, Any], ...]
+    bundles: tuple[BundleView, ...]
+    pruning: tuple[ItemView, ...]
+    unassigned: tuple[ItemView, ...]
+    requested_at: str | None
+    last_handled_reconcile_at: str | None
+
+    @property
+    def current(self) -> bool:
+        """The status describes the current spec (the operator saw this generation)."""
+        if self.observed_generation is None:
+            return False
+        return self.generation is None or self.observed_generation >= self.generation
+
+
+# ------------------------------------------------------------------------------------------
+# Reading
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _mappings(value: Any) -> list[Mapping[str, Any]]:
+    return [entry for entry in value if isinstance(entry, Mapping)] if isinstance(value, list) else []
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _int(value: Any, default: int = 0) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def _optional_int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _item(raw: Mapping[str, Any]) -> ItemView:
+    return ItemView(
+        group=_text(raw.get("group")),
+        version=_text(raw.get("version")),
+        kind=_text(raw.get("kind")),
+        namespace=_text(raw.get("namespace")),
+        name=_text(raw.get("name")),
+        phase=_text(raw.get("phase")),
+        status=_text(raw.get("status")),
+        apply_order=_int(raw.get("applyOrder")),
+        digest=_text(raw.get("digest")),
+    )
+
+
+def _waves(raw: Any) -> tuple[int, int] | None:
+    waves = _mapping(raw)
+    first, last = _optional_int(waves.get("first")), _optional_int(waves.get("last"))
+    return None if first is None or last is None else (first, last)
+
+
+def _apply_rank(item: ItemView) -> tuple[int, int]:
+    group_kind = f"{item.kind}.{item.group}" if item.group else item.kind
+    return item.apply_order, apply_priority(group_kind)
+
+
+def build_view(app: Mapping[str, Any], domain: str = DEFAULT_DOMAIN) -> StatusView:
+    """The view of an Application object (the API's JSON); missing or odd fields read as empty."""
+    metadata = _mapping(app.get("metadata"))
+    status = _mapping(app.get("status"))
+    conditions = _mappings(status.get("conditions"))
+    ready = next((c for c in conditions if c.get("type") == "Ready"), None)
+    items = [_item(raw) for raw in _mappings(status.get("inventory"))]
+    raw_bundles = _mappings(status.get("bundles"))
+    bundle_waves = [_waves(raw.get("waves")) for raw in raw_bundles]
+    members: list[list[ItemView]] = [[] for _ in raw_bundles]
+    unassigned: list[ItemView] = []
+    for item in items:
+        if item.pruning:
+            continue
+        index = next(
+            (k for k, w in enumerate(bundle_waves) if w is not None and w[0] <= item.apply_order <= w[1]), None
+        )
+        (unassigned if index is None else members[index]).append(item)
+    bundles = tuple(
+        BundleView(
+            name=_text(raw.get("name")),
+            depends_on=tuple(d for d in raw.get("dependsOn") or () if isinstance(d, str)),
+            objects=_int(raw.get("objects")),
+            ready=_int(raw.get("ready")),
+            state=_text(raw.get("state")),
+            waves=waves,
+            items=tuple(sorted(held, key=_apply_rank)),
+        )
+        for raw, waves, held in zip(raw_bundles, bundle_waves, members, strict=True)
+    )
+    annotations = _mapping(metadata.get("annotations"))
+    state = _text(status.get("state")) or None
+    message = _text(ready.get("message")) if ready is not None else ""
+    if state is None and not message:
+        message = NO_STATUS_MESSAGE
+    return StatusView(
+        name=_text(metadata.get("name")),
+        namespace=_text(metadata.get("namespace")),
+        generation=_optional_int(metadata.get("generation")),
+        observed_generation=_optional_int(status.get("observedGeneration")),
+        state=state,
+        ready=_text(ready.get("status")) if ready is not None else "Unknown",
+        message=message,
+        revision=_int(status.get("revision")),
+        objects=_int(status.get("objects")),
+        ready_objects=_int(status.get("readyObjects")),
+        conditions=tuple(conditions),
+        bundles=bundles,
+        pruning=tuple(item for item in items if item.pruning),
+        unassigned=tuple(sorted(unassigned, key=_apply_rank)),
+        requested_at=annotations.get(f"{domain}/requested-at"),
+        last_handled_reconcile_at=_text(status.get("lastHandledReconcileAt")) or None,
+    )
+
+
+# ------------------------------------------------------------------------------------------
+# Exit codes and waiting
+
+
+def exit_code(view: StatusView) -> int:
+    """0 when the Application is Ready, 3 otherwise (operator.md §11)."""
+    return EXIT_READY if view.state == "Ready" else EXIT_NOT_READY
+
+
+def wait_outcome(view: StatusView) -> int | None:
+    """The exit code that ends ``--wait`` now, or ``None`` to keep polling (see the module doc)."""
+    if not view.current:
+        return None
+    if view.state == "Ready":
+        handled = view.requested_at is None or view.requested_at == view.last_handled_reconcile_at
+        return EXIT_READY if handled else None
+    if view.state == "Error":
+        return EXIT_NOT_READY
+    return None
+
+
+@dataclass(frozen=True)
+class WaitResult:
+    view: StatusView
+    code: int
+    timed_out: bool
+
+
+def wait_for(
+    read: Callable[[], StatusView],
+    timeout: float,
+    *,
+    poll: float = 1.0,
+    retry: Callable[[Exception], bool] = lambda exc: False,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> WaitResult:
+    """Poll ``read`` until :func:`wait_outcome` decides or ``timeout`` seconds pass (exit 3).
+
+    Failures for which ``retry`` is true (a restarting API server) are polled through until the
+    deadline; at the deadline the last view is returned, or the failure raised if none was read.
+    """
+    deadline = clock() + timeout
+    view: StatusView | None = None
+    failure: Exception | None = None
+    while True:
+        try:
+            view = read()
+        except Exception as exc:
+            if not retry(exc):
+                raise
+            failure = exc
+        else:
+            code = wait_outcome(view)
+            if code is not None:
+                return WaitResult(view, code, timed_out=False)
+        now = clock()
+        if now >= deadline:
+            if view is None:
+                assert failure is not None
+                raise failure
+            return WaitResult(view, EXIT_NOT_READY, timed_out=True)
+        sleep(min(poll, deadline - now))
+
+
+# ------------------------------------------------------------------------------------------
+# Rendering
+
+
+def _paint(text: str, color: bool) -> str:
+    if not color or not text:
+        return text
+    colour = "green" if text in _GOOD else "red" if text in _BAD else "yellow"
+    return click.style(text, fg=colour)
+
+
+def _cell(text: str, width: int, color: bool) -> str:
+    """``text`` left-aligned in ``width`` columns; only the word is coloured, never the padding."""
+    return _paint(text, color) + " " * max(width - len(text), 0)
+
+
+def _header(view: StatusView, color: bool) -> list[str]:
+    state = view.state or "<none>"
+    lines = [
+        f"Application {view.namespace}/{view.name}  State: {_paint(state, color)}  "
+        f"Ready: {_paint(view.ready, color)}  Revision: {view.revision}  "
+        f"Objects: {view.ready_objects}/{view.objects} ready"
+    ]
+    if view.message:
+        lines.append("Message: " + view.message.replace("\n", "\n" + " " * len("Message: ")))
+    return lines
+
+
+def _bundle_lines(bundles: Sequence[BundleView], color: bool) -> list[str]:
+    counts = [f"{b.ready}/{b.objects}" for b in bundles]
+    name_width = max([10, *(len(b.name) + 2 for b in bundles)])
+    state_width = max([10, *(len(b.state) + 2 for b in bundles)])
+    count_width = max([6, *(len(c) + 2 for c in counts)])
+    lines = []
+    for bundle, count in zip(bundles, counts, strict=True):
+        line = bundle.name.ljust(name_width) + _cell(bundle.state, state_width, color) + count.ljust(count_width)
+        if bundle.depends_on:
+            line += "depends on " + ", ".join(bundle.depends_on)
+        lines.append(line.rstrip())
+    return lines
+
+
+def _item_lines(items: Sequence[ItemView], app_namespace: str, label_width: int, color: bool) -> list[str]:
+    phase_width = max([9, *(len(item.phase) for item in items)]) + 2
+    lines = []
+    for index, item in enumerate(items):
+        connector = "└── " if index == len(items) - 1 else "├── "
+        label = item.label(app_namespace).ljust(label_width)
+        lines.append((connector + label + item.phase.ljust(phase_width) + _paint(item.status, color)).rstrip())
+    return lines
+
+
+def render_text(view: StatusView, tree: bool = False, color: bool = False) -> str:
+    """The text of operator.md §11: header, message, bundle lines and, with ``tree``, their items."""
+    lines = _header(view, color)
+    sections: list[tuple[str, Sequence[ItemView]]] = [
+        (line, bundle.items if tree else ())
+        for line, bundle in zip(_bundle_lines(view.bundles, color), view.bundles, strict=True)
+    ]
+    if tree:
+        sections += [
+            (title, items) for title, items in (("(no bundle)", view.unassigned), ("(pruning)", view.pruning)) if items
+        ]
+    if sections:
+        lines.append("")
+    every_item = [item for _, items in sections for item in items]
+    label_width = max([36, *(len(item.label(view.namespace)) for item in every_item)]) + 2
+    for title, items in sections:
+        lines.append(title)
+        lines.extend(_item_lines(items, view.namespace, label_width, color))
+    return "\n".join(lines) + "\n"
+
+
+def to_json(view: StatusView) -> dict[str, Any]:
+    """The ``-o json`` document (operator.md §11), plus ``"unassigned"`` (see the module doc)."""
+    return {
+        "name": view.name,
+        "namespace": view.namespace,
+        "state": view.state,
+        "conditions": [dict(c) for c in view.conditions],
+        "revision": view.revision,
+        "bundles": [bundle.to_json() for bundle in view.bundles],
+        "pruning": [item.to_json() for item in view.pruning],
+        "unassigned": [item.to_json() for item in view.unassigned],
+    }
+
+
+def render_json(view: StatusView) -> str:
+    return json.dumps(to_json(view), indent=2) + "\n"

@@ -1,0 +1,115 @@
+"""End-to-end harness: the operator as a real process (``oam-operator run``) against the full
+control plane (operator.md §14).
+
+Each test gets its own namespace and its own operator process watching only that namespace
+(``--namespace``), so operators with different settings never reconcile each other's
+Applications. CRDs come from ``crds/``.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2ekit import Kube, OperatorProcess
+from kubernetes import client, dynamic
+
+from tools.devcluster import ClusterHandle
+from tools.devcluster.pytest_plugin import default_wait, wait_until
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def crds_installed(full_cluster: ClusterHandle) -> None:
+    from tools.devcluster.pytest_plugin import api_client
+
+    api = api_client(full_cluster)
+    try:
+        resources = dynamic.DynamicClient(api).resources.get(api_version="apiextensions.k8s.io/v1",
+                                                              kind="CustomResourceDefinition")
+        import yaml
+
+        for path in sorted((ROOT / "crds").glob("*.yaml")):
+            crd = yaml.safe_load(path.read_text())
+            resources.server_side_apply(body=crd, field_manager="oam-e2e", force_conflicts=True)
+        extensions = client.ApiextensionsV1Api(api)
+
+        def established() -> bool:
+            names = ["applications.oam-operator.dev", "clusterprofiles.oam-operator.dev"]
+            for name in names:
+                conditions = extensions.read_custom_resource_definition(name).status.conditions or []
+                if not any(c.type == "Established" and c.status == "True" for c in conditions):
+                    return False
+            return True
+
+        wait_until(established, default_wait(full_cluster), "the oam-operator CRDs to be Established")
+    finally:
+        api.close()
+
+
+@pytest.fixture
+def start_operator(
+    full_cluster: ClusterHandle, crds_installed: None, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[Callable[..., OperatorProcess]]:
+    started: list[OperatorProcess] = []
+
+    def start(namespace: str, *extra: str) -> OperatorProcess:
+        metrics_port, health_port = free_port(), free_port()
+        log_path = tmp_path / f"operator-{len(started)}.log"
+        args = [str(Path(sys.executable).parent / "oam-operator"), "run", "--kubeconfig", full_cluster.kubeconfig,
+                "--namespace", namespace, "--default-interval", "30s", "--metrics-port", str(metrics_port),
+                "--health-port", str(health_port), "--log-format", "json", *extra]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("OAM_OPERATOR_")}
+        with log_path.open("wb") as log:
+            process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+        operator = OperatorProcess(process, log_path, metrics_port, health_port, args)
+        started.append(operator)
+
+        def healthy() -> bool:
+            if process.poll() is not None:
+                pytest.fail(f"the operator exited with {process.returncode}:\n{log_path.read_text()[-3000:]}")
+            try:
+                with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(
+                    f"http://127.0.0.1:{health_port}/healthz", timeout=2
+                ) as response:
+                    return response.status == 200
+            except OSError:
+                return False
+
+        wait_until(healthy, default_wait(full_cluster), "the operator's liveness endpoint")
+        return operator
+
+    yield start
+    for operator in started:
+        operator.stop()
+    if getattr(request.node, "rep_call", None) is not None and request.node.rep_call.failed:
+        for operator in started:
+            sys.stderr.write(f"\n--- operator log {operator.log_path} ---\n{operator.log_path.read_text()[-5000:]}\n")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"rep_{report.when}", report)
+
+
+@pytest.fixture
+def kube(full_cluster: ClusterHandle, full_namespace: str, full_kube_api: Any) -> Kube:
+    return Kube(full_kube_api, full_namespace, full_cluster)
+
+

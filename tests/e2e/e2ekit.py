@@ -1,0 +1,176 @@
+"""Helpers of the end-to-end tests: the operator process handle, API shortcuts, components."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kubernetes import client, dynamic, utils
+from kubernetes.client.exceptions import ApiException
+
+from tools.devcluster import ClusterHandle
+from tools.devcluster.pytest_plugin import default_wait, wait_until
+
+GROUP, VERSION = "oam-operator.dev", "v1alpha1"
+DOMAIN = "oam-operator.dev"
+
+
+@dataclass
+class OperatorProcess:
+    process: subprocess.Popen[bytes]
+    log_path: Path
+    metrics_port: int
+    health_port: int
+    args: list[str]
+
+    def metrics(self) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
+        with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(
+            f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=5
+        ) as response:
+            text = response.read().decode()
+        from prometheus_client.parser import text_string_to_metric_families
+
+        values = {}
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                values[(sample.name, frozenset(sample.labels.items()))] = sample.value
+        return values
+
+    def write_requests(self) -> float:
+        return sum(value for (name, labels), value in self.metrics().items()
+                   if name == "oam_operator_api_requests_total" and dict(labels)["method"] in
+                   ("POST", "PUT", "PATCH", "DELETE"))
+
+    def logs(self) -> list[dict[str, Any]]:
+        entries = []
+        for line in self.log_path.read_text().splitlines():
+            try:
+                entries.append(json.loads(line))
+            except ValueError:
+                continue
+        return entries
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+class Kube:
+    """Small helpers over the full cluster's API for the e2e tests."""
+
+    def __init__(self, api: Any, namespace: str, cluster: ClusterHandle) -> None:
+        self.api = api
+        self.namespace = namespace
+        self.cluster = cluster
+        self.custom = client.CustomObjectsApi(api)
+        self.core = client.CoreV1Api(api)
+        self.apps = client.AppsV1Api(api)
+        self.dynamic = dynamic.DynamicClient(api)
+
+    def apply_app(self, name: str, spec: dict[str, Any], annotations: dict[str, str] | None = None) -> None:
+        body = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "Application",
+                "metadata": {"name": name, "namespace": self.namespace, "annotations": annotations or {}},
+                "spec": spec}
+        resource = self.dynamic.resources.get(api_version=f"{GROUP}/{VERSION}", kind="Application")
+        resource.server_side_apply(body=body, namespace=self.namespace, field_manager="e2e-user",
+                                   force_conflicts=True)
+
+    def app(self, name: str) -> dict[str, Any]:
+        result: dict[str, Any] = self.custom.get_namespaced_custom_object(
+            GROUP, VERSION, self.namespace, "applications", name)
+        return result
+
+    def app_or_none(self, name: str) -> dict[str, Any] | None:
+        try:
+            return self.app(name)
+        except ApiException as error:
+            if error.status == 404:
+                return None
+            raise
+
+    def ready(self, name: str) -> dict[str, Any] | None:
+        app = self.app(name)
+        status = app.get("status") or {}
+        ready = next((c for c in status.get("conditions") or [] if c["type"] == "Ready"), None)
+        if ready and ready["status"] == "True" and status.get("observedGeneration") == app["metadata"]["generation"]:
+            return app
+        return None
+
+    def wait_ready(self, name: str, timeout: float | None = None) -> dict[str, Any]:
+        result: dict[str, Any] = wait_until(lambda: self.ready(name), timeout or default_wait(self.cluster),
+                                            f"Application {name} to be Ready")
+        return result
+
+    def wait_state(self, name: str, state: str, reason: str | None = None, timeout: float | None = None
+                   ) -> dict[str, Any]:
+        def reached() -> dict[str, Any] | None:
+            app = self.app(name)
+            status = app.get("status") or {}
+            ready = next((c for c in status.get("conditions") or [] if c["type"] == "Ready"), {})
+            if status.get("state") == state and (reason is None or ready.get("reason") == reason):
+                return app
+            return None
+
+        result: dict[str, Any] = wait_until(reached, timeout or default_wait(self.cluster),
+                                            f"Application {name} to reach {state}/{reason}")
+        return result
+
+    def events(self, name: str) -> list[Any]:
+        return [e for e in self.core.list_namespaced_event(self.namespace).items
+                if e.involved_object.kind == "Application" and e.involved_object.name == name]
+
+    def owned(self, label_value: str | None = None) -> list[tuple[str, str]]:
+        """(kind, name) of every ConfigMap/Deployment/Service in the namespace carrying an owner label."""
+        found = []
+        for cm in self.core.list_namespaced_config_map(self.namespace).items:
+            if f"{DOMAIN}/owner-id" in (cm.metadata.labels or {}):
+                found.append(("ConfigMap", cm.metadata.name))
+        for deployment in self.apps.list_namespaced_deployment(self.namespace).items:
+            if f"{DOMAIN}/owner-id" in (deployment.metadata.labels or {}):
+                found.append(("Deployment", deployment.metadata.name))
+        return sorted(found)
+
+    def create(self, manifest: dict[str, Any]) -> None:
+        utils.create_from_dict(self.api, manifest, namespace=self.namespace)
+
+
+def configmap_component(name: str, data: dict[str, str] | None = None, **annotations: str) -> dict[str, Any]:
+    obj: dict[str, Any] = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name},
+                           "data": data or {"key": name}}
+    if annotations:
+        obj["metadata"]["annotations"] = annotations
+    return {"name": name, "type": "passthrough", "properties": {"object": obj}}
+
+
+def deployment_component(name: str, replicas: int = 1, image: str = "registry.invalid/app:1") -> dict[str, Any]:
+    labels = {"app": name}
+    obj = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
+           "spec": {"replicas": replicas, "selector": {"matchLabels": labels},
+                    "template": {"metadata": {"labels": labels},
+                                 "spec": {"containers": [{"name": "main", "image": image}]}}}}
+    return {"name": name, "type": "passthrough", "properties": {"object": obj}}
+
+
+def dependency(*rules: tuple[str, list[str]]) -> dict[str, Any]:
+    return {"name": "order", "type": "dependency",
+            "properties": {"rules": [{"component": c, "dependsOn": d} for c, d in rules]}}
+
+
+def condition(app: dict[str, Any], type_: str) -> dict[str, Any] | None:
+    return next((c for c in (app.get("status") or {}).get("conditions") or [] if c["type"] == type_), None)
+
+
+def sleep_briefly(seconds: float) -> None:
+    """Used only where a test must show that nothing happens for a while."""
+    time.sleep(seconds)

@@ -1,0 +1,110 @@
+"""Suspension, drift correction, profiles, timeouts, metrics and logs (operator.md §14)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from e2ekit import DOMAIN, Kube, condition, configmap_component, deployment_component, sleep_briefly
+from kubernetes.client.exceptions import ApiException
+
+from tools.devcluster.pytest_plugin import default_wait, wait_until
+
+
+def test_suspend_stops_reconciling_and_unsuspending_resumes(start_operator: Any, kube: Kube) -> None:
+    start_operator(kube.namespace)
+    kube.apply_app("app", {"components": [configmap_component("cfg")]})
+    kube.wait_ready("app")
+    kube.apply_app("app", {"suspend": True, "components": [configmap_component("cfg", {"key": "changed"})]})
+    app = kube.wait_state("app", "Pending", "Suspended")
+    assert condition(app, "Ready")["message"] == "Reconciliation is suspended"
+    assert condition(app, "Reconciling") is None
+    sleep_briefly(3)
+    assert kube.core.read_namespaced_config_map("cfg", kube.namespace).data == {"key": "cfg"}
+    kube.apply_app("app", {"suspend": False, "components": [configmap_component("cfg", {"key": "changed"})]})
+    kube.wait_ready("app")
+    assert kube.core.read_namespaced_config_map("cfg", kube.namespace).data == {"key": "changed"}
+
+
+def test_a_reconcile_request_reverts_a_hand_edit_and_deleted_objects_come_back(
+    start_operator: Any, kube: Kube
+) -> None:
+    start_operator(kube.namespace)
+    kube.apply_app("app", {"components": [configmap_component("cfg")]})
+    kube.wait_ready("app")
+    kube.core.patch_namespaced_config_map("cfg", kube.namespace, {"data": {"key": "edited"}})
+    sleep_briefly(2)
+    assert kube.core.read_namespaced_config_map("cfg", kube.namespace).data == {"key": "edited"}
+    kube.custom.patch_namespaced_custom_object(
+        "oam-operator.dev", "v1alpha1", kube.namespace, "applications", "app",
+        {"metadata": {"annotations": {f"{DOMAIN}/requested-at": "2026-11-29T12:00:00Z"}}})
+    wait_until(lambda: kube.core.read_namespaced_config_map("cfg", kube.namespace).data == {"key": "cfg"},
+               default_wait(kube.cluster), "the hand edit to be reverted")
+    wait_until(lambda: kube.app("app")["status"].get("lastHandledReconcileAt") == "2026-11-29T12:00:00Z",
+               default_wait(kube.cluster), "lastHandledReconcileAt to echo the request")
+
+    kube.core.delete_namespaced_config_map("cfg", kube.namespace)
+
+    def recreated() -> bool:
+        try:
+            kube.core.read_namespaced_config_map("cfg", kube.namespace)
+            return True
+        except ApiException as error:
+            if error.status != 404:
+                raise
+            return False
+
+    wait_until(recreated, 45, "the deleted object to be re-created within one interval (30s)")
+
+
+def test_a_missing_profile_is_an_error_until_it_is_created(start_operator: Any, kube: Kube) -> None:
+    start_operator(kube.namespace)
+    profile = f"p-{kube.namespace}"
+    kube.apply_app("app", {"profile": profile, "components": [configmap_component("cfg")]})
+    app = kube.wait_state("app", "Error", "ProfileNotFound")
+    assert condition(app, "Ready")["message"] == f"ClusterProfile {profile} not found"
+    kube.custom.create_cluster_custom_object("oam-operator.dev", "v1alpha1", "clusterprofiles", {
+        "apiVersion": "oam-operator.dev/v1alpha1", "kind": "ClusterProfile", "metadata": {"name": profile},
+        "spec": {"gitopsEngine": "fluxcd"}})
+    app = kube.wait_ready("app", timeout=20)
+    assert app["status"]["profile"] == profile
+    kube.custom.delete_cluster_custom_object("oam-operator.dev", "v1alpha1", "clusterprofiles", profile)
+
+
+def test_a_workload_that_never_gets_ready_times_out_and_recovers(start_operator: Any, kube: Kube) -> None:
+    start_operator(kube.namespace)
+    stuck = deployment_component("web")
+    stuck["properties"]["object"]["spec"]["template"]["spec"]["nodeSelector"] = {"no-such": "node"}
+    kube.apply_app("app", {"timeout": "10s", "components": [stuck]})
+    app = kube.wait_state("app", "Processing", "Processing")
+    assert condition(app, "Ready")["message"].startswith("Waiting for bundle app (0/1 ready): Deployment web (")
+    app = kube.wait_state("app", "Error", "Timeout", timeout=60)
+    message = condition(app, "Ready")["message"]
+    assert message.startswith("Reconciliation timed out after 10s: Waiting for bundle app (0/1 ready): Deployment web (")
+    assert condition(app, "Stalled")["status"] == "True"
+    kube.apply_app("app", {"timeout": "10s", "components": [deployment_component("web")]})
+    kube.wait_ready("app")
+
+
+def test_metrics_health_and_json_logs(start_operator: Any, kube: Kube) -> None:
+    operator = start_operator(kube.namespace)
+    kube.apply_app("app", {"components": [configmap_component("cfg")]})
+    kube.wait_ready("app")
+    names = {name for name, _ in operator.metrics()}
+    for expected in ("oam_operator_build_info", "oam_operator_reconcile_total", "oam_operator_reconcile_errors_total",
+                     "oam_operator_reconcile_duration_seconds_bucket", "oam_operator_transform_duration_seconds_bucket",
+                     "oam_operator_api_requests_total", "oam_operator_operations_total", "oam_operator_applications",
+                     "oam_operator_dependents", "oam_operator_unready_dependents"):
+        assert expected in names, expected
+    values = operator.metrics()
+    assert values[("oam_operator_dependents", frozenset({("namespace", kube.namespace), ("name", "app")}))] == 1
+    assert values[("oam_operator_applications", frozenset({("state", "Ready")}))] == 1
+    passes = [entry for entry in operator.logs() if entry.get("msg") == "pass finished"]
+    assert passes, "no pass logged"
+    last = passes[-1]
+    assert {"ts", "level", "logger", "namespace", "name", "generation", "branch", "outcome", "state"} <= set(last)
+    assert (last["namespace"], last["name"], last["branch"], last["state"]) == (kube.namespace, "app", "apply", "Ready")
+    kube.custom.delete_namespaced_custom_object("oam-operator.dev", "v1alpha1", kube.namespace, "applications", "app")
+    wait_until(lambda: kube.app_or_none("app") is None, default_wait(kube.cluster), "the Application to go")
+    sleep_briefly(1)
+    values = operator.metrics()
+    assert ("oam_operator_dependents", frozenset({("namespace", kube.namespace), ("name", "app")})) not in values

@@ -1,0 +1,99 @@
+"""Pure parts of the driver: backoff, jitter, digest, progress messages, status patches."""
+
+from __future__ import annotations
+
+import random
+
+from oam_operator.controller.backoff import Backoff, ErrorBackoff, Jitter, backoff_delay
+from oam_operator.controller.digest import component_digest
+from oam_operator.controller.progress import apply_progress, capitalised, delete_progress
+from oam_operator.controller.runtime import status_patch
+from oam_operator.controller.tenancy import NOT_PERMITTED_MESSAGE, NotPermitted, TenantClients
+from oam_operator.reconciler.inventory import InventoryItem, Phase
+from oam_operator.reconciler.report import CallReport
+
+
+def test_backoff_schedule() -> None:
+    assert [backoff_delay(n) for n in (1, 2, 3, 4, 5, 6, 20, 21, 50, 51, 500)] == [
+        0.05, 0.1, 0.2, 0.4, 0.8, 1.0, 1.0, 2.0, 2.0, 10.0, 10.0]
+
+
+def test_switching_activity_restarts_the_count() -> None:
+    backoff = Backoff()
+    assert [backoff.next("Processing") for _ in range(3)] == [0.05, 0.1, 0.2]
+    assert backoff.next("Retrying") == 0.05
+    backoff.reset()
+    assert backoff.next("Retrying") == 0.05
+
+
+def test_error_backoff_doubles_up_to_the_interval() -> None:
+    errors = ErrorBackoff()
+    assert [errors.next("ApiError", 30) for _ in range(5)] == [5, 10, 20, 30, 30]
+    assert errors.next("InvalidObjects", 30) == 5
+
+
+def test_jitter_adds_a_whole_one_to_five_percent() -> None:
+    jitter = Jitter(random.Random(7))
+    seen = {round(jitter(100.0), 6) for _ in range(200)}
+    assert seen == {101.0, 102.0, 103.0, 104.0, 105.0}
+    assert jitter(0) == 0
+
+
+def test_digest_is_canonical_and_ignores_key_order() -> None:
+    a = component_digest("d", 1, {"components": [{"name": "a", "type": "x"}]}, "", None)
+    b = component_digest("d", 1, {"components": [{"type": "x", "name": "a"}]}, "", None)
+    assert a == b and len(a) == 64
+    assert component_digest("d", 2, {"components": [{"name": "a", "type": "x"}]}, "", None) != a
+    assert component_digest("d", 1, {"components": [{"name": "a", "type": "x"}]}, "p", {"x": 1}) != a
+    # a known vector: sha256 of {"domain":"d","generation":1,"profile":{"name":"","spec":null},"spec":{}}
+    import hashlib
+
+    canonical = '{"domain":"d","generation":1,"profile":{"name":"","spec":null},"spec":{}}'
+    assert component_digest("d", 1, {}, "", None) == hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def item(kind: str, name: str, namespace: str = "shop") -> InventoryItem:
+    return InventoryItem(group="apps", version="v1", kind=kind, namespace=namespace, name=name,
+                         phase=Phase.CREATING)
+
+
+def test_progress_messages() -> None:
+    pending = ((item("Deployment", "web"), "Available: 0/2"), (item("Service", "web", "other"), "Creating"),
+               (item("ClusterRole", "r", ""), "Creating"), (item("ConfigMap", "c"), "Creating"),
+               (item("ConfigMap", "d"), "Creating"))
+    waiting = CallReport(outcome="waiting", wave=1, pending=pending)
+    assert apply_progress(waiting, "shop", "shop-01", 1, 2, 0) == (
+        "Waiting for bundle shop-01 (1/2 ready): Deployment web (Available: 0/2), Service other/web (Creating), "
+        "ClusterRole r (Creating), and 2 more")
+    assert apply_progress(CallReport(outcome="checkpoint"), "shop", None, 0, 0, 4) == (
+        "Recorded 4 new objects in the inventory")
+    assert apply_progress(CallReport(outcome="pruning", pending=pending[:1]), "shop", None, 0, 0, 0) == (
+        "Pruning objects removed from the Application: Deployment web (Available: 0/2)")
+    assert apply_progress(CallReport(outcome="purging", pending=pending[:1]), "shop", "shop-00", 0, 0, 0) == (
+        "Waiting for bundle shop-00: removing completed objects: Deployment web (Available: 0/2)")
+    assert delete_progress(CallReport(outcome="deleting", pending=pending[:1]), "shop") == (
+        "Deleting dependent objects: waiting for Deployment web (Available: 0/2)")
+    assert capitalised("error creating x") == "Error creating x"
+
+
+def test_status_patch_nulls_vanished_fields() -> None:
+    assert status_patch({"a": 1, "processingSince": "t"}, {"a": 2}) == {"processingSince": None, "a": 2}
+
+
+def test_tenancy_choice() -> None:
+    class FakeClient:
+        def impersonating(self, user: str) -> str:
+            return f"as {user}"
+
+    clients = TenantClients(FakeClient(), default_service_account="", require_service_account=True)  # type: ignore[arg-type]
+    assert clients.for_application("ns", "deployer") == "as system:serviceaccount:ns:deployer"  # type: ignore[comparison-overlap]
+    try:
+        clients.for_application("ns", "")
+    except NotPermitted as error:
+        assert str(error) == NOT_PERMITTED_MESSAGE
+    else:
+        raise AssertionError("an Application without a ServiceAccount must be refused")
+    assert NOT_PERMITTED_MESSAGE == (
+        "spec.serviceAccountName is required (the operator runs with --require-service-account)")
+    fallback = TenantClients(FakeClient(), default_service_account="runner")  # type: ignore[arg-type]
+    assert fallback.for_application("ns", "") == "as system:serviceaccount:ns:runner"  # type: ignore[comparison-overlap]

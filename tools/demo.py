@@ -1,0 +1,183 @@
+"""``make demo``: the operator against the local control plane, reconciling an example to Ready.
+
+``python -m tools.demo up [--example FILE] [--namespace NS]`` starts (or reuses) the full
+control plane named ``demo``, installs the CRDs, starts ``oam-operator run`` in the
+background (its log and pid next to the cluster's run directory), applies the example and
+prints each bundle's progress until the Application is Ready. ``python -m tools.demo down``
+deletes the demo's Applications (the operator must run to remove their finalizers), stops the
+operator and then the control plane.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from tools.devcluster import devcluster as dc
+
+ROOT = Path(__file__).resolve().parents[1]
+NAME = "demo"
+GROUP_PATH = "/apis/oam-operator.dev/v1alpha1"
+
+
+def say(message: str) -> None:
+    print(message, flush=True)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def operator_state_path() -> Path:
+    return dc.cli_run_dir(NAME).parent / f"{NAME}-operator.json"
+
+
+def kubectl(plane: dc.ControlPlane, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    binary = dc.find_binaries().kubectl
+    if binary is None:
+        raise SystemExit("kubectl is not built; run `make devcluster`")
+    return subprocess.run([str(binary), "--kubeconfig", plane.handle.kubeconfig, *args], check=check,
+                          capture_output=True, text=True)
+
+
+def ensure_cluster() -> dc.ControlPlane:
+    try:
+        plane = dc.attach(NAME)
+        if all(dc.component_alive(c) for c in plane.components):
+            say(f"reusing the running control plane '{NAME}'")
+            return plane
+        plane.stop()
+    except dc.DevclusterError:
+        pass
+    say(f"starting the full local control plane '{NAME}' (etcd, kube-apiserver, controller manager, scheduler, kwok)")
+    run = dc.cli_run_dir(NAME)
+    run.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return dc.start("full", name=NAME, run_dir=run, detached=True)
+
+
+def operator_running() -> dict[str, Any] | None:
+    path = operator_state_path()
+    if not path.is_file():
+        return None
+    state: dict[str, Any] = json.loads(path.read_text())
+    return state if dc.process_alive(state["pid"], state["start_time"]) else None
+
+
+def start_operator(plane: dc.ControlPlane) -> dict[str, Any]:
+    running = operator_running()
+    if running is not None:
+        say(f"reusing the running operator (pid {running['pid']})")
+        return running
+    log_path = dc.cli_run_dir(NAME).parent / f"{NAME}-operator.log"
+    metrics, health = free_port(), free_port()
+    executable = Path(sys.executable).parent / "oam-operator"
+    args = [str(executable), "run", "--kubeconfig", plane.handle.kubeconfig, "--metrics-port", str(metrics),
+            "--health-port", str(health), "--log-format", "text"]
+    with log_path.open("ab") as log:
+        process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                   start_new_session=True, cwd=ROOT)
+    state = {"pid": process.pid, "start_time": dc.process_start_time(process.pid), "log": str(log_path),
+             "metrics_port": metrics, "health_port": health}
+    operator_state_path().write_text(json.dumps(state))
+    say(f"started the operator (pid {process.pid}); log: {log_path}")
+    return state
+
+
+def bundle_line(status: dict[str, Any]) -> str:
+    bundles = status.get("bundles") or []
+    parts = [f"{b['name']} {b['state']} {b['ready']}/{b['objects']}" for b in bundles]
+    return " | ".join(parts) if parts else "(no bundles yet)"
+
+
+def watch(plane: dc.ControlPlane, namespace: str, name: str, timeout: float) -> bool:
+    api = plane.api()
+    deadline = time.monotonic() + timeout
+    last = ""
+    while time.monotonic() < deadline:
+        code, app = api.get(f"{GROUP_PATH}/namespaces/{namespace}/applications/{name}")
+        status = app.get("status") or {} if code == 200 and isinstance(app, dict) else {}
+        ready = next((c for c in status.get("conditions") or [] if c.get("type") == "Ready"), {})
+        line = f"  {status.get('state', '-'):<11} {bundle_line(status)}   {ready.get('message', '')}"
+        if line != last:
+            say(f"{time.strftime('%H:%M:%S')}{line}")
+            last = line
+        if ready.get("status") == "True" and status.get("observedGeneration") == app["metadata"]["generation"]:
+            return True
+        if status.get("state") == "Error":
+            return False
+        time.sleep(0.5)
+    return False
+
+
+def cmd_up(args: argparse.Namespace) -> int:
+    plane = ensure_cluster()
+    kubectl(plane, "apply", "--server-side", "-f", str(ROOT / "crds"))
+    kubectl(plane, "wait", "--for=condition=Established", "crd/applications.oam-operator.dev", "--timeout=60s")
+    operator = start_operator(plane)
+    kubectl(plane, "create", "namespace", args.namespace, check=False)
+    example = Path(args.example)
+    applied = kubectl(plane, "apply", "-n", args.namespace, "-f", str(example), "-o", "json")
+    document = json.loads(applied.stdout)
+    items = document.get("items") if document.get("kind") == "List" else [document]
+    names = [item["metadata"]["name"] for item in items if item.get("kind") == "Application"]
+    say(f"applied {example} in namespace {args.namespace}: Application(s) {', '.join(names)}")
+    ok = all(watch(plane, args.namespace, name, args.timeout) for name in names)
+    kubeconfig = plane.handle.kubeconfig
+    say("")
+    say("Ready." if ok else "The Application did not become Ready; see the operator log.")
+    say("Look around:")
+    say(f'  eval "$(.venv/bin/python -m tools.devcluster env --name {NAME})"')
+    say(f"  kubectl get oapp -n {args.namespace}            # STATE, READY, OBJECTS")
+    for name in names:
+        say(f"  .venv/bin/oam-operator status {name} -n {args.namespace} --tree --kubeconfig {kubeconfig}")
+    say(f"  operator log: {operator['log']}")
+    say("Stop everything: make demo-down")
+    return 0 if ok else 1
+
+
+def cmd_down(args: argparse.Namespace) -> int:
+    try:
+        plane = dc.attach(NAME)
+    except dc.DevclusterError:
+        plane = None
+    running = operator_running()
+    if plane is not None and running is not None:
+        say("deleting the demo's Applications (the operator removes their objects and finalizers)")
+        kubectl(plane, "delete", "applications.oam-operator.dev", "--all", "-A", "--timeout=120s", check=False)
+    if running is not None:
+        os.killpg(running["pid"], signal.SIGTERM)
+        deadline = time.monotonic() + 30
+        while dc.process_alive(running["pid"], running["start_time"]) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        say(f"stopped the operator (pid {running['pid']})")
+    operator_state_path().unlink(missing_ok=True)
+    if plane is not None:
+        plane.stop()
+        say(f"stopped the control plane '{NAME}'")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.demo")
+    sub = parser.add_subparsers(dest="command", required=True)
+    up = sub.add_parser("up")
+    up.add_argument("--example", default=str(ROOT / "examples" / "shop.yaml"))
+    up.add_argument("--namespace", default="shop")
+    up.add_argument("--timeout", type=float, default=300)
+    sub.add_parser("down")
+    args = parser.parse_args(argv)
+    return cmd_up(args) if args.command == "up" else cmd_down(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
