@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from e2ekit import DOMAIN, Kube, condition, configmap_component, deployment_component, sleep_briefly
+from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
 from tools.devcluster.pytest_plugin import default_wait, wait_until
@@ -75,7 +76,13 @@ def test_a_workload_that_never_gets_ready_times_out_and_recovers(start_operator:
     stuck = deployment_component("web")
     stuck["properties"]["object"]["spec"]["template"]["spec"]["nodeSelector"] = {"no-such": "node"}
     kube.apply_app("app", {"timeout": "10s", "components": [stuck]})
-    app = kube.wait_state("app", "Processing", "Processing")
+    def waiting() -> dict[str, Any] | None:
+        app = kube.app("app")
+        message = (condition(app, "Ready") or {}).get("message", "")
+        return app if message.startswith("Waiting for bundle") else None
+
+    app = wait_until(waiting, default_wait(kube.cluster), "the Processing message naming the waiting bundle")
+    assert app["status"]["state"] == "Processing"
     assert condition(app, "Ready")["message"].startswith("Waiting for bundle app (0/1 ready): Deployment web (")
     app = kube.wait_state("app", "Error", "Timeout", timeout=60)
     message = condition(app, "Ready")["message"]
@@ -108,3 +115,30 @@ def test_metrics_health_and_json_logs(start_operator: Any, kube: Kube) -> None:
     sleep_briefly(1)
     values = operator.metrics()
     assert ("oam_operator_dependents", frozenset({("namespace", kube.namespace), ("name", "app")})) not in values
+
+
+def test_the_cluster_profile_feeds_capabilities_and_its_changes_restart_processing(
+    start_operator: Any, kube: Kube
+) -> None:
+    start_operator(kube.namespace)
+    profile = f"caps-{kube.namespace}"
+    kube.custom.create_cluster_custom_object("oam-operator.dev", "v1alpha1", "clusterprofiles", {
+        "apiVersion": "oam-operator.dev/v1alpha1", "kind": "ClusterProfile", "metadata": {"name": profile},
+        "spec": {"capabilities": {"ingress": {"rendering": {"ingressClassName": "from-profile"}}}}})
+    try:
+        web = {"name": "web", "type": "webservice", "properties": {"image": "registry.invalid/web:1", "port": 8080},
+               "traits": [{"type": "ingress", "properties": {"rules": [{"host": "web.example.com",
+                                                                          "paths": [{"path": "/"}]}]}}]}
+        kube.apply_app("app", {"profile": profile, "components": [web]})
+        kube.wait_ready("app")
+        ingresses = client.NetworkingV1Api(kube.api).list_namespaced_ingress(kube.namespace).items
+        assert [i.spec.ingress_class_name for i in ingresses] == ["from-profile"]
+
+        # A change of the profile restarts processing of the Applications that use it.
+        kube.custom.patch_cluster_custom_object("oam-operator.dev", "v1alpha1", "clusterprofiles", profile, {
+            "spec": {"capabilities": {"ingress": {"rendering": {"ingressClassName": "changed"}}}}})
+        wait_until(lambda: [i.spec.ingress_class_name for i in client.NetworkingV1Api(kube.api)
+                            .list_namespaced_ingress(kube.namespace).items] == ["changed"],
+                   default_wait(kube.cluster), "the Ingress to follow the profile")
+    finally:
+        kube.custom.delete_cluster_custom_object("oam-operator.dev", "v1alpha1", "clusterprofiles", profile)

@@ -21,7 +21,8 @@ from oam_operator.api.conditions import Condition, Reason, State, conditions_for
 from oam_operator.api.meta import format_timestamp
 from oam_operator.durations import parse_go_duration
 from oam_operator.oam.document import application_from_object, cluster_profile_from_object
-from oam_operator.oam.errors import OamError
+from oam_operator.oam.errors import OamError, TransformError
+from oam_operator.oam.gofmt import go_quote
 from oam_operator.oam.transformer import TransformContext, Transformer
 from oam_operator.reconciler.errors import (
     ObjectValidationError,
@@ -242,7 +243,7 @@ class _Pass:
             return self.fail(Reason.NOT_PERMITTED, NOT_PERMITTED_MESSAGE, error_type="other")
 
         try:
-            encoded = self.transform(profile)
+            encoded = self.transform(profile, resolved)
         except OamError as error:
             status["observedGeneration"] = self.generation
             self.set_state(State.ERROR, Reason.TRANSFORM_FAILED, str(error))
@@ -308,7 +309,7 @@ class _Pass:
         self.set_state(State.PROCESSING, Reason.PROCESSING, message)
         return self.result(delay, "progressing", operations=operations)
 
-    def transform(self, profile: Mapping[str, Any] | None) -> EncodedTree:
+    def transform(self, profile: Mapping[str, Any] | None, profile_name: str = "") -> EncodedTree:
         transformer = self.env.transformer
         document = {
             "apiVersion": self.body.get("apiVersion"),
@@ -324,7 +325,12 @@ class _Pass:
             )
             capabilities = {}
             if profile is not None:
-                capabilities = transformer.evaluate_profile(cluster_profile_from_object(profile)).capabilities
+                try:
+                    evaluated = transformer.evaluate_profile(cluster_profile_from_object(profile))
+                except OamError as error:
+                    # transform.md §11.1: a bad profile fails every Application that uses it.
+                    raise TransformError(f"ClusterProfile {go_quote(profile_name)}", error) from None
+                capabilities = evaluated.capabilities
             transformer.validate_authored_properties(app)
             context = TransformContext(
                 cluster_id=self.env.cluster_id, namespace=self.namespace, domain=self.domain,

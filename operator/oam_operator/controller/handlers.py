@@ -147,8 +147,11 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
         if memory.seen != seen:
             scheduler.wake_event(uid).set()
 
+    # No forced cancellation: a stopped daemon finishes its current pass (and persists its
+    # status) first. ``cancellation_backoff`` is how long kopf waits for that when the
+    # operator exits (within the Pod's 60 s termination grace period).
     @kopf.daemon(GROUP, VERSION, "applications", registry=registry, cancellation_timeout=None,
-                 initial_delay=lambda **_: random.uniform(0, 2))
+                 cancellation_backoff=50, initial_delay=lambda **_: random.uniform(0, 2))
     async def application_loop(stopped: Any, body: kopf.Body, uid: str, **_: Any) -> None:
         loop = asyncio.get_running_loop()
         while not stopped:
