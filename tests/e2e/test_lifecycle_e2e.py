@@ -129,17 +129,20 @@ def test_killing_the_operator_mid_apply_loses_nothing(start_operator: Any, kube:
     components = [configmap_component(f"cm-{i:02d}") for i in range(30)]
     components += [deployment_component(f"dep-{i}") for i in range(3)]
     spec = {"components": components, "policies": [dependency(*[(f"cm-{i:02d}", ["dep-0"]) for i in range(30)])]}
+    kube.apply_app("big", spec)
     for attempt in range(3):
+        before = kube.app("big")["metadata"]["resourceVersion"]
         operator = start_operator(kube.namespace)
-        if attempt == 0:
-            kube.apply_app("big", spec)
 
-        def has_progress(expected: int = attempt) -> bool:
-            inventory = (kube.app("big").get("status") or {}).get("inventory") or []
-            return len(inventory) > 0 if expected == 0 else True
+        def progressed(before: str = before) -> bool:
+            # the operator persisted something (a checkpoint or a pass): kill it right there
+            return bool(kube.app("big")["metadata"]["resourceVersion"] != before)
 
-        wait_until(has_progress, default_wait(kube.cluster), "a first inventory checkpoint")
+        wait_until(progressed, default_wait(kube.cluster), f"progress before kill {attempt + 1}")
         operator.stop(signal.SIGKILL)
+        inventory = {(i["kind"], i["name"]) for i in (kube.app("big").get("status") or {}).get("inventory") or []}
+        # no object exists in the cluster that the persisted inventory does not record
+        assert set(kube.owned()) <= inventory
     start_operator(kube.namespace)
     app = kube.wait_ready("big")
     inventory = {(i["kind"], i["name"]) for i in app["status"]["inventory"]}
