@@ -4,6 +4,10 @@ Built on the official client's ``ApiClient`` (configuration, TLS, authentication
 serialisation). Discovery is our own (see ``discovery.py`` for why). Every request, discovery
 included, passes the process-wide token bucket and is counted by verb, method and status, so
 tests and benchmarks count requests instead of assuming them.
+
+Events (§12.2) are posted in the background by the event client's ``EventSender`` (see
+``events.py``): ``send_events()`` queues them, ``flush_events()`` waits for them, ``close()``
+flushes before it closes the connection pool.
 """
 
 from __future__ import annotations
@@ -12,7 +16,8 @@ import copy
 import http
 import json
 import logging
-from collections.abc import Callable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor
 from typing import Any, TypeVar
 
@@ -24,6 +29,7 @@ from .accounting import RequestAccounting
 from .concurrency import Outcome, default_executor, run_bounded
 from .discovery import ApiResource, Discovery
 from .errors import ApiError, PermanentApiError, TransientApiError
+from .events import EventSender
 from .ratelimit import RateLimiter, default_rate_limiter
 
 __all__ = [
@@ -32,6 +38,7 @@ __all__ = [
     "MERGE_PATCH",
     "ApiResource",
     "ClusterClient",
+    "Page",
     "classify_api_error",
 ]
 
@@ -41,6 +48,8 @@ MERGE_PATCH = "application/merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
 APPLY_PATCH = "application/apply-patch+yaml"
 PAGE_SIZE = 500
+# How long ``close()`` waits for queued Events before it closes the connection pool.
+EVENT_FLUSH_TIMEOUT = 10.0
 
 _TRANSIENT_STATUSES = frozenset({401, 409, 410, 425, 429, 500, 502, 503, 504})
 _TYPE_WRITING_GROUPS = frozenset({"apiextensions.k8s.io", "apiregistration.k8s.io"})
@@ -48,6 +57,7 @@ _TYPE_WRITING_GROUPS = frozenset({"apiextensions.k8s.io", "apiregistration.k8s.i
 T = TypeVar("T")
 ObjectList = list[dict[str, Any]]
 ResourceList = list[ApiResource]
+Page = tuple[ObjectList, str]
 
 
 def classify_api_error(status: int, read: bool) -> type[ApiError]:
@@ -107,6 +117,8 @@ class ClusterClient:
         self.accounting = accounting or RequestAccounting()
         self.discovery = Discovery(lambda path: self.request("discovery", "GET", path))
         self._event_client = event_client
+        self._event_sender: EventSender | None = None
+        self._sender_lock = threading.Lock()
 
     @classmethod
     def from_kubeconfig(cls, path: str, **kwargs: Any) -> ClusterClient:
@@ -137,6 +149,10 @@ class ClusterClient:
         return self._event_client or self
 
     def close(self) -> None:
+        """Close the connection pool, after the Events this client still has to post (at most
+        ``EVENT_FLUSH_TIMEOUT`` seconds)."""
+        if self._event_sender is not None:
+            self._event_sender.wait(EVENT_FLUSH_TIMEOUT)
         self._api.close()  # type: ignore[no-untyped-call]
 
     # -- raw requests -------------------------------------------------------------------------
@@ -150,9 +166,16 @@ class ClusterClient:
         query: Sequence[tuple[str, str]] = (),
         body: Any = None,
         content_type: str | None = None,
+        background: bool = False,
     ) -> Any:
-        """One HTTP request: rate-limited, counted, decoded; failures raise ``ApiError``."""
-        self.rate_limiter.acquire()
+        """One HTTP request: rate-limited, counted, decoded; failures raise ``ApiError``.
+
+        ``background`` requests take their token with ``RateLimiter.acquire_idle()``: they
+        yield to every request that is waiting for one."""
+        if background:
+            self.rate_limiter.acquire_idle()
+        else:
+            self.rate_limiter.acquire()
         self.accounting.started()
         status = 0
         try:
@@ -233,21 +256,40 @@ class ClusterClient:
         """Every matching object (pages of 500 with ``continue``), or at most ``limit``
         objects from one page. Items get ``apiVersion`` and ``kind`` filled in."""
         items: ObjectList = []
+        for page, _ in self.list_pages(resource, namespace, label_selector=label_selector, page_size=limit):
+            items.extend(page)
+            if limit is not None:
+                break
+        return items
+
+    def list_pages(
+        self,
+        resource: ApiResource,
+        namespace: str = "",
+        *,
+        label_selector: str | None = None,
+        page_size: int | None = None,
+    ) -> Iterator[Page]:
+        """The pages of a LIST (default 500 objects each), one request per page, each with the
+        ``continue`` token of the next one (``""`` on the last page). The pages of one LIST are
+        one consistent snapshot; a caller may stop early, and no further request is made."""
         cont = ""
         while True:
-            query = [("limit", str(limit or PAGE_SIZE))]
+            query = [("limit", str(page_size or PAGE_SIZE))]
             if label_selector:
                 query.append(("labelSelector", label_selector))
             if cont:
                 query.append(("continue", cont))
             body = self.request("list", "GET", resource.path(namespace), query=query)
+            items: ObjectList = []
             for item in body.get("items") or []:
                 item.setdefault("apiVersion", resource.api_version)
                 item.setdefault("kind", resource.kind)
                 items.append(item)
             cont = str((body.get("metadata") or {}).get("continue") or "")
-            if limit is not None or not cont:
-                return items
+            yield items, cont
+            if not cont:
+                return
 
     def _write_query(
         self, field_manager: str, field_validation: str | None, force: bool | None = None
@@ -364,9 +406,26 @@ class ClusterClient:
             else (self.discovery.resources_for_group_version("", group))
         )
 
-    def create_event(self, namespace: str, event: Mapping[str, Any]) -> None:
+    def create_event(self, namespace: str, event: Mapping[str, Any], *, background: bool = False) -> None:
         """POST a core/v1 Event with this client's identity."""
-        self.request("event", "POST", f"/api/v1/namespaces/{namespace}/events", body=event)
+        self.request("event", "POST", f"/api/v1/namespaces/{namespace}/events", body=event, background=background)
+
+    def send_events(self, events: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
+        """Queue ``(namespace, event)`` pairs; the event client posts them in the background, in
+        order, on the shared pool, as background requests of the rate limiter (§12.2)."""
+        if events:
+            self.event_client._sender().submit(events)
+
+    def flush_events(self, timeout: float | None = None) -> bool:
+        """Wait until every queued Event is posted (or failed); ``False`` on timeout."""
+        sender = self.event_client._event_sender
+        return sender is None or sender.wait(timeout)
+
+    def _sender(self) -> EventSender:
+        with self._sender_lock:
+            if self._event_sender is None:
+                self._event_sender = EventSender(self)
+            return self._event_sender
 
     def run_bounded(self, tasks: Sequence[Callable[[], T]], limit: int) -> Sequence[Outcome[T]]:
         """Run ``tasks`` on the shared pool with at most ``limit`` in flight."""

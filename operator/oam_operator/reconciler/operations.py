@@ -11,11 +11,11 @@ import copy
 import logging
 import threading
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .client import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, ClusterClient
+from .client import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, ClusterClient, Page
 from .discovery import ApiResource
 from .errors import ApiError, InstancesExistError, TransientApiError
 from .events import EventRecorder
@@ -157,6 +157,15 @@ class Operations:
             where = namespace or "all namespaces"
             raise exc.with_context(f"error listing {resource.plural} in {where}") from None
 
+    def list_pages(self, resource: ApiResource, namespace: str, label_selector: str | None) -> Iterator[Page]:
+        """The pages of one LIST (§14 a), counted once; the caller may stop early."""
+        self._start("list")
+        try:
+            yield from self.client.list_pages(resource, namespace, label_selector=label_selector)
+        except ApiError as exc:
+            where = namespace or "all namespaces"
+            raise exc.with_context(f"error listing {resource.plural} in {where}") from None
+
     # -- writes -----------------------------------------------------------------------------
 
     def _prepare(self, desired: Mapping[str, Any], ref: ObjectRef, add_finalizer: bool) -> dict[str, Any]:
@@ -291,8 +300,16 @@ class Operations:
         try:
             resource = self.resource(ref, context)
             if resource is not None:
-                rv = (live.get("metadata") or {}).get("resourceVersion") if live is not None else None
-                self.client.delete(resource, ref.namespace, ref.name, resource_version=rv)
+                metadata = (live.get("metadata") or {}) if live is not None else {}
+                rv = metadata.get("resourceVersion")
+                try:
+                    self.client.delete(resource, ref.namespace, ref.name, resource_version=rv)
+                except ApiError as exc:
+                    # An object already terminating is updated by its controllers (a CRD's
+                    # Terminating condition), so a repeated DELETE's precondition can be stale.
+                    # The deletion is under way either way: go on to the release step.
+                    if exc.status != 409 or not metadata.get("deletionTimestamp"):
+                        raise
                 if ref.is_type_provider:
                     self._release_type_provider(ref, resource)
         except ApiError as exc:

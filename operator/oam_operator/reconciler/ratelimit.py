@@ -3,6 +3,11 @@
 Like client-go's flowcontrol limiter: ``qps`` tokens per second, at most ``burst`` saved up.
 Waiters reserve a token under the lock and sleep outside it, so concurrent callers are served
 in arrival order without holding the lock while sleeping.
+
+Background requests (the reconciler's Events, spec §12.2) use ``acquire_idle()``: they take a
+token only when no other request is waiting for one, so they spend idle budget and never push
+a reconcile's own requests back; after ``patience`` seconds they queue like everyone else, so
+they cannot starve either.
 """
 
 from __future__ import annotations
@@ -65,6 +70,29 @@ class RateLimiter:
         if wait > 0:
             self._sleep(wait)
         return wait
+
+    def acquire_idle(self, patience: float = 10.0) -> float:
+        """Take one token when one is free and nobody is queued for it (``acquire()``'s waiters
+        hold reservations that drive the bucket below one token); poll until then, and after
+        ``patience`` seconds queue like ``acquire()``. Returns the time slept."""
+        waited = 0.0
+        while True:
+            with self._lock:
+                if self._qps <= 0:
+                    return waited
+                now = self._clock()
+                self._tokens = min(float(self._burst), self._tokens + (now - self._last) * self._qps)
+                self._last = now
+                if self._tokens >= 1.0:
+                    self._tokens -= 1.0
+                    return waited
+                if waited >= patience:
+                    break
+                # Until one whole token is free again if nobody else took it, at least 1 ms.
+                pause = min(max((1.0 - self._tokens) / self._qps, 0.001), patience - waited)
+            self._sleep(pause)
+            waited += pause
+        return waited + self.acquire()
 
 
 _default = RateLimiter(qps=50.0, burst=100)

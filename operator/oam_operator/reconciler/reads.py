@@ -1,17 +1,38 @@
 """Batched reads (spec §14 a): one LIST per (type, namespace) instead of one GET per object.
 
-A group of reads is served by a LIST with our owner-id selector when enough of its members
-are objects we wrote before (they carry our label). A member missing from the LIST may
-exist without our label, so it is read by GET: the outcome always equals a GET per object.
-Each listed copy serves one read at most, in the wave it was made for; nothing is cached
-across calls.
+Every read a wave (or step 8) makes is grouped by ``(apiVersion, kind, namespace)``; a group
+is served by one LIST when enough of its members qualify, and the outcome for every member is
+the one a GET would have had:
+
+- **Unfiltered LIST** — at least ``batch_read_threshold`` members are *new*: step 8's objects
+  (no item yet) or items without ``lastAppliedAt`` (never written by us, so they usually carry
+  no label of ours). The LIST has **no label selector**: it returns every object of the type
+  in the namespace, ours, foreign and unlabelled alike, exactly as a GET per name would see
+  them, so adoption (§4.1) and the ownership re-check (§14 c) run on the same live objects.
+  Run to its last page, it is complete: a member it does not contain does not exist, which is
+  what the GET would have answered (404), so no request is made for it.
+- **Owner-filtered LIST** — otherwise, at least ``batch_read_threshold`` members are items we
+  wrote before (phase ``Creating``, ``Updating``, ``Ready``, ``ScheduledForDeletion`` or
+  ``Deleting`` with ``lastAppliedAt``): label selector ``<name>/owner-id=<hashed id>``. A
+  member it does not contain may exist without our label, so it is read by GET.
+- Other groups, and the members an unfiltered LIST did not reach, are read by GET.
+
+LISTs are consistent reads (no ``resourceVersion``), like GETs; their pages share one snapshot.
+The paging stops early once every member was found, or once it has taken as many pages as
+members are still missing (a namespace full of other objects): the missing ones are then read
+by GET, so a LIST never costs much more than the GETs it replaces. A 403 (an impersonated
+account without ``list``) makes the group GET-only for the rest of the call; any other LIST
+failure makes it GET-only for this wave, so a failure surfaces as the GET's own error with
+the GET's message. Each listed copy answers one read at most, in the wave it was made for
+(a later read of the same name, e.g. after a write, is a GET); nothing is cached across calls.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -20,19 +41,91 @@ from .inventory import InventoryItem, Phase
 from .objects import ObjectRef
 from .operations import Operations
 
-__all__ = ["BATCHABLE_PHASES", "ReadCache", "ReadTarget"]
+__all__ = ["BATCHABLE_PHASES", "ListPlan", "ReadCache", "ReadTarget", "plan_lists"]
+
+log = logging.getLogger("oam_operator.reconciler")
 
 BATCHABLE_PHASES = frozenset(
     {Phase.CREATING, Phase.UPDATING, Phase.READY, Phase.SCHEDULED_FOR_DELETION, Phase.DELETING}
 )
 
+GroupKey = tuple[str, str, str]  # (apiVersion, kind, namespace)
+
 
 @dataclass(frozen=True)
 class ReadTarget:
-    """An object a wave will read, and its item (which says whether it carries our label)."""
+    """An object a wave will read, and its item (``None`` in step 8: the object is new to
+    the inventory), which says whether it carries our label."""
 
     ref: ObjectRef
     item: InventoryItem | None
+
+    @property
+    def group(self) -> GroupKey:
+        return (self.ref.api_version, self.ref.kind, self.ref.namespace)
+
+    @property
+    def is_new(self) -> bool:
+        """Never written by us: no item yet, or an item without ``lastAppliedAt``."""
+        return self.item is None or self.item.last_applied_at is None
+
+    @property
+    def is_labelled(self) -> bool:
+        """Written by us before, so it carries our owner label (unless someone removed it)."""
+        item = self.item
+        return item is not None and item.phase in BATCHABLE_PHASES and item.last_applied_at is not None
+
+
+@dataclass(frozen=True)
+class ListPlan:
+    """One LIST of a wave: ``selector`` is our owner-id selector, or ``None`` for every object
+    of the type in the namespace; ``members`` are the names the wave will read."""
+
+    group: GroupKey
+    selector: str | None
+    members: tuple[str, ...]
+
+
+def plan_lists(
+    targets: Sequence[ReadTarget],
+    *,
+    threshold: int,
+    owner_selector: str,
+    excluded: frozenset[GroupKey] | set[GroupKey] = frozenset(),
+) -> list[ListPlan]:
+    """The LISTs for a wave's reads, in order of each group's first member (module docstring)."""
+    members: dict[GroupKey, dict[str, None]] = {}  # ordered sets
+    new: dict[GroupKey, int] = {}
+    labelled: dict[GroupKey, int] = {}
+    for t in targets:
+        g = t.group
+        names = members.setdefault(g, {})
+        if t.ref.name in names:
+            continue
+        names[t.ref.name] = None
+        if t.is_new:
+            new[g] = new.get(g, 0) + 1
+        elif t.is_labelled:
+            labelled[g] = labelled.get(g, 0) + 1
+    plans: list[ListPlan] = []
+    for g, names in members.items():
+        if g in excluded:
+            continue
+        if new.get(g, 0) >= threshold:
+            plans.append(ListPlan(g, None, tuple(names)))
+        elif labelled.get(g, 0) >= threshold:
+            plans.append(ListPlan(g, owner_selector, tuple(names)))
+    return plans
+
+
+@dataclass
+class _Listing:
+    """A LIST result: the members found, the members it may still answer, and whether a
+    member it lacks is known to be absent."""
+
+    objects: dict[str, dict[str, Any]]
+    unanswered: set[str] = field(default_factory=set)
+    complete: bool = False
 
 
 class ReadCache:
@@ -44,48 +137,66 @@ class ReadCache:
         self._threshold = threshold
         self._concurrency = concurrency
         self._lock = threading.Lock()
-        self._listed: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = {}
-        self._forbidden: set[tuple[str, str, str]] = set()
+        self._listed: dict[GroupKey, _Listing] = {}
+        self._forbidden: set[GroupKey] = set()
 
     def prefetch(self, targets: Sequence[ReadTarget]) -> None:
         """Start a wave: drop the previous wave's results, LIST every qualifying group."""
         self._listed = {}
         if not self._enabled:
             return
-        members: dict[tuple[str, str, str], int] = {}
-        for t in targets:
-            item = t.item
-            if item is not None and item.phase in BATCHABLE_PHASES and item.last_applied_at is not None:
-                group = (t.ref.api_version, t.ref.kind, t.ref.namespace)
-                members[group] = members.get(group, 0) + 1
-        groups = [g for g, n in members.items() if n >= self._threshold and g not in self._forbidden]
-        selector = f"{self._ops.owner_key}={self._ops.hashed_owner_id}"
+        with self._lock:
+            excluded = set(self._forbidden)
+        plans = plan_lists(
+            targets,
+            threshold=self._threshold,
+            owner_selector=f"{self._ops.owner_key}={self._ops.hashed_owner_id}",
+            excluded=excluded,
+        )
+        outcomes = self._ops.client.run_bounded([partial(self._list, p) for p in plans], self._concurrency)
+        for plan, outcome in zip(plans, outcomes, strict=True):
+            if outcome.error is not None:
+                raise outcome.error  # not an API error: a bug
+            if outcome.value is not None:
+                self._listed[plan.group] = outcome.value
 
-        def list_group(group: tuple[str, str, str]) -> dict[str, dict[str, Any]] | None:
-            api_version, kind, namespace = group
+    def _list(self, plan: ListPlan) -> _Listing | None:
+        """Run one planned LIST; ``None`` when its members must be read by GET."""
+        api_version, kind, namespace = plan.group
+        wanted = set(plan.members)
+        found: dict[str, dict[str, Any]] = {}
+        complete = False
+        try:
             resource = self._ops.client.resource_for(api_version, kind)
             if resource is None:
-                return None
-            try:
-                items = self._ops.list(resource, namespace if resource.namespaced else "", selector)
-            except ApiError as exc:
-                if exc.status == 403:
-                    with self._lock:
-                        self._forbidden.add(group)
-                    return None
-                raise
-            return {str((o.get("metadata") or {}).get("name")): o for o in items}
-
-        outcomes = self._ops.client.run_bounded([partial(list_group, g) for g in groups], self._concurrency)
-        for group, outcome in zip(groups, outcomes, strict=True):
-            if outcome.error is not None:
-                raise outcome.error
-            if outcome.value is not None:
-                self._listed[group] = outcome.value
+                return None  # not served: the GET path answers "absent" itself
+            pages = self._ops.list_pages(resource, namespace if resource.namespaced else "", plan.selector)
+            for count, (page, cont) in enumerate(pages, start=1):
+                for obj in page:
+                    name = str((obj.get("metadata") or {}).get("name"))
+                    if name in wanted:
+                        found[name] = obj
+                missing = len(wanted) - len(found)
+                if not cont:
+                    complete = plan.selector is None
+                    break
+                if missing == 0 or count >= missing:
+                    break  # everything found, or further pages would cost more than GETs
+        except ApiError as exc:
+            if exc.status == 403:
+                with self._lock:
+                    self._forbidden.add(plan.group)
+            log.debug("reading %s %s in %r by GET: %s", api_version, kind, namespace, exc)
+            return None
+        return _Listing(objects=found, unanswered=wanted, complete=complete)
 
     def read(self, ref: ObjectRef) -> dict[str, Any] | None:
-        """The live object: from this wave's LIST when it is there, else by GET."""
+        """The live object: from this wave's LIST when it answers for ``ref``, else by GET."""
         with self._lock:
-            listed = self._listed.get((ref.api_version, ref.kind, ref.namespace))
-            hit = listed.pop(ref.name, None) if listed is not None else None
-        return hit if hit is not None else self._ops.read(ref)
+            listing = self._listed.get((ref.api_version, ref.kind, ref.namespace))
+            if listing is not None and ref.name in listing.unanswered:
+                listing.unanswered.discard(ref.name)
+                hit = listing.objects.pop(ref.name, None)
+                if hit is not None or listing.complete:
+                    return hit
+        return self._ops.read(ref)

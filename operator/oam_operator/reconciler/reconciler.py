@@ -156,6 +156,9 @@ class Reconciler:
             outcome = body()
             return outcome
         finally:
+            # The call's Events go out in the background now that its own requests are done,
+            # so they never hold up a wave (§12.2; see events.py).
+            call.ops.events.flush()
             self._report = CallReport(
                 outcome=outcome,
                 wave=call.wave,
@@ -233,13 +236,16 @@ class Reconciler:
             allow_cluster_scoped=self.options.allow_cluster_scoped,
         )
 
-        # Step 8: the new inventory, on a copy. New objects are read and adoption-checked.
+        # Step 8: the new inventory, on a copy. New objects are read and adoption-checked;
+        # with enough of them in one (type, namespace), one unfiltered LIST reads them all,
+        # foreign and unlabelled objects included, exactly as GETs would (§14 a, reads.py).
         work = [item.model_copy(deep=True) for item in inventory]
         index = index_items(work)
         for d in desired:
             d.digest = self._digest(d, component_digest)
         new = [d for d in desired if _identity(d.ref) not in index]
-        outcomes = self.client.run_bounded([partial(ops.read, d.ref) for d in new], self.options.concurrency)
+        call.reads.prefetch([ReadTarget(d.ref, None) for d in new])
+        outcomes = self.client.run_bounded([partial(call.reads.read, d.ref) for d in new], self.options.concurrency)
         for d, outcome in zip(new, outcomes, strict=True):
             if outcome.error is not None:
                 raise outcome.error
@@ -448,7 +454,30 @@ class Reconciler:
         return None
 
     def _process(self, call: _Call, d: DesiredObject, item: InventoryItem) -> _Result:
-        """§6 step 15.3 for one object, on a copy of its item (runs in a worker thread)."""
+        """§6 step 15.3 for one object, on a copy of its item (runs in a worker thread).
+
+        The one read is the wave's (``call.reads``: a LIST result or a GET, §14 a). There is no
+        read after a write, and the object a create or update returns is deliberately *not*
+        used as the live object of a status step:
+
+        - In this call, a created or updated object takes branch a/b, which sets ``Creating``
+          resp. ``Updating`` and counts it unready without analysing its status (§5.4: "a create
+          or update costs at least one more call before Ready"). Analysing the returned object
+          here would make a ConfigMap ``Ready`` one call early: a different inventory, return
+          value and report, so no status step runs on it, and no GET is made for one.
+        - In the next call, step 15 must read the object again: what a write returned is the
+          state right after the write, but a status step reads the state *now* (a controller
+          may have updated ``status``, someone may have deleted, relabelled or edited the
+          object, a Deployment may have become available), and §14 a forbids caching across
+          calls. That read is cheap: the item is ``Creating``/``Updating`` with
+          ``lastAppliedAt``, so its group is served by one owner-filtered LIST.
+
+        What a write returns is used where it *is* the state the next step needs: the
+        managedFields migration's JSON patch supplies the resourceVersion of the forced apply
+        that follows (§9.3), and Events name the written object's uid and resourceVersion.
+        The CRD/APIService release after a DELETE (§9.4) keeps its GET: a terminating CRD is
+        updated by the API server right after the DELETE, so the DELETE's answer would mostly
+        yield a 409 on the finalizer patch and cost one of its three attempts."""
         ops = call.ops
         live = call.reads.read(d.ref)
         desired = dict(d.manifest)

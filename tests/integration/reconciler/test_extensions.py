@@ -230,6 +230,7 @@ def test_events(make_harness: HarnessFactory, kube: Kube, namespace: str) -> Non
     h.apply_until([configmap("a"), configmap("b", delete_policy="orphan")], bool, "ready")
     h.apply([configmap("a", data={"k": "2"}), configmap("b", delete_policy="orphan")])
     assert h.apply_until([], bool, "pruning") is True
+    assert h.client.flush_events(30)  # posted in the background after each call
     events = kube.client.list(kube.resource("v1", "Event"), namespace)
     seen = {(e["involvedObject"]["name"], e["reason"]) for e in events}
     assert {("a", "Created"), ("a", "Updated"), ("a", "Deleted"), ("b", "Created"), ("b", "Orphaned")} <= seen
