@@ -17,6 +17,7 @@ from typing import TypeVar
 from .errors import ObjectValidationError
 from .policies import AdoptionPolicy, DeletePolicy, ReconcilePolicy, UpdatePolicy
 from .status import StatusHintError, StatusHints, parse_status_hints
+from .strcase import kebab
 
 __all__ = [
     "MAX_ORDER",
@@ -36,37 +37,7 @@ MAX_ORDER = 32767
 NO_PURGE_ORDER = 32768
 """Internal value of a missing purge order ("none": never purged)."""
 
-_SEPARATORS = frozenset(" _-.")
 _ORDER_RE = re.compile(r"[+-]?[0-9]+")
-
-
-def kebab(value: str) -> str:
-    """The ``strcase`` kebab conversion of §3.2 (no collapsing of separator runs)."""
-    s = value.strip()
-    out: list[str] = []
-    for i, ch in enumerate(s):
-        is_cap = "A" <= ch <= "Z"
-        is_low = "a" <= ch <= "z"
-        is_num = "0" <= ch <= "9"
-        low = ch.lower() if is_cap else ch
-        if i + 1 < len(s):
-            nxt = s[i + 1]
-            next_cap = "A" <= nxt <= "Z"
-            next_low = "a" <= nxt <= "z"
-            next_num = "0" <= nxt <= "9"
-            if (
-                (is_cap and (next_low or next_num))
-                or (is_low and (next_cap or next_num))
-                or (is_num and (next_cap or next_low))
-            ):
-                if is_cap and next_low and i > 0 and "A" <= s[i - 1] <= "Z":
-                    out.append("-")
-                out.append(low)
-                if is_low or is_num or next_num:
-                    out.append("-")
-                continue
-        out.append("-" if ch in _SEPARATORS else low)
-    return "".join(out)
 
 
 def annotation_keys(name: str) -> dict[str, str]:

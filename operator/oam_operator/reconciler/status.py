@@ -31,6 +31,8 @@ from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any, Final, Protocol, runtime_checkable
 
+from .strcase import kebab
+
 __all__ = [
     "STATUS_HINT_SUFFIX",
     "DefaultStatusAnalyzer",
@@ -131,7 +133,7 @@ def parse_status_hints(value: str) -> StatusHints:
             raw_key, hint_value, has_value = piece, "", False
         else:
             has_value = True
-        key = _kebab(raw_key)
+        key = kebab(raw_key)
         if key == _HINT_HAS_OBSERVED_GENERATION:
             if has_value:
                 raise StatusHintError(f"status hint {_HINT_HAS_OBSERVED_GENERATION} does not take a value")
@@ -148,39 +150,6 @@ def parse_status_hints(value: str) -> StatusHints:
         else:
             raise StatusHintError(f"unknown status hint {raw_key}")
     return StatusHints(has_observed_generation, has_ready_condition, tuple(conditions))
-
-
-def _kebab(value: str) -> str:
-    """The ``strcase`` kebab conversion of §3.2, kept local so this module stands alone.
-
-    Only ASCII letters and digits are classified; separators become ``-`` without
-    collapsing runs; anything else is copied unchanged.
-    """
-    s = value.strip()
-    out: list[str] = []
-    for i, ch in enumerate(s):
-        is_upper = "A" <= ch <= "Z"
-        is_lower = "a" <= ch <= "z"
-        is_digit = "0" <= ch <= "9"
-        lowered = ch.lower() if is_upper else ch
-        if i + 1 < len(s):
-            nxt = s[i + 1]
-            next_upper = "A" <= nxt <= "Z"
-            next_lower = "a" <= nxt <= "z"
-            next_digit = "0" <= nxt <= "9"
-            if (
-                (is_upper and (next_lower or next_digit))
-                or (is_lower and (next_upper or next_digit))
-                or (is_digit and (next_upper or next_lower))
-            ):
-                if is_upper and next_lower and i > 0 and "A" <= s[i - 1] <= "Z":
-                    out.append("-")  # end of an acronym: SSAMerge -> ssa-merge
-                out.append(lowered)
-                if is_lower or is_digit or next_digit:
-                    out.append("-")
-                continue
-        out.append("-" if ch in " _-." else lowered)
-    return "".join(out)
 
 
 # ---------------------------------------------------------------------------------------

@@ -993,20 +993,29 @@ def test_default_clock_is_real_time() -> None:
     assert compute_kstatus(fresh).status == IN_PROGRESS
 
 
-STATUS_PY = Path(__file__).resolve().parents[3] / "operator" / "oam_operator" / "reconciler" / "status.py"
+RECONCILER_DIR = Path(__file__).resolve().parents[3] / "operator" / "oam_operator" / "reconciler"
+
+
+def _imports(path: Path) -> tuple[set[str], set[str]]:
+    """(absolute top-level modules, relative modules) imported by ``path``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    absolute: set[str] = set()
+    relative: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            absolute.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            assert node.module is not None
+            (relative if node.level else absolute).add(node.module.split(".")[0])
+    return absolute, relative
 
 
 def test_status_module_imports_only_the_standard_library() -> None:
-    tree = ast.parse(STATUS_PY.read_text(encoding="utf-8"))
-    imported: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            imported.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            assert node.level == 0, "status.py must stay self-contained (no relative imports)"
-            assert node.module is not None
-            imported.add(node.module.split(".")[0])
-    assert imported <= set(sys.stdlib_module_names) | {"__future__"}, imported
+    absolute, relative = _imports(RECONCILER_DIR / "status.py")
+    assert absolute <= set(sys.stdlib_module_names) | {"__future__"}, absolute
+    assert relative == {"strcase"}  # the shared kebab conversion, itself standard library only
+    helper_absolute, helper_relative = _imports(RECONCILER_DIR / "strcase.py")
+    assert helper_absolute <= set(sys.stdlib_module_names) | {"__future__"} and not helper_relative
 
 
 def test_import_has_no_side_effects() -> None:
