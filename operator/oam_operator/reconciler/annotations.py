@@ -14,6 +14,8 @@ from datetime import timedelta
 from enum import StrEnum
 from typing import TypeVar
 
+from oam_operator.durations import parse_go_duration
+
 from .errors import ObjectValidationError
 from .policies import AdoptionPolicy, DeletePolicy, ReconcilePolicy, UpdatePolicy
 from .status import StatusHintError, StatusHints, parse_status_hints
@@ -98,46 +100,6 @@ def parse_order(raw: str, key: str, annotation: str) -> int:
     if not MIN_ORDER <= value <= MAX_ORDER:
         raise _invalid(key, annotation, f"{raw}: value {value} not in allowed range [{MIN_ORDER},{MAX_ORDER}]")
     return value
-
-
-_UNIT_NS = {
-    "ns": 1,
-    "us": 1_000,
-    "µs": 1_000,  # U+00B5 micro sign
-    "μs": 1_000,  # U+03BC greek small letter mu
-    "ms": 1_000_000,
-    "s": 1_000_000_000,
-    "m": 60 * 1_000_000_000,
-    "h": 3600 * 1_000_000_000,
-}
-_DURATION_GROUP_RE = re.compile(r"([0-9]*)(?:\.([0-9]*))?(ns|us|µs|μs|ms|s|m|h)")
-
-
-def parse_go_duration(raw: str) -> timedelta:
-    """Go's ``time.ParseDuration`` grammar; raises ``ValueError`` on anything else."""
-    s = raw
-    negative = False
-    if s[:1] in ("+", "-"):
-        negative = s[0] == "-"
-        s = s[1:]
-    if s == "0":
-        return timedelta(0)
-    if not s:
-        raise ValueError(raw)
-    total_ns = 0.0
-    pos = 0
-    while pos < len(s):
-        match = _DURATION_GROUP_RE.match(s, pos)
-        if match is None:
-            raise ValueError(raw)
-        whole, fraction, unit = match.group(1), match.group(2), match.group(3)
-        if not whole and not fraction:
-            raise ValueError(raw)
-        number = float(f"{whole or '0'}.{fraction or '0'}")
-        total_ns += number * _UNIT_NS[unit]
-        pos = match.end()
-    seconds = total_ns / 1e9
-    return timedelta(seconds=-seconds if negative else seconds)
 
 
 @dataclass(frozen=True)
