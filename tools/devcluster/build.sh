@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Build the local control plane from Go modules (devcluster.md §4).
-#   build.sh [--only kubernetes|etcd|kwok] [--force] [--update] [--no-kubectl]
-#            [--k8s-version X] [--etcd-version Y] [--kwok-version Z]
+#   build.sh [--only kubernetes|etcd|kwok|helm] [--force] [--update] [--no-kubectl]
+#            [--k8s-version X] [--etcd-version Y] [--kwok-version Z] [--helm-version H]
 # Exit 0 success, 1 build or check failed, 2 precondition missing.
+# helm (helm.sh/helm/v3, the chart tests' `helm lint`/`helm template`) is built like the rest.
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -13,6 +14,7 @@ only="" force=0 update=0 kubectl=1
 k8s_version="${OAM_DEVCLUSTER_K8S_VERSION:-$K8S_VERSION}"
 etcd_version="${OAM_DEVCLUSTER_ETCD_VERSION:-$ETCD_VERSION}"
 kwok_version="${OAM_DEVCLUSTER_KWOK_VERSION:-$KWOK_VERSION}"
+helm_version="${OAM_DEVCLUSTER_HELM_VERSION:-$HELM_VERSION}"
 while [ $# -gt 0 ]; do
   case "$1" in
     --only) only="$2"; shift 2 ;;
@@ -22,12 +24,14 @@ while [ $# -gt 0 ]; do
     --k8s-version) k8s_version="$2"; shift 2 ;;
     --etcd-version) etcd_version="$2"; shift 2 ;;
     --kwok-version) kwok_version="$2"; shift 2 ;;
-    -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
+    --helm-version) helm_version="$2"; shift 2 ;;
+    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
     *) echo "devcluster: unknown option $1" >&2; exit 2 ;;
   esac
 done
-case "$only" in ""|kubernetes|etcd|kwok) ;; *) echo "devcluster: --only takes kubernetes, etcd or kwok" >&2; exit 2 ;; esac
-k8s_version="${k8s_version#v}" etcd_version="${etcd_version#v}" kwok_version="${kwok_version#v}"
+case "$only" in ""|kubernetes|etcd|kwok|helm) ;; *) echo "devcluster: --only takes kubernetes, etcd, kwok or helm" >&2; exit 2 ;; esac
+k8s_version="${k8s_version#v}" etcd_version="${etcd_version#v}" kwok_version="${kwok_version#v}" helm_version="${helm_version#v}"
+case "$helm_version" in 3.*) ;; *) echo "devcluster: --helm-version must be a Helm 3 version (helm.sh/helm/v3), not $helm_version" >&2; exit 2 ;; esac
 
 if ! command -v go >/dev/null 2>&1; then
   echo "devcluster: Go not found on PATH. Install Go 1.26 or newer (the project uses 1.26.8) and make sure the Go module proxy is reachable (go env GOPROXY)." >&2
@@ -40,7 +44,7 @@ cache="${OAM_DEVCLUSTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/oam-operator/devc
 mkdir -p "$cache/logs" "$cache/scratch"
 
 components=()
-for c in kubernetes etcd kwok; do
+for c in kubernetes etcd kwok helm; do
   if [ -z "$only" ] || [ "$only" = "$c" ]; then components+=("$c"); fi
 done
 steps_per=6
@@ -63,17 +67,18 @@ exec 9>"$cache/.lock"
 flock 9
 
 version_of() {
-  case "$1" in kubernetes) echo "$k8s_version" ;; etcd) echo "$etcd_version" ;; kwok) echo "$kwok_version" ;; esac
+  case "$1" in kubernetes) echo "$k8s_version" ;; etcd) echo "$etcd_version" ;; kwok) echo "$kwok_version" ;; helm) echo "$helm_version" ;; esac
 }
 binaries_of() {
   case "$1" in
     kubernetes) if [ "$kubectl" = 1 ]; then echo "kube-apiserver kube-controller-manager kube-scheduler kubectl"; else echo "kube-apiserver kube-controller-manager kube-scheduler"; fi ;;
     etcd) echo "etcd" ;;
     kwok) echo "kwok" ;;
+    helm) echo "helm" ;;
   esac
 }
 module_path_of() {
-  case "$1" in kubernetes) echo "k8s.io/kubernetes" ;; etcd) echo "go.etcd.io/etcd/server/v3" ;; kwok) echo "sigs.k8s.io/kwok" ;; esac
+  case "$1" in kubernetes) echo "k8s.io/kubernetes" ;; etcd) echo "go.etcd.io/etcd/server/v3" ;; kwok) echo "sigs.k8s.io/kwok" ;; helm) echo "helm.sh/helm/v3" ;; esac
 }
 tool_packages_of() {
   local v="$2"
@@ -84,6 +89,7 @@ tool_packages_of() {
       echo "$pkgs" ;;
     etcd) echo "go.etcd.io/etcd/server/v3" ;;
     kwok) echo "sigs.k8s.io/kwok/cmd/kwok" ;;
+    helm) echo "helm.sh/helm/v3/cmd/helm" ;;
   esac
 }
 sha256_of() { sha256sum "$1" | awk '{print $1}'; }
@@ -119,6 +125,7 @@ fail() {
     kubernetes) for f in $K8S_FALLBACKS; do if [ "$(printf '%s\n%s\n' "$f" "$k8s_version" | sort -V | head -1)" = "$f" ] && [ "$f" != "$k8s_version" ]; then next="tools/devcluster/build.sh --k8s-version $f"; break; fi; done ;;
     etcd) for f in $ETCD_FALLBACKS; do if [ "$(printf '%s\n%s\n' "$f" "$etcd_version" | sort -V | head -1)" = "$f" ] && [ "$f" != "$etcd_version" ]; then next="tools/devcluster/build.sh --only etcd --etcd-version $f"; break; fi; done ;;
     kwok) next="tools/devcluster/build.sh --only kwok --kwok-version <another served version, see go list -m -versions sigs.k8s.io/kwok>" ;;
+    helm) next="tools/devcluster/build.sh --only helm --helm-version <another served version, see go list -m -versions helm.sh/helm/v3>" ;;
   esac
   [ -n "$next" ] && echo "[devcluster] next: $next" >&2
   exit 1
@@ -152,7 +159,9 @@ prepare_module() {
     # shellcheck disable=SC2046
     go get -tool $(for p in $(tool_packages_of "$comp" "$v"); do echo "$p@v$v"; done) >>"$log" 2>&1 || exit 1
     go mod tidy >>"$log" 2>&1 || exit 1
-    if [ "$comp" = kwok ] && grep -q '^replace' go.mod; then echo "kwok v$v needs replace directives" >>"$log"; exit 1; fi
+    if [ "$comp" = kwok ] || [ "$comp" = helm ]; then
+      if grep -q '^replace' go.mod; then echo "$comp v$v needs replace directives" >>"$log"; exit 1; fi
+    fi
   ) || return 1
   echo "$scratch"
 }
@@ -192,6 +201,18 @@ ldflags_of() {
       echo "$f" ;;
     etcd) echo "-X go.etcd.io/etcd/api/v3/version.GitSHA=${hash:0:7}" ;;
     kwok) echo "-X sigs.k8s.io/kwok/pkg/consts.Version=v$v" ;;
+    helm)
+      # As helm's Makefile: the version, and the default Capabilities.KubeVersion (`helm template`
+      # without a cluster) = 1.<minor of k8s.io/client-go>; without it helm assumes v1.20.
+      local moddir="$4" client_go k8s_minor
+      client_go=$(cd "$moddir" && go list -m -f '{{.Version}}' k8s.io/client-go) || return 1
+      k8s_minor=$(echo "${client_go#v}" | cut -d. -f2)
+      local f="-X helm.sh/helm/v3/internal/version.version=v$v -X helm.sh/helm/v3/internal/version.gitCommit=$hash"
+      f="$f -X helm.sh/helm/v3/internal/version.gitTreeState=clean"
+      for pkg in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
+        f="$f -X $pkg.k8sVersionMajor=1 -X $pkg.k8sVersionMinor=$k8s_minor"
+      done
+      echo "$f" ;;
   esac
 }
 
@@ -216,6 +237,18 @@ check_versions() {
       fi ;;
     etcd) expect_version "etcd --version" "etcd Version: $v" "$bin/etcd" --version || return 1 ;;
     kwok) expect_version "kwok --version" "v$v" "$bin/kwok" --version || return 1 ;;
+    helm)
+      expect_version "helm version --short" "v$v" "$bin/helm" version --short || return 1
+      # The default Kubernetes version of `helm template` must be the client-go one (ldflags).
+      local chart; chart=$(mktemp -d)
+      printf 'apiVersion: v2\nname: probe\nversion: 0.1.0\n' >"$chart/Chart.yaml"
+      mkdir "$chart/templates"
+      printf 'kube: {{ .Capabilities.KubeVersion.Version }}\n' >"$chart/templates/probe.yaml"
+      local minor; minor=$(echo "$4" | sed -n 's/.*chartutil.k8sVersionMinor=\([0-9]*\).*/\1/p')
+      expect_version "helm template (default kube version)" "kube: v1.$minor.0" \
+        env HELM_CACHE_HOME="$chart/.cache" HELM_CONFIG_HOME="$chart/.config" HELM_DATA_HOME="$chart/.data" \
+        "$bin/helm" template probe "$chart" || { rm -rf "$chart"; return 1; }
+      rm -rf "$chart" ;;
   esac
 }
 
@@ -244,7 +277,7 @@ for comp in "${components[@]}"; do
   hash=$(cd "$moddir" && go mod download -json "$(module_path_of "$comp")@v$v" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin).get("Origin",{}).get("Hash",""))' 2>/dev/null || true)
   partial="$cache/$comp/v$v.partial-$$"
   rm -rf "$partial"; mkdir -p "$partial/bin"
-  flags=$(ldflags_of "$comp" "$v" "$hash")
+  flags=$(ldflags_of "$comp" "$v" "$hash" "$moddir") || fail "$comp" "$log" "$comp v$v: could not compute the version ldflags"
   say "$comp v$v: go build (a cold build takes several minutes on 2 cores)"
   timefile="$cache/logs/time-$comp-v$v.txt"
   (
@@ -261,7 +294,7 @@ for comp in "${components[@]}"; do
   done
   wait "$pid" || fail "$comp" "$log" "$comp v$v: go build failed"
   say "$comp v$v: checking versions"
-  why=$(check_versions "$comp" "$v" "$partial/bin") || fail "$comp" "$log" "$comp v$v: version check failed: $why"
+  why=$(check_versions "$comp" "$v" "$partial/bin" "$flags") || fail "$comp" "$log" "$comp v$v: version check failed: $why"
   if [ "$comp" = kwok ]; then
     # kwok runs no stage without configuration ("no stages found"): keep the module's own
     # "fast" node and pod stages next to the binary; devcluster.py passes them with --config.

@@ -1,0 +1,206 @@
+{{/*
+Named templates of the oam-operator chart (operator.md §12).
+*/}}
+
+{{- define "oam-operator.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* The full name of the release's objects: fullnameOverride, else the release name (plus the
+chart name when the release name does not already contain it). */}}
+{{- define "oam-operator.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "oam-operator.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "oam-operator.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "oam-operator.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "oam-operator.labels" -}}
+helm.sh/chart: {{ include "oam-operator.chart" . }}
+{{ include "oam-operator.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: oam-operator
+{{- end }}
+
+{{- define "oam-operator.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "oam-operator.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- required "serviceAccount.name is required when serviceAccount.create is false" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{- define "oam-operator.image" -}}
+{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) }}
+{{- end }}
+
+{{- define "oam-operator.peeringName" -}}
+{{- default (include "oam-operator.fullname" .) .Values.peering.name }}
+{{- end }}
+
+{{/* "true" when the operator's rights are confined to its watched namespaces (§12.1). */}}
+{{- define "oam-operator.namespaced" -}}
+{{- if and .Values.rbac.namespaced .Values.operator.watchNamespaces }}true{{ end }}
+{{- end }}
+
+{{/* "true" in least-privilege mode: --require-service-account is forced. */}}
+{{- define "oam-operator.leastPrivilege" -}}
+{{- if eq .Values.rbac.mode "leastPrivilege" }}true{{ end }}
+{{- end }}
+
+{{/* Combinations the schema cannot express; rendered (and so checked) by deployment.yaml. */}}
+{{- define "oam-operator.validate" -}}
+{{- if and .Values.rbac.namespaced (not .Values.operator.watchNamespaces) }}
+{{- fail "rbac.namespaced=true needs operator.watchNamespaces (the namespaces whose Roles the operator gets)" }}
+{{- end }}
+{{- if and .Values.metrics.serviceMonitor.enabled (not (and .Values.metrics.enabled .Values.metrics.service.enabled)) }}
+{{- fail "metrics.serviceMonitor.enabled=true needs metrics.enabled=true and metrics.service.enabled=true" }}
+{{- end }}
+{{- if eq (int .Values.metrics.port) (int .Values.health.port) }}
+{{- fail "metrics.port and health.port must differ" }}
+{{- end }}
+{{- end }}
+
+{{/* A boolean setting as --flag / --no-flag. */}}
+{{- define "oam-operator.boolFlag" -}}
+{{- if .value }}--{{ .flag }}{{ else }}--no-{{ .flag }}{{ end }}
+{{- end }}
+
+{{/* The container's arguments: `run` plus one flag per setting (operator.md §7), as a YAML list. */}}
+{{- define "oam-operator.args" -}}
+{{- $o := .Values.operator -}}
+- run
+- --domain={{ $o.domain }}
+{{- range $o.watchNamespaces }}
+- --namespace={{ . }}
+{{- end }}
+- --max-concurrent-reconciles={{ int $o.maxConcurrentReconciles }}
+- --apply-concurrency={{ int $o.applyConcurrency }}
+- --kube-api-qps={{ $o.kubeApiQps }}
+- --kube-api-burst={{ int $o.kubeApiBurst }}
+- --default-interval={{ $o.defaultInterval }}
+- --default-timeout={{ $o.defaultTimeout }}
+- --reapply-interval={{ $o.reapplyInterval }}
+- --default-update-policy={{ $o.defaultUpdatePolicy }}
+- --default-adoption-policy={{ $o.defaultAdoptionPolicy }}
+- --default-profile={{ $o.defaultProfile }}
+{{- if $o.clusterId }}
+- --cluster-id={{ $o.clusterId }}
+{{- end }}
+- {{ include "oam-operator.boolFlag" (dict "flag" "require-service-account" "value" (or $o.requireServiceAccount (include "oam-operator.leastPrivilege" .))) }}
+{{- if $o.defaultServiceAccount }}
+- --default-service-account={{ $o.defaultServiceAccount }}
+{{- end }}
+- {{ include "oam-operator.boolFlag" (dict "flag" "allow-cluster-scoped-objects" "value" $o.allowClusterScopedObjects) }}
+- {{ include "oam-operator.boolFlag" (dict "flag" "allow-cross-namespace-objects" "value" $o.allowCrossNamespaceObjects) }}
+- --metrics-port={{ if .Values.metrics.enabled }}{{ int .Values.metrics.port }}{{ else }}0{{ end }}
+- --health-port={{ int .Values.health.port }}
+- --log-format={{ $o.logFormat }}
+- --log-level={{ $o.logLevel }}
+{{- if .Values.peering.enabled }}
+- --peering={{ include "oam-operator.peeringName" . }}
+- --priority={{ int .Values.peering.priority }}
+{{- end }}
+{{- range $o.extraArgs }}
+- {{ . }}
+{{- end }}
+{{- end }}
+
+{{/* kopf's peering resources, when peering is enabled: cluster-wide or per namespace. */}}
+{{- define "oam-operator.peeringRule" -}}
+{{- if .Values.peering.enabled }}
+- apiGroups: [kopf.dev]
+  resources: [{{ if .Values.operator.watchNamespaces }}kopfpeerings{{ else }}clusterkopfpeerings{{ end }}]
+  verbs: [get, list, watch, patch]
+{{- end }}
+{{- end }}
+
+{{/* The least-privilege rules that live in a namespace (a Role in namespace-scoped mode). */}}
+{{- define "oam-operator.leastPrivilegeNamespacedRules" -}}
+- apiGroups: [oam-operator.dev]
+  resources: [applications]
+  verbs: [get, list, watch, patch, update]
+- apiGroups: [oam-operator.dev]
+  resources: [applications/status]
+  verbs: [get, patch, update]
+- apiGroups: [oam-operator.dev]
+  resources: [applications/finalizers]
+  verbs: [update]
+- apiGroups: ["", events.k8s.io]
+  resources: [events]
+  verbs: [create, patch]
+- apiGroups: [""]
+  resources: [serviceaccounts]
+  verbs: [impersonate]
+{{- include "oam-operator.peeringRule" . }}
+{{- end }}
+
+{{/* The cluster-scoped rules of the leastPrivilege and namespace-scoped modes: ClusterProfiles,
+the kube-system Namespace (the cluster id), and kopf's own observation (its documented framework
+RBAC; read-only): CRDs, and the Namespaces when it watches given namespaces. Without the last
+two kopf retries each listing 9 times (about a minute, logged as errors) before it starts. */}}
+{{- define "oam-operator.clusterScopedRules" -}}
+- apiGroups: [oam-operator.dev]
+  resources: [clusterprofiles]
+  verbs: [get, list, watch]
+{{- if not .Values.operator.clusterId }}
+- apiGroups: [""]
+  resources: [namespaces]
+  resourceNames: [kube-system]
+  verbs: [get]
+{{- end }}
+- apiGroups: [apiextensions.k8s.io]
+  resources: [customresourcedefinitions]
+  verbs: [list, watch]
+{{- if .Values.operator.watchNamespaces }}
+- apiGroups: [""]
+  resources: [namespaces]
+  verbs: [list, watch]
+{{- end }}
+{{- end }}
+
+{{/* Every verb on every resource of every group. */}}
+{{- define "oam-operator.fullRules" -}}
+- apiGroups: ["*"]
+  resources: ["*"]
+  verbs: ["*"]
+{{- end }}
+
+{{/* rbac.extraRules, indented for a rules: list (empty when there are none). */}}
+{{- define "oam-operator.extraRules" -}}
+{{- with .Values.rbac.extraRules }}
+{{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}
+
+{{/* A CRD from files/crds/ (byte-identical copies of the repository's crds/), with the chart's
+labels and, with crds.keep, helm.sh/resource-policy: keep. Arguments: root, file. */}}
+{{- define "oam-operator.crd" -}}
+{{- $root := .root }}
+{{- $crd := $root.Files.Get .file | fromYaml }}
+{{- if or (not $crd) (hasKey $crd "Error") }}
+{{- fail (printf "%s is not a CRD manifest: %v" .file $crd) }}
+{{- end }}
+{{- $metadata := $crd.metadata }}
+{{- $_ := set $metadata "labels" (include "oam-operator.labels" $root | fromYaml) }}
+{{- if $root.Values.crds.keep }}
+{{- $_ := set $metadata "annotations" (dict "helm.sh/resource-policy" "keep") }}
+{{- end }}
+{{- toYaml $crd }}
+{{- end }}

@@ -1,0 +1,35 @@
+"""rbac.mode=full (the default) is enough: the operator, run with the chart's arguments as the
+chart's ServiceAccount (a TokenRequest token), reconciles a ConfigMap + Deployment Application
+to Ready and deletes it again (operator.md §12.1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from appkit import apply_application, config_and_deployment, delete_application, owned_objects, wait_state
+from helmkit import api_as, can_i
+
+from tools.devcluster import ClusterHandle
+
+
+def test_full_mode_reconciles_an_application(chart_install: Any, chart_operator: Any, full_cluster: ClusterHandle,
+                                             full_namespace: str, full_kube_api: Any) -> None:
+    # One watched namespace: a cluster-wide operator would also reconcile other tests' Applications.
+    release = chart_install({"operator": {"watchNamespaces": [full_namespace], "defaultInterval": "30s"}})
+    operator = chart_operator(release)
+    identity = api_as(operator.kubeconfig)
+    try:
+        # The ClusterRole is bound cluster-wide: the same rights everywhere, as a cluster-wide install has.
+        assert can_i(identity, "list", "applications", "oam-operator.dev")
+        assert can_i(identity, "create", "deployments", "apps", namespace="kube-public")
+        assert can_i(identity, "impersonate", "serviceaccounts", namespace="default")
+    finally:
+        identity.close()
+
+    apply_application(full_kube_api, full_namespace, "web", {"components": config_and_deployment("web")})
+    app = wait_state(full_kube_api, full_cluster, full_namespace, "web", "Ready", "Ready")
+    assert app["status"]["objects"] == app["status"]["readyObjects"] == 2
+    assert owned_objects(full_kube_api, full_namespace) == {("ConfigMap", "web-config"), ("Deployment", "web")}
+
+    delete_application(full_kube_api, full_cluster, full_namespace, "web")
+    assert owned_objects(full_kube_api, full_namespace) == set()

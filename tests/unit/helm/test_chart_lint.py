@@ -1,0 +1,34 @@
+"""`helm lint --strict` passes for every documented value combination (operator.md §12)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tools.devcluster.helm import CHART, run_helm
+
+COMBINATIONS = {
+    "defaults": [],
+    "least-privilege": ["--set", "rbac.mode=leastPrivilege"],
+    "namespace-scoped": ["--set", "rbac.namespaced=true", "--set", "operator.watchNamespaces={team-a,team-b}"],
+    "namespace-scoped-least-privilege": ["--set", "rbac.mode=leastPrivilege", "--set", "rbac.namespaced=true",
+                                         "--set", "operator.watchNamespaces={team-a}", "--set", "operator.clusterId=c1"],
+    "service-monitor": ["--set", "metrics.serviceMonitor.enabled=true"],
+    "peering": ["--set", "peering.enabled=true"],
+    "no-crds-no-rbac": ["--set", "crds.install=false", "--set", "rbac.create=false",
+                        "--set", "serviceAccount.create=false", "--set", "serviceAccount.name=ops"],
+    "metrics-off": ["--set", "metrics.enabled=false"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMBINATIONS))
+def test_helm_lint_strict(helm: Path, helm_home: Path, name: str) -> None:
+    result = run_helm(helm, ["lint", "--strict", str(CHART), *COMBINATIONS[name]], helm_home)
+    assert "1 chart(s) linted, 0 chart(s) failed" in result.stdout
+
+
+def test_helm_lint_rejects_an_unknown_top_level_value(helm: Path, helm_home: Path) -> None:
+    result = run_helm(helm, ["lint", str(CHART), "--set", "replicas=2"], helm_home, check=False)
+    assert result.returncode != 0
+    assert "additional properties 'replicas' not allowed" in result.stdout + result.stderr

@@ -1,0 +1,137 @@
+"""`helm template` in each RBAC mode (operator.md §12.1) renders the documented objects."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from chartkit import args, has_wildcard, of_kind, one, rule_set, rules
+
+Render = Callable[..., list[dict[str, Any]]]
+
+FULL = {("*", "*", "", "*")}
+LEAST = {
+    ("oam-operator.dev", "applications", "", verb) for verb in ("get", "list", "watch", "patch", "update")
+} | {
+    ("oam-operator.dev", "applications/status", "", verb) for verb in ("get", "patch", "update")
+} | {
+    ("oam-operator.dev", "applications/finalizers", "", "update"),
+    ("", "serviceaccounts", "", "impersonate"),
+} | {(group, "events", "", verb) for group in ("", "events.k8s.io") for verb in ("create", "patch")}
+CLUSTER_WIDE = {("oam-operator.dev", "clusterprofiles", "", verb) for verb in ("get", "list", "watch")} | {
+    ("apiextensions.k8s.io", "customresourcedefinitions", "", verb) for verb in ("list", "watch")}
+# kopf lists and watches the Namespaces when it watches given namespaces.
+NAMESPACE_OBSERVATION = {("", "namespaces", "", verb) for verb in ("list", "watch")}
+KUBE_SYSTEM = {("", "namespaces", "kube-system", "get")}
+
+
+def test_full_mode_is_the_default(render: Render) -> None:
+    objects = render()
+    assert rule_set(rules(objects, "ClusterRole")) == FULL
+    binding = one(objects, "ClusterRoleBinding")
+    assert binding["roleRef"]["name"] == one(objects, "ClusterRole")["metadata"]["name"]
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "oam-oam-operator", "namespace": "oam-system"}]
+    assert one(objects, "ServiceAccount")["metadata"]["name"] == "oam-oam-operator"
+    assert not of_kind(objects, "Role") and not of_kind(objects, "RoleBinding")
+    assert "--no-require-service-account" in args(objects)
+    assert not [a for a in args(objects) if a.startswith("--namespace")]
+
+
+def test_least_privilege_mode_has_no_wildcard_and_forces_service_accounts(render: Render) -> None:
+    objects = render({"rbac": {"mode": "leastPrivilege"}})
+    granted = rules(objects, "ClusterRole")
+    assert not has_wildcard(granted)
+    assert rule_set(granted) == LEAST | CLUSTER_WIDE | KUBE_SYSTEM
+    assert "--require-service-account" in args(objects)
+    assert "--no-require-service-account" not in args(objects)
+
+
+def test_least_privilege_with_a_cluster_id_and_peering_and_extra_rules(render: Render) -> None:
+    extra = {"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]}
+    objects = render({"rbac": {"mode": "leastPrivilege", "extraRules": [extra]}, "operator": {"clusterId": "c1"},
+                      "peering": {"enabled": True}})
+    granted = rules(objects, "ClusterRole")
+    assert not has_wildcard(granted)
+    peering = {("kopf.dev", "clusterkopfpeerings", "", verb) for verb in ("get", "list", "watch", "patch")}
+    assert rule_set(granted) == LEAST | CLUSTER_WIDE | peering | {("", "secrets", "", "get")}
+    assert "--cluster-id=c1" in args(objects)
+
+
+def test_namespace_scoped_mode_renders_a_role_per_namespace(render: Render) -> None:
+    objects = render({"rbac": {"namespaced": True}, "operator": {"watchNamespaces": ["team-a", "team-b"]}})
+    assert rule_set(rules(objects, "ClusterRole")) == CLUSTER_WIDE | KUBE_SYSTEM | NAMESPACE_OBSERVATION
+    for namespace in ("team-a", "team-b"):
+        assert rule_set(rules(objects, "Role", namespace)) == FULL
+        binding = one(objects, "RoleBinding", namespace=namespace)
+        assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
+                                      "name": "oam-oam-operator"}
+        assert binding["subjects"][0]["namespace"] == "oam-system"
+    assert len(of_kind(objects, "Role")) == 2 and len(of_kind(objects, "RoleBinding")) == 2
+    assert [a for a in args(objects) if a.startswith("--namespace")] == ["--namespace=team-a", "--namespace=team-b"]
+
+
+def test_namespace_scoped_least_privilege(render: Render) -> None:
+    objects = render({"rbac": {"namespaced": True, "mode": "leastPrivilege"},
+                      "operator": {"watchNamespaces": ["team-a"], "clusterId": "c1"}, "peering": {"enabled": True}})
+    assert rule_set(rules(objects, "ClusterRole")) == CLUSTER_WIDE | NAMESPACE_OBSERVATION
+    peering = {("kopf.dev", "kopfpeerings", "", verb) for verb in ("get", "list", "watch", "patch")}
+    assert rule_set(rules(objects, "Role", "team-a")) == LEAST | peering
+    assert not any(has_wildcard(o["rules"]) for o in of_kind(objects, "Role") + of_kind(objects, "ClusterRole"))
+    peering_object = one(objects, "KopfPeering", namespace="team-a")
+    assert peering_object["metadata"]["annotations"]["helm.sh/hook"] == "post-install,post-upgrade"
+
+
+def test_watching_namespaces_without_namespaced_rbac_keeps_the_cluster_role(render: Render) -> None:
+    objects = render({"operator": {"watchNamespaces": ["team-a"]}})
+    assert rule_set(rules(objects, "ClusterRole")) == FULL
+    assert not of_kind(objects, "Role")
+    assert "--namespace=team-a" in args(objects)
+
+
+def test_rbac_create_false_renders_no_rbac(render: Render) -> None:
+    objects = render({"rbac": {"create": False}, "serviceAccount": {"create": False, "name": "ops"}})
+    assert not [o for o in objects if o["kind"] in ("ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding")]
+    assert not of_kind(objects, "ServiceAccount")
+    assert one(objects, "Deployment")["spec"]["template"]["spec"]["serviceAccountName"] == "ops"
+
+
+def test_service_monitor(render: Render) -> None:
+    assert not of_kind(render(), "ServiceMonitor")
+    objects = render({"metrics": {"serviceMonitor": {"enabled": True, "interval": "15s", "labels": {"team": "x"}}}})
+    monitor = one(objects, "ServiceMonitor")
+    assert monitor["apiVersion"] == "monitoring.coreos.com/v1"
+    assert monitor["metadata"]["labels"]["team"] == "x"
+    service = one(objects, "Service")
+    assert monitor["spec"]["selector"]["matchLabels"].items() <= service["metadata"]["labels"].items()
+    assert monitor["spec"]["namespaceSelector"] == {"matchNames": ["oam-system"]}
+    assert monitor["spec"]["endpoints"] == [{"port": "metrics", "path": "/metrics", "interval": "15s",
+                                             "scrapeTimeout": "10s"}]
+
+
+def test_peering_objects(render: Render) -> None:
+    assert not [o for o in render() if o["apiVersion"].startswith("kopf.dev")]
+    objects = render({"peering": {"enabled": True, "priority": 50}})
+    crds = {o["metadata"]["name"] for o in of_kind(objects, "CustomResourceDefinition")}
+    assert {"clusterkopfpeerings.kopf.dev", "kopfpeerings.kopf.dev"} <= crds
+    assert one(objects, "ClusterKopfPeering")["metadata"]["name"] == "oam-oam-operator"
+    assert {"--peering=oam-oam-operator", "--priority=50"} <= set(args(objects))
+
+
+def test_invalid_combinations_fail_with_a_message(helm_home: Path, helm: Path) -> None:
+    from tools.devcluster.helm import HelmError, template
+
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"rbac": {"namespaced": True}}, "rbac.namespaced=true needs operator.watchNamespaces"),
+        ({"metrics": {"enabled": False, "serviceMonitor": {"enabled": True}}},
+         "metrics.serviceMonitor.enabled=true needs metrics.enabled=true"),
+        ({"metrics": {"port": 9000}, "health": {"port": 9000}}, "metrics.port and health.port must differ"),
+        ({"serviceAccount": {"create": False}}, "serviceAccount.name is required when serviceAccount.create is false"),
+    ]
+    for values, message in cases:
+        try:
+            template(helm, helm_home, values=values)
+        except HelmError as error:
+            assert message in str(error)
+        else:
+            raise AssertionError(f"{values} rendered")

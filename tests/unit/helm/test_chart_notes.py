@@ -1,0 +1,40 @@
+"""NOTES.txt tells the user to delete every Application before uninstalling (operator.md §12)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import yaml
+
+from tools.devcluster.helm import CHART, run_helm
+
+
+def notes(helm: Path, home: Path, tmp_path: Path, *flags: str) -> str:
+    """NOTES.txt rendered through `tpl` in a copy of the chart (`helm template` skips NOTES.txt)."""
+    chart = tmp_path / "chart"
+    shutil.copytree(CHART, chart)
+    shutil.copy(CHART / "templates" / "NOTES.txt", chart / "notes-probe.txt")
+    (chart / "templates" / "notes-probe.yaml").write_text('notes: {{ tpl (.Files.Get "notes-probe.txt") . | toJson }}\n')
+    result = run_helm(helm, ["template", "oam", str(chart), "-n", "oam-system",
+                             "--show-only", "templates/notes-probe.yaml", *flags], home)
+    text: str = yaml.safe_load(result.stdout)["notes"]
+    return text
+
+
+def test_notes_default(helm: Path, helm_home: Path, tmp_path: Path) -> None:
+    text = notes(helm, helm_home, tmp_path)
+    assert "BEFORE YOU UNINSTALL: delete every Application first" in text
+    assert "kubectl get oapp -A" in text
+    assert "kubectl delete oapp --all -A" in text
+    assert "Watching: every namespace" in text
+    assert "RBAC:     full" in text
+    assert 'service/oam-oam-operator-metrics, port "metrics" (8080)' in text
+
+
+def test_notes_least_privilege_namespaced(helm: Path, helm_home: Path, tmp_path: Path) -> None:
+    text = notes(helm, helm_home, tmp_path, "--set", "rbac.mode=leastPrivilege", "--set", "rbac.namespaced=true",
+                 "--set", "operator.watchNamespaces={a,b}")
+    assert "Watching: a, b" in text
+    assert "leastPrivilege, namespace-scoped" in text
+    assert "Every Application must set spec.serviceAccountName" in text
