@@ -11,7 +11,7 @@ help:
 	@echo "make test          create .venv, build or reuse the control plane, run the whole suite"
 	@echo "make test-unit     the pure tests only (no control plane)"
 	@echo "make lint          ruff + mypy"
-	@echo "make bench         the benchmarks (prints figures)"
+	@echo "make bench         the benchmarks on the local control plane; writes bench/results/REPORT.md"
 	@echo "make cluster-up / cluster-down   a full control plane named 'dev'"
 
 $(VENV)/.installed: pyproject.toml
@@ -53,7 +53,7 @@ demo-down: venv
 	$(PY) -m tools.demo down
 
 bench: venv devcluster
-	@for script in bench/bench_*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
+	$(PY) bench/run_all.py $(BENCH_ARGS); status=$$?; $(PY) bench/report.py && exit $$status
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -7,16 +7,22 @@ operator running as a real process, and prints:
 - API requests per Application (the operator's own ``oam_operator_api_requests_total``, kopf's
   watch traffic not counted), and writes per Application;
 - the steady state: requests per minute over one minute with nothing changing, with
-  ``--default-interval 30s`` so the periodic drift check runs twice in that minute.
+  ``--default-interval 30s`` so the periodic drift check runs twice in that minute; the minute
+  starts once no write was counted for 10 s after Ready (Events drain in the background), and
+  the writes of that tail are reported;
+- the size of the status the operator persisted: the compact JSON encoding of ``.status``, of
+  ``.status.inventory`` and of the whole object, as read back from the API server once Ready
+  (the largest Application's).
 
-Usage: ``python bench/bench_operator.py [--apps 200] [--objects 10]``. Nothing is asserted;
-the figures are printed as a table (Markdown).
+Usage: ``python bench/bench_operator.py [--apps 200] [--objects 10] [--json FILE]``. Nothing is
+asserted; the figures are printed as a table (Markdown) and, with ``--json``, written to FILE.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import socket
 import subprocess
 import sys
@@ -51,6 +57,11 @@ def requests(metrics_port: int) -> dict[str, float]:
     return totals
 
 
+def json_bytes(value: object) -> int:
+    """Length of the compact JSON encoding (as the API server stores custom resources)."""
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+
+
 def peak_rss_mib(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
@@ -58,8 +69,17 @@ def peak_rss_mib(pid: int) -> float:
     return float("nan")
 
 
-def application(index: int, objects: int) -> dict[str, object]:
+def application(index: int, objects: int, per_component: int = 1) -> dict[str, object]:
     components: list[dict[str, object]] = []
+    if per_component > 1:  # ConfigMaps only, in `manifests` components of up to per_component documents each
+        for start in range(0, objects, per_component):
+            docs = [f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cm-{j}}}\ndata: {{k: '{j}'}}\n"
+                    for j in range(start, min(start + per_component, objects))]
+            components.append({"name": f"cms-{start // per_component}", "type": "manifests",
+                               "properties": {"inline": "---\n".join(docs)}})
+        return {"apiVersion": "oam-operator.dev/v1alpha1", "kind": "Application",
+                "metadata": {"name": f"app-{index:03d}", "namespace": f"bench-{index:03d}"},
+                "spec": {"components": components}}
     for j in range(objects - 1):
         components.append({"name": f"cm-{j}", "type": "passthrough", "properties": {"object": {
             "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"cm-{j}"}, "data": {"k": str(j)}}}})
@@ -78,10 +98,20 @@ def main() -> int:
     parser.add_argument("--apps", type=int, default=200)
     parser.add_argument("--objects", type=int, default=10)
     parser.add_argument("--timeout", type=float, default=900)
+    parser.add_argument("--json", metavar="FILE", help="also write the figures to FILE as JSON")
+    parser.add_argument("--settle-timeout", type=float, default=300,
+                        help="longest wait after Ready for writes to stop before the steady-state minute")
+    parser.add_argument("--per-component", type=int, default=1,
+                        help="1: one passthrough component per object (M-1 ConfigMaps and a Deployment); K > 1: "
+                             "M ConfigMaps in `manifests` components of K each (the CRD allows 1,000 components)")
+    parser.add_argument("--server-side", action="store_true",
+                        help="create the Applications with kubectl apply --server-side (client-side apply keeps a "
+                             "copy of the object in an annotation, which refuses Applications over 256 KiB)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="oam-bench-operator-"))
     plane = dc.start("full", run_dir=work / "cluster")
     operator = None
+    succeeded = False
     try:
         kubectl = str(dc.find_binaries().kubectl)
         kc = ["--kubeconfig", plane.handle.kubeconfig]
@@ -110,10 +140,11 @@ def main() -> int:
                 time.sleep(0.2)
         time.sleep(2)
         before = requests(metrics_port)
-        apps = [application(i, args.objects) for i in range(args.apps)]
+        apps = [application(i, args.objects, args.per_component) for i in range(args.apps)]
         (work / "apps.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": apps}))
         started = time.monotonic()
-        subprocess.run([kubectl, *kc, "apply", "-f", str(work / "apps.json")], check=True, capture_output=True)
+        apply = ["apply", "--server-side"] if args.server_side else ["apply"]
+        subprocess.run([kubectl, *kc, *apply, "-f", str(work / "apps.json")], check=True, capture_output=True)
         api = plane.api()
         ready_count = 0
         while time.monotonic() - started < args.timeout:
@@ -126,7 +157,26 @@ def main() -> int:
             time.sleep(1)
         elapsed = time.monotonic() - started
         after_ready = requests(metrics_port)
-        time.sleep(5)
+        sizes = {"status": 0, "inventory": 0, "object": 0}
+        for item in items:
+            status = item.get("status") or {}
+            for key, value in (("status", status), ("inventory", status.get("inventory") or []), ("object", item)):
+                sizes[key] = max(sizes[key], json_bytes(value))
+        # Settle: Events on the created objects are posted by a background queue and may still be
+        # draining after Ready; the steady-state minute starts once no write was counted for 10 s.
+        settle_started = quiet_since = time.monotonic()
+        last = requests(metrics_port)
+        while time.monotonic() - settle_started < args.settle_timeout:
+            time.sleep(2)
+            current = requests(metrics_port)
+            if current["writes"] != last["writes"]:
+                quiet_since = time.monotonic()
+            last = current
+            if time.monotonic() - quiet_since >= 10:
+                break
+        last_write_s = quiet_since - settle_started  # ±2 s: the poll interval
+        settled = time.monotonic() - quiet_since >= 10
+        settle_writes = last["writes"] - after_ready["writes"]
         steady_start = requests(metrics_port)
         time.sleep(60)
         steady_end = requests(metrics_port)
@@ -141,9 +191,27 @@ def main() -> int:
         print(f"| operator peak RSS (VmHWM) | {rss:.0f} MiB (target ≤ 300 MiB) |")
         print(f"| API requests per Application (to Ready) | {per_app:.1f} |")
         print(f"| of which writes per Application | {writes_per_app:.1f} |")
+        print(f"| after Ready: writes until 10 s without one (Event backlog) | {settle_writes / args.apps:.1f} per "
+              f"Application, the last {last_write_s:.0f} s after Ready"
+              f"{'' if settled else f' (still writing after {args.settle_timeout:.0f} s)'} |")
         print(f"| steady state: requests per minute (interval 30s) | {steady_end['all'] - steady_start['all']:.0f} |")
         print(f"| steady state: writes per minute | {steady_end['writes'] - steady_start['writes']:.0f} |")
-        return 0 if ready_count == args.apps else 1
+        print(f"| largest persisted status (compact JSON) | {sizes['status']:,} bytes (target < 1 MiB) |")
+        print(f"| of which status.inventory | {sizes['inventory']:,} bytes |")
+        print(f"| whole Application object | {sizes['object']:,} bytes |")
+        if args.json:
+            Path(args.json).write_text(json.dumps({
+                "benchmark": "operator", "apps": args.apps, "objects": args.objects,
+                "per_component": args.per_component, "server_side": args.server_side, "ready": ready_count,
+                "ready_s": elapsed, "peak_rss_mib": rss, "requests_per_app": per_app,
+                "writes_per_app": writes_per_app, "settle_writes_per_app": settle_writes / args.apps,
+                "last_write_after_ready_s": last_write_s, "settled": settled,
+                "steady_requests_per_min": steady_end["all"] - steady_start["all"],
+                "steady_writes_per_min": steady_end["writes"] - steady_start["writes"],
+                "status_bytes": sizes["status"], "inventory_bytes": sizes["inventory"],
+                "object_bytes": sizes["object"]}, indent=2) + "\n")
+        succeeded = ready_count == args.apps
+        return 0 if succeeded else 1
     finally:
         if operator is not None:
             operator.terminate()
@@ -152,6 +220,10 @@ def main() -> int:
             except subprocess.TimeoutExpired:
                 operator.kill()
         plane.stop()
+        if succeeded:
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            print(f"operator log and manifests kept in {work}", file=sys.stderr)
 
 
 if __name__ == "__main__":
