@@ -80,7 +80,7 @@ class _Clusters:
     def __init__(self) -> None:
         self.planes: dict[str, dc.ControlPlane] = {}
         self.failures = 0
-        self.log_offsets: dict[str, dict[str, int]] = {}
+        self.log_offsets: dict[str, dict[str, dict[str, int]]] = {}
 
     def get(self, profile: str) -> dc.ClusterHandle:
         if EXTERNAL_KUBECONFIG:
@@ -123,7 +123,9 @@ def api_client(handle: dc.ClusterHandle) -> Any:
     from kubernetes import client, config
 
     configuration = client.Configuration()
-    config.load_kube_config(config_file=handle.kubeconfig, client_configuration=configuration)
+    config.load_kube_config(  # type: ignore[no-untyped-call]
+        config_file=handle.kubeconfig, client_configuration=configuration
+    )
     configuration.proxy = None
     return client.ApiClient(configuration)
 
@@ -137,7 +139,7 @@ def _create_namespace(handle: dc.ClusterHandle, test_name: str, wait_for_default
     from kubernetes import client
 
     api = api_client(handle)
-    core = client.CoreV1Api(api)
+    core: Any = client.CoreV1Api(api)  # the client's models are loosely typed; read them as data
     name = f"t-{_slug(test_name)}-{secrets.token_hex(3)}"
     core.create_namespace({"metadata": {"name": name, "labels": {RUN_LABEL: RUN_ID}}})
     if wait_for_default_sa:
@@ -231,7 +233,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
-    outcome = yield
+    outcome: Any = yield
     report = outcome.get_result()
     if report.when == "teardown":
         CLUSTERS.log_offsets.pop(item.nodeid, None)
@@ -275,7 +277,7 @@ def _delete_labelled_namespaces() -> None:
         api = api_client(external_handle())
     except Exception:
         return
-    core = client.CoreV1Api(api)
+    core: Any = client.CoreV1Api(api)
     for ns in core.list_namespace(label_selector=f"{RUN_LABEL}={RUN_ID}").items:
         try:
             core.delete_namespace(ns.metadata.name, propagation_policy="Background")
