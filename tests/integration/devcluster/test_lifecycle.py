@@ -110,7 +110,8 @@ def test_second(cluster):
 
 def _inner_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("OAM_REQUIRE_CLUSTER", "KUBECONFIG")}
-    env.update(INNER_STATE=str(tmp_path / "inner-state.json"), PYTHONPATH=str(ROOT), **extra)
+    # TMPDIR inside tmp_path: an inner run that fails on purpose keeps its run root there, not in /tmp.
+    env.update(INNER_STATE=str(tmp_path / "inner-state.json"), PYTHONPATH=str(ROOT), TMPDIR=str(tmp_path), **extra)
     return env
 
 
