@@ -14,7 +14,7 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from oam_operator.api.conditions import Condition, Reason, State, conditions_for
@@ -297,7 +297,7 @@ class _Pass:
         self.memory.error_backoff.reset()
         status.setdefault("processingSince", format_timestamp(self.now))
         bundle = encoded.bundle_of_wave(report.wave) if report.wave is not None else None
-        bundle_ready, bundle_objects = self.bundle_counts(inventory, bundle.name if bundle else None)
+        bundle_ready, bundle_objects = self.bundle_counts(bundle.name if bundle else None)
         new_items = len(after) - len(before)
         message = apply_progress(report, self.namespace, bundle.name if bundle else None, bundle_ready,
                                  bundle_objects, max(new_items, 0))
@@ -369,7 +369,8 @@ class _Pass:
         status["bundles"] = bundles
         return ready, len(inventory)
 
-    def bundle_counts(self, inventory: list[InventoryItem], bundle: str | None) -> tuple[int, int]:
+    def bundle_counts(self, bundle: str | None) -> tuple[int, int]:
+        """(ready, objects) of ``bundle`` from the summary ``summarise`` just wrote."""
         for entry in self.status.get("bundles") or []:
             if entry["name"] == bundle:
                 return int(entry["ready"]), int(entry["objects"])
@@ -437,7 +438,3 @@ def ready_event(status: Mapping[str, Any]) -> Event | None:
         return None
     kind = "Warning" if status.get("state") == State.ERROR.value else "Normal"
     return Event(kind, str(ready.get("reason", "")), str(ready.get("message", ""))[:1024])
-
-
-def interval_of(text: str) -> timedelta:
-    return parse_go_duration(text)

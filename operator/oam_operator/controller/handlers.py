@@ -32,12 +32,10 @@ class Scheduler:
 
     def __init__(self, runtime: Runtime, settings: Settings) -> None:
         self.runtime = runtime
-        self.settings = settings
         self.wake: dict[str, asyncio.Event] = {}
         self.locks: dict[str, asyncio.Lock] = {}
         self.semaphore = asyncio.Semaphore(settings.max_concurrent_reconciles)
         self.pool = ThreadPoolExecutor(settings.max_concurrent_reconciles + 2, thread_name_prefix="oam-pass")
-        self.running = 0
 
     def wake_event(self, uid: str) -> asyncio.Event:
         return self.wake.setdefault(uid, asyncio.Event())
@@ -77,8 +75,8 @@ async def _sleep(stopped: Any, wake: asyncio.Event, delay: float | None) -> None
             await asyncio.gather(*waiters, return_exceptions=True)
 
 
-def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settings) -> Scheduler | None:
-    """Register every handler on ``registry``; returns the scheduler once startup has run."""
+def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settings) -> None:
+    """Register every handler on ``registry``; the scheduler is built by the startup handler."""
     holder: dict[str, Scheduler] = {}
     domain = settings.domain
 
@@ -165,14 +163,11 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
                     break
                 wake.clear()
                 snapshot = _snapshot(body)
-                scheduler.running += 1
                 try:
                     result = await loop.run_in_executor(scheduler.pool, runtime.run_apply, uid, snapshot)
                 except Exception:  # a pass never ends the loop
                     log.exception("pass failed unexpectedly")
                     result = None
-                finally:
-                    scheduler.running -= 1
             delay = result.delay if result is not None else 5.0
             await _sleep(stopped, wake, delay)
 
@@ -192,5 +187,3 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
     @kopf.on.probe(id="applications", registry=registry)
     async def applications_probe(**_: Any) -> int:
         return len(runtime.memory)
-
-    return holder.get("scheduler")

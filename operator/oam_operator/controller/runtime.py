@@ -11,7 +11,6 @@ changed). The kopf layer (``handlers.py``) schedules them.
 from __future__ import annotations
 
 import contextlib
-import copy
 import logging
 import os
 import threading
@@ -142,7 +141,9 @@ class Runtime:
         meta = body.get("metadata") or {}
         memory.seen = (int(meta.get("generation") or 0), (meta.get("annotations") or {}).get(
             f"{self.settings.domain}/requested-at"))
-        previous = copy.deepcopy(memory.status if memory.status is not None else dict(body.get("status") or {}))
+        # The pass works on its own deep copy (driver._Pass), so the cached status is not mutated
+        # and needs no second copy here; likewise the pass's result is cached as it is.
+        previous = memory.status if memory.status is not None else dict(body.get("status") or {})
         result = (apply_pass if branch == "apply" else delete_pass)(body, memory, self.env)
         if not result.finished:
             self._persist(body, memory, previous, result)
@@ -161,7 +162,7 @@ class Runtime:
     def _persist(self, body: Mapping[str, Any], memory: Memory, previous: Mapping[str, Any],
                  result: PassResult) -> None:
         if result.status == previous:
-            memory.status = copy.deepcopy(result.status)
+            memory.status = result.status
             return
         meta = body["metadata"]
         path = (f"/apis/{GROUP}/{VERSION}/namespaces/{meta['namespace']}/applications/{meta['name']}/status")
@@ -176,7 +177,7 @@ class Runtime:
                         extra={"fields": {"namespace": meta["namespace"], "name": meta["name"]}})
             result.delay = memory.backoff.next("Retrying")
             return
-        memory.status = copy.deepcopy(result.status)
+        memory.status = result.status
 
     def _announce(self, body: Mapping[str, Any], memory: Memory, result: PassResult) -> None:
         for event in result.events:
