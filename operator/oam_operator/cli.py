@@ -126,17 +126,14 @@ def _run_build(
     from oam_operator.oam import (
         GenerationError,
         OamError,
-        TransformContext,
         dump_objects,
-        new_builtin_transformer,
         parse_application,
         parse_cluster_profile,
         tree_document,
     )
-    from oam_operator.oam.components._helm_renderer import HelmBinaryRenderer
-    from oam_operator.oam.fetch import HttpUrlReader
     from oam_operator.oam.gofmt import go_quote
     from oam_operator.oam.params import missing_package_error
+    from oam_operator.oam.pipeline import build_pipeline
     from oam_operator.oam.serialize import dump_document
 
     app_path = os.path.join(file, "app.yaml") if os.path.isdir(file) else file
@@ -148,7 +145,8 @@ def _run_build(
     text = _read_file(app_path, "application")
     if has_package:
         text = _apply_package(package, values_path, set_values, text)
-    transformer = new_builtin_transformer()
+    pipeline = build_pipeline()
+    transformer = pipeline.transformer
     try:
         app = parse_application(
             text, component_types=transformer.component_types(), trait_types=transformer.trait_types()
@@ -166,13 +164,8 @@ def _run_build(
             capabilities = transformer.evaluate_profile(profile).capabilities
         except OamError as exc:
             fail(f"evaluating profile {go_quote(profile_path)}: {exc}")
-    ctx = TransformContext(
-        namespace=namespace,
-        domain=domain,
-        capabilities=capabilities,
-        component_label=component_label,
-        chart_renderer=HelmBinaryRenderer(),
-        url_reader=HttpUrlReader(),
+    ctx = pipeline.context(
+        namespace=namespace, domain=domain, capabilities=capabilities, component_label=component_label
     )
     try:
         transformer.validate_authored_properties(app)

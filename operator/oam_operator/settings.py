@@ -16,7 +16,11 @@ Decisions where the spec is silent:
   the empty profile; ``--metrics-port 0`` disables metrics, the health port cannot be disabled;
 - ``--dev`` sets the peering priority to 666 whatever ``--priority`` says (kopf's meaning) and
   does not by itself enable peering;
-- booleans accept true/false, 1/0, yes/no, on/off; enum values are matched case-insensitively.
+- booleans accept true/false, 1/0, yes/no, on/off; enum values are matched case-insensitively;
+- URL sources (``--url-sources``, on by default) may reach only public addresses unless a network
+  is listed in ``--url-source-allowed-networks`` (comma-separated CIDRs or addresses), which also
+  governs chart downloads; ``--helm-binary`` names the renderer of ``delivery: template`` charts
+  (docs/operator.md "URL sources and charts").
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 
 from .api.policies import AdoptionPolicy, UpdatePolicy
 from .durations import format_seconds, parse_go_duration
+from .oam.addresses import parse_networks
 
 __all__ = [
     "ENV_PREFIX",
@@ -193,6 +198,18 @@ def _cluster_id(value: Any) -> str:
     return text
 
 
+def _networks(value: Any) -> tuple[str, ...]:
+    items = value.split(",") if isinstance(value, str) else [str(item) for item in value]
+    return tuple(str(network) for network in parse_networks(items))
+
+
+def _program(value: Any) -> str:
+    text = str(value).strip()
+    if not text:
+        raise ValueError("must name a program (a path or a name on PATH)")
+    return text
+
+
 def _peering(value: Any) -> str | None:
     if value is None or str(value).strip() == "":
         return None
@@ -224,6 +241,9 @@ class Settings(BaseModel):
     allow_cluster_scoped_objects: Annotated[bool, BeforeValidator(_boolean)] = False
     allow_cross_namespace_objects: Annotated[bool, BeforeValidator(_boolean)] = False
     dependent_events: Annotated[bool, BeforeValidator(_boolean)] = True
+    url_sources: Annotated[bool, BeforeValidator(_boolean)] = True
+    url_source_allowed_networks: Annotated[tuple[str, ...], BeforeValidator(_networks)] = ()
+    helm_binary: Annotated[str, BeforeValidator(_program)] = "helm"
     metrics_port: Annotated[int, BeforeValidator(_integer(0, 65535))] = 8080
     health_port: Annotated[int, BeforeValidator(_integer(1, 65535))] = 8081
     log_format: Annotated[LogFormat, BeforeValidator(_choice(LogFormat))] = LogFormat.JSON

@@ -23,7 +23,7 @@ from oam_operator.durations import parse_go_duration
 from oam_operator.oam.document import application_from_object, cluster_profile_from_object
 from oam_operator.oam.errors import OamError, TransformError
 from oam_operator.oam.gofmt import go_quote
-from oam_operator.oam.transformer import TransformContext, Transformer
+from oam_operator.oam.pipeline import Pipeline
 from oam_operator.reconciler.errors import (
     ObjectValidationError,
     OwnershipConflictError,
@@ -66,7 +66,7 @@ class Memory:
 @dataclass
 class Environment:
     settings: Settings
-    transformer: Transformer
+    pipeline: Pipeline
     clients: TenantClients
     cluster_id: str
     profiles: Callable[[str], Mapping[str, Any] | None]
@@ -310,7 +310,7 @@ class _Pass:
         return self.result(delay, "progressing", operations=operations)
 
     def transform(self, profile: Mapping[str, Any] | None, profile_name: str = "") -> EncodedTree:
-        transformer = self.env.transformer
+        transformer = self.env.pipeline.transformer
         document = {
             "apiVersion": self.body.get("apiVersion"),
             "kind": self.body.get("kind"),
@@ -332,7 +332,7 @@ class _Pass:
                     raise TransformError(f"ClusterProfile {go_quote(profile_name)}", error) from None
                 capabilities = evaluated.capabilities
             transformer.validate_authored_properties(app)
-            context = TransformContext(
+            context = self.env.pipeline.context(
                 cluster_id=self.env.cluster_id, namespace=self.namespace, domain=self.domain,
                 capabilities=capabilities, component_label=True,
             )

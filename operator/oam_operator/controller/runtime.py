@@ -22,7 +22,6 @@ from typing import Any
 from oam_operator import __version__
 from oam_operator.api.meta import GROUP, VERSION
 from oam_operator.metrics import OperatorMetrics
-from oam_operator.oam.transformer import new_builtin_transformer
 from oam_operator.reconciler.accounting import RequestAccounting
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError
@@ -31,6 +30,7 @@ from oam_operator.reconciler.ratelimit import RateLimiter
 from oam_operator.settings import Settings
 
 from .driver import Environment, Event, Memory, PassResult, apply_pass, delete_pass, ready_event
+from .pipeline import operator_pipeline
 from .tenancy import TenantClients
 
 log = logging.getLogger("oam_operator.controller")
@@ -63,7 +63,7 @@ class Runtime:
         self.metrics = metrics
         self.memory: dict[str, Memory] = {}
         self.profiles: dict[str, dict[str, Any]] = {}
-        self.transformer = new_builtin_transformer()
+        self.pipeline = operator_pipeline(settings)
         self.cluster_id = settings.cluster_id
         self.pod_name = os.environ.get("POD_NAME", "")
         self._lock = threading.Lock()
@@ -93,7 +93,7 @@ class Runtime:
         clients = TenantClients(self.client, default_service_account=self.settings.default_service_account,
                                 require_service_account=self.settings.require_service_account)
         self.env = Environment(
-            settings=self.settings, transformer=self.transformer, clients=clients, cluster_id=self.cluster_id,
+            settings=self.settings, pipeline=self.pipeline, clients=clients, cluster_id=self.cluster_id,
             profiles=self.profile, reconciler_metrics=reconciler_metrics, on_transform=self._observe_transform,
         )
         if self.metrics is not None:

@@ -1,16 +1,26 @@
 """The default ``UrlReader`` (transform.md §9.10): http(s) only, bounded in size, time and redirects.
 
-The transform never does I/O itself; the CLI and the operator inject this reader so a
+The transform never does I/O itself; the pipeline (``pipeline.py``) injects this reader so a
 ``manifests``/``crd`` URL source can be read when objects are generated.
+
+With an ``AddressPolicy`` (the operator's case, docs/operator.md "URL sources and charts")
+every connection, the first and each redirect's, is checked at the moment it is made: the
+host is resolved, every address must pass the policy, and the socket connects to exactly a
+checked address. Proxies from the environment are then not used, because the address
+checked would be the proxy's, not the one the tenant named.
 """
 
 from __future__ import annotations
 
+import functools
+import http.client
+import socket
 import urllib.error
 import urllib.request
 from typing import Any
 from urllib.parse import urlsplit
 
+from oam_operator.oam.addresses import AddressPolicy
 from oam_operator.oam.errors import OamError
 from oam_operator.oam.gofmt import go_quote
 
@@ -36,13 +46,76 @@ class _Redirects(urllib.request.HTTPRedirectHandler):
     http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
 
 
-class HttpUrlReader:
-    """Reads an http(s) URL; failures are ``OamError``s worded for ``manifest source: <…>``."""
+def _guarded_socket(
+    policy: AddressPolicy, url: str, address: tuple[str, int], timeout: Any = None, source_address: Any = None
+) -> socket.socket:
+    """``socket.create_connection`` that connects only to addresses ``policy`` lets through."""
+    host, port = address
+    last: OSError | None = None
+    for family, sockaddr in policy.check_host(url, host, port):
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            if isinstance(timeout, int | float):
+                sock.settimeout(timeout)
+            if source_address:
+                sock.bind(source_address)
+            sock.connect(sockaddr)
+            return sock
+        except OSError as exc:
+            sock.close()
+            last = exc
+    raise last if last is not None else OSError(f"no address for {host}")
 
-    def __init__(self, timeout: float = TIMEOUT_SECONDS, max_bytes: int = MAX_BYTES) -> None:
+
+class _GuardedHTTPConnection(http.client.HTTPConnection):
+    def __init__(self, *args: Any, policy: AddressPolicy, url: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._create_connection = functools.partial(_guarded_socket, policy, url)
+
+
+class _GuardedHTTPSConnection(http.client.HTTPSConnection):
+    def __init__(self, *args: Any, policy: AddressPolicy, url: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._create_connection = functools.partial(_guarded_socket, policy, url)
+
+
+class _GuardedHTTPHandler(urllib.request.HTTPHandler):
+    def __init__(self, policy: AddressPolicy) -> None:
+        super().__init__()
+        self.policy = policy
+
+    def http_open(self, req: Any) -> Any:
+        return self.do_open(functools.partial(_GuardedHTTPConnection, policy=self.policy, url=req.full_url), req)
+
+
+class _GuardedHTTPSHandler(urllib.request.HTTPSHandler):
+    def __init__(self, policy: AddressPolicy) -> None:
+        super().__init__()
+        self.policy = policy
+
+    def https_open(self, req: Any) -> Any:
+        connection = functools.partial(_GuardedHTTPSConnection, policy=self.policy, url=req.full_url)
+        return self.do_open(connection, req, context=self._context)  # type: ignore[attr-defined]
+
+
+class HttpUrlReader:
+    """Reads an http(s) URL; failures are ``OamError``s worded for ``manifest source: <…>``.
+
+    ``policy`` (optional) restricts the addresses it connects to (module docstring).
+    """
+
+    def __init__(
+        self, timeout: float = TIMEOUT_SECONDS, max_bytes: int = MAX_BYTES, policy: AddressPolicy | None = None
+    ) -> None:
         self.timeout = timeout
         self.max_bytes = max_bytes
-        self._opener = urllib.request.build_opener(_Redirects())
+        self.policy = policy
+        if policy is None:
+            self._opener = urllib.request.build_opener(_Redirects())
+        else:
+            self._opener = urllib.request.build_opener(
+                urllib.request.ProxyHandler({}), _GuardedHTTPHandler(policy), _GuardedHTTPSHandler(policy), _Redirects()
+            )
 
     def read(self, url: str) -> bytes:
         try:

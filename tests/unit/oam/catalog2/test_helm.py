@@ -403,4 +403,7 @@ def test_default_renderer_failures(tmp_path: Path) -> None:
     assert str(info.value) == "helm template: Error: chart not found"
     with pytest.raises(OamError) as info:
         HelmBinaryRenderer(str(tmp_path / "missing")).render("u", "", {})
-    assert str(info.value) == f"helm binary {str(tmp_path / 'missing')!r} not found"
+    assert str(info.value) == (
+        f"helm binary {str(tmp_path / 'missing')!r} not found: delivery: template renders charts with helm;"
+        " put helm on the PATH (the operator image ships it; the operator's --helm-binary names another)"
+    )

@@ -1,0 +1,108 @@
+"""The one assembly of the transform with its adapters (docs/architecture.md "The transform pipeline").
+
+The transform is pure; reading URL sources and rendering charts are adapters injected through
+the ``TransformContext``. Every consumer — ``oam-operator build`` and the operator — gets its
+transformer and its contexts from ``build_pipeline``, so the two cannot drift apart: what
+works offline works in the cluster, and the differences are options, named here.
+
+- ``PipelineOptions()`` (the CLI's): URL sources read from any address the user's machine can
+  reach; charts rendered by ``helm``, which downloads them itself.
+- The operator's options (``controller`` builds them from its settings): an ``AddressPolicy``
+  refuses internal addresses unless their network is allowed; charts are then downloaded by the
+  guarded reader and rendered from the local copy; URL sources can be disabled altogether, and
+  the refusal names the setting.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from oam_operator.oam.addresses import AddressPolicy
+from oam_operator.oam.components._helm_renderer import (
+    DEFAULT_TIMEOUT_SECONDS,
+    MAX_CHART_BYTES,
+    FetchingChartRenderer,
+    HelmBinaryRenderer,
+)
+from oam_operator.oam.document import CapabilityBinding
+from oam_operator.oam.errors import OamError
+from oam_operator.oam.fetch import MAX_BYTES, TIMEOUT_SECONDS, HttpUrlReader
+from oam_operator.oam.gofmt import go_quote
+from oam_operator.oam.handlers import ChartRenderer, UrlReader
+from oam_operator.oam.transformer import TransformContext, Transformer, new_builtin_transformer
+
+__all__ = ["DisabledUrlReader", "Pipeline", "PipelineOptions", "build_pipeline"]
+
+
+@dataclass(frozen=True)
+class PipelineOptions:
+    """How the adapters behave; the defaults are the offline CLI's."""
+
+    url_sources: bool = True
+    """Whether ``manifests``/``crd`` URL sources are read at all."""
+    url_sources_disabled_hint: str = ""
+    """Appended to the refusal when ``url_sources`` is false (how to turn them on, or what to do instead)."""
+    address_policy: AddressPolicy | None = None
+    """``None``: any address; otherwise every connection (and chart download) is checked by it."""
+    url_timeout: float = TIMEOUT_SECONDS
+    url_max_bytes: int = MAX_BYTES
+    helm_binary: str = "helm"
+    helm_timeout: float = DEFAULT_TIMEOUT_SECONDS
+    chart_max_bytes: int = MAX_CHART_BYTES
+
+
+class DisabledUrlReader:
+    """The reader of a pipeline whose URL sources are turned off: every read is refused, saying why."""
+
+    def __init__(self, hint: str = "") -> None:
+        self.hint = hint
+
+    def read(self, url: str) -> bytes:
+        hint = f"; {self.hint}" if self.hint else ""
+        raise OamError(f"reading {go_quote(url)}: URL sources are disabled{hint}")
+
+
+@dataclass
+class Pipeline:
+    """A transformer with every built-in handler and the adapters its contexts carry."""
+
+    transformer: Transformer
+    url_reader: UrlReader
+    chart_renderer: ChartRenderer
+    options: PipelineOptions = field(default_factory=PipelineOptions)
+
+    def context(
+        self,
+        *,
+        namespace: str | None,
+        domain: str | None,
+        capabilities: dict[str, CapabilityBinding] | None = None,
+        component_label: bool = True,
+        cluster_id: str = "local",
+    ) -> TransformContext:
+        """The ``TransformContext`` of one transform, with this pipeline's adapters."""
+        return TransformContext(
+            cluster_id=cluster_id,
+            namespace=namespace,
+            domain=domain,
+            capabilities=dict(capabilities or {}),
+            component_label=component_label,
+            chart_renderer=self.chart_renderer,
+            url_reader=self.url_reader,
+        )
+
+
+def build_pipeline(options: PipelineOptions | None = None, transformer: Transformer | None = None) -> Pipeline:
+    """Assemble the transform for one consumer (module docstring); ``transformer`` defaults to the built-ins."""
+    options = options or PipelineOptions()
+    helm = HelmBinaryRenderer(options.helm_binary, timeout=options.helm_timeout)
+    url_reader: UrlReader
+    if not options.url_sources:
+        url_reader = DisabledUrlReader(options.url_sources_disabled_hint)
+    else:
+        url_reader = HttpUrlReader(options.url_timeout, options.url_max_bytes, policy=options.address_policy)
+    chart_renderer: ChartRenderer = helm
+    if options.address_policy is not None:
+        chart_reader = HttpUrlReader(options.url_timeout, options.chart_max_bytes, policy=options.address_policy)
+        chart_renderer = FetchingChartRenderer(helm, chart_reader, options.address_policy.check_host)
+    return Pipeline(transformer or new_builtin_transformer(), url_reader, chart_renderer, options)
