@@ -4,11 +4,12 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: help venv devcluster test test-unit test-cluster lint demo demo-down cluster-up cluster-down bench clean
+.PHONY: help venv devcluster image test test-unit test-cluster lint demo demo-down cluster-up cluster-down bench clean
 
 help:
 	@echo "make demo          the operator on the full local control plane, reconciling examples/shop.yaml to Ready"
-	@echo "make test          create .venv, build or reuse the control plane, run the whole suite"
+	@echo "make test          create .venv, build or reuse the control plane, build the image, run the whole suite"
+	@echo "make image         build the operator image with podman (localhost/oam-operator:<version>)"
 	@echo "make test-unit     the pure tests only (no control plane)"
 	@echo "make lint          ruff + mypy"
 	@echo "make bench         the benchmarks on the local control plane; writes bench/results/REPORT.md"
@@ -25,14 +26,18 @@ venv: $(VENV)/.installed
 devcluster:
 	tools/devcluster/build.sh
 
-test: venv devcluster
+# The operator image, built with podman from a local Debian base (tools/image/build.sh, docs/image.md).
+image: devcluster
+	tools/image/build.sh
+
+test: venv devcluster image
 	$(PY) -m tools.devcluster down --stale
 	OAM_REQUIRE_CLUSTER=1 $(PY) -m pytest $(PYTEST_ARGS)
 
 test-unit: venv
 	$(PY) -m pytest -m "not cluster and not full_cluster" $(PYTEST_ARGS)
 
-test-cluster: venv devcluster
+test-cluster: venv devcluster image
 	OAM_REQUIRE_CLUSTER=1 $(PY) -m pytest -m "cluster or full_cluster" $(PYTEST_ARGS)
 
 lint: venv

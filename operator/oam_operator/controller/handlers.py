@@ -22,6 +22,7 @@ import kopf
 from oam_operator.api.meta import GROUP, VERSION
 from oam_operator.settings import Settings
 
+from .incluster import connection_info
 from .runtime import Runtime
 
 log = logging.getLogger("oam_operator.controller")
@@ -82,8 +83,8 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
 
     @kopf.on.login(registry=registry)
     def login(**kwargs: Any) -> kopf.ConnectionInfo | None:
-        """In a Pod: the ServiceAccount; elsewhere: the kubeconfig named by ``$KUBECONFIG``."""
-        return kopf.login_with_service_account(**kwargs) or kopf.login_with_kubeconfig(**kwargs)
+        """In a Pod: the ServiceAccount at the Service address (``incluster.py``); elsewhere: ``$KUBECONFIG``."""
+        return connection_info(kwargs.get("settings")) or kopf.login_with_kubeconfig(**kwargs)
 
     @kopf.on.startup(registry=registry)
     async def startup(settings: kopf.OperatorSettings, **_: Any) -> None:

@@ -30,6 +30,7 @@ from oam_operator.reconciler.ratelimit import RateLimiter
 from oam_operator.settings import Settings
 
 from .driver import Environment, Event, Memory, PassResult, apply_pass, delete_pass, ready_event
+from .incluster import in_cluster
 from .pipeline import operator_pipeline
 from .tenancy import TenantClients
 
@@ -250,7 +251,7 @@ def _api_client(kubeconfig: str | None, pool_size: int) -> Any:
     from kubernetes import client, config
 
     configuration = client.Configuration()
-    if kubeconfig is None and os.environ.get("KUBERNETES_SERVICE_HOST"):
+    if kubeconfig is None and in_cluster():
         config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
     else:
         config.load_kube_config(config_file=kubeconfig, client_configuration=configuration)  # type: ignore[no-untyped-call]

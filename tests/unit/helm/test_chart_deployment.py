@@ -73,6 +73,7 @@ def test_every_operator_value_reaches_its_flag(render: Render) -> None:
             "defaultAdoptionPolicy": "Never", "defaultProfile": "", "clusterId": "prod-1",
             "requireServiceAccount": True, "defaultServiceAccount": "deployer", "allowClusterScopedObjects": True,
             "allowCrossNamespaceObjects": True, "logFormat": "text", "logLevel": "debug",
+            "urlSources": {"enabled": False, "allowedNetworks": ["10.0.0.0/8", "127.0.0.1"]},
             "extraArgs": ["--no-dependent-events"],
             "extraEnv": [{"name": "EXTRA", "value": "1"}],
         },
@@ -87,7 +88,8 @@ def test_every_operator_value_reaches_its_flag(render: Render) -> None:
         "reapply_interval": "0", "default_adoption_policy": "Never", "default_update_policy": "Replace",
         "default_profile": "", "cluster_id": "prod-1", "require_service_account": True,
         "default_service_account": "deployer", "allow_cluster_scoped_objects": True,
-        "allow_cross_namespace_objects": True, "dependent_events": False, "metrics_port": 9090, "health_port": 9091,
+        "allow_cross_namespace_objects": True, "dependent_events": False, "url_sources": False,
+        "url_source_allowed_networks": ["10.0.0.0/8", "127.0.0.1/32"], "helm_binary": "helm", "metrics_port": 9090, "health_port": 9091,
         "log_format": "text", "log_level": "debug", "peering": "ops", "priority": 7, "dev": False,
     }
     env = container(objects)["env"]

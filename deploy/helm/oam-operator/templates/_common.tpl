@@ -109,6 +109,10 @@ app.kubernetes.io/part-of: oam-operator
 {{- end }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "allow-cluster-scoped-objects" "value" $o.allowClusterScopedObjects) }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "allow-cross-namespace-objects" "value" $o.allowCrossNamespaceObjects) }}
+- {{ include "oam-operator.boolFlag" (dict "flag" "url-sources" "value" $o.urlSources.enabled) }}
+{{- if $o.urlSources.allowedNetworks }}
+- --url-source-allowed-networks={{ join "," $o.urlSources.allowedNetworks }}
+{{- end }}
 - --metrics-port={{ if .Values.metrics.enabled }}{{ int .Values.metrics.port }}{{ else }}0{{ end }}
 - --health-port={{ int .Values.health.port }}
 - --log-format={{ $o.logFormat }}

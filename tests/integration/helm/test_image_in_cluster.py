@@ -1,0 +1,157 @@
+"""The operator as it ships: its image, run with podman the way the chart's Deployment runs it
+(docs/image.md), in-cluster mode, as the chart's ServiceAccount in least-privilege mode.
+
+An Application with a URL-sourced ``manifests`` component and a ``delivery: template`` helm
+chart, both served from a local HTTP server on 127.0.0.1 (allowed by the chart value
+``operator.urlSources.allowedNetworks``), reaches Ready and deletes cleanly; a URL source on an
+address outside the allowed networks is refused with the guard's exact message. Liveness and
+metrics answer from inside the container. The image comes from ``make image`` (``make test``
+builds it first); a missing image fails the test when the cluster is required.
+"""
+
+from __future__ import annotations
+
+import http.server
+import io
+import tarfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from appkit import apply_application, delete_application, grant_tenant, ready_condition, wait_state
+from helmkit import service_account_token
+from imagekit import image_missing, image_tag, start_container_operator
+from kubernetes import client
+
+from tools.devcluster import ClusterHandle
+from tools.devcluster.pytest_plugin import default_wait, require_cluster, wait_until
+
+OBJECTS_YAML = b"""\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: from-url
+data:
+  source: url
+"""
+CHART_FILES = {
+    "demo/Chart.yaml": "apiVersion: v2\nname: demo\nversion: 0.1.0\n",
+    "demo/values.yaml": "greeting: hello\n",
+    "demo/templates/configmap.yaml": (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-demo\n"
+        "data:\n  greeting: {{ .Values.greeting | quote }}\n"
+    ),
+}
+
+
+def chart_archive() -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, text in CHART_FILES.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+@pytest.fixture
+def served() -> Iterator[tuple[str, list[str]]]:
+    """A local server: ``/objects.yaml`` and the chart at ``/charts/demo``; yields (base URL, paths asked)."""
+    files = {"/objects.yaml": OBJECTS_YAML, "/charts/demo": chart_archive()}
+    asked: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            asked.append(self.path)
+            body = files.get(self.path)
+            self.send_response(200 if body is not None else 404)
+            self.send_header("Content-Length", str(len(body or b"")))
+            self.end_headers()
+            self.wfile.write(body or b"")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", asked
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def operator_image() -> str:
+    why = image_missing()
+    if why is not None:
+        if require_cluster():
+            pytest.fail(why, pytrace=False)
+        pytest.skip(why)
+    return image_tag()
+
+
+def test_the_image_runs_in_cluster_as_the_chart_configures_it(
+    operator_image: str, chart_install: Any, full_cluster: ClusterHandle, full_namespace: str,
+    full_kube_api: Any, served: tuple[str, list[str]], tmp_path: Path,
+) -> None:
+    base, asked = served
+    repository, tag = operator_image.rsplit(":", 1)
+    release = chart_install({
+        "image": {"repository": repository, "tag": tag, "pullPolicy": "Never"},
+        "rbac": {"mode": "leastPrivilege"},
+        "operator": {"watchNamespaces": [full_namespace], "defaultInterval": "30s", "logFormat": "json",
+                     "urlSources": {"allowedNetworks": ["127.0.0.1/32"]}},
+    })
+    token = service_account_token(full_kube_api, full_namespace, release.service_account)
+    operator = start_container_operator(release.objects, full_cluster.kubeconfig, token, full_namespace,
+                                        tmp_path / "container")
+    try:
+        wait_until(operator.healthy, default_wait(full_cluster), "the container's liveness endpoint")
+        metrics = operator.exec_get(operator.metrics_port, "/metrics")
+        assert metrics.startswith("200\n") and 'oam_operator_build_info{version="0.1.0"} 1.0' in metrics
+
+        grant_tenant(full_kube_api, full_namespace, "deployer")
+        apply_application(full_kube_api, full_namespace, "shipped", {
+            "serviceAccountName": "deployer",
+            "components": [
+                {"name": "remote", "type": "manifests", "properties": {"url": f"{base}/objects.yaml"}},
+                {"name": "chart", "type": "helm", "properties": {
+                    "source": {"url": f"{base}/charts"}, "chart": "demo", "version": "0.1.0",
+                    "delivery": "template", "values": {"greeting": "from the image"}}},
+            ],
+        })
+        internal = "http://127.0.0.2:9/objects.yaml"
+        apply_application(full_kube_api, full_namespace, "internal", {
+            "serviceAccountName": "deployer",
+            "components": [{"name": "remote", "type": "manifests", "properties": {"url": internal}}],
+        })
+
+        app = wait_state(full_kube_api, full_cluster, full_namespace, "shipped", "Ready", "Ready")
+        assert app["status"]["objects"] == app["status"]["readyObjects"] == 2
+        core = client.CoreV1Api(full_kube_api)
+        assert core.read_namespaced_config_map("from-url", full_namespace).data == {"source": "url"}
+        assert core.read_namespaced_config_map("release-demo", full_namespace).data == {"greeting": "from the image"}
+        assert {"/objects.yaml", "/charts/demo"} <= set(asked)  # fetched by the operator in the container
+
+        refused = wait_state(full_kube_api, full_cluster, full_namespace, "internal", "Error")
+        assert ready_condition(refused)["message"] == (
+            f'manifests component "remote": manifest source: reading "{internal}": refused to connect to '
+            "127.0.0.2: a loopback address (URL sources may reach only public addresses); the operator allows "
+            "internal networks listed in --url-source-allowed-networks"
+        )
+
+        delete_application(full_kube_api, full_cluster, full_namespace, "internal")
+        delete_application(full_kube_api, full_cluster, full_namespace, "shipped")
+        names = {c.metadata.name for c in core.list_namespaced_config_map(full_namespace).items}
+        assert not {"from-url", "release-demo"} & names
+        assert operator.running()
+        assert any(line.startswith("{\"ts\"") and "\"level\"" in line for line in operator.log().splitlines())
+    except BaseException:
+        print(f"--- operator container log ---\n{operator.log()}")
+        raise
+    finally:
+        operator.stop()
