@@ -38,25 +38,41 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/oam-image.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# -- the Debian base: python3 and its venv module, CA certificates, nothing else -----------------
-# Variant "essential" (not minbase: no apt, no passwd), /usr merged by mmdebstrap's own hook (the
-# usrmerge package would pull in all of perl); documentation, manuals and translations are left
-# out, the copyright files kept. The tag hashes the recipe, so a changed recipe makes a new base.
+# -- the Debian bases: python3 and CA certificates; the builder adds python3-venv and strip ----
+# Variant "essential" (no apt, no passwd), /usr merged by mmdebstrap's own hook (the usrmerge
+# package would pull in all of perl); documentation, manuals and translations are left out, the
+# copyright files kept. The runtime base then drops the essential packages nothing runs in the
+# container (bash, perl-base, util-linux, login, tar, diffutils, debconf): the entrypoint is
+# Python, and /bin/sh (dash), coreutils and findutils stay for the Dockerfile's RUN steps. Both
+# bases come from one suite, so their python3 is the same; each tag hashes its recipe, so a
+# changed recipe makes a new base.
 suite=bookworm
-packages="python3,python3-venv,ca-certificates"
-recipe="$suite $packages essential merged-usr nodoc-v1"
-base="localhost/oam-operator-base:$suite-$(echo "$recipe" | sha256sum | cut -c1-12)"
-if ! podman image exists "$base"; then
-  say "making the base $base with mmdebstrap ($recipe)"
-  mmdebstrap --quiet --variant=essential --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr --include="$packages" \
-    --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
-    --dpkgopt='path-exclude=/usr/share/info/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
-    --dpkgopt='path-include=/usr/share/doc/*/copyright' \
-    "$suite" "$work/base.tar"
-  podman import --quiet "$work/base.tar" "$base" >/dev/null
-  rm -f "$work/base.tar"
-fi
-say "base $base"
+make_base() {
+  local name="$1" packages="$2" purge="$3"
+  local recipe="$suite $packages essential merged-usr nodoc purge:$purge v2"
+  local tag="localhost/$name:$suite-$(echo "$recipe" | sha256sum | cut -c1-12)"
+  if ! podman image exists "$tag"; then
+    say "making $tag with mmdebstrap ($recipe)" >&2
+    local hooks=()
+    if [ -n "$purge" ]; then
+      # shellcheck disable=SC2016 # expanded by mmdebstrap
+      hooks+=(--customize-hook="chroot \"\$1\" dpkg --purge --force-remove-essential --force-depends $purge")
+      # shellcheck disable=SC2016
+      hooks+=(--customize-hook='rm -rf "$1"/var/cache/debconf')
+    fi
+    mmdebstrap --quiet --variant=essential --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr --include="$packages" \
+      --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
+      --dpkgopt='path-exclude=/usr/share/info/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
+      --dpkgopt='path-include=/usr/share/doc/*/copyright' "${hooks[@]}" \
+      "$suite" "$work/$name.tar" >&2
+    podman import --quiet "$work/$name.tar" "$tag" >/dev/null
+    rm -f "$work/$name.tar"
+  fi
+  echo "$tag"
+}
+base=$(make_base oam-operator-base "python3,ca-certificates" "bash util-linux login tar diffutils debconf perl-base")
+builder=$(make_base oam-operator-builder "python3,python3-venv,ca-certificates,binutils" "")
+say "bases $base, $builder"
 
 # -- helm, built from Go modules by tools/devcluster, stripped ----------------------------------
 helm_bin="${OAM_DEVCLUSTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/oam-operator/devcluster}/helm/v$HELM_VERSION/bin/helm"
@@ -88,7 +104,7 @@ if [ -f /etc/ssl/certs/ca-certificates.crt ]; then
 fi
 started=$(date +%s)
 if ! podman build --network host --layers "${trust[@]}" \
-  --build-arg BASE_IMAGE="$base" --build-arg HELM_FROM="$helm_image" \
+  --build-arg BASE_IMAGE="$base" --build-arg BUILDER_IMAGE="$builder" --build-arg HELM_FROM="$helm_image" \
   --build-arg VERSION="$version" --build-arg REVISION="$revision" --build-arg SOURCE_DATE_EPOCH="$epoch" \
   -t "$tag" "$root" >"$work/build.log" 2>&1; then
   cat "$work/build.log" >&2
