@@ -1,0 +1,53 @@
+"""The operator's own policy types: ``app-dependency``, ``reconciliation`` and ``health-checks``.
+
+The transform refuses these types ("no handler for policy type …", transform.md §7.5): a
+single-application build has nothing to order against and delivers nothing. The operator
+orchestrates many Applications and delivers them itself, so it registers these handlers
+through the transform's public ``Transformer.register_policy``; ``oam-operator build`` does so
+only with ``--operator-policies`` (offline validation). Pure like the transform: this package
+imports ``oam`` (and the stdlib-only ``durations``), never kopf or a cluster client.
+
+The handlers validate and record; the operator acts (``controller/orchestration.py``):
+``read_operator_policies`` reads a transform result back, ``graph`` answers the questions of
+the dependency gate.
+"""
+
+from __future__ import annotations
+
+from oam_operator.oam.transformer import Transformer
+
+from .app_dependency import AppDependencyPolicy, AppRef
+from .graph import AppGraph, AppNode, DependencyState, cycle_message, node_from_object, waiting_message
+from .health_checks import HealthChecksPolicy
+from .reconciliation import ReconciliationPolicy, ReconciliationSettings
+from .resolve import CROSS_NAMESPACE_SETTING, OperatorPolicies, ResolvedCheck, read_operator_policies
+
+__all__ = [
+    "CROSS_NAMESPACE_SETTING",
+    "OPERATOR_POLICY_TYPES",
+    "AppDependencyPolicy",
+    "AppGraph",
+    "AppNode",
+    "AppRef",
+    "DependencyState",
+    "HealthChecksPolicy",
+    "OperatorPolicies",
+    "ReconciliationPolicy",
+    "ReconciliationSettings",
+    "ResolvedCheck",
+    "cycle_message",
+    "node_from_object",
+    "read_operator_policies",
+    "register_operator_policies",
+    "waiting_message",
+]
+
+OPERATOR_POLICY_TYPES = ("app-dependency", "health-checks", "reconciliation")
+
+
+def register_operator_policies(transformer: Transformer) -> Transformer:
+    """Register the three handlers on ``transformer`` (returned, for chaining)."""
+    transformer.register_policy("app-dependency", AppDependencyPolicy())
+    transformer.register_policy("health-checks", HealthChecksPolicy())
+    transformer.register_policy("reconciliation", ReconciliationPolicy())
+    return transformer
