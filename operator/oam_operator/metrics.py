@@ -59,6 +59,7 @@ _STATE_RESULTS = {
     State.PENDING: "pending",
     State.DELETION_PENDING: "pending",
     State.ERROR: "error",
+    State.WAITING: "pending",
 }
 
 

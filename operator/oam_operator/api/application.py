@@ -41,6 +41,7 @@ __all__ = [
     "BundleState",
     "BundleStatus",
     "Component",
+    "DependencyStatus",
     "Policy",
     "Trait",
     "Waves",
@@ -221,6 +222,18 @@ class BundleStatus(ApiModel):
     waves: Waves | None = Field(default=None, description="Apply waves of the bundle's objects.")
 
 
+class DependencyStatus(ApiModel):
+    """An Application this one depends on (app-dependency policy), as its last pass saw it."""
+
+    namespace: str = Field(description="Namespace of the Application depended on.")
+    name: str = Field(description="Name of the Application depended on.")
+    state: str = Field(
+        description="Its state (Ready, Processing, …), Missing when it does not exist, Deleting, or "
+        "'Ready at generation <g> of <n>' while its current spec is not applied yet."
+    )
+    ready: bool = Field(description="Ready at its current generation.")
+
+
 class ApplicationStatus(ApiModel):
     """Observed state of the Application, written by the operator only."""
 
@@ -228,7 +241,8 @@ class ApplicationStatus(ApiModel):
         default=None, description="metadata.generation seen by the last pass.", json_schema_extra={"format": "int64"}
     )
     state: State | None = Field(
-        default=None, description="Coarse state: Ready, Pending, Processing, DeletionPending, Deleting or Error."
+        default=None,
+        description="Coarse state: Ready, Pending, Processing, Waiting, DeletionPending, Deleting or Error.",
     )
     conditions: list[Condition] | None = Field(
         default=None,
@@ -262,6 +276,11 @@ class ApplicationStatus(ApiModel):
     )
     last_handled_reconcile_at: str | None = Field(
         default=None, description="Last handled value of the <domain>/requested-at annotation."
+    )
+    dependencies: list[DependencyStatus] | None = Field(
+        default=None,
+        description="Applications this one depends on (app-dependency policies) and their states, in policy "
+        "order; absent when it depends on none.",
     )
 
 

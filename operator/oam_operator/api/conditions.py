@@ -38,6 +38,8 @@ class State(StrEnum):
     DELETION_PENDING = "DeletionPending"
     DELETING = "Deleting"
     ERROR = "Error"
+    #: held before applying a new revision until the Applications it depends on are Ready
+    WAITING = "Waiting"
 
 
 class Reason(StrEnum):
@@ -60,6 +62,8 @@ class Reason(StrEnum):
     DELETION_RETRYING = "DeletionRetrying"
     DELETION_PROCESSING = "DeletionProcessing"
     DELETION_BLOCKED = "DeletionBlocked"
+    DEPENDENCIES_NOT_READY = "DependenciesNotReady"
+    DEPENDENCY_CYCLE = "DependencyCycle"
 
 
 class ConditionStatus(StrEnum):
@@ -123,6 +127,7 @@ _READY_STATUS = {
     State.ERROR: ConditionStatus.FALSE,
     State.DELETION_PENDING: ConditionStatus.UNKNOWN,
     State.DELETING: ConditionStatus.UNKNOWN,
+    State.WAITING: ConditionStatus.UNKNOWN,
 }
 
 

@@ -23,6 +23,8 @@ TABLE = [
     (State.ERROR, Reason.TIMEOUT, "False", False, True),
     (State.DELETION_PENDING, Reason.DELETION_RETRYING, "Unknown", True, False),
     (State.DELETING, Reason.DELETION_BLOCKED, "Unknown", True, False),
+    (State.WAITING, Reason.DEPENDENCIES_NOT_READY, "Unknown", True, False),
+    (State.ERROR, Reason.DEPENDENCY_CYCLE, "False", False, True),
 ]
 
 

@@ -183,6 +183,7 @@ def test_enums() -> None:
         "DeletionPending",
         "Deleting",
         "Error",
+        "Waiting",
     ]
     assert _node("Application", ".status.bundles[].state")["enum"] == ["Pending", "Applying", "Ready"]
     assert _node("Application", ".status.conditions[].status")["enum"] == ["True", "False", "Unknown"]
@@ -224,8 +225,12 @@ def test_status_declares_every_field_of_section_1_4() -> None:
             "lastProcessingDigest",
             "revision",
             "lastHandledReconcileAt",
+            "dependencies",  # app-dependency policies (issue 15)
         ]
     )
+    dependency = _node("Application", ".status.dependencies[]")
+    assert sorted(dependency["properties"]) == ["name", "namespace", "ready", "state"]
+    assert sorted(dependency["required"]) == ["name", "namespace", "ready", "state"]
     for field in ("observedGeneration", "appliedGeneration", "revision"):
         assert status["properties"][field].items() >= {"type": "integer", "format": "int64"}.items()
     for field in ("lastAppliedAt", "processingSince"):

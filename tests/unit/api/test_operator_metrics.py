@@ -131,6 +131,7 @@ def test_helpers_update_the_series() -> None:
         (State.PENDING, "pending"),
         (State.DELETION_PENDING, "pending"),
         (State.ERROR, "error"),
+        (State.WAITING, "pending"),
         (None, "deleted"),
     ],
 )
