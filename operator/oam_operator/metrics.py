@@ -122,6 +122,12 @@ class OperatorMetrics:
             ["namespace", "name"],
             registry=r,
         )
+        self.dependency_wakeups_total = Counter(
+            PREFIX + "dependency_wakeups_total",
+            "Applications woken because an Application they depend on, or that depends on them, changed "
+            "(app-dependency policies).",
+            registry=r,
+        )
         self._initialise()
 
     def _initialise(self) -> None:

@@ -240,6 +240,8 @@ class Settings(BaseModel):
     default_service_account: Annotated[str, BeforeValidator(_name("subdomain", empty=True))] = ""
     allow_cluster_scoped_objects: Annotated[bool, BeforeValidator(_boolean)] = False
     allow_cross_namespace_objects: Annotated[bool, BeforeValidator(_boolean)] = False
+    #: app-dependency and health-checks policies may name another namespace (apppolicies/resolve.py)
+    allow_cross_namespace_dependencies: Annotated[bool, BeforeValidator(_boolean)] = False
     dependent_events: Annotated[bool, BeforeValidator(_boolean)] = True
     url_sources: Annotated[bool, BeforeValidator(_boolean)] = True
     url_source_allowed_networks: Annotated[tuple[str, ...], BeforeValidator(_networks)] = ()

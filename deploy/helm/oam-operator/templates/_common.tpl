@@ -109,6 +109,7 @@ app.kubernetes.io/part-of: oam-operator
 {{- end }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "allow-cluster-scoped-objects" "value" $o.allowClusterScopedObjects) }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "allow-cross-namespace-objects" "value" $o.allowCrossNamespaceObjects) }}
+- {{ include "oam-operator.boolFlag" (dict "flag" "allow-cross-namespace-dependencies" "value" $o.allowCrossNamespaceDependencies) }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "url-sources" "value" $o.urlSources.enabled) }}
 {{- if $o.urlSources.allowedNetworks }}
 - --url-source-allowed-networks={{ join "," $o.urlSources.allowedNetworks }}
