@@ -24,6 +24,7 @@ from oam_operator.oam.document import application_from_object, cluster_profile_f
 from oam_operator.oam.errors import OamError, TransformError
 from oam_operator.oam.gofmt import go_quote
 from oam_operator.oam.pipeline import Pipeline
+from oam_operator.oam.policies.result import PolicyResult
 from oam_operator.reconciler.errors import (
     ObjectValidationError,
     OwnershipConflictError,
@@ -41,6 +42,8 @@ from oam_operator.reconciler.policies import (
 from oam_operator.reconciler.reconciler import Reconciler
 from oam_operator.settings import Settings
 
+from . import orchestration
+from .appindex import AppIndex
 from .backoff import Backoff, ErrorBackoff, Jitter
 from .digest import component_digest
 from .encode import EncodedTree, encode
@@ -74,6 +77,7 @@ class Environment:
     jitter: Jitter = field(default_factory=Jitter)
     reconciler_metrics: Any = None
     on_transform: Callable[[float, bool], None] | None = None
+    apps: AppIndex | None = None  # the Application index of app-dependency policies (orchestration.py)
 
 
 @dataclass
@@ -128,6 +132,8 @@ class _Pass:
         self.interval = _seconds(self.spec.get("interval") or self.settings.default_interval)
         self.timeout_text: str = self.spec.get("timeout") or self.settings.default_timeout
         self.owner_id = f"{env.cluster_id}/{self.namespace}/{self.name}"
+        self.retry_interval: float | None = None  # a reconciliation policy's retryInterval
+        self.policy_result: PolicyResult | None = None
 
     # -- status helpers -------------------------------------------------------------------------
 
@@ -147,6 +153,8 @@ class _Pass:
         """An ``Error`` state: permanent until the input, a permission or another owner changes."""
         self.set_state(State.ERROR, reason, message)
         self.memory.backoff.reset()
+        if delay is None and self.retry_interval is not None:
+            delay = self.retry_interval
         if delay is None:
             delay = self.memory.error_backoff.next(reason.value, self.interval)
         return self.result(delay, "error", error_type=error_type)
@@ -244,6 +252,7 @@ class _Pass:
 
         try:
             encoded = self.transform(profile, resolved)
+            policies = orchestration.read(self, self.policy_result or PolicyResult())
         except OamError as error:
             status["observedGeneration"] = self.generation
             self.set_state(State.ERROR, Reason.TRANSFORM_FAILED, str(error))
@@ -252,6 +261,9 @@ class _Pass:
         except ObjectValidationError as error:
             status["observedGeneration"] = self.generation
             return self.fail(Reason.INVALID_OBJECTS, capitalised(str(error)), error_type="validation")
+        held = orchestration.hold(self, policies)
+        if held is not None:
+            return held
 
         requested = self.annotations.get(f"{self.domain}/requested-at")
         inventory = load_inventory(status.get("inventory") or [])
@@ -281,6 +293,8 @@ class _Pass:
         _, objects = self.summarise(inventory, encoded)
         report = reconciler.report
         operations = dict(report.operations)
+        if done and (unhealthy := orchestration.health(self, policies, operations)) is not None:
+            return unhealthy
         if done:
             applied_changed = status.get("appliedGeneration") != self.generation
             status["appliedGeneration"] = self.generation
@@ -337,6 +351,7 @@ class _Pass:
                 capabilities=capabilities, component_label=True,
             )
             result = transformer.transform(app, context)
+            self.policy_result = result.policy_result
             ok = True
         finally:
             if self.env.on_transform is not None:
@@ -389,6 +404,9 @@ class _Pass:
         inventory = load_inventory(status.get("inventory") or [])
         if not inventory:
             return self.result(None, "deleted", finished=True)
+        blocked = orchestration.reverse_gate(self)
+        if blocked is not None:
+            return blocked
         try:
             reconciler = self.reconciler()
         except NotPermitted:

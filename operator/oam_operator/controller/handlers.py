@@ -134,6 +134,10 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
     async def application_event(type: str | None, body: kopf.Body, uid: str, **_: Any) -> None:
         scheduler = holder.get("scheduler")
         meta = body.get("metadata") or {}
+        woken = runtime.dependency_wakeups(type, body)  # app-dependency: dependants only (appindex.py)
+        if scheduler is not None:
+            for other in woken:
+                scheduler.wake_event(other).set()
         if type == "DELETED":
             runtime.forget(uid, meta.get("namespace", ""), meta.get("name", ""))
             if scheduler is not None:

@@ -21,6 +21,7 @@ from typing import Any
 
 from oam_operator import __version__
 from oam_operator.api.meta import GROUP, VERSION
+from oam_operator.apppolicies import register_operator_policies
 from oam_operator.metrics import OperatorMetrics
 from oam_operator.reconciler.accounting import RequestAccounting
 from oam_operator.reconciler.client import ClusterClient
@@ -29,6 +30,7 @@ from oam_operator.reconciler.metrics import prometheus_metrics
 from oam_operator.reconciler.ratelimit import RateLimiter
 from oam_operator.settings import Settings
 
+from .appindex import AppIndex
 from .driver import Environment, Event, Memory, PassResult, apply_pass, delete_pass, ready_event
 from .incluster import in_cluster
 from .pipeline import operator_pipeline
@@ -65,6 +67,8 @@ class Runtime:
         self.memory: dict[str, Memory] = {}
         self.profiles: dict[str, dict[str, Any]] = {}
         self.pipeline = operator_pipeline(settings)
+        register_operator_policies(self.pipeline.transformer)
+        self.apps = AppIndex(allow_cross_namespace=settings.allow_cross_namespace_dependencies)
         self.cluster_id = settings.cluster_id
         self.pod_name = os.environ.get("POD_NAME", "")
         self._lock = threading.Lock()
@@ -96,6 +100,7 @@ class Runtime:
         self.env = Environment(
             settings=self.settings, pipeline=self.pipeline, clients=clients, cluster_id=self.cluster_id,
             profiles=self.profile, reconciler_metrics=reconciler_metrics, on_transform=self._observe_transform,
+            apps=self.apps,
         )
         if self.metrics is not None:
             self.metrics.build_info.labels(version=__version__).set(1)
@@ -123,6 +128,13 @@ class Runtime:
             self.memory.pop(uid, None)
         if self.metrics is not None:
             self.metrics.remove_application(namespace, name)
+
+    def dependency_wakeups(self, event_type: str | None, body: Mapping[str, Any]) -> set[str]:
+        """Feed the Application index one watch event; the UIDs of the Applications to wake."""
+        woken = self.apps.observe(event_type, body)
+        if woken and self.metrics is not None:
+            self.metrics.dependency_wakeups_total.inc(len(woken))
+        return woken
 
     def profile(self, name: str) -> Mapping[str, Any] | None:
         return self.profiles.get(name)
