@@ -55,6 +55,9 @@ def main() -> None:
 @click.option("-o", "--output-dir", metavar="DIR", help="Write <DIR>/<application>.yaml instead of stdout.")
 @click.option("--values", "values_path", metavar="FILE", help="Package parameter values (YAML mapping).")
 @click.option("--set", "set_values", metavar="K=V", multiple=True, help="Package parameter value (repeatable).")
+@click.option("--operator-policies", is_flag=True,
+              help="Validate the operator's own policy types (app-dependency, reconciliation, health-checks) "
+              "instead of refusing them.")
 def build(
     file: str,
     profile_path: str | None,
@@ -65,11 +68,13 @@ def build(
     output_dir: str | None,
     values_path: str | None,
     set_values: tuple[str, ...],
+    operator_policies: bool,
 ) -> None:
     """Print the objects an Application generates (offline)."""
     guarded(
         lambda: _run_build(
-            file, profile_path, namespace, domain, not no_component_label, tree, output_dir, values_path, set_values
+            file, profile_path, namespace, domain, not no_component_label, tree, output_dir, values_path, set_values,
+            operator_policies,
         )
     )
 
@@ -119,8 +124,15 @@ def _run_build(
     output_dir: str | None,
     values_path: str | None = None,
     set_values: tuple[str, ...] = (),
+    operator_policies: bool = False,
 ) -> None:
-    """``oam-operator build`` (transform.md §3.1, §3.7, §8.7, §14.1)."""
+    """``oam-operator build`` (transform.md §3.1, §3.7, §8.7, §14.1).
+
+    By default the operator's own policy types are refused exactly as kurel refuses them (no
+    handler); ``operator_policies`` registers the operator's handlers, which validate them
+    offline. They generate no objects, and the checks that need the cluster (cross-namespace
+    references, conflicts with ``spec.interval``/``spec.timeout``) are the operator's.
+    """
     import os
 
     from oam_operator.oam import (
@@ -147,6 +159,10 @@ def _run_build(
         text = _apply_package(package, values_path, set_values, text)
     pipeline = build_pipeline()
     transformer = pipeline.transformer
+    if operator_policies:
+        from oam_operator.apppolicies import register_operator_policies
+
+        register_operator_policies(transformer)
     try:
         app = parse_application(
             text, component_types=transformer.component_types(), trait_types=transformer.trait_types()
@@ -256,12 +272,14 @@ def _run_schema(family: str | None, type_name: str | None, output_format: str) -
     import json
     from typing import Any
 
+    from oam_operator.apppolicies import register_operator_policies
     from oam_operator.oam import new_builtin_transformer
     from oam_operator.oam.gofmt import go_quote
     from oam_operator.oam.schema import object_json_schema
     from oam_operator.oam.serialize import dump_document
 
-    transformer = new_builtin_transformer()
+    # The operator's own policy types are part of what it validates, so their schemas are published too.
+    transformer = register_operator_policies(new_builtin_transformer())
     schemas = transformer.handler_schemas()
     contracts = transformer.handler_contracts()
 

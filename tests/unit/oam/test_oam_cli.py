@@ -163,7 +163,8 @@ def test_schema_command(tmp_path: Path) -> None:
     assert code == 0
     index = json.loads(out)
     assert sorted(index) == ["components", "policies", "traits"]
-    assert sorted(index["policies"]) == ["dependency", "placement"]
+    # The transform's two plus the operator's own (operator/oam_operator/apppolicies).
+    assert sorted(index["policies"]) == ["app-dependency", "dependency", "health-checks", "placement", "reconciliation"]
     assert sorted(index["components"]) == new_builtin_transformer().component_types()
     assert sorted(index["traits"]) == new_builtin_transformer().trait_types()
     placement = index["policies"]["placement"]

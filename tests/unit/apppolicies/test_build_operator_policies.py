@@ -1,0 +1,71 @@
+"""``oam-operator build`` refuses the operator's policy types by default; ``--operator-policies``
+validates them offline; ``schema`` publishes them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+from click.testing import CliRunner
+
+from oam_operator.cli import main
+
+APP = """\
+apiVersion: oam-operator.dev/v1alpha1
+kind: Application
+metadata: {name: web, namespace: shop}
+spec:
+  components:
+    - name: settings
+      type: passthrough
+      properties:
+        object: {apiVersion: v1, kind: ConfigMap, metadata: {name: settings}, data: {k: v}}
+  policies:
+    - name: after-db
+      type: app-dependency
+      properties:
+        applications: [{name: db}]
+    - name: sync
+      type: reconciliation
+      properties: {interval: 5m}
+"""
+
+
+def invoke(tmp_path: Path, text: str, *args: str) -> tuple[int, str, str]:
+    path = tmp_path / "app.yaml"
+    path.write_text(text)
+    result = CliRunner().invoke(main, [a.replace("APP", str(path)) for a in args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_build_refuses_by_default_with_the_kurel_message(tmp_path: Path) -> None:
+    code, out, err = invoke(tmp_path, APP, "build", "APP")
+    assert (code, out) == (1, "")
+    assert err == 'Error: transforming application: no handler for policy type "app-dependency" (policy "after-db")\n'
+
+
+def test_build_with_operator_policies_validates_and_generates_the_same_objects(tmp_path: Path) -> None:
+    code, out, err = invoke(tmp_path, APP, "build", "APP", "--operator-policies")
+    assert (code, err) == (0, "")
+    assert [d["metadata"]["name"] for d in yaml.safe_load_all(out)] == ["settings"]
+    without = APP.split("  policies:")[0]
+    assert invoke(tmp_path, without, "build", "APP")[1] == out
+    bad = APP.replace("interval: 5m", "interval: 5s")
+    code, out, err = invoke(tmp_path, bad, "build", "APP", "--operator-policies")
+    assert (code, out) == (1, "")
+    assert err == 'Error: transforming application: policy "sync": interval must be at least 30s\n'
+
+
+def test_schema_publishes_the_operator_policies(tmp_path: Path) -> None:
+    code, out, _ = invoke(tmp_path, APP, "schema", "policy", "app-dependency")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["type"] == "app-dependency"
+    assert doc["contract"]["family"] == "app-dependency"
+    assert doc["schema"]["required"] == ["applications"]
+    assert doc["schema"]["properties"]["applications"]["items"]["required"] == ["name"]
+    code, out, _ = invoke(tmp_path, APP, "schema", "policy", "reconciliation")
+    assert sorted(json.loads(out)["schema"]["properties"]) == ["interval", "retryInterval", "suspend", "timeout"]
+    code, out, _ = invoke(tmp_path, APP, "schema", "policy", "health-checks")
+    assert json.loads(out)["schema"]["properties"]["checks"]["items"]["required"] == ["apiVersion", "kind", "name"]
