@@ -22,6 +22,10 @@ Decisions where the spec is silent:
   whole tree, phase to ``max(9, longest of its section) + 2``. These reproduce §11's example.
 - **No status yet.** State ``<none>``, Ready ``Unknown``, revision 0 and a message saying the
   operator has not processed the Application (is it running?). JSON then has ``"state": null``.
+- **Dependencies** (``status.dependencies``, app-dependency policies): a header line
+  ``Depends on: db (Ready), infra/cache (Missing)``; with ``--tree`` also a first section
+  ``(depends on)`` listing each as ``Application <name>`` with its state; in JSON the key
+  ``"dependencies"`` (``[{namespace, name, state, ready}]``), present only when the status has them.
 - **Exit code.** 0 when ``status.state`` is ``Ready``, else 3. ``--wait`` is stricter: it stops on
   ``Ready`` or ``Error`` only once the status describes the current spec
   (``observedGeneration >= metadata.generation``), and on ``Ready`` only once a pending
@@ -156,6 +160,7 @@ class StatusView:
     unassigned: tuple[ItemView, ...]
     requested_at: str | None
     last_handled_reconcile_at: str | None
+    dependencies: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def current(self) -> bool:
@@ -266,6 +271,11 @@ def build_view(app: Mapping[str, Any], domain: str = DEFAULT_DOMAIN) -> StatusVi
         unassigned=tuple(sorted(unassigned, key=_apply_rank)),
         requested_at=annotations.get(f"{domain}/requested-at"),
         last_handled_reconcile_at=_text(status.get("lastHandledReconcileAt")) or None,
+        dependencies=tuple(
+            {"namespace": _text(d.get("namespace")), "name": _text(d.get("name")), "state": _text(d.get("state")),
+             "ready": d.get("ready") is True}
+            for d in _mappings(status.get("dependencies"))
+        ),
     )
 
 
@@ -359,7 +369,24 @@ def _header(view: StatusView, color: bool) -> list[str]:
     ]
     if view.message:
         lines.append("Message: " + view.message.replace("\n", "\n" + " " * len("Message: ")))
+    if view.dependencies:
+        shown = [f"{_dependency_name(d, view.namespace)} ({_paint(d['state'], color)})" for d in view.dependencies]
+        lines.append("Depends on: " + ", ".join(shown))
     return lines
+
+
+def _dependency_name(dependency: Mapping[str, Any], app_namespace: str) -> str:
+    name, namespace = dependency["name"], dependency["namespace"]
+    return name if not namespace or namespace == app_namespace else f"{namespace}/{name}"
+
+
+def _dependency_items(view: StatusView) -> tuple[ItemView, ...]:
+    """The dependencies as tree lines: ``Application <name>`` and the state."""
+    return tuple(
+        ItemView(group="", version="", kind="Application", namespace=d["namespace"], name=d["name"],
+                 phase=d["state"], status="", apply_order=0, digest="")
+        for d in view.dependencies
+    )
 
 
 def _bundle_lines(bundles: Sequence[BundleView], color: bool) -> list[str]:
@@ -393,6 +420,8 @@ def render_text(view: StatusView, tree: bool = False, color: bool = False) -> st
         (line, bundle.items if tree else ())
         for line, bundle in zip(_bundle_lines(view.bundles, color), view.bundles, strict=True)
     ]
+    if tree and view.dependencies:
+        sections.insert(0, ("(depends on)", _dependency_items(view)))
     if tree:
         sections += [
             (title, items) for title, items in (("(no bundle)", view.unassigned), ("(pruning)", view.pruning)) if items
@@ -418,7 +447,7 @@ def to_json(view: StatusView) -> dict[str, Any]:
         "bundles": [bundle.to_json() for bundle in view.bundles],
         "pruning": [item.to_json() for item in view.pruning],
         "unassigned": [item.to_json() for item in view.unassigned],
-    }
+    } | ({"dependencies": [dict(d) for d in view.dependencies]} if view.dependencies else {})
 
 
 def render_json(view: StatusView) -> str:
