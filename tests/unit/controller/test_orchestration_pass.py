@@ -1,0 +1,159 @@
+"""The operator's policies inside a pass (controller/orchestration.py), without a cluster.
+
+The passes below all end before the reconciler sends a request: the client points at a closed
+local port, so a pass that tried to apply or delete anything would end in a connection error
+instead of the asserted state. Where a test wants to show the gate let a pass through, it
+asserts exactly that error.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from kubernetes.client import ApiClient, Configuration
+
+from oam_operator.apppolicies import register_operator_policies
+from oam_operator.controller.appindex import AppIndex
+from oam_operator.controller.driver import Environment, Memory, apply_pass, delete_pass
+from oam_operator.controller.pipeline import operator_pipeline
+from oam_operator.controller.tenancy import TenantClients
+from oam_operator.reconciler.client import ClusterClient
+from oam_operator.settings import Settings
+
+
+def environment(index: AppIndex, **settings: Any) -> Environment:
+    config = Configuration()
+    config.host = "http://127.0.0.1:9"
+    resolved = Settings.from_sources(settings, {})
+    pipeline = operator_pipeline(resolved)
+    register_operator_policies(pipeline.transformer)
+    clients = TenantClients(ClusterClient(ApiClient(configuration=config)))
+    return Environment(settings=resolved, pipeline=pipeline, clients=clients, cluster_id="c",
+                       profiles=lambda name: None, apps=index)
+
+
+def body(name: str, *policies: dict[str, Any], status: dict[str, Any] | None = None,
+         **meta: Any) -> dict[str, Any]:
+    config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"{name}-config"}}
+    return {
+        "apiVersion": "oam-operator.dev/v1alpha1",
+        "kind": "Application",
+        "metadata": {"name": name, "namespace": "shop", "uid": f"uid-{name}", "generation": 1, **meta},
+        "spec": {"components": [{"name": "c", "type": "passthrough", "properties": {"object": config}}],
+                 "policies": list(policies), "suspend": False},
+        "status": status if status is not None else {"observedGeneration": 1},
+    }
+
+
+def after(*names: str) -> dict[str, Any]:
+    return {"name": "after", "type": "app-dependency", "properties": {"applications": [{"name": n} for n in names]}}
+
+
+def ready(name: str, *policies: dict[str, Any]) -> dict[str, Any]:
+    return body(name, *policies, status={"observedGeneration": 1, "state": "Ready"})
+
+
+def message(status: dict[str, Any]) -> tuple[str, str, str]:
+    condition = next(c for c in status["conditions"] if c["type"] == "Ready")
+    return status["state"], condition["reason"], condition["message"]
+
+
+def test_a_new_revision_waits_for_missing_and_unready_dependencies() -> None:
+    index = AppIndex()
+    index.observe(None, body("db", status={"observedGeneration": 1, "state": "Processing"}))
+    result = apply_pass(body("web", after("db", "cache")), Memory(), environment(index))
+    assert message(result.status) == (
+        "Waiting", "DependenciesNotReady", "Waiting for Applications to be Ready: db (Processing), cache (Missing)")
+    assert result.status["dependencies"] == [
+        {"namespace": "shop", "name": "db", "state": "Processing", "ready": False},
+        {"namespace": "shop", "name": "cache", "state": "Missing", "ready": False},
+    ]
+    assert (result.delay, result.result) == (None, "pending")  # no timed requeue: the index wakes it
+    assert "inventory" not in result.status and "revision" not in result.status
+
+
+def test_once_ready_the_gate_lets_the_pass_apply() -> None:
+    index = AppIndex()
+    index.observe(None, ready("db"))
+    result = apply_pass(body("web", after("db")), Memory(), environment(index))
+    # Past the gate, the pass reached the (unreachable) API server.
+    assert result.status["state"] == "Pending" and result.status["revision"] == 1
+    assert result.status["dependencies"] == [{"namespace": "shop", "name": "db", "state": "Ready", "ready": True}]
+
+
+def test_a_started_revision_is_not_held_by_a_dependency_going_away() -> None:
+    index = AppIndex()
+    first = apply_pass(body("web", after("db")), Memory(), environment(index))
+    assert first.status["state"] == "Waiting"
+    started = copy.deepcopy(first.status)
+    started["lastProcessingDigest"] = started["processingDigest"]
+    result = apply_pass(body("web", after("db"), status=started), Memory(), environment(index))
+    assert result.status["state"] == "Pending"  # went on to apply (connection refused), not Waiting
+    assert result.status["dependencies"][0]["state"] == "Missing"
+
+
+def test_a_cycle_is_an_error_on_the_member_asking() -> None:
+    index = AppIndex()
+    index.observe(None, body("b", after("a")))
+    env = environment(index)
+    result = apply_pass(body("a", after("b")), Memory(), env)
+    assert message(result.status) == ("Error", "DependencyCycle", "application cycle detected: a -> b -> a")
+    assert 5.0 < (result.delay or 0) < 5.26  # the error backoff's first step, jittered
+    retry = {"name": "sync", "type": "reconciliation", "properties": {"retryInterval": "7s"}}
+    result = apply_pass(body("a", after("b"), retry), Memory(), env)
+    assert result.status["state"] == "Error"
+    assert 7.06 < (result.delay or 0) < 7.36  # retryInterval plus 1-5 % jitter
+
+
+def test_reconciliation_suspend_and_conflicts() -> None:
+    env = environment(AppIndex())
+    suspend = {"name": "sync", "type": "reconciliation", "properties": {"suspend": True}}
+    result = apply_pass(body("web", suspend), Memory(), env)
+    assert message(result.status) == ("Pending", "Suspended", "Reconciliation is suspended")
+    assert result.delay is None
+    conflict = body("web", {"name": "sync", "type": "reconciliation", "properties": {"timeout": "1m"}})
+    conflict["spec"]["timeout"] = "2m"
+    result = apply_pass(conflict, Memory(), env)
+    assert message(result.status) == (
+        "Error", "TransformFailed", 'policy "sync": timeout is also set by spec.timeout; set it in one place only')
+
+
+def test_cross_namespace_dependencies_follow_the_setting() -> None:
+    elsewhere = {"name": "after", "type": "app-dependency",
+                 "properties": {"applications": [{"name": "db", "namespace": "infra"}]}}
+    result = apply_pass(body("web", elsewhere), Memory(), environment(AppIndex()))
+    assert message(result.status)[:2] == ("Error", "TransformFailed")
+    index = AppIndex(allow_cross_namespace=True)
+    result = apply_pass(body("web", elsewhere), Memory(),
+                        environment(index, allow_cross_namespace_dependencies=True))
+    assert message(result.status) == (
+        "Waiting", "DependenciesNotReady", "Waiting for Applications to be Ready: infra/db (Missing)")
+
+
+INVENTORY = [{"group": "", "version": "v1", "kind": "ConfigMap", "namespace": "shop", "name": "db-config",
+              "phase": "Ready", "status": "Current", "digest": "x"}]
+
+
+def test_deletion_waits_for_dependants_unless_forced() -> None:
+    index = AppIndex()
+    index.observe(None, ready("web", after("db")))
+    status = {"observedGeneration": 1, "state": "Ready", "inventory": INVENTORY}
+    deleting = body("db", status=status, deletionTimestamp="2026-01-01T00:00:00Z")
+    result = delete_pass(deleting, Memory(), environment(index))
+    assert message(result.status) == (
+        "Deleting", "DeletionBlocked",
+        "Deletion blocked: Applications depend on it: web (delete them or remove their app-dependency on it; the "
+        'annotation oam-operator.dev/ignore-dependants: "true" deletes it anyway)')
+    assert not result.finished and result.delay is not None and result.delay >= 1.0
+    forced = copy.deepcopy(deleting)
+    forced["metadata"]["annotations"] = {"oam-operator.dev/ignore-dependants": "true"}
+    result = delete_pass(forced, Memory(), environment(index))
+    assert result.status["state"] == "DeletionPending"  # past the gate: the API server was asked
+    index.observe("DELETED", ready("web", after("db")))
+    result = delete_pass(deleting, Memory(), environment(index))
+    assert result.status["state"] == "DeletionPending"
+    # Nothing to tear down: no check at all.
+    empty = body("db", status={"observedGeneration": 1}, deletionTimestamp="2026-01-01T00:00:00Z")
+    index.observe(None, ready("web", after("db")))
+    assert delete_pass(empty, Memory(), environment(index)).finished
