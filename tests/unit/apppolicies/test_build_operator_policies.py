@@ -69,3 +69,14 @@ def test_schema_publishes_the_operator_policies(tmp_path: Path) -> None:
     assert sorted(json.loads(out)["schema"]["properties"]) == ["interval", "retryInterval", "suspend", "timeout"]
     code, out, _ = invoke(tmp_path, APP, "schema", "policy", "health-checks")
     assert json.loads(out)["schema"]["properties"]["checks"]["items"]["required"] == ["apiVersion", "kind", "name"]
+
+
+def test_the_example_builds_with_operator_policies(tmp_path: Path) -> None:
+    example = Path(__file__).resolve().parents[3] / "examples" / "shop-after-platform.yaml"
+    result = CliRunner().invoke(main, ["build", str(example), "--operator-policies"])
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert {d["kind"] for d in yaml.safe_load_all(result.stdout)} >= {"Deployment", "Service"}
+    refused = CliRunner().invoke(main, ["build", str(example)])
+    assert refused.exit_code == 1
+    assert refused.stderr == ('Error: transforming application: no handler for policy type "app-dependency" '
+                              '(policy "after-platform")\n')
