@@ -4,7 +4,8 @@ The tree is ternary (Application i depends on (i-1)//3), created leaves first, s
 Application starts Waiting. A Waiting Application has no timed requeue: every pass it runs while
 waiting is caused by a change of its dependency (it appearing, or becoming Ready) or is its own
 first gate check. The test counts those passes from the operator's pass log and the wake-ups
-from ``oam_operator_dependency_wakeups_total``.
+from ``oam_operator_dependency_wakeups_total``; then a new revision of the root must wake exactly
+its three direct dependants, twice each.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from e2ekit import Kube, configmap_component
+from e2ekit import Kube, configmap_component, sleep_briefly
 
 from tools.devcluster.pytest_plugin import default_wait, wait_until
 
@@ -71,3 +72,19 @@ def test_a_tree_of_100_applications_is_woken_only_by_dependency_changes(start_op
     assert 0 < wakeups <= 2 * (COUNT - 1), wakeups
     per_app = Counter(entry["name"] for entry in passes if entry.get("branch") == "apply")
     assert len(per_app) == COUNT
+
+    # A new revision of the root flips its readiness twice (not Ready at its new generation, then
+    # Ready): exactly its three direct dependants are woken, twice each; no one else.
+    root = kube.app(name(0))
+    kube.apply_app(name(0), {"components": [configmap_component(f"{name(0)}-config", {"key": "v2"})],
+                             "policies": []})
+    wait_until(lambda: (app := kube.ready(name(0))) is not None
+               and app["metadata"]["generation"] > root["metadata"]["generation"],
+               default_wait(kube.cluster), "the root's new revision to be Ready")
+
+    def woken() -> float:
+        return operator.metrics()[("oam_operator_dependency_wakeups_total", frozenset())] - wakeups
+
+    wait_until(lambda: woken() >= 6, default_wait(kube.cluster), "the root's dependants to be woken")
+    sleep_briefly(2)
+    assert woken() == 6
