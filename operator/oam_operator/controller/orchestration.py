@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from oam_operator.api.conditions import Reason, State
+from oam_operator.api.meta import format_timestamp
 from oam_operator.apppolicies import AppRef, OperatorPolicies, ResolvedCheck, cycle_message, read_operator_policies
 from oam_operator.apppolicies.graph import dependants_message, waiting_message
 from oam_operator.durations import parse_go_duration
@@ -39,7 +40,6 @@ from oam_operator.oam.policies.result import PolicyResult
 from oam_operator.reconciler.status import DefaultStatusAnalyzer, Status, StatusAnalysisError
 
 from .appindex import AppIndex
-from .progress import capitalised
 
 if TYPE_CHECKING:
     from oam_operator.reconciler.client import ClusterClient
@@ -130,8 +130,6 @@ def health(p: _Pass, policies: OperatorPolicies, operations: dict[str, int]) -> 
     failing = [(check, detail) for check, detail in details if detail is not None]
     if not failing:
         return None
-    from oam_operator.api.meta import format_timestamp
-
     shown = ", ".join(f"{check.display(p.namespace)} ({detail})" for check, detail in failing[:3])
     if len(failing) > 3:
         shown += f", and {len(failing) - 3} more"
@@ -141,7 +139,7 @@ def health(p: _Pass, policies: OperatorPolicies, operations: dict[str, int]) -> 
     if p.timed_out():
         p.set_state(State.ERROR, Reason.TIMEOUT, f"Reconciliation timed out after {p.timeout_text}: {message}")
         return p.result(delay, "error", error_type="other", operations=operations)
-    p.set_state(State.PROCESSING, Reason.PROCESSING, capitalised(message))
+    p.set_state(State.PROCESSING, Reason.PROCESSING, message)
     return p.result(delay, "progressing", operations=operations)
 
 
