@@ -243,3 +243,18 @@ def test_health_check_refusals(checks: Any, message: str) -> None:
     properties = {} if checks is None else {"checks": checks}
     expected = message if message.startswith("policy ") else f'policy "hc": {message}'
     assert refusal(policy("hc", "health-checks", **properties)) == expected
+
+
+def test_the_package_is_pure() -> None:
+    """Like the transform: no kopf, no cluster client, nothing of the controller or the reconciler."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, oam_operator.apppolicies\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('kopf', 'kubernetes', 'urllib3')"
+        " or m.startswith(('oam_operator.controller', 'oam_operator.reconciler'))]\n"
+        "print(','.join(sorted(bad)))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == ""
