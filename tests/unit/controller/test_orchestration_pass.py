@@ -157,3 +157,22 @@ def test_deletion_waits_for_dependants_unless_forced() -> None:
     empty = body("db", status={"observedGeneration": 1}, deletionTimestamp="2026-01-01T00:00:00Z")
     index.observe(None, ready("web", after("db")))
     assert delete_pass(empty, Memory(), environment(index)).finished
+
+
+def test_reconciliation_values_replace_the_pass_interval_timeout_and_retry_delay() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from oam_operator.api.meta import format_timestamp
+    from oam_operator.apppolicies import OperatorPolicies, ReconciliationSettings
+    from oam_operator.controller import orchestration
+    from oam_operator.controller.driver import _Pass
+
+    env = environment(AppIndex())
+    now = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+    env.clock = lambda: now
+    status = {"observedGeneration": 1, "processingSince": format_timestamp(now - timedelta(seconds=30))}
+    p = _Pass(body("web", status=status), Memory(), env)
+    assert (p.interval, p.timeout_text, p.retry_interval, p.timed_out()) == (600.0, "10m", None, False)
+    policies = OperatorPolicies(reconciliation=ReconciliationSettings("sync", "45s", "20s", "3s", None))
+    assert orchestration.hold(p, policies) is None
+    assert (p.interval, p.timeout_text, p.retry_interval, p.timed_out()) == (45.0, "20s", 3.0, True)
