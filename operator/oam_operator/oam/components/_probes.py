@@ -7,8 +7,9 @@ port only against the container's own ports.
 
 Decisions recorded here (the spec gives only some messages): a probe without a handler fails
 with ``<kind> probe: probe must specify exactly one handler, but none was provided``; port
-messages come bare after the probe or hook (``readiness probe: port 0 out of valid range
-1-65535``, ``lifecycle.preStop: named port "x" …``), a handler's other checks under its key
+messages name the handler as kurel's do (``readiness probe: httpGet handler: port 0 out of
+valid range 1-65535``, ``lifecycle.preStop: httpGet handler: named port "x" …``), a handler's
+other checks under its key
 (``readiness probe: httpGet: port is required``, ``readiness probe: httpGet: unrecognized key
 "x"``); an unknown key of a hook is ``lifecycle.<hook>: unrecognized key "<k>"``; a ``grpc``
 port must be a number (``port: must be an integer, got <T>``); the timing fields must be
@@ -68,6 +69,14 @@ def _port(value: Any, port_name: str | None, numeric_only: bool = False) -> int 
     return number
 
 
+def _handler_port(handler: str, value: Any, port_name: str | None) -> int | str:
+    """A handler's port; a refusal names the handler (``httpGet handler: port 0 out of …``)."""
+    try:
+        return _port(value, port_name)
+    except _Invalid as exc:
+        raise _Invalid(f"{handler} handler: {exc}") from exc
+
+
 def _mapping(raw: Any, where: str) -> Object:
     if not isinstance(raw, dict):
         raise _Invalid(f"{where}expected object, got {go_type_name(raw)}")
@@ -99,7 +108,7 @@ def _http_get(raw: Any, port_name: str | None) -> Object:
     _keys(spec, ("host", "httpHeaders", "path", "port", "scheme"), where)
     if spec.get("port") is None:
         raise _Invalid(f"{where}port is required")
-    out: Object = {"port": _port(spec["port"], port_name)}
+    out: Object = {"port": _handler_port("httpGet", spec["port"], port_name)}
     _optional_strings(spec, out, ("path", "host", "scheme"), where)
     headers = spec.get("httpHeaders")
     if headers is not None:
@@ -126,7 +135,7 @@ def _tcp_socket(raw: Any, port_name: str | None) -> Object:
     _keys(spec, ("host", "port"), where)
     if spec.get("port") is None:
         raise _Invalid(f"{where}port is required")
-    out: Object = {"port": _port(spec["port"], port_name)}
+    out: Object = {"port": _handler_port("tcpSocket", spec["port"], port_name)}
     _optional_strings(spec, out, ("host",), where)
     return out
 

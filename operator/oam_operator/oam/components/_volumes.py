@@ -6,7 +6,9 @@ A volume entry is flat: ``{name, mountPath, type, readOnly}`` plus the keys of i
 volume generates its claim, named ``esc(C)-esc(volume)`` (every ``-`` doubled) so that two
 components can never produce the same claim name.
 
-Decisions recorded here: ``type`` defaults to ``emptyDir``; a missing type-specific required
+Decisions recorded here: ``type`` is required — a volume without one is refused as kurel
+refuses it (``volume "<n>": unrecognized type ""``), since guessing a volume source would hide
+a mistake; a present ``volumes: null`` is ``volumes: must be an array, got <nil>``; a missing type-specific required
 key fails with ``volume "<n>": <type>.<key> is required``; a missing mount path with
 ``volume "<n>": mountPath is required``; an empty ``accessModes`` list means the default;
 ``ReadWriteOncePod`` with another mode fails with ``volume "<n>": accessMode ReadWriteOncePod
@@ -38,7 +40,8 @@ TYPE_KEYS: dict[str, tuple[str, ...]] = {
     "configMap": ("configMapName",),
     "secret": ("secretName",),
 }
-DEFAULT_TYPE = "emptyDir"
+#: ``build_volumes``' argument when the property is absent (a present ``null`` is refused).
+ABSENT: Any = object()
 
 
 @dataclass
@@ -146,7 +149,7 @@ def _source(component: str, name: str, kind: str, entry: Object, read_only: bool
 def build_volumes(component: str, value: Any) -> Volumes:
     """Pod volumes, main-container mounts and claims, in authored order."""
     out = Volumes()
-    if value is None:
+    if value is ABSENT:
         return out
     if not isinstance(value, list):
         raise ValidationError(f"volumes: must be an array, got {go_type_name(value)}")
@@ -169,8 +172,8 @@ def build_volumes(component: str, value: Any) -> Volumes:
             raise ValidationError(f"volume {go_quote(name)}: duplicate mountPath {go_quote(mount_path)}")
         paths.add(mount_path)
         kind = entry.get("type")
-        if kind is None or kind == "":
-            kind = DEFAULT_TYPE
+        if kind is None:
+            kind = ""
         if not isinstance(kind, str) or kind not in TYPE_KEYS:
             shown = kind if isinstance(kind, str) else go_value(kind)
             raise ValidationError(f"volume {go_quote(name)}: unrecognized type {go_quote(shown)}")

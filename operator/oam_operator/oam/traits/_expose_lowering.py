@@ -174,7 +174,8 @@ def _ext_auth(props: dict[str, Any], annotations: dict[str, Any]) -> None:
 
 def _to_httproute(props: dict[str, Any]) -> dict[str, Any]:
     for key in GATEWAY_REFUSED:
-        if is_set(props, key):
+        # present at all, even null or empty: an ingress-only key means the author expected an Ingress
+        if key in props:
             raise ValidationError(f"{key} is {only_for(INGRESS)}")
     _check_hosts(_hostnames(props), props.get("allowedHostnameWildcard"))
     gateway = props.get("gatewayName")

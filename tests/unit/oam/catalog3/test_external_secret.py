@@ -94,7 +94,7 @@ def test_data_entry_defaults_key_and_property() -> None:
 def test_remote_ref_shorthand_is_one_data_entry() -> None:
     spec = external_secret(secretName="tls-cert", remoteRef={"key": "certs/web", "version": "3"})["spec"]
     assert spec["data"] == [
-        {"secretKey": "tls-cert", "remoteRef": {"key": "certs/web", "property": "tls-cert", "version": "3"}}
+        {"secretKey": "tls-cert", "remoteRef": {"key": "certs/web", "version": "3"}}
     ]
 
 

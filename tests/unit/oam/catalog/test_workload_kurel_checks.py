@@ -1,0 +1,71 @@
+"""Checks the kurel oracle corpus showed missing (transform.md §9.1, §9.10; tests/unit/oam/test_kurel_oracle.py).
+
+A property written with a null value is present: where kurel's handler checks presence before
+type, ours refuses the null with kurel's message rather than treating it as absent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from workloadkit import handler_error, main_container, objects, with_image
+
+
+@pytest.mark.parametrize(
+    ("props", "message"),
+    [
+        ({"envFrom": None}, "envFrom: must be an array, got <nil>"),
+        ({"volumes": None}, "volumes: must be an array, got <nil>"),
+        ({"workingDir": None}, "workingDir: must be a string, got <nil>"),
+        (
+            {"securityContext": None},
+            "invalid securityContext configuration: securityContext: must be an object, got <nil>",
+        ),
+        (
+            {"securityContext": {"runAsUser": 0, "runAsNonRoot": True}},
+            "invalid securityContext configuration: securityContext: runAsUser must not be 0 when runAsNonRoot is true",
+        ),
+        ({"volumes": [{"name": "v", "mountPath": "/v"}]}, 'volume "v": unrecognized type ""'),
+    ],
+)
+@pytest.mark.parametrize("type_name", ["webservice", "worker", "cronjob"])
+def test_workload_refusals(type_name: str, props: dict[str, Any], message: str) -> None:
+    body = with_image(**props)
+    if type_name == "cronjob":
+        body["schedule"] = "0 2 * * *"
+    assert handler_error(type_name, body) == message
+
+
+def test_root_user_is_accepted_without_run_as_non_root_and_an_empty_working_dir_is_unset() -> None:
+    for context in ({"runAsUser": 0}, {"runAsUser": 0, "runAsNonRoot": False}, {"runAsUser": 1, "runAsNonRoot": True}):
+        container = main_container(objects("worker", with_image(securityContext=context))[0])
+        assert container["securityContext"] == context
+    assert "workingDir" not in main_container(objects("worker", with_image(workingDir=""))[0])
+
+
+def test_passthrough_object_null_is_not_a_map() -> None:
+    assert handler_error("passthrough", {"object": None}) == "passthrough component \"c\": 'object' must be a map"
+    assert handler_error("passthrough", {}) == "passthrough component \"c\": required property 'object' missing"
+
+
+def test_manifests_null_inline_is_not_a_string() -> None:
+    assert handler_error("manifests", {"inline": None}) == (
+        'manifests component "c": manifest source: property "inline" must be a YAML string'
+    )
+    assert handler_error("manifests", {}) == (
+        'manifests component "c": manifest source: exactly one of inline/url is required (got 0)'
+    )
+
+
+def test_manifests_namespace_gets_the_typed_empty_spec() -> None:
+    inline = (
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\n"
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: b\nspec:\n  finalizers: [kubernetes]\n---\n"
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n"
+    )
+    out = objects("manifests", {"inline": inline})
+    assert [o.get("spec") for o in out] == [{}, {"finalizers": ["kubernetes"]}, None]
+    # a passthrough object is emitted as written: no typed round trip there
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "d"}}
+    assert "spec" not in objects("passthrough", {"object": namespace, "clusterScoped": True})[0]
