@@ -8,8 +8,8 @@ components can never produce the same claim name.
 
 Decisions recorded here: ``type`` is required — a volume without one is refused as kurel
 refuses it (``volume "<n>": unrecognized type ""``), since guessing a volume source would hide
-a mistake; a present ``volumes: null`` is ``volumes: must be an array, got <nil>``; a missing type-specific required
-key fails with ``volume "<n>": <type>.<key> is required``; a missing mount path with
+a mistake; a present ``volumes: null`` is ``volumes: must be an array, got <nil>``; a missing
+type-specific required key fails with ``volume "<n>": <type>.<key> is required``; a missing mount path with
 ``volume "<n>": mountPath is required``; an empty ``accessModes`` list means the default;
 ``ReadWriteOncePod`` with another mode fails with ``volume "<n>": accessMode ReadWriteOncePod
 cannot be combined with other access modes``; a bad ``sizeLimit`` with
