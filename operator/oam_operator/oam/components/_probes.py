@@ -20,13 +20,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from oam_operator.oam.components._values import as_int
+from oam_operator.oam.components._values import ABSENT, as_int
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.gofmt import go_quote, go_type_name
 
 PROBE_PREFIX = "invalid probe configuration: "
 LIFECYCLE_PREFIX = "invalid lifecycle configuration: "
-PROBE_KINDS = {"liveness": "livenessProbe", "readiness": "readinessProbe", "startup": "startupProbe"}
+PROBE_KINDS = {"readiness": "readinessProbe", "liveness": "livenessProbe", "startup": "startupProbe"}
 PROBE_HANDLERS = ("exec", "grpc", "httpGet", "tcpSocket")
 PROBE_INT32 = ("failureThreshold", "initialDelaySeconds", "periodSeconds", "successThreshold", "timeoutSeconds")
 PROBE_INT64 = ("terminationGracePeriodSeconds",)
@@ -207,17 +207,24 @@ def _probe(raw: Any, port_name: str | None) -> Object:
 
 
 def build_probes(value: Any, port_name: str | None) -> Object:
-    """``{livenessProbe?, readinessProbe?, startupProbe?}`` for the main container."""
-    if value is None:
+    """``{livenessProbe?, readinessProbe?, startupProbe?}`` for the main container.
+
+    Checked as kurel checks them: presence before type (a written ``null`` is refused), the
+    probes in the order readiness, liveness, startup.
+    """
+    if value is ABSENT:
         return {}
     if not isinstance(value, dict):
         raise ValidationError(f"{PROBE_PREFIX}probes: must be an object, got {go_type_name(value)}")
-    out: Object = {}
     for key in sorted(value):
         if key not in PROBE_KINDS:
             raise ValidationError(f"{PROBE_PREFIX}probes: unrecognized key {go_quote(key)}")
-        if value[key] is None:
+    out: Object = {}
+    for key in PROBE_KINDS:
+        if key not in value:
             continue
+        if not isinstance(value[key], dict):
+            raise ValidationError(f"{PROBE_PREFIX}probes.{key}: must be an object, got {go_type_name(value[key])}")
         try:
             out[PROBE_KINDS[key]] = _probe(value[key], port_name)
         except _Invalid as exc:
@@ -242,17 +249,22 @@ def _hook(raw: Any, port_name: str | None) -> Object:
 
 
 def build_lifecycle(value: Any, port_name: str | None) -> Object | None:
-    """The container ``lifecycle``, or ``None`` when no hook is set."""
-    if value is None:
+    """The container ``lifecycle``, or ``None`` when no hook is set (a written ``null`` is refused)."""
+    if value is ABSENT:
         return None
     if not isinstance(value, dict):
         raise ValidationError(f"{LIFECYCLE_PREFIX}lifecycle: must be an object, got {go_type_name(value)}")
-    out: Object = {}
     for key in sorted(value):
         if key not in LIFECYCLE_HOOKS:
             raise ValidationError(f"{LIFECYCLE_PREFIX}lifecycle: unrecognized key {go_quote(key)}")
-        if value[key] is None:
+    out: Object = {}
+    for key in LIFECYCLE_HOOKS:
+        if key not in value:
             continue
+        if not isinstance(value[key], dict):
+            raise ValidationError(
+                f"{LIFECYCLE_PREFIX}lifecycle.{key}: must be an object, got {go_type_name(value[key])}"
+            )
         try:
             out[key] = _hook(value[key], port_name)
         except _Invalid as exc:

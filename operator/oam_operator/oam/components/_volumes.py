@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from oam_operator.oam.components._values import ABSENT
 from oam_operator.oam.errors import GenerationError, ValidationError
 from oam_operator.oam.gofmt import go_quote, go_type_name, go_value
 from oam_operator.oam.names import dns1123_label_errors, dns1123_subdomain_errors
@@ -40,8 +41,6 @@ TYPE_KEYS: dict[str, tuple[str, ...]] = {
     "configMap": ("configMapName",),
     "secret": ("secretName",),
 }
-#: ``build_volumes``' argument when the property is absent (a present ``null`` is refused).
-ABSENT: Any = object()
 
 
 @dataclass

@@ -33,8 +33,8 @@ from oam_operator.oam.components._probes import build_lifecycle, build_probes
 from oam_operator.oam.components._resources import build_resources
 from oam_operator.oam.components._scheduling import build_affinity
 from oam_operator.oam.components._schemas import security_context_schema
-from oam_operator.oam.components._values import opt_list, strings
-from oam_operator.oam.components._volumes import ABSENT, Volumes, build_volumes, claim_object
+from oam_operator.oam.components._values import ABSENT, opt_list, strings
+from oam_operator.oam.components._volumes import Volumes, build_volumes, claim_object
 from oam_operator.oam.document import Component
 from oam_operator.oam.errors import PropertyError, ValidationError
 from oam_operator.oam.gofmt import go_type_name
@@ -166,8 +166,8 @@ def parse_workload(component: Component, namespace: str, options: WorkloadOption
     if env_from:
         container["envFrom"] = env_from
     container["resources"] = build_resources(props.get("resources"))
-    container.update(build_probes(props.get("probes"), options.port_name))
-    lifecycle = build_lifecycle(props.get("lifecycle"), options.port_name)
+    container.update(build_probes(props.get("probes", ABSENT), options.port_name))
+    lifecycle = build_lifecycle(props.get("lifecycle", ABSENT), options.port_name)
     if lifecycle:
         container["lifecycle"] = lifecycle
     security_context = _security_context(props.get("securityContext"), "securityContext" in props)

@@ -27,6 +27,18 @@ from workloadkit import handler_error, main_container, objects, with_image
             "invalid securityContext configuration: securityContext: runAsUser must not be 0 when runAsNonRoot is true",
         ),
         ({"volumes": [{"name": "v", "mountPath": "/v"}]}, 'volume "v": unrecognized type ""'),
+        ({"probes": None}, "invalid probe configuration: probes: must be an object, got <nil>"),
+        ({"probes": {"startup": None}}, "invalid probe configuration: probes.startup: must be an object, got <nil>"),
+        ({"lifecycle": None}, "invalid lifecycle configuration: lifecycle: must be an object, got <nil>"),
+        (
+            {"lifecycle": {"preStop": None}},
+            "invalid lifecycle configuration: lifecycle.preStop: must be an object, got <nil>",
+        ),
+        # probes are checked readiness, liveness, startup, as kurel checks them
+        (
+            {"probes": {"liveness": {"exec": {}, "grpc": {"port": 1}}, "readiness": {"periodSeconds": 1}}},
+            "invalid probe configuration: readiness probe: probe must specify exactly one handler, but none was provided",
+        ),
     ],
 )
 @pytest.mark.parametrize("type_name", ["webservice", "worker", "cronjob"])
