@@ -33,6 +33,7 @@ from oam_operator.oam.components._probes import build_lifecycle, build_probes
 from oam_operator.oam.components._resources import build_resources
 from oam_operator.oam.components._scheduling import build_affinity
 from oam_operator.oam.components._schemas import security_context_schema
+from oam_operator.oam.components._security import check_security_context
 from oam_operator.oam.components._values import ABSENT, opt_list, strings
 from oam_operator.oam.components._volumes import Volumes, build_volumes, claim_object
 from oam_operator.oam.document import Component
@@ -129,13 +130,11 @@ def _security_context(value: Any, present: bool) -> Object | None:
         checked = check_value(security_context_schema(), copy.deepcopy(value), "securityContext")
     except PropertyError as exc:
         raise ValidationError(SECURITY_CONTEXT_PREFIX + exc.message) from exc
-    context = {k: v for k, v in checked.items() if v is not None}
-    if context.get("runAsUser") == 0 and context.get("runAsNonRoot") is True:
-        # the kubelet refuses to start such a container, every time: refuse it here instead
-        raise ValidationError(
-            f"{SECURITY_CONTEXT_PREFIX}securityContext: runAsUser must not be 0 when runAsNonRoot is true"
-        )
-    return context or None
+    try:
+        check_security_context(checked)
+    except ValidationError as exc:
+        raise ValidationError(SECURITY_CONTEXT_PREFIX + exc.message) from exc
+    return {k: v for k, v in checked.items() if v is not None} or None
 
 
 def require_image(props: Object) -> str:

@@ -49,8 +49,58 @@ def test_workload_refusals(type_name: str, props: dict[str, Any], message: str) 
     assert handler_error(type_name, body) == message
 
 
+SC = "invalid securityContext configuration: securityContext"
+
+
+@pytest.mark.parametrize(
+    ("context", "message"),
+    [
+        ({"runAsUser": None}, f"{SC}.runAsUser: must be an integer, got <nil>"),
+        ({"runAsNonRoot": None, "privileged": None}, f"{SC}.runAsNonRoot: must be a boolean, got <nil>"),
+        ({"privileged": None}, f"{SC}.privileged: must be a boolean, got <nil>"),
+        ({"capabilities": None}, f"{SC}.capabilities: must be an object, got <nil>"),
+        ({"capabilities": {"drop": None}}, f"{SC}.capabilities.drop: must be an array, got <nil>"),
+        ({"seLinuxOptions": {"level": None}}, f"{SC}.seLinuxOptions.level: must be a string, got <nil>"),
+        ({"procMount": None}, f"{SC}.procMount: must be a string, got <nil>"),
+        ({"runAsUser": -1}, f"{SC}.runAsUser: must not be negative, got -1"),
+        ({"runAsGroup": -5}, f"{SC}.runAsGroup: must not be negative, got -5"),
+        (
+            {"privileged": True, "allowPrivilegeEscalation": False},
+            f"{SC}: allowPrivilegeEscalation must not be false when privileged is true",
+        ),
+        (
+            {"allowPrivilegeEscalation": False, "capabilities": {"add": ["NET_ADMIN", "CAP_SYS_ADMIN"]}},
+            f"{SC}: allowPrivilegeEscalation must not be false when capabilities.add includes CAP_SYS_ADMIN",
+        ),
+        ({"seccompProfile": {}}, f"{SC}.seccompProfile: type is required when seccompProfile is set"),
+        (
+            {"seccompProfile": {"type": "Localhost"}},
+            f'{SC}.seccompProfile: localhostProfile is required when type is "Localhost"',
+        ),
+        (
+            {"appArmorProfile": {"type": "RuntimeDefault", "localhostProfile": "p"}},
+            f'{SC}.appArmorProfile: localhostProfile is only valid when type is Localhost, got type "RuntimeDefault"',
+        ),
+        # kurel's order: the root check comes before the privilege checks
+        (
+            {"runAsUser": 0, "runAsNonRoot": True, "privileged": True, "allowPrivilegeEscalation": False},
+            f"{SC}: runAsUser must not be 0 when runAsNonRoot is true",
+        ),
+    ],
+)
+def test_security_context_rules(context: dict[str, Any], message: str) -> None:
+    assert handler_error("worker", with_image(securityContext=context)) == message
+
+
 def test_root_user_is_accepted_without_run_as_non_root_and_an_empty_working_dir_is_unset() -> None:
-    for context in ({"runAsUser": 0}, {"runAsUser": 0, "runAsNonRoot": False}, {"runAsUser": 1, "runAsNonRoot": True}):
+    for context in (
+        {"runAsUser": 0},
+        {"runAsUser": 0, "runAsNonRoot": False},
+        {"runAsUser": 1, "runAsNonRoot": True},
+        {"privileged": True, "allowPrivilegeEscalation": True},
+        {"allowPrivilegeEscalation": False, "capabilities": {"add": ["NET_ADMIN"]}},
+        {"seccompProfile": {"type": "Localhost", "localhostProfile": "profiles/app.json"}},
+    ):
         container = main_container(objects("worker", with_image(securityContext=context))[0])
         assert container["securityContext"] == context
     assert "workingDir" not in main_container(objects("worker", with_image(workingDir=""))[0])
