@@ -62,8 +62,7 @@ _SCOPES: dict[tuple[str, str], str] = {
 
 
 def parse_scope_overrides(value: Any) -> dict[tuple[str, str], str]:
-    if value is None:
-        return {}
+    """The overrides by (group, kind); the caller passes ``[]`` when absent (a written null is refused)."""
     if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
         raise SourceError("scopeOverrides must be a list of {apiVersion, kind, scope} objects")
     overrides: dict[tuple[str, str], str] = {}
@@ -185,7 +184,7 @@ class ManifestsHandler:
         prefix = f"manifests component {go_quote(component.name)}: "
         try:
             source = parse_source(component.properties, extra=("scopeOverrides",))
-            overrides = parse_scope_overrides(component.properties.get("scopeOverrides"))
+            overrides = parse_scope_overrides(component.properties.get("scopeOverrides", []))
             objects = place(parse_documents(source.inline), namespace, overrides) if source.inline is not None else None
         except (SourceError, OamError) as exc:
             raise ValidationError(f"{prefix}{exc}") from exc

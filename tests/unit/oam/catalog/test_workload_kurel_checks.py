@@ -120,6 +120,12 @@ def test_manifests_null_inline_is_not_a_string() -> None:
     )
 
 
+def test_manifests_null_scope_overrides_are_not_a_list() -> None:
+    assert handler_error("manifests", {"inline": "", "scopeOverrides": None}) == (
+        'manifests component "c": scopeOverrides must be a list of {apiVersion, kind, scope} objects'
+    )
+
+
 def test_manifests_namespace_gets_the_typed_empty_spec() -> None:
     inline = (
         "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\n"

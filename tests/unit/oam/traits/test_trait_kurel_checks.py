@@ -12,6 +12,12 @@ def test_expose_on_a_gateway_refuses_an_ingress_only_key_even_when_null() -> Non
     assert trait_error(comp, GATEWAY) == 'component "web" trait "expose": secretName is only valid when controllerType is "ingress"'
 
 
+def test_expose_on_an_ingress_refuses_a_null_secret_name() -> None:
+    ingress = capabilities(expose={"controllerType": "ingress", "ingressClassName": "nginx"})
+    comp = webservice("web", trait("expose", rules=[{"host": "a.example.com"}], secretName=None), port=80)
+    assert trait_error(comp, ingress) == 'component "web" trait "expose": secretName must be a non-empty string'
+
+
 def test_httproute_rule_keeps_only_http_route_rule_fields() -> None:
     rules = [{"name": "main", "host": "a.example.com", "paths": [{"path": "/"}], "matches": [{"path": {"value": "/"}}]}]
     comp = webservice("web", trait("httproute", gatewayName="gw", rules=rules), port=80)
