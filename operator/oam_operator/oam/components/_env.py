@@ -145,9 +145,11 @@ def _ref(index: int, kind: str, raw: Any) -> Object:
 
 
 def build_env_from(value: Any) -> list[Object]:
-    """``EnvFromSource`` objects: exactly one of ``configMapRef``/``secretRef`` each."""
-    if value is None:
-        return []
+    """``EnvFromSource`` objects: exactly one of ``configMapRef``/``secretRef`` each.
+
+    The caller passes ``[]`` when the property is absent: a present ``null`` is refused
+    (``envFrom: must be an array, got <nil>``), as kurel refuses it.
+    """
     if not isinstance(value, list):
         raise ValidationError(f"envFrom: must be an array, got {go_type_name(value)}")
     out: list[Object] = []

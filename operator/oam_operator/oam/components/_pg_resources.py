@@ -4,8 +4,9 @@ Like a workload's resources (§9.1) but limited to ``cpu`` and ``memory`` and wi
 the instances get exactly what the author wrote, canonically printed.
 
 Decisions recorded here: within a section the names are checked before the values; sections
-are checked ``requests`` then ``limits``; the quantity messages are §9.1's without a wrapping
-prefix (the postgresql messages carry none); a null quantity is unset.
+are checked ``requests`` then ``limits``; the quantity and request/limit messages are §9.1's,
+with its ``invalid resources configuration: `` prefix as kurel prints them (the cpu/memory
+restriction is postgresql's own and carries none); a null quantity is unset.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from oam_operator.oam.quantity import Quantity, QuantityError, format_quantity, 
 
 SUPPORTED = ("cpu", "memory")
 SECTIONS = ("requests", "limits")
+WRAP = "invalid resources configuration: "
 
 
 def _quantity(section: str, name: str, value: Any) -> Quantity:
@@ -27,10 +29,10 @@ def _quantity(section: str, name: str, value: Any) -> Quantity:
         quantity = parse_quantity(value)
     except QuantityError as exc:
         raise ValidationError(
-            f"resources.{section}: {name}: invalid quantity {go_quote(text)}: {exc.message}"
+            f"{WRAP}resources.{section}: {name}: invalid quantity {go_quote(text)}: {exc.message}"
         ) from None
     if quantity.value < 0:
-        raise ValidationError(f"resources.{section}: {name}: quantity must not be negative, got {go_quote(text)}")
+        raise ValidationError(f"{WRAP}resources.{section}: {name}: quantity must not be negative, got {go_quote(text)}")
     return quantity
 
 
@@ -53,7 +55,7 @@ def cluster_resources(props: Props) -> dict[str, Any]:
     for name in SUPPORTED:
         if name in requests and name in limits and requests[name].value > limits[name].value:
             raise ValidationError(
-                f"resources: {name}: request {format_quantity(requests[name])} must not exceed limit "
+                f"{WRAP}resources: {name}: request {format_quantity(requests[name])} must not exceed limit "
                 f"{format_quantity(limits[name])}"
             )
     return {

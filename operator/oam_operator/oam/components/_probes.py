@@ -7,8 +7,9 @@ port only against the container's own ports.
 
 Decisions recorded here (the spec gives only some messages): a probe without a handler fails
 with ``<kind> probe: probe must specify exactly one handler, but none was provided``; port
-messages come bare after the probe or hook (``readiness probe: port 0 out of valid range
-1-65535``, ``lifecycle.preStop: named port "x" …``), a handler's other checks under its key
+messages name the handler as kurel's do (``readiness probe: httpGet handler: port 0 out of
+valid range 1-65535``, ``lifecycle.preStop: httpGet handler: named port "x" …``), a handler's
+other checks under its key
 (``readiness probe: httpGet: port is required``, ``readiness probe: httpGet: unrecognized key
 "x"``); an unknown key of a hook is ``lifecycle.<hook>: unrecognized key "<k>"``; a ``grpc``
 port must be a number (``port: must be an integer, got <T>``); the timing fields must be
@@ -19,13 +20,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from oam_operator.oam.components._values import as_int
+from oam_operator.oam.components._values import ABSENT, as_int
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.gofmt import go_quote, go_type_name
 
 PROBE_PREFIX = "invalid probe configuration: "
 LIFECYCLE_PREFIX = "invalid lifecycle configuration: "
-PROBE_KINDS = {"liveness": "livenessProbe", "readiness": "readinessProbe", "startup": "startupProbe"}
+PROBE_KINDS = {"readiness": "readinessProbe", "liveness": "livenessProbe", "startup": "startupProbe"}
 PROBE_HANDLERS = ("exec", "grpc", "httpGet", "tcpSocket")
 PROBE_INT32 = ("failureThreshold", "initialDelaySeconds", "periodSeconds", "successThreshold", "timeoutSeconds")
 PROBE_INT64 = ("terminationGracePeriodSeconds",)
@@ -68,6 +69,14 @@ def _port(value: Any, port_name: str | None, numeric_only: bool = False) -> int 
     return number
 
 
+def _handler_port(handler: str, value: Any, port_name: str | None) -> int | str:
+    """A handler's port; a refusal names the handler (``httpGet handler: port 0 out of …``)."""
+    try:
+        return _port(value, port_name)
+    except _Invalid as exc:
+        raise _Invalid(f"{handler} handler: {exc}") from exc
+
+
 def _mapping(raw: Any, where: str) -> Object:
     if not isinstance(raw, dict):
         raise _Invalid(f"{where}expected object, got {go_type_name(raw)}")
@@ -99,7 +108,7 @@ def _http_get(raw: Any, port_name: str | None) -> Object:
     _keys(spec, ("host", "httpHeaders", "path", "port", "scheme"), where)
     if spec.get("port") is None:
         raise _Invalid(f"{where}port is required")
-    out: Object = {"port": _port(spec["port"], port_name)}
+    out: Object = {"port": _handler_port("httpGet", spec["port"], port_name)}
     _optional_strings(spec, out, ("path", "host", "scheme"), where)
     headers = spec.get("httpHeaders")
     if headers is not None:
@@ -126,7 +135,7 @@ def _tcp_socket(raw: Any, port_name: str | None) -> Object:
     _keys(spec, ("host", "port"), where)
     if spec.get("port") is None:
         raise _Invalid(f"{where}port is required")
-    out: Object = {"port": _port(spec["port"], port_name)}
+    out: Object = {"port": _handler_port("tcpSocket", spec["port"], port_name)}
     _optional_strings(spec, out, ("host",), where)
     return out
 
@@ -198,17 +207,24 @@ def _probe(raw: Any, port_name: str | None) -> Object:
 
 
 def build_probes(value: Any, port_name: str | None) -> Object:
-    """``{livenessProbe?, readinessProbe?, startupProbe?}`` for the main container."""
-    if value is None:
+    """``{livenessProbe?, readinessProbe?, startupProbe?}`` for the main container.
+
+    Checked as kurel checks them: presence before type (a written ``null`` is refused), the
+    probes in the order readiness, liveness, startup.
+    """
+    if value is ABSENT:
         return {}
     if not isinstance(value, dict):
         raise ValidationError(f"{PROBE_PREFIX}probes: must be an object, got {go_type_name(value)}")
-    out: Object = {}
     for key in sorted(value):
         if key not in PROBE_KINDS:
             raise ValidationError(f"{PROBE_PREFIX}probes: unrecognized key {go_quote(key)}")
-        if value[key] is None:
+    out: Object = {}
+    for key in PROBE_KINDS:
+        if key not in value:
             continue
+        if not isinstance(value[key], dict):
+            raise ValidationError(f"{PROBE_PREFIX}probes.{key}: must be an object, got {go_type_name(value[key])}")
         try:
             out[PROBE_KINDS[key]] = _probe(value[key], port_name)
         except _Invalid as exc:
@@ -233,17 +249,22 @@ def _hook(raw: Any, port_name: str | None) -> Object:
 
 
 def build_lifecycle(value: Any, port_name: str | None) -> Object | None:
-    """The container ``lifecycle``, or ``None`` when no hook is set."""
-    if value is None:
+    """The container ``lifecycle``, or ``None`` when no hook is set (a written ``null`` is refused)."""
+    if value is ABSENT:
         return None
     if not isinstance(value, dict):
         raise ValidationError(f"{LIFECYCLE_PREFIX}lifecycle: must be an object, got {go_type_name(value)}")
-    out: Object = {}
     for key in sorted(value):
         if key not in LIFECYCLE_HOOKS:
             raise ValidationError(f"{LIFECYCLE_PREFIX}lifecycle: unrecognized key {go_quote(key)}")
-        if value[key] is None:
+    out: Object = {}
+    for key in LIFECYCLE_HOOKS:
+        if key not in value:
             continue
+        if not isinstance(value[key], dict):
+            raise ValidationError(
+                f"{LIFECYCLE_PREFIX}lifecycle.{key}: must be an object, got {go_type_name(value[key])}"
+            )
         try:
             out[key] = _hook(value[key], port_name)
         except _Invalid as exc:

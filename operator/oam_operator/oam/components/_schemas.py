@@ -11,7 +11,7 @@ from typing import Any
 
 from oam_operator.oam.components._resources import DEFAULT_RESOURCES
 from oam_operator.oam.components._scheduling import ANTI_AFFINITY_TYPES, HOSTNAME_KEY
-from oam_operator.oam.components._volumes import DEFAULT_ACCESS_MODES, DEFAULT_TYPE
+from oam_operator.oam.components._volumes import DEFAULT_ACCESS_MODES
 from oam_operator.oam.schema import PropertySchema as P
 
 Schema = dict[str, P]
@@ -267,7 +267,9 @@ def volumes_schema() -> P:
     item_fields: Schema = {
         "name": _string("Volume name (a DNS-1123 label), unique in the component.", True),
         "mountPath": _string("Where the main container mounts the volume; unique in the component.", True),
-        "type": _string("Volume type: hostPath, emptyDir, pvc, configMap or secret.", default=DEFAULT_TYPE),
+        "type": _string(
+            "Volume type: hostPath, emptyDir, pvc, configMap or secret; a volume without one is refused by the handler."
+        ),
         "readOnly": _bool("Mount read-only."),
         "path": _string("hostPath: absolute path on the node."),
         "sizeLimit": P(description=f"emptyDir: size limit. {_QUANTITY}"),

@@ -33,6 +33,11 @@ def opt_int(props: Object, key: str, default: int, field: str | None = None) -> 
     return default if value is None else as_int(value, field or key)
 
 
+#: A property's value when its key is not written at all. A present ``null`` is a value: the
+#: handlers that check presence before type (as kurel's do) refuse it with ``got <nil>``.
+ABSENT: Any = object()
+
+
 def opt_str(props: Object, key: str, field: str | None = None) -> str | None:
     """``props[key]`` as a string, ``None`` when absent or null."""
     value = props.get(key)

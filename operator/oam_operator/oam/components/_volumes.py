@@ -6,8 +6,10 @@ A volume entry is flat: ``{name, mountPath, type, readOnly}`` plus the keys of i
 volume generates its claim, named ``esc(C)-esc(volume)`` (every ``-`` doubled) so that two
 components can never produce the same claim name.
 
-Decisions recorded here: ``type`` defaults to ``emptyDir``; a missing type-specific required
-key fails with ``volume "<n>": <type>.<key> is required``; a missing mount path with
+Decisions recorded here: ``type`` is required — a volume without one is refused as kurel
+refuses it (``volume "<n>": unrecognized type ""``), since guessing a volume source would hide
+a mistake; a present ``volumes: null`` is ``volumes: must be an array, got <nil>``; a missing
+type-specific required key fails with ``volume "<n>": <type>.<key> is required``; a missing mount path with
 ``volume "<n>": mountPath is required``; an empty ``accessModes`` list means the default;
 ``ReadWriteOncePod`` with another mode fails with ``volume "<n>": accessMode ReadWriteOncePod
 cannot be combined with other access modes``; a bad ``sizeLimit`` with
@@ -19,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from oam_operator.oam.components._values import ABSENT
 from oam_operator.oam.errors import GenerationError, ValidationError
 from oam_operator.oam.gofmt import go_quote, go_type_name, go_value
 from oam_operator.oam.names import dns1123_label_errors, dns1123_subdomain_errors
@@ -38,7 +41,6 @@ TYPE_KEYS: dict[str, tuple[str, ...]] = {
     "configMap": ("configMapName",),
     "secret": ("secretName",),
 }
-DEFAULT_TYPE = "emptyDir"
 
 
 @dataclass
@@ -146,7 +148,7 @@ def _source(component: str, name: str, kind: str, entry: Object, read_only: bool
 def build_volumes(component: str, value: Any) -> Volumes:
     """Pod volumes, main-container mounts and claims, in authored order."""
     out = Volumes()
-    if value is None:
+    if value is ABSENT:
         return out
     if not isinstance(value, list):
         raise ValidationError(f"volumes: must be an array, got {go_type_name(value)}")
@@ -169,8 +171,8 @@ def build_volumes(component: str, value: Any) -> Volumes:
             raise ValidationError(f"volume {go_quote(name)}: duplicate mountPath {go_quote(mount_path)}")
         paths.add(mount_path)
         kind = entry.get("type")
-        if kind is None or kind == "":
-            kind = DEFAULT_TYPE
+        if kind is None:
+            kind = ""
         if not isinstance(kind, str) or kind not in TYPE_KEYS:
             shown = kind if isinstance(kind, str) else go_value(kind)
             raise ValidationError(f"volume {go_quote(name)}: unrecognized type {go_quote(shown)}")

@@ -50,10 +50,10 @@ def parse_source(props: dict[str, Any], extra: Collection[str] = ()) -> Manifest
         if key not in ("inline", "url") and key not in extra:
             raise SourceError(f"manifest source: unknown property {go_quote(key)}")
     inline, url = props.get("inline"), props.get("url")
-    given = (inline is not None) + (url is not None)
+    given = ("inline" in props) + ("url" in props)
     if given != 1:
         raise SourceError(f"manifest source: exactly one of inline/url is required (got {given})")
-    if inline is not None:
+    if "inline" in props:
         if not isinstance(inline, str):
             raise SourceError('manifest source: property "inline" must be a YAML string')
         return ManifestSource(inline=inline)

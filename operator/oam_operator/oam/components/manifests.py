@@ -10,6 +10,7 @@ version).
 
 from __future__ import annotations
 
+import copy
 from typing import TYPE_CHECKING, Any
 
 from oam_operator.oam.components.manifest_source import (
@@ -61,8 +62,7 @@ _SCOPES: dict[tuple[str, str], str] = {
 
 
 def parse_scope_overrides(value: Any) -> dict[tuple[str, str], str]:
-    if value is None:
-        return {}
+    """The overrides by (group, kind); the caller passes ``[]`` when absent (a written null is refused)."""
     if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
         raise SourceError("scopeOverrides must be a list of {apiVersion, kind, scope} objects")
     overrides: dict[tuple[str, str], str] = {}
@@ -79,6 +79,13 @@ def parse_scope_overrides(value: Any) -> dict[tuple[str, str], str]:
     return overrides
 
 
+#: What kurel's typed decoding of a known kind adds to an object that lacks it: a Namespace
+#: round-trips through its Go type, whose ``spec`` is not omitted when empty. Other kinds of
+#: the table round-trip without additions for what a manifest can hold here (§9.10 keeps
+#: workload kinds as written).
+_TYPED_ZERO_VALUES: dict[tuple[str, str], dict[str, Any]] = {("", "Namespace"): {"spec": {}}}
+
+
 def place(objects: list[Object], namespace: str, overrides: dict[tuple[str, str], str]) -> list[Object]:
     """Give namespaced objects without a namespace the transform namespace."""
     from_crds: dict[tuple[str, str], str] = {}
@@ -93,6 +100,9 @@ def place(objects: list[Object], namespace: str, overrides: dict[tuple[str, str]
                 from_crds[(group, kind)] = str(spec.get("scope") or NAMESPACED)
     for obj in objects:
         key = (api_group(obj.get("apiVersion")), str(obj.get("kind")))
+        for field, zero in _TYPED_ZERO_VALUES.get(key, {}).items():
+            if obj.get(field) is None:
+                obj[field] = copy.deepcopy(zero)
         scope = _SCOPES.get(key) or from_crds.get(key) or overrides.get(key)
         meta = obj.get("metadata")
         if not isinstance(meta, dict):
@@ -174,7 +184,7 @@ class ManifestsHandler:
         prefix = f"manifests component {go_quote(component.name)}: "
         try:
             source = parse_source(component.properties, extra=("scopeOverrides",))
-            overrides = parse_scope_overrides(component.properties.get("scopeOverrides"))
+            overrides = parse_scope_overrides(component.properties.get("scopeOverrides", []))
             objects = place(parse_documents(source.inline), namespace, overrides) if source.inline is not None else None
         except (SourceError, OamError) as exc:
             raise ValidationError(f"{prefix}{exc}") from exc

@@ -67,7 +67,7 @@ class PassthroughHandler:
         if not isinstance(cluster_scoped, bool):
             raise ValidationError(f"{prefix}'clusterScoped' must be a bool")
         obj = props.get("object")
-        if obj is None:
+        if "object" not in props:
             raise ValidationError(f"{prefix}required property 'object' missing")
         if not isinstance(obj, dict):
             raise ValidationError(f"{prefix}'object' must be a map")

@@ -33,10 +33,12 @@ from oam_operator.oam.components._probes import build_lifecycle, build_probes
 from oam_operator.oam.components._resources import build_resources
 from oam_operator.oam.components._scheduling import build_affinity
 from oam_operator.oam.components._schemas import security_context_schema
-from oam_operator.oam.components._values import opt_list, opt_str, strings
+from oam_operator.oam.components._security import check_security_context
+from oam_operator.oam.components._values import ABSENT, opt_list, strings
 from oam_operator.oam.components._volumes import Volumes, build_volumes, claim_object
 from oam_operator.oam.document import Component
 from oam_operator.oam.errors import PropertyError, ValidationError
+from oam_operator.oam.gofmt import go_type_name
 from oam_operator.oam.schema import check_value
 
 Object = dict[str, Any]
@@ -118,12 +120,19 @@ class Workload:
         return [claim_object(claim, self.namespace, self.labels()) for claim in self.volumes.claims]
 
 
-def _security_context(value: Any) -> Object | None:
-    if value is None:
+def _security_context(value: Any, present: bool) -> Object | None:
+    """The container's security context; a present ``null`` is refused, as kurel refuses it."""
+    if not present:
         return None
+    if not isinstance(value, dict):
+        raise ValidationError(f"{SECURITY_CONTEXT_PREFIX}securityContext: must be an object, got {go_type_name(value)}")
     try:
         checked = check_value(security_context_schema(), copy.deepcopy(value), "securityContext")
     except PropertyError as exc:
+        raise ValidationError(SECURITY_CONTEXT_PREFIX + exc.message) from exc
+    try:
+        check_security_context(checked)
+    except ValidationError as exc:
         raise ValidationError(SECURITY_CONTEXT_PREFIX + exc.message) from exc
     return {k: v for k, v in checked.items() if v is not None} or None
 
@@ -152,21 +161,23 @@ def parse_workload(component: Component, namespace: str, options: WorkloadOption
     env = build_env(opt_list(props, "env"))
     if env:
         container["env"] = env
-    env_from = build_env_from(props.get("envFrom"))
+    env_from = build_env_from(props.get("envFrom", []))
     if env_from:
         container["envFrom"] = env_from
     container["resources"] = build_resources(props.get("resources"))
-    container.update(build_probes(props.get("probes"), options.port_name))
-    lifecycle = build_lifecycle(props.get("lifecycle"), options.port_name)
+    container.update(build_probes(props.get("probes", ABSENT), options.port_name))
+    lifecycle = build_lifecycle(props.get("lifecycle", ABSENT), options.port_name)
     if lifecycle:
         container["lifecycle"] = lifecycle
-    security_context = _security_context(props.get("securityContext"))
+    security_context = _security_context(props.get("securityContext"), "securityContext" in props)
     if security_context:
         container["securityContext"] = security_context
-    working_dir = opt_str(props, "workingDir")
+    working_dir = props.get("workingDir", "")
+    if not isinstance(working_dir, str):
+        raise ValidationError(f"workingDir: must be a string, got {go_type_name(working_dir)}")
     if working_dir:
         container["workingDir"] = working_dir
-    volumes = build_volumes(name, props.get("volumes"))
+    volumes = build_volumes(name, props.get("volumes", ABSENT))
     init_containers = build_containers(props.get("initContainers"), "initContainers")
     sidecars = build_containers(props.get("sidecars"), "sidecars", with_ports=True) if options.sidecars else []
     affinity = build_affinity(props.get("affinity"), name) if options.affinity else None

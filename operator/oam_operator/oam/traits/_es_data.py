@@ -107,7 +107,7 @@ def _list(value: Any, name: str) -> list[Any]:
     return value
 
 
-def _remote(value: Any, where: str, default_key: str, secret_key: str) -> Object:
+def _remote(value: Any, where: str, default_key: str, secret_key: str | None) -> Object:
     ref: Object = {}
     for field in REMOTE_FIELDS:
         raw = value.get(field)
@@ -117,7 +117,8 @@ def _remote(value: Any, where: str, default_key: str, secret_key: str) -> Object
             raise ValidationError(f"{where}.{field} must be a string")
         ref[field] = raw
     ref.setdefault("key", default_key)
-    ref.setdefault("property", secret_key)
+    if secret_key is not None:
+        ref.setdefault("property", secret_key)
     return ref
 
 
@@ -155,8 +156,12 @@ def data_from_entries(value: Any) -> list[Object]:
 
 
 def shorthand_entry(value: Any, namespace: str, secret_name: str) -> Object:
-    """The one ``data`` entry the ``remoteRef`` shorthand stands for."""
+    """The one ``data`` entry the ``remoteRef`` shorthand stands for.
+
+    The shorthand's remote reference is written as authored: ``property`` is not derived from
+    the secret key (it names a Secret, not a property of the remote secret), as kurel does.
+    """
     if not isinstance(value, dict):
         raise ValidationError("'remoteRef' must be a map")
-    ref = _remote(value, "remoteRef", f"{namespace}/{secret_name}", secret_name)
+    ref = _remote(value, "remoteRef", f"{namespace}/{secret_name}", None)
     return {"secretKey": secret_name, "remoteRef": ref}

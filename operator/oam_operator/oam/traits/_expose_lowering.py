@@ -111,8 +111,9 @@ def _to_ingress(props: dict[str, Any], component: str) -> dict[str, Any]:
         props["rules"] = [{"host": host, "paths": [{}]} for host in hostnames]
     hosts = _rule_hosts(props.get("rules"))
     _check_hosts(hosts + hostnames, props.get("allowedHostnameWildcard"))
+    secret_written = "secretName" in props  # presence, as kurel: a written null is no secret name
     secret = props.pop("secretName", None)
-    if secret is not None and (not isinstance(secret, str) or not secret):
+    if secret_written and (not isinstance(secret, str) or not secret):
         raise ValidationError("secretName must be a non-empty string")
     props.pop("tls", None)
     annotations = _annotations(props)
@@ -126,7 +127,7 @@ def _to_ingress(props: dict[str, Any], component: str) -> dict[str, Any]:
         annotations[ISSUER_ANNOTATION] = go_value(issuer)
         tls_hosts = list(dict.fromkeys(h for h in hosts if h))
         props["tls"] = [{"hosts": tls_hosts, "secretName": secret or f"{component}-tls"}]
-    elif secret is not None:
+    elif secret_written:
         raise ValidationError("secretName requires platform-managed TLS (no cert-manager cluster-issuer capability)")
     for key, annotation in SSL_ANNOTATIONS:
         value = props.pop(key, None)
@@ -174,7 +175,8 @@ def _ext_auth(props: dict[str, Any], annotations: dict[str, Any]) -> None:
 
 def _to_httproute(props: dict[str, Any]) -> dict[str, Any]:
     for key in GATEWAY_REFUSED:
-        if is_set(props, key):
+        # present at all, even null or empty: an ingress-only key means the author expected an Ingress
+        if key in props:
             raise ValidationError(f"{key} is {only_for(INGRESS)}")
     _check_hosts(_hostnames(props), props.get("allowedHostnameWildcard"))
     gateway = props.get("gatewayName")

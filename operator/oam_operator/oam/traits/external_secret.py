@@ -11,8 +11,10 @@ Decisions where the spec is silent: an empty ``secretName`` counts as missing; `
 which only an author writes, wins over a ``secretStoreRef`` (which may come from the
 rendering); a ``provider`` that is not a string is ``external-secret: provider must be a string``;
 a non-string ``secretStoreRef.kind`` is ``external-secret: secretStoreRef.kind must be a string``;
-a non-boolean ``envFrom`` is ``'envFrom' must be a boolean``, a non-string ``mountPath`` is
-``'mountPath' must be a string`` and an empty one means no mount; an invalid
+``envFrom`` and ``mountPath`` are checked right after the store, presence before type as kurel
+checks them (``external-secret: 'envFrom' must be a boolean, got <T>``, ``external-secret:
+'mountPath' must be a string, got <T>``, a written ``null`` included), and an empty
+``mountPath`` means no mount; an invalid
 ``refreshInterval`` is the generation error ``invalid refreshInterval "<d>": <Go error>`` (as
 ``certificate`` durations), and in a rendering ``external-secret rendering: refreshInterval must
 be a string`` / ``external-secret rendering: invalid refreshInterval "<d>": <Go error>``.
@@ -25,7 +27,7 @@ from typing import Any
 from oam_operator.oam.document import Trait
 from oam_operator.oam.duration import DurationError, parse_duration
 from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.gofmt import go_quote
+from oam_operator.oam.gofmt import go_quote, go_type_name
 from oam_operator.oam.handlers import ContractMetadata, Object, Schema, TraitOutput
 from oam_operator.oam.names import dns1123_label_errors
 from oam_operator.oam.registry import Registrar
@@ -141,10 +143,11 @@ class ExternalSecretTrait:
         if not isinstance(secret_name, str) or not secret_name:
             raise ValidationError("required property 'secretName' missing or not a string")
         store = _store_ref(props)
+        env_from = _flag(props)
+        mount_value = _mount_value(props)
         data = data_entries(props.get("data"), out.namespace, secret_name)
         data_from = data_from_entries(props.get("dataFrom"))
         shorthand = props.get("remoteRef")
-        env_from = _flag(props.get("envFrom"))
         if shorthand is not None:
             if data or data_from:
                 raise ValidationError(COMBINED)
@@ -154,7 +157,7 @@ class ExternalSecretTrait:
         if env_from:
             _check_env_names(data)
         target = target_secret_name(props.get("targetSecretName"), secret_name)
-        mount_path = _mount_path(props.get("mountPath"), target)
+        mount_path = _mount_path(mount_value, target)
         spec: Object = {"secretStoreRef": store, "target": target_spec(props.get("target"), target)}
         if data:
             spec["data"] = data
@@ -182,11 +185,21 @@ def _store_ref(props: dict[str, Any]) -> Object:
     return {"name": name, "kind": resolved_kind(ref, DEFAULT_STORE_KIND, "external-secret: secretStoreRef")}
 
 
-def _flag(value: Any) -> bool:
-    if value is None:
+def _flag(props: dict[str, Any]) -> bool:
+    if "envFrom" not in props:
         return False
+    value = props["envFrom"]
     if not isinstance(value, bool):
-        raise ValidationError("'envFrom' must be a boolean")
+        raise ValidationError(f"external-secret: 'envFrom' must be a boolean, got {go_type_name(value)}")
+    return value
+
+
+def _mount_value(props: dict[str, Any]) -> str:
+    if "mountPath" not in props:
+        return ""
+    value = props["mountPath"]
+    if not isinstance(value, str):
+        raise ValidationError(f"external-secret: 'mountPath' must be a string, got {go_type_name(value)}")
     return value
 
 
@@ -201,11 +214,9 @@ def _check_env_names(data: list[Object]) -> None:
             )
 
 
-def _mount_path(value: Any, target: str) -> str:
-    if value is None or value == "":
+def _mount_path(value: str, target: str) -> str:
+    if value == "":
         return ""
-    if not isinstance(value, str):
-        raise ValidationError("'mountPath' must be a string")
     errors = dns1123_label_errors(target)
     if errors:
         raise ValidationError(

@@ -15,8 +15,11 @@ Decisions where the spec is silent:
   ``rules[<i>].matches[<j>].headers[<k>]: type must be 'Exact' or 'RegularExpression', got "<t>"``,
   ``'annotations' must be a map``; ``hostnames`` that is not a list of strings is refused with
   the spec's ``hostnames entries must be strings``; an empty parentRef name counts as missing;
-* fields of a rule, match or backendRef that the spec does not model (``name``, ``method``,
-  ``queryParams``, ``weight``, …) are passed through as written;
+* fields of a match or backendRef that the spec does not model (``method``, ``queryParams``,
+  ``weight``, …) are passed through as written, and so are the Gateway API rule fields it does
+  not model (``name``, ``retry``, ``sessionPersistence``); a rule key that is no field of an
+  HTTPRoute rule at all (an ingress-style ``host`` or ``paths``) is dropped, as kurel's typed
+  decoding of the rule drops it;
 * a match without ``path`` gets none (the Gateway defaults it); an empty ``backendRefs``
   list counts as absent.
 """
@@ -202,7 +205,7 @@ def _rule(value: Any, i: int, target: ServiceTarget, component: str, backends: l
     where = f"rules[{i}]"
     if not isinstance(value, dict):
         raise ValidationError(f"{where}: expected object")
-    rule: Object = {k: copy.deepcopy(v) for k, v in value.items() if k not in _RULE_FIELDS}
+    rule: Object = {k: copy.deepcopy(v) for k, v in value.items() if k in _GATEWAY_RULE_FIELDS}
     matches = [
         _match(m, f"{where}.matches[{j}]") for j, m in enumerate(_objects(value.get("matches"), f"{where}.matches"))
     ]
@@ -231,7 +234,9 @@ def _rule(value: Any, i: int, target: ServiceTarget, component: str, backends: l
     return rule
 
 
-_RULE_FIELDS = ("matches", "backendRefs", "filters", "timeouts")
+#: The fields of a Gateway API ``HTTPRouteRule`` (gateway.networking.k8s.io/v1) that the spec
+#: does not model; ``matches``, ``backendRefs``, ``filters`` and ``timeouts`` are built below.
+_GATEWAY_RULE_FIELDS = ("name", "retry", "sessionPersistence")
 
 
 def _list(value: Any, where: str) -> list[Any]:

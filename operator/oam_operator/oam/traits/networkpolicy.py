@@ -118,13 +118,13 @@ class NetworkPolicyTrait:
 
     def apply(self, trait: Trait, app: TreeApplication, out: TraitOutput) -> None:
         props = trait.properties
-        if props.get("ingress") is None and props.get("egress") is None:
+        if "ingress" not in props and "egress" not in props:
             raise ValidationError("at least one of 'ingress' or 'egress' must be specified")
         component = out.component
         spec: Object = {"podSelector": {"matchLabels": app_labels(component)}}
         policy_types: list[str] = []
         for direction, peers in _DIRECTIONS.items():
-            rules = _rules(props.get(direction), direction, peers)
+            rules = _rules(props.get(direction), direction, peers, direction in props)
             if rules:
                 policy_types.append(direction.capitalize())
                 spec[direction] = rules
@@ -140,8 +140,8 @@ class NetworkPolicyTrait:
         out.add(TreeApplication(f"{component}-networkpolicy", out.namespace, FixedObjects([obj]), app.owner))
 
 
-def _rules(value: Any, direction: str, peers_key: str) -> list[Object]:
-    if value is None:
+def _rules(value: Any, direction: str, peers_key: str, present: bool) -> list[Object]:
+    if not present:
         return []
     if not isinstance(value, list):
         raise ValidationError(f"'{direction}' must be an array")

@@ -81,7 +81,7 @@ class SecurityContextTrait:
 def _parse(props: dict[str, Any]) -> tuple[str, dict[str, bool], dict[str, int]]:
     prefix = f"{TYPE}: "
     level = props.get("psaLevel")
-    if level is None:
+    if "psaLevel" not in props:
         raise ValidationError(f"{prefix}psaLevel is required")
     if not isinstance(level, str):
         raise ValidationError(f"{prefix}psaLevel must be a string, got {go_type_name(level)}")

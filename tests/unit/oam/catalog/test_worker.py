@@ -60,6 +60,6 @@ def test_no_service_no_port() -> None:
 
 def test_named_probe_ports_are_refused() -> None:
     assert handler_error("worker", with_image(probes={"liveness": {"httpGet": {"port": "metrics"}}})) == (
-        'invalid probe configuration: liveness probe: named port "metrics" is not supported here: this component '
+        'invalid probe configuration: liveness probe: httpGet handler: named port "metrics" is not supported here: this component '
         "declares no container ports for the kubelet to resolve the name against — use a numeric port instead"
     )

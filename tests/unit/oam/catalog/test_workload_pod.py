@@ -61,7 +61,7 @@ def test_init_containers_and_sidecars() -> None:
                 "resources": {"requests": {"cpu": "50m"}},
             }
         ],
-        volumes=[{"name": "data", "mountPath": "/data"}],
+        volumes=[{"name": "data", "mountPath": "/data", "type": "emptyDir"}],
     )
     for type_name in ("webservice", "worker", "statefulset"):
         spec = pod_spec(objects(type_name, props)[0])

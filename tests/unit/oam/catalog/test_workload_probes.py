@@ -51,11 +51,11 @@ def test_named_ports_resolve_only_against_the_types_own_port() -> None:
         ("statefulset", {}),
     ]:
         body = with_image(probes={"readiness": {"httpGet": {"port": "http"}}}, **props)
-        assert handler_error(type_name, body) == f"{PROBE}readiness probe: {NO_PORTS}", type_name
+        assert handler_error(type_name, body) == f"{PROBE}readiness probe: httpGet handler: {NO_PORTS}", type_name
     assert handler_error(
         "statefulset", with_image(port=5432, probes={"liveness": {"tcpSocket": {"port": "http"}}})
     ) == (
-        f'{PROBE}liveness probe: named port "http" does not match this component\'s declared container '
+        f'{PROBE}liveness probe: tcpSocket handler: named port "http" does not match this component\'s declared container '
         'port "tcp": the kubelet resolves a named port only against a name the container itself declares'
     )
 
@@ -72,8 +72,8 @@ def test_named_ports_resolve_only_against_the_types_own_port() -> None:
             {"startup": {"periodSeconds": 5}},
             "startup probe: probe must specify exactly one handler, but none was provided",
         ),
-        ({"readiness": {"httpGet": {"port": 0}}}, "readiness probe: port 0 out of valid range 1-65535"),
-        ({"readiness": {"tcpSocket": {"port": 65536}}}, "readiness probe: port 65536 out of valid range 1-65535"),
+        ({"readiness": {"httpGet": {"port": 0}}}, "readiness probe: httpGet handler: port 0 out of valid range 1-65535"),
+        ({"readiness": {"tcpSocket": {"port": 65536}}}, "readiness probe: tcpSocket handler: port 65536 out of valid range 1-65535"),
         ({"readiness": {"httpGet": {"path": "/"}}}, "readiness probe: httpGet: port is required"),
         ({"readiness": {"grpc": {"port": "grpc"}}}, "readiness probe: port: must be an integer, got string"),
     ],
@@ -113,7 +113,7 @@ def test_lifecycle_hooks() -> None:
             {"preStop": {"exec": {"command": ["x"]}, "sleep": {"seconds": 1}}},
             "lifecycle.preStop: must specify exactly one of httpGet, exec, or sleep",
         ),
-        ({"preStop": {"httpGet": {"port": "http"}}}, f"lifecycle.preStop: {NO_PORTS}"),
+        ({"preStop": {"httpGet": {"port": "http"}}}, f"lifecycle.preStop: httpGet handler: {NO_PORTS}"),
         ({"preStop": {"exec": {"command": ["x"]}, "wait": 1}}, 'lifecycle.preStop: unrecognized key "wait"'),
     ],
 )

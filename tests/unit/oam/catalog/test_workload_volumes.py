@@ -22,7 +22,7 @@ def test_every_volume_type_and_its_mount() -> None:
         {"name": "host", "mountPath": "/host", "type": "hostPath", "path": "/var/log", "readOnly": True},
         {"name": "scratch", "mountPath": "/scratch", "type": "emptyDir"},
         {"name": "cache", "mountPath": "/cache", "type": "emptyDir", "sizeLimit": "1024Mi"},
-        {"name": "plain", "mountPath": "/plain"},
+        {"name": "plain", "mountPath": "/plain", "type": "emptyDir", "sizeLimit": None},
         {
             "name": "data",
             "mountPath": "/data",
@@ -132,8 +132,17 @@ def test_claim_name_must_be_a_subdomain_when_generated() -> None:
     [
         ([{"name": "Data", "mountPath": "/d"}], f'volume: invalid name "Data": {LABEL_ERROR}'),
         ([{"mountPath": "/d"}], f'volume: invalid name "": {LABEL_ERROR}'),
-        ([{"name": "d", "mountPath": "/a"}, {"name": "d", "mountPath": "/b"}], 'volume: duplicate name "d"'),
-        ([{"name": "a", "mountPath": "/d"}, {"name": "b", "mountPath": "/d"}], 'volume "b": duplicate mountPath "/d"'),
+        (
+            [{"name": "d", "mountPath": "/a", "type": "emptyDir"}, {"name": "d", "mountPath": "/b"}],
+            'volume: duplicate name "d"',
+        ),
+        (
+            [{"name": "a", "mountPath": "/d", "type": "emptyDir"}, {"name": "b", "mountPath": "/d"}],
+            'volume "b": duplicate mountPath "/d"',
+        ),
+        # no default volume source: a volume without a type is refused, as kurel refuses it
+        ([{"name": "a", "mountPath": "/a"}], 'volume "a": unrecognized type ""'),
+        ([{"name": "a", "mountPath": "/a", "type": None}], 'volume "a": unrecognized type ""'),
         ([{"name": "a"}], 'volume "a": mountPath is required'),
         (
             [{"name": "a", "mountPath": "/a", "type": "hostPath", "path": "var/log"}],
@@ -189,6 +198,6 @@ def test_volume_schema_requires_name_and_mount_path() -> None:
         'component "c" (type "worker"): properties.volumes[0]: "mountPath" is required'
     )
     # items are open: a key of another type reaches the handler's message
-    assert error("worker", with_image(volumes=[{"name": "a", "mountPath": "/a", "foo": 1}])) == (
+    assert error("worker", with_image(volumes=[{"name": "a", "mountPath": "/a", "type": "emptyDir", "foo": 1}])) == (
         'component "c": volume "a": emptyDir: unrecognized key "foo"'
     )

@@ -351,15 +351,15 @@ REFUSALS = [
     ),
     (
         {"resources": {"requests": {"cpu": "lots"}}},
-        "resources.requests: cpu: invalid quantity \"lots\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+        "invalid resources configuration: resources.requests: cpu: invalid quantity \"lots\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
     ),
     (
         {"resources": {"limits": {"memory": "-1Gi"}}},
-        'resources.limits: memory: quantity must not be negative, got "-1Gi"',
+        'invalid resources configuration: resources.limits: memory: quantity must not be negative, got "-1Gi"',
     ),
     (
         {"resources": {"requests": {"memory": "2Gi"}, "limits": {"memory": "1024Mi"}}},
-        "resources: memory: request 2Gi must not exceed limit 1Gi",
+        "invalid resources configuration: resources: memory: request 2Gi must not exceed limit 1Gi",
     ),
     (
         {"monitoring": {"customQueries": [{"name": "a", "key": "k"}, {"name": "b"}]}},

@@ -94,7 +94,7 @@ def test_data_entry_defaults_key_and_property() -> None:
 def test_remote_ref_shorthand_is_one_data_entry() -> None:
     spec = external_secret(secretName="tls-cert", remoteRef={"key": "certs/web", "version": "3"})["spec"]
     assert spec["data"] == [
-        {"secretKey": "tls-cert", "remoteRef": {"key": "certs/web", "property": "tls-cert", "version": "3"}}
+        {"secretKey": "tls-cert", "remoteRef": {"key": "certs/web", "version": "3"}}
     ]
 
 
@@ -290,8 +290,10 @@ def test_mount_collisions_are_generation_errors() -> None:
             "secretKey from secretName, which is a Secret name and not an environment variable name — author 'data' "
             "entries with explicit secretKey values instead",
         ),
-        ({"secretName": "c", "envFrom": "yes"}, "'envFrom' must be a boolean"),
-        ({"secretName": "c", "mountPath": 5}, "'mountPath' must be a string"),
+        ({"secretName": "c", "envFrom": "yes"}, "external-secret: 'envFrom' must be a boolean, got string"),
+        ({"secretName": "c", "mountPath": 5}, "external-secret: 'mountPath' must be a string, got int"),
+        ({"secretName": "c", "envFrom": None}, "external-secret: 'envFrom' must be a boolean, got <nil>"),
+        ({"secretName": "c", "mountPath": None}, "external-secret: 'mountPath' must be a string, got <nil>"),
         ({"secretName": "c", "targetSecretName": 5}, "'targetSecretName' must be a string"),
         ({"secretName": "c", "target": "x"}, "'target' must be a map"),
         (

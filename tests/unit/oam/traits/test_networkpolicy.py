@@ -78,7 +78,7 @@ def test_both_directions_and_empty_lists() -> None:
     ("props", "message"),
     [
         ({}, "at least one of 'ingress' or 'egress' must be specified"),
-        ({"ingress": None, "egress": None}, "at least one of 'ingress' or 'egress' must be specified"),
+        ({"ingress": None, "egress": None}, "'ingress' must be an array"),
         ({"ingress": {"from": []}}, "'ingress' must be an array"),
         ({"egress": "x"}, "'egress' must be an array"),
         ({"ingress": [{}, 3]}, "ingress[1]: expected object"),
