@@ -146,6 +146,7 @@ def _run_build(
     from oam_operator.oam.gofmt import go_quote
     from oam_operator.oam.params import missing_package_error
     from oam_operator.oam.pipeline import build_pipeline
+    from oam_operator.oam.release_order import release_order
     from oam_operator.oam.serialize import dump_document
 
     app_path = os.path.join(file, "app.yaml") if os.path.isdir(file) else file
@@ -193,7 +194,7 @@ def _run_build(
     if tree:
         output = dump_document(tree_document(result.cluster))
     else:
-        objects = result.objects()
+        objects = release_order(result, app.components, domain or app.default_domain)
         if not objects:
             click.echo("warning: no resources generated", err=True)
             return
