@@ -52,6 +52,15 @@ PAGE_SIZE = 500
 EVENT_FLUSH_TIMEOUT = 10.0
 
 _TRANSIENT_STATUSES = frozenset({401, 409, 410, 425, 429, 500, 502, 503, 504})
+# Server errors whose text says that the same request will fail the same way again: the
+# typed-patch failure of server-side apply (a field of the wrong type), etcd's size limit,
+# and an admission webhook that answered with a denial (as opposed to one that could not be
+# reached, "failed calling webhook", which is an outage).
+_PERMANENT_SERVER_TEXTS = (
+    "failed to create typed patch object",
+    "etcdserver: request is too large",
+    "denied the request",
+)
 _TYPE_WRITING_GROUPS = frozenset({"apiextensions.k8s.io", "apiregistration.k8s.io"})
 
 T = TypeVar("T")
@@ -60,8 +69,15 @@ ResourceList = list[ApiResource]
 Page = tuple[ObjectList, str]
 
 
-def classify_api_error(status: int, read: bool) -> type[ApiError]:
-    """§14 e: which side of the retry line an HTTP failure falls on."""
+def classify_api_error(status: int, read: bool, message: str = "") -> type[ApiError]:
+    """§14 e: which side of the retry line an HTTP failure falls on.
+
+    A 5xx is an outage and retried, except the few server errors that are deterministic
+    refusals of the request (``_PERMANENT_SERVER_TEXTS``): retrying those forever would hide
+    the API's message behind ``Retrying``.
+    """
+    if status >= 500 and any(text in message for text in _PERMANENT_SERVER_TEXTS):
+        return PermanentApiError
     if status == 0 or status >= 500 or status in _TRANSIENT_STATUSES:
         return TransientApiError
     if status == 404 and not read:
@@ -220,7 +236,7 @@ class ClusterClient:
             phrase = http.HTTPStatus(status).phrase
         except ValueError:
             phrase = "Unknown"
-        cls = classify_api_error(status, read=method in ("GET", "HEAD"))
+        cls = classify_api_error(status, read=method in ("GET", "HEAD"), message=message)
         return cls(
             f"{status} {phrase}: {message}" if message else f"{status} {phrase}",
             status=status,

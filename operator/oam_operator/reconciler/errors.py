@@ -90,7 +90,8 @@ class TransientApiError(ApiError):
 
 
 class PermanentApiError(ApiError):
-    """An API refusal that needs a change of input or permissions (4xx)."""
+    """An API refusal that needs a change of input or permissions: a 4xx, or one of the
+    deterministic server errors (a typed-patch failure, etcd's size limit, a webhook denial)."""
 
 
 class InstancesExistError(ReconcilerError):

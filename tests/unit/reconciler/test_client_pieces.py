@@ -83,6 +83,25 @@ def test_error_classification(status: int, read: bool, cls: type) -> None:
     assert cls.retryable is (cls is TransientApiError)
 
 
+@pytest.mark.parametrize(
+    ("status", "message", "cls"),
+    [
+        (500, "failed to create typed patch object (/v1, Kind=ConfigMap): .data.a: expected string, "
+              "got &value.valueUnstructured{Value:1}", PermanentApiError),
+        (500, "etcdserver: request is too large", PermanentApiError),
+        (500, 'admission webhook "deny.example.com" denied the request: no', PermanentApiError),
+        (500, 'Internal error occurred: failed calling webhook "deny.example.com": connection refused',
+         TransientApiError),
+        (500, "Internal error occurred: unexpected", TransientApiError),
+        (503, "etcdserver: leader changed", TransientApiError),
+        (429, "failed to create typed patch object", TransientApiError),
+    ],
+)
+def test_deterministic_server_errors_are_permanent(status: int, message: str, cls: type) -> None:
+    """A 5xx that will fail the same way on every retry is permanent; a 429 never is."""
+    assert classify_api_error(status, False, message) is cls
+
+
 def discovery_documents(extra_group: bool) -> dict[str, Mapping[str, Any]]:
     docs: dict[str, Mapping[str, Any]] = {
         "/api": {"versions": ["v1"]},
