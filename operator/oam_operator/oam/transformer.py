@@ -58,6 +58,7 @@ from oam_operator.oam.handlers import (
 from oam_operator.oam.labels import stamp_component_label
 from oam_operator.oam.lowering import LoweringRules, lower_document
 from oam_operator.oam.names import dns1123_subdomain_errors
+from oam_operator.oam.object_names import check_object_names
 from oam_operator.oam.ordering import Entry, order
 from oam_operator.oam.policies.result import TIER_ORDER, ComponentNames, PolicyResult
 from oam_operator.oam.schema import check_object, check_platform_reserved, scope_schema
@@ -450,6 +451,7 @@ class Transformer:
                 _normalise(obj)
                 if label_key is not None and app.owner is not None:
                     stamp_component_label(obj, label_key, app.owner)
+            check_object_names(app.owner, app.name, objects)  # names the API server would refuse
             app.objects = objects
 
 
