@@ -45,6 +45,7 @@ from oam_operator.settings import Settings
 from . import orchestration
 from .appindex import AppIndex
 from .backoff import Backoff, ErrorBackoff, Jitter
+from .depth import depth_refusal
 from .digest import component_digest
 from .encode import EncodedTree, encode
 from .progress import apply_progress, capitalised, delete_progress
@@ -222,6 +223,12 @@ class _Pass:
             self.set_state(State.PENDING, Reason.SUSPENDED, "Reconciliation is suspended")
             status["observedGeneration"] = self.generation
             return self.result(None, "pending")
+        too_deep = depth_refusal(self.spec)
+        if too_deep is not None:  # before anything walks the spec recursively (depth.py)
+            status["observedGeneration"] = self.generation
+            self.set_state(State.ERROR, Reason.TRANSFORM_FAILED, too_deep)
+            self.memory.backoff.reset()
+            return self.result(self.interval, "error", error_type="transform")
 
         profile_name = self.spec.get("profile") or settings.default_profile
         self.memory.profile_name = profile_name

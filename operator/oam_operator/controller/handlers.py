@@ -22,6 +22,7 @@ import kopf
 from oam_operator.api.meta import GROUP, VERSION
 from oam_operator.settings import Settings
 
+from .diffbase import GenerationDiffBaseStorage
 from .incluster import connection_info
 from .runtime import Runtime
 
@@ -90,7 +91,8 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
     async def startup(settings: kopf.OperatorSettings, **_: Any) -> None:
         settings.persistence.finalizer = domain
         settings.persistence.progress_storage = kopf.AnnotationsProgressStorage(prefix=domain)
-        settings.persistence.diffbase_storage = kopf.AnnotationsDiffBaseStorage(
+        # The diff base holds the generation only, never the spec (diffbase.py).
+        settings.persistence.diffbase_storage = GenerationDiffBaseStorage(
             prefix=domain, key="last-handled-configuration"
         )
         settings.posting.enabled = False

@@ -9,6 +9,7 @@ import kopf
 from oam_operator.logs import configure
 from oam_operator.settings import Settings
 
+from .depth import prepare_process
 from .handlers import register
 from .runtime import Runtime
 
@@ -17,6 +18,7 @@ log = logging.getLogger("oam_operator.controller")
 
 def run_operator(settings: Settings, kubeconfig: str | None = None) -> None:
     configure(settings.log_format.value, settings.log_level.value)
+    prepare_process()  # before any thread starts: deep objects must not fail the watch (depth.py)
     runtime = Runtime.create(settings, kubeconfig)
     if runtime.metrics is not None:
         runtime.metrics.serve(settings.metrics_port)
