@@ -128,7 +128,7 @@ def main() -> int:
         operator = subprocess.Popen(
             [str(Path(sys.executable).parent / "oam-operator"), "run", "--kubeconfig", plane.handle.kubeconfig,
              "--metrics-port", str(metrics_port), "--health-port", str(free_port()), "--default-interval", "30s",
-             "--log-level", "warning"], stdout=log, stderr=subprocess.STDOUT)
+             "--log-level", "warning", "--use-operator-identity"], stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
         while True:
             try:

@@ -21,6 +21,11 @@ Decisions where the spec is silent:
   is listed in ``--url-source-allowed-networks`` (comma-separated CIDRs or addresses), which also
   governs chart downloads; ``--helm-binary`` names the renderer of ``delivery: template`` charts
   (docs/operator.md "URL sources and charts").
+- least privilege by default (issue 18): an Application without ``spec.serviceAccountName``
+  acts as ``--default-service-account`` (``default``: the ServiceAccount every namespace has,
+  with no rights until someone grants them) of its namespace; acting with the operator's own
+  identity needs ``--use-operator-identity``; ``--default-service-account ""`` without it makes
+  such Applications fail with ``NotPermitted`` (see ``controller/tenancy.py``).
 """
 
 from __future__ import annotations
@@ -237,7 +242,8 @@ class Settings(BaseModel):
     default_profile: Annotated[str, BeforeValidator(_name("subdomain", empty=True))] = "default"
     cluster_id: Annotated[str, BeforeValidator(_cluster_id)] = ""
     require_service_account: Annotated[bool, BeforeValidator(_boolean)] = False
-    default_service_account: Annotated[str, BeforeValidator(_name("subdomain", empty=True))] = ""
+    default_service_account: Annotated[str, BeforeValidator(_name("subdomain", empty=True))] = "default"
+    use_operator_identity: Annotated[bool, BeforeValidator(_boolean)] = False
     allow_cluster_scoped_objects: Annotated[bool, BeforeValidator(_boolean)] = False
     allow_cross_namespace_objects: Annotated[bool, BeforeValidator(_boolean)] = False
     #: app-dependency and health-checks policies may name another namespace (apppolicies/resolve.py)

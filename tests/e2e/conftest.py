@@ -72,7 +72,11 @@ def start_operator(
         log_path = tmp_path / f"operator-{len(started)}.log"
         args = [str(Path(sys.executable).parent / "oam-operator"), "run", "--kubeconfig", full_cluster.kubeconfig,
                 "--namespace", namespace, "--default-interval", "30s", "--metrics-port", str(metrics_port),
-                "--health-port", str(health_port), "--log-format", "json", *extra]
+                "--health-port", str(health_port), "--log-format", "json",
+                # Most tests deploy with the operator's own identity, an explicit opt-in since
+                # least privilege became the default; a test passes --no-use-operator-identity
+                # (the later flag wins) to see the default.
+                "--use-operator-identity", *extra]
         env = {k: v for k, v in os.environ.items() if not k.startswith("OAM_OPERATOR_")}
         with log_path.open("wb") as log:
             process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=ROOT)

@@ -82,6 +82,9 @@ class InventoryItem(ApiModel):
     phase: Phase | None = Field(default=None, description="Lifecycle phase of the object.")
     status: ObjectStatus | None = Field(default=None, description="kstatus status of the object.")
     last_applied_at: Timestamp | None = Field(default=None, description="When the object was last written.")
+    adopted: bool | None = Field(
+        default=None, description="The Namespace existed without an owner and was adopted: it is never deleted."
+    )
 
     @field_validator("phase", "status", mode="before")
     @classmethod
@@ -103,11 +106,11 @@ class InventoryItem(ApiModel):
         """§5.1 omission rules: ``group`` is always written; namespace, managedTypes, phase, status and
         lastAppliedAt only when set."""
         data: dict[str, Any] = handler(self)
-        keys = ("namespace", "managedTypes", "phase", "status", "lastAppliedAt")
+        keys = ("namespace", "managedTypes", "phase", "status", "lastAppliedAt", "adopted")
         if not info.by_alias:
-            keys = ("namespace", "managed_types", "phase", "status", "last_applied_at")
+            keys = ("namespace", "managed_types", "phase", "status", "last_applied_at", "adopted")
         for key in keys:
-            if key in data and data[key] in ("", [], None):
+            if key in data and data[key] in ("", [], None, False):
                 del data[key]
         return data
 
@@ -130,4 +133,5 @@ INVENTORY_FIELDS = (
     "phase",
     "status",
     "lastAppliedAt",
+    "adopted",
 )

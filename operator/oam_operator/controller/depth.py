@@ -81,4 +81,5 @@ def depth_refusal(spec: Any) -> str | None:
 
 
 def _message(where: str) -> str:
-    return f"{where} nests more than {MAX_SPEC_DEPTH} levels below spec; an Application may nest at most {MAX_SPEC_DEPTH}"
+    limit = MAX_SPEC_DEPTH
+    return f"{where} nests more than {limit} levels below spec; an Application may nest at most {limit}"

@@ -25,7 +25,9 @@ from oam_operator.oam.errors import OamError, TransformError
 from oam_operator.oam.gofmt import go_quote
 from oam_operator.oam.pipeline import Pipeline
 from oam_operator.oam.policies.result import PolicyResult
+from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import (
+    ApiError,
     ObjectValidationError,
     OwnershipConflictError,
     PermanentApiError,
@@ -49,10 +51,13 @@ from .depth import depth_refusal
 from .digest import component_digest
 from .encode import EncodedTree, encode
 from .progress import apply_progress, capitalised, delete_progress
-from .tenancy import NOT_PERMITTED_MESSAGE, NotPermitted, TenantClients
+from .selfref import self_reference
+from .tenancy import NotPermitted, TenantClients
 
 log = logging.getLogger("oam_operator.controller")
 MAX_MESSAGE = 32768  # the API server's limit for a condition message
+NAMESPACE_TERMINATING = ("Namespace {namespace} is being deleted: its objects are deleted with the operator's "
+                         "identity")
 
 
 @dataclass
@@ -65,6 +70,7 @@ class Memory:
     last_event: tuple[str, str, str] | None = None
     seen: tuple[int, str | None] | None = None
     profile_name: str = ""
+    namespace_terminating: bool = False
 
 
 @dataclass
@@ -160,7 +166,7 @@ class _Pass:
             delay = self.memory.error_backoff.next(reason.value, self.interval)
         return self.result(delay, "error", error_type=error_type)
 
-    def reconciler(self) -> Reconciler:
+    def reconciler(self, client: ClusterClient | None = None) -> Reconciler:
         spec, settings = self.spec, self.settings
         cross_namespace = settings.allow_cross_namespace_objects
         events = settings.dependent_events and self.annotations.get(f"{self.domain}/disable-events") != "true"
@@ -179,8 +185,29 @@ class _Pass:
             metrics=self.env.reconciler_metrics,
             clock=self.env.clock,
         )
-        client = self.env.clients.for_application(self.namespace, self.spec.get("serviceAccountName") or "")
+        if client is None:
+            client = self.env.clients.for_application(self.namespace, self.spec.get("serviceAccountName") or "")
         return Reconciler(self.domain, client, options)
+
+    def deletion_client(self) -> tuple[ClusterClient, bool]:
+        """The delete branch's client (tenancy.py) and whether the namespace is being deleted.
+
+        Only an impersonating client needs the namespace's state: then one GET with the
+        operator's identity per pass until the namespace is seen terminating (which is final).
+        """
+        clients = self.env.clients
+        client = clients.for_deletion(self.namespace, self.spec.get("serviceAccountName") or "")
+        if client is clients.operator_client:
+            return client, False
+        if not self.memory.namespace_terminating:
+            try:
+                namespace = clients.operator_client.request("read", "GET", f"/api/v1/namespaces/{self.namespace}")
+            except ApiError:
+                namespace = {}
+            self.memory.namespace_terminating = bool((namespace.get("metadata") or {}).get("deletionTimestamp"))
+        if self.memory.namespace_terminating:
+            return clients.inside_namespace(client, self.namespace), True
+        return client, False
 
     def timed_out(self) -> bool:
         since = self.status.get("processingSince")
@@ -253,9 +280,9 @@ class _Pass:
 
         try:
             reconciler = self.reconciler()
-        except NotPermitted:
+        except NotPermitted as refusal:
             status["observedGeneration"] = self.generation
-            return self.fail(Reason.NOT_PERMITTED, NOT_PERMITTED_MESSAGE, error_type="other")
+            return self.fail(Reason.NOT_PERMITTED, str(refusal), error_type="other")
 
         try:
             encoded = self.transform(profile, resolved)
@@ -271,6 +298,11 @@ class _Pass:
         held = orchestration.hold(self, policies)
         if held is not None:
             return held
+
+        itself = self_reference(self.namespace, self.name, encoded.objects, f"{self.domain}/component")
+        if itself is not None:
+            status["observedGeneration"] = self.generation
+            return self.fail(Reason.INVALID_OBJECTS, itself, error_type="validation")
 
         requested = self.annotations.get(f"{self.domain}/requested-at")
         inventory = load_inventory(status.get("inventory") or [])
@@ -414,10 +446,8 @@ class _Pass:
         blocked = orchestration.reverse_gate(self)
         if blocked is not None:
             return blocked
-        try:
-            reconciler = self.reconciler()
-        except NotPermitted:
-            return self.fail(Reason.NOT_PERMITTED, NOT_PERMITTED_MESSAGE, error_type="other")
+        client, terminating = self.deletion_client()
+        reconciler = self.reconciler(client)
         before = dump_inventory(inventory)
         try:
             allowed, reason = reconciler.is_deletion_allowed(inventory, self.owner_id)
@@ -442,7 +472,10 @@ class _Pass:
             return self.result(None, "deleted", finished=True, operations=operations)
         if after != before:
             self.memory.backoff.reset()
-        self.set_state(State.DELETING, Reason.DELETION_PROCESSING, delete_progress(reconciler.report, self.namespace))
+        message = delete_progress(reconciler.report, self.namespace)
+        if terminating:
+            message = f"{NAMESPACE_TERMINATING.format(namespace=self.namespace)}: {message}"
+        self.set_state(State.DELETING, Reason.DELETION_PROCESSING, message)
         return self.result(self.memory.backoff.next("DeletionProcessing"), "progressing", operations=operations)
 
 

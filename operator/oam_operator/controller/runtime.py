@@ -96,7 +96,8 @@ class Runtime:
             self.cluster_id = namespace["metadata"]["uid"]
         reconciler_metrics = prometheus_metrics(self.metrics.operations_total) if self.metrics else None
         clients = TenantClients(self.client, default_service_account=self.settings.default_service_account,
-                                require_service_account=self.settings.require_service_account)
+                                require_service_account=self.settings.require_service_account,
+                                use_operator_identity=self.settings.use_operator_identity)
         self.env = Environment(
             settings=self.settings, pipeline=self.pipeline, clients=clients, cluster_id=self.cluster_id,
             profiles=self.profile, reconciler_metrics=reconciler_metrics, on_transform=self._observe_transform,

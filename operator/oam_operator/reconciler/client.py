@@ -160,6 +160,13 @@ class ClusterClient:
             event_client=self.event_client,
         )
 
+    def routed(self, other: ClusterClient, use_other: Callable[[str], bool]) -> ClusterClient:
+        """This client, except that requests whose path ``use_other`` selects go through
+        ``other`` (its identity, its connection pool). Used by the operator to delete the
+        objects of a namespace being deleted with its own identity once the namespace
+        controller has removed the tenant's RoleBinding."""
+        return _RoutedClient(self, other, use_other)
+
     @property
     def event_client(self) -> ClusterClient:
         return self._event_client or self
@@ -446,3 +453,39 @@ class ClusterClient:
     def run_bounded(self, tasks: Sequence[Callable[[], T]], limit: int) -> Sequence[Outcome[T]]:
         """Run ``tasks`` on the shared pool with at most ``limit`` in flight."""
         return run_bounded(self.executor, tasks, limit)
+
+
+class _RoutedClient(ClusterClient):
+    """See ``ClusterClient.routed``; every typed operation goes through ``request``."""
+
+    def __init__(self, base: ClusterClient, other: ClusterClient, use_other: Callable[[str], bool]) -> None:
+        super().__init__(
+            base._api,
+            rate_limiter=base.rate_limiter,
+            executor=base.executor,
+            accounting=base.accounting,
+            user_agent=base._user_agent,
+            request_timeout=base._timeout,
+            impersonate_user=base.impersonated_user,
+            event_client=base.event_client,
+        )
+        self.discovery = base.discovery
+        self._other = other
+        self._use_other = use_other
+
+    def request(
+        self,
+        verb: str,
+        method: str,
+        path: str,
+        *,
+        query: Sequence[tuple[str, str]] = (),
+        body: Any = None,
+        content_type: str | None = None,
+        background: bool = False,
+    ) -> Any:
+        if self._use_other(path):
+            return self._other.request(verb, method, path, query=query, body=body, content_type=content_type,
+                                       background=background)
+        return super().request(verb, method, path, query=query, body=body, content_type=content_type,
+                               background=background)

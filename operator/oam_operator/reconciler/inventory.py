@@ -92,6 +92,10 @@ class InventoryItem(BaseModel):
     phase: Phase = Phase.NONE
     status: str = ""
     last_applied_at: datetime | None = Field(None, alias="lastAppliedAt")
+    # Not in component-operator-runtime's JSON (written only when true, ignored by its readers):
+    # the object existed without an owner and was adopted, so it is orphaned, never deleted,
+    # when it goes. Set for Namespaces only (issue 18 §7).
+    adopted: bool = False
 
     @field_validator("adoption_policy", "reconcile_policy", "update_policy", "delete_policy", mode="before")
     @classmethod
@@ -219,6 +223,8 @@ class InventoryItem(BaseModel):
             out["status"] = self.status
         if self.last_applied_at is not None:
             out["lastAppliedAt"] = format_timestamp(self.last_applied_at)
+        if self.adopted:
+            out["adopted"] = True
         return out
 
     @classmethod

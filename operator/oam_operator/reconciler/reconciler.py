@@ -32,7 +32,7 @@ from .inventory import DELETION_PHASES, InventoryItem, Phase, index_items, sort_
 from .objects import API_SERVICE, CRD, NAMESPACE, DesiredObject, ObjectRef, prepare_objects
 from .operations import Operations, OpsCounters, is_terminating, owner_label
 from .options import ReconcilerOptions
-from .policies import AdoptionPolicy, MissingNamespacesPolicy, ReconcilePolicy, UpdatePolicy
+from .policies import AdoptionPolicy, DeletePolicy, MissingNamespacesPolicy, ReconcilePolicy, UpdatePolicy
 from .priorities import apply_priority
 from .reads import ReadCache, ReadTarget
 from .report import CallReport, Outcome
@@ -187,15 +187,24 @@ class Reconciler:
         return digest
 
     def _adoption_refusal(
-        self, policy: AdoptionPolicy, live: Mapping[str, Any], key: str, ops: Operations
+        self, policy: AdoptionPolicy, live: Mapping[str, Any], key: str, ops: Operations, cluster_scoped: bool = False
     ) -> OwnershipConflictError | None:
-        """§4.1: ``None`` when the object may be taken over (or is ours)."""
+        """§4.1: ``None`` when the object may be taken over (or is ours).
+
+        A cluster-scoped object without an owner is not adopted under ``IfUnowned`` (issue
+        18 §7): it is shared by every tenant — a Namespace above all, whose deletion takes its
+        whole content — so taking it over needs an explicit ``Always`` on the object.
+        """
         label = owner_label(live, self.keys["owner-id"])
         if label == ops.hashed_owner_id or policy is AdoptionPolicy.ALWAYS:
             return None
         if not label:
             if policy is AdoptionPolicy.NEVER:
                 return OwnershipConflictError(f"found existing object {key} without owner", object_key=key)
+            if cluster_scoped:
+                return OwnershipConflictError(
+                    f"found existing cluster-scoped object {key} without owner; cluster-scoped objects are "
+                    f"adopted only with the adoption policy Always", object_key=key)
             return None
         return OwnershipConflictError(
             f"owner conflict; object {key} is owned by {ops.foreign_owner(live)}", object_key=key
@@ -244,15 +253,19 @@ class Reconciler:
         for d in desired:
             d.digest = self._digest(d, component_digest)
         new = [d for d in desired if _identity(d.ref) not in index]
+        adopted_namespaces: set[Any] = set()
         call.reads.prefetch([ReadTarget(d.ref, None) for d in new])
         outcomes = self.client.run_bounded([partial(call.reads.read, d.ref) for d in new], self.options.concurrency)
         for d, outcome in zip(new, outcomes, strict=True):
             if outcome.error is not None:
                 raise outcome.error
             if outcome.value is not None:
-                refusal = self._adoption_refusal(d.annotations.adoption_policy, outcome.value, d.key, ops)
+                refusal = self._adoption_refusal(d.annotations.adoption_policy, outcome.value, d.key, ops,
+                                                 cluster_scoped=not d.ref.namespace)
                 if refusal is not None:
                     raise refusal
+                if (d.ref.group, d.ref.kind) == NAMESPACE and not ops.is_ours(outcome.value):
+                    adopted_namespaces.add(_identity(d.ref))
         added = 0
         items_of: dict[int, InventoryItem] = {}
         for d in desired:
@@ -271,6 +284,10 @@ class Reconciler:
             item.managed_types = list(d.managed_types)
             if item.digest != d.digest:
                 item.schedule_application(d.digest)
+            if _identity(d.ref) in adopted_namespaces:
+                item.adopted = True  # never deleted: it was not created for this owner (issue 18 §7)
+            if item.adopted:
+                item.delete_policy = DeletePolicy.ORPHAN
             items_of[d.index] = item
 
         # Step 9: items no longer desired.
@@ -509,7 +526,7 @@ class Reconciler:
             or not ours
         )
         if not terminating and not frozen and due:
-            refusal = self._adoption_refusal(item.adoption_policy, live, d.key, ops)
+            refusal = self._adoption_refusal(item.adoption_policy, live, d.key, ops, cluster_scoped=not item.namespace)
             if refusal is not None:
                 call.counters.conflict(d.key)
                 raise refusal

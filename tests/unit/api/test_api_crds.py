@@ -264,6 +264,7 @@ def test_inventory_item_schema_declares_every_field_with_its_type() -> None:
         "phase": "string",
         "status": "string",
         "lastAppliedAt": "string",
+        "adopted": "boolean",
     }
     assert item["properties"]["lastAppliedAt"]["format"] == "date-time"
     assert sorted(item["properties"]["managedTypes"]["items"]["properties"]) == ["group", "kind", "version"]

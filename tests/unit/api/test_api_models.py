@@ -312,6 +312,7 @@ def test_inventory_fields_are_the_specified_ones_in_order() -> None:
         phase=Phase.CREATING,
         status=ObjectStatus.IN_PROGRESS,
         last_applied_at=datetime(2026, 3, 1, tzinfo=UTC),
+        adopted=True,
     )
     assert tuple(full.to_json()) == INVENTORY_FIELDS
 

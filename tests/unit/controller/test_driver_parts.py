@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from oam_operator.controller.backoff import Backoff, ErrorBackoff, Jitter, backoff_delay
 from oam_operator.controller.digest import component_digest
 from oam_operator.controller.progress import apply_progress, capitalised, delete_progress
 from oam_operator.controller.runtime import status_patch
-from oam_operator.controller.tenancy import NOT_PERMITTED_MESSAGE, NotPermitted, TenantClients
+from oam_operator.controller.tenancy import NO_DEFAULT_MESSAGE, NOT_PERMITTED_MESSAGE, NotPermitted, TenantClients
 from oam_operator.reconciler.inventory import InventoryItem, Phase
 from oam_operator.reconciler.report import CallReport
 
@@ -97,3 +99,37 @@ def test_tenancy_choice() -> None:
         "spec.serviceAccountName is required (the operator runs with --require-service-account)")
     fallback = TenantClients(FakeClient(), default_service_account="runner")  # type: ignore[arg-type]
     assert fallback.for_application("ns", "") == "as system:serviceaccount:ns:runner"  # type: ignore[comparison-overlap]
+
+
+def test_least_privilege_by_default_and_the_operator_identity_only_on_request() -> None:
+    class FakeClient:
+        def impersonating(self, user: str) -> str:
+            return f"as {user}"
+
+    operator = FakeClient()
+    default = TenantClients(operator)  # type: ignore[arg-type]
+    assert default.for_application("ns", "") == "as system:serviceaccount:ns:default"  # type: ignore[comparison-overlap]
+    opted_in = TenantClients(operator, use_operator_identity=True)  # type: ignore[arg-type]
+    assert opted_in.for_application("ns", "") is operator
+    assert opted_in.for_application("ns", "x") == "as system:serviceaccount:ns:x"  # type: ignore[comparison-overlap]
+    none = TenantClients(operator, default_service_account="")  # type: ignore[arg-type]
+    with pytest.raises(NotPermitted) as info:
+        none.for_application("ns", "")
+    assert str(info.value) == NO_DEFAULT_MESSAGE == (
+        'spec.serviceAccountName is required (the operator runs with --default-service-account "" '
+        "and without --use-operator-identity)")
+    # deletion never refuses: objects created before the rule are deleted with the operator's identity
+    required = TenantClients(operator, require_service_account=True)  # type: ignore[arg-type]
+    assert required.for_deletion("ns", "") is operator
+    assert none.for_deletion("ns", "") is operator
+
+
+def test_inside_namespace_routes_only_that_namespaces_objects() -> None:
+    from oam_operator.controller.tenancy import _in_namespace
+
+    inside = _in_namespace("shop")
+    assert inside("/api/v1/namespaces/shop/configmaps/a")
+    assert inside("/apis/apps/v1/namespaces/shop/deployments?labelSelector=x")
+    assert not inside("/api/v1/namespaces/shop")  # the Namespace object itself
+    assert not inside("/api/v1/namespaces/shopping/configmaps/a")
+    assert not inside("/apis/rbac.authorization.k8s.io/v1/clusterroles/shop")

@@ -104,9 +104,8 @@ app.kubernetes.io/part-of: oam-operator
 - --cluster-id={{ $o.clusterId }}
 {{- end }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "require-service-account" "value" (or $o.requireServiceAccount (include "oam-operator.leastPrivilege" .))) }}
-{{- if $o.defaultServiceAccount }}
 - --default-service-account={{ $o.defaultServiceAccount }}
-{{- end }}
+- {{ include "oam-operator.boolFlag" (dict "flag" "use-operator-identity" "value" $o.useOperatorIdentity) }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "allow-cluster-scoped-objects" "value" $o.allowClusterScopedObjects) }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "allow-cross-namespace-objects" "value" $o.allowCrossNamespaceObjects) }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "allow-cross-namespace-dependencies" "value" $o.allowCrossNamespaceDependencies) }}
