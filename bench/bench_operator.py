@@ -160,7 +160,8 @@ def main() -> int:
         sizes = {"status": 0, "inventory": 0, "object": 0}
         for item in items:
             status = item.get("status") or {}
-            for key, value in (("status", status), ("inventory", status.get("inventory") or []), ("object", item)):
+            stored = status.get("compactInventory") or status.get("inventory") or []  # as persisted
+            for key, value in (("status", status), ("inventory", stored), ("object", item)):
                 sizes[key] = max(sizes[key], json_bytes(value))
         # Settle: Events on the created objects are posted by a background queue and may still be
         # draining after Ready; the steady-state minute starts once no write was counted for 10 s.

@@ -376,7 +376,8 @@ def _check_timeout(ctx: click.Context, param: click.Parameter, value: str) -> st
 @click.argument("name")
 @_cluster_options
 @click.option("--tree", is_flag=True, help="List every bundle's objects with phase and status.")
-@click.option("-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("-o", "--output", type=click.Choice(["text", "json", "inventory"]), default="text", show_default=True,
+              help="inventory: the inventory as JSON in component-operator-runtime's shape.")
 @click.option("--wait", is_flag=True, help="Poll until Ready (exit 0), Error or the timeout (exit 3).")
 @click.option("--timeout", default="5m", show_default=True, metavar="DURATION", callback=_check_timeout,
               help="Bound of --wait, e.g. 90s, 5m.")

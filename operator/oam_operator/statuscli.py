@@ -19,12 +19,15 @@ Decisions:
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import click
+
+from oam_operator.api.compact_inventory import CompactInventoryError, read_status_inventory
 
 from .durations import parse_go_duration
 from .statusview import EXIT_FAILURE, build_view, exit_code, render_json, render_text, wait_for
@@ -85,6 +88,14 @@ def run_status(
                 retry=lambda exc: isinstance(exc, ApiFailure) and exc.transient,
             )
             view, code, timed_out = result.view, result.code, result.timed_out
+        elif output == "inventory":  # the c-o-r JSON shape, decoded from the compact form
+            app = get_application(conn, ns, name)
+            try:
+                items = read_status_inventory(app.get("status") or {})
+            except CompactInventoryError as error:
+                return _error(str(error))
+            click.echo(json.dumps(items, indent=2))
+            return exit_code(build_view(app, domain))
         else:
             view = build_view(get_application(conn, ns, name), domain)
             code = exit_code(view)

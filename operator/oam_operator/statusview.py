@@ -43,6 +43,8 @@ from typing import Any
 
 import click
 
+from oam_operator.api.compact_inventory import CompactInventoryError, read_status_inventory
+
 from .reconciler.priorities import apply_priority
 
 __all__ = [
@@ -178,6 +180,15 @@ def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
+def _inventory(status: Mapping[str, Any]) -> list[Any]:
+    """The inventory in c-o-r JSON shape: decoded from ``compactInventory``, else ``inventory``;
+    an undecodable compact form reads as empty (the view never fails on odd input)."""
+    try:
+        return read_status_inventory(status)
+    except CompactInventoryError:
+        return []
+
+
 def _mappings(value: Any) -> list[Mapping[str, Any]]:
     return [entry for entry in value if isinstance(entry, Mapping)] if isinstance(value, list) else []
 
@@ -225,7 +236,7 @@ def build_view(app: Mapping[str, Any], domain: str = DEFAULT_DOMAIN) -> StatusVi
     status = _mapping(app.get("status"))
     conditions = _mappings(status.get("conditions"))
     ready = next((c for c in conditions if c.get("type") == "Ready"), None)
-    items = [_item(raw) for raw in _mappings(status.get("inventory"))]
+    items = [_item(raw) for raw in _mappings(_inventory(status))]
     raw_bundles = _mappings(status.get("bundles"))
     bundle_waves = [_waves(raw.get("waves")) for raw in raw_bundles]
     members: list[list[ItemView]] = [[] for _ in raw_bundles]

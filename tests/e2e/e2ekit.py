@@ -167,6 +167,14 @@ def dependency(*rules: tuple[str, list[str]]) -> dict[str, Any]:
             "properties": {"rules": [{"component": c, "dependsOn": d} for c, d in rules]}}
 
 
+def inventory(app: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The Application's inventory in component-operator-runtime's shape (decoded from the
+    compact form the operator writes)."""
+    from oam_operator.api.compact_inventory import read_status_inventory
+
+    return read_status_inventory(((app or {}).get("status")) or {})
+
+
 def condition(app: dict[str, Any], type_: str) -> dict[str, Any] | None:
     return next((c for c in (app.get("status") or {}).get("conditions") or [] if c["type"] == type_), None)
 

@@ -13,6 +13,7 @@ from e2ekit import (
     configmap_component,
     dependency,
     deployment_component,
+    inventory,
     sleep_briefly,
 )
 from kubernetes.client.exceptions import ApiException
@@ -36,7 +37,7 @@ def test_an_application_reaches_ready_and_stays_quiet(start_operator: Any, kube:
     assert condition(app, "Reconciling") is None and condition(app, "Stalled") is None
     assert condition(app, "Ready")["message"] == "Applied revision 1: 1 objects ready"
     assert condition(app, "Ready")["observedGeneration"] == app["metadata"]["generation"]
-    item = status["inventory"][0]
+    item = inventory({"status": status})[0]
     assert (item["kind"], item["name"], item["phase"], item["status"]) == ("ConfigMap", "settings", "Ready", "Current")
     cm = kube.core.read_namespaced_config_map("settings", kube.namespace)
     assert cm.metadata.labels[f"{DOMAIN}/component"] == "settings"
@@ -93,7 +94,7 @@ def test_removing_a_component_prunes_its_objects(start_operator: Any, kube: Kube
     assert app["status"]["revision"] == 2
     assert app["status"]["appliedGeneration"] == app["metadata"]["generation"]
     assert kube.owned() == [("ConfigMap", "keep")]
-    assert [i["name"] for i in app["status"]["inventory"]] == ["keep"]
+    assert [i["name"] for i in inventory(app)] == ["keep"]
     # the unchanged object received no write
     assert kube.core.read_namespaced_config_map("keep", kube.namespace).metadata.resource_version == keep_version
 
@@ -114,7 +115,7 @@ def test_an_invalid_update_keeps_everything_applied_before(start_operator: Any, 
     )
     assert condition(app, "Ready")["status"] == "False"
     assert condition(app, "Stalled")["status"] == "True"
-    assert app["status"]["inventory"] == ready["status"]["inventory"]
+    assert inventory(app) == inventory(ready)
     assert app["status"]["bundles"] == ready["status"]["bundles"]
     warnings = [e for e in kube.events("app") if e.type == "Warning" and e.reason == "TransformFailed"]
     assert len(warnings) == 1 and warnings[0].message == message
@@ -140,15 +141,15 @@ def test_killing_the_operator_mid_apply_loses_nothing(start_operator: Any, kube:
 
         wait_until(progressed, default_wait(kube.cluster), f"progress before kill {attempt + 1}")
         operator.stop(signal.SIGKILL)
-        inventory = {(i["kind"], i["name"]) for i in (kube.app("big").get("status") or {}).get("inventory") or []}
+        recorded = {(i["kind"], i["name"]) for i in inventory(kube.app("big"))}
         # no object exists in the cluster that the persisted inventory does not record
-        assert set(kube.owned()) <= inventory
+        assert set(kube.owned()) <= recorded
     start_operator(kube.namespace)
     app = kube.wait_ready("big")
-    inventory = {(i["kind"], i["name"]) for i in app["status"]["inventory"]}
-    assert len(inventory) == len(app["status"]["inventory"]) == 33
+    recorded = {(i["kind"], i["name"]) for i in inventory(app)}
+    assert len(recorded) == len(inventory(app)) == 33
     # every object in the cluster carrying the owner label is in the inventory
-    assert set(kube.owned()) == inventory
+    assert set(kube.owned()) == recorded
 
 
 def test_deletion_is_blocked_while_a_foreign_custom_resource_exists(start_operator: Any, kube: Kube) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from e2ekit import DOMAIN, Kube, condition, configmap_component, sleep_briefly
+from e2ekit import DOMAIN, Kube, condition, configmap_component, inventory, sleep_briefly
 
 from tools.devcluster.pytest_plugin import default_wait, wait_until
 
@@ -21,7 +21,7 @@ def test_two_applications_producing_the_same_object_conflict(start_operator: Any
     app = kube.wait_state("second", "Error", "OwnershipConflict")
     message = condition(app, "Ready")["message"]
     cluster_id = kube.core.read_namespace("kube-system").metadata.uid
-    assert first["status"]["inventory"][0]["name"] == "shared"
+    assert inventory(first)[0]["name"] == "shared"
     assert message == (f"Owner conflict; object /v1, Kind=ConfigMap {kube.namespace}/shared is owned by "
                        f"{cluster_id}/{kube.namespace}/first")
     assert kube.core.read_namespaced_config_map("shared", kube.namespace).data == {"key": "shared"}

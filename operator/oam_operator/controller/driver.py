@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from oam_operator.api.compact_inventory import CompactInventoryError, read_status_inventory
+from oam_operator.api.compact_inventory import encode as encode_inventory
 from oam_operator.api.conditions import Condition, Reason, State, conditions_for
 from oam_operator.api.meta import format_timestamp
 from oam_operator.durations import parse_go_duration
@@ -50,6 +52,7 @@ from .backoff import Backoff, ErrorBackoff, Jitter
 from .depth import depth_refusal
 from .digest import component_digest
 from .encode import EncodedTree, encode
+from .limits import size_refusal
 from .progress import apply_progress, capitalised, delete_progress
 from .selfref import self_reference
 from .tenancy import NotPermitted, TenantClients
@@ -305,7 +308,14 @@ class _Pass:
             return self.fail(Reason.INVALID_OBJECTS, itself, error_type="validation")
 
         requested = self.annotations.get(f"{self.domain}/requested-at")
-        inventory = load_inventory(status.get("inventory") or [])
+        try:
+            inventory = read_inventory(status)
+        except CompactInventoryError as error:
+            return self.fail(Reason.ERROR, capitalised(str(error)), error_type="other")
+        too_large = size_refusal(encoded.objects, inventory, self.namespace)
+        if too_large is not None:  # before apply(): nothing may be created that the status cannot record
+            status["observedGeneration"] = self.generation
+            return self.fail(Reason.INVALID_OBJECTS, too_large, error_type="validation")
         if requested is not None and requested != status.get("lastHandledReconcileAt"):
             for item in inventory:
                 if item.phase is Phase.READY:
@@ -324,11 +334,11 @@ class _Pass:
         try:
             done = reconciler.apply(inventory, encoded.objects, self.namespace, self.owner_id, digest)
         except Exception as error:
-            status["inventory"] = dump_inventory(inventory)
+            write_inventory(status, dump_inventory(inventory))
             self.summarise(inventory, encoded)
             return self.reconciler_error(error, deleting=False)
         after = dump_inventory(inventory)
-        status["inventory"] = after
+        write_inventory(status, after)
         _, objects = self.summarise(inventory, encoded)
         report = reconciler.report
         operations = dict(report.operations)
@@ -435,12 +445,15 @@ class _Pass:
     def delete_branch(self) -> PassResult:
         status = self.status
         if self.annotations.get(f"{self.domain}/abandon") == "true":
-            status["inventory"] = []
+            write_inventory(status, [])
             return self.result(None, "deleted", finished=True,
                                events=[Event("Warning", "Abandoned", "Objects left in place; inventory dropped")])
         status.pop("processingDigest", None)
         status.pop("processingSince", None)
-        inventory = load_inventory(status.get("inventory") or [])
+        try:
+            inventory = read_inventory(status)
+        except CompactInventoryError as error:
+            return self.fail(Reason.ERROR, capitalised(str(error)), error_type="other")
         if not inventory:
             return self.result(None, "deleted", finished=True)
         blocked = orchestration.reverse_gate(self)
@@ -461,10 +474,10 @@ class _Pass:
                 return self.result(1.0 + self.memory.backoff.next("DeletionBlocked"), "pending")
             done = reconciler.delete(inventory, self.owner_id)
         except Exception as error:
-            status["inventory"] = dump_inventory(inventory)
+            write_inventory(status, dump_inventory(inventory))
             return self.reconciler_error(error, deleting=True)
         after = dump_inventory(inventory)
-        status["inventory"] = after
+        write_inventory(status, after)
         status["objects"] = len(inventory)
         status["readyObjects"] = sum(1 for item in inventory if _is_ready(item))
         operations = dict(reconciler.report.operations)
@@ -477,6 +490,17 @@ class _Pass:
             message = f"{NAMESPACE_TERMINATING.format(namespace=self.namespace)}: {message}"
         self.set_state(State.DELETING, Reason.DELETION_PROCESSING, message)
         return self.result(self.memory.backoff.next("DeletionProcessing"), "progressing", operations=operations)
+
+
+def read_inventory(status: Mapping[str, Any]) -> list[InventoryItem]:
+    """The persisted inventory: ``compactInventory``, else a c-o-r ``inventory`` (an upgrade, a tool)."""
+    return load_inventory(read_status_inventory(status))
+
+
+def write_inventory(status: dict[str, Any], dumped: list[dict[str, Any]]) -> None:
+    """Persist ``dumped`` (c-o-r JSON) in the compact encoding; a c-o-r ``inventory`` is dropped."""
+    status["compactInventory"] = encode_inventory(dumped)
+    status.pop("inventory", None)
 
 
 def apply_pass(body: Mapping[str, Any], memory: Memory, env: Environment) -> PassResult:

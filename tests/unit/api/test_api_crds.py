@@ -217,6 +217,7 @@ def test_status_declares_every_field_of_section_1_4() -> None:
             "readyObjects",
             "bundles",
             "inventory",
+            "compactInventory",  # issue 18 §6: what the operator writes; inventory is still read
             "profile",
             "appliedGeneration",
             "lastAppliedAt",
