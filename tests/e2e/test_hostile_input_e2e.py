@@ -1,0 +1,315 @@
+"""Hostile input never stops the operator or widens a tenant's rights (issue 18 §1-§7).
+
+Every test runs the operator as a real process against the full control plane, next to
+healthy Applications where that matters, and asserts the exact refusal.
+"""
+
+from __future__ import annotations
+
+import secrets
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from e2ekit import DOMAIN, Kube, condition, configmap_component, inventory
+from kubernetes import client
+from kubernetes.client.exceptions import ApiException
+
+from tools.devcluster.pytest_plugin import default_wait, wait_until
+
+RBAC = "rbac.authorization.k8s.io"
+
+
+@pytest.fixture
+def deep_recursion() -> Iterator[None]:
+    """The test process itself encodes and decodes 10,000-level documents."""
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(60_000)
+    yield
+    sys.setrecursionlimit(before)
+
+
+def nested(levels: int) -> dict[str, Any]:
+    value: dict[str, Any] = {}
+    for _ in range(levels - 1):
+        value = {"a": value}
+    return value
+
+
+def delete_app(kube: Kube, name: str) -> None:
+    kube.custom.delete_namespaced_custom_object("oam-operator.dev", "v1alpha1", kube.namespace, "applications", name)
+
+
+def wait_gone(kube: Kube, name: str, timeout: float | None = None) -> None:
+    wait_until(lambda: kube.app_or_none(name) is None, timeout or default_wait(kube.cluster),
+               f"Application {name} to be deleted")
+
+
+def ready_message(app: dict[str, Any]) -> str:
+    ready = condition(app, "Ready")
+    assert ready is not None
+    return str(ready["message"])
+
+
+def stalled(app: dict[str, Any]) -> bool:
+    found = condition(app, "Stalled")
+    return found is not None and found["status"] == "True"
+
+
+# -- §1 deep nesting ---------------------------------------------------------------------------
+
+
+def test_deep_applications_never_stop_the_operator(start_operator: Any, kube: Kube, deep_recursion: None) -> None:
+    operator = start_operator(kube.namespace)
+    kube.apply_app("healthy", {"components": [configmap_component("cfg")]})
+    kube.wait_ready("healthy")
+    refused: dict[int, str] = {}
+    for levels in (1_000, 10_000):
+        spec = {"components": [{"name": "deep", "type": "passthrough", "properties": nested(levels)}]}
+        try:
+            kube.apply_app(f"deep-{levels}", spec)
+        except ApiException as error:  # the API server's own decoding limit
+            refused[levels] = str(error.body)
+    for levels in (1_000, 10_000):
+        if levels in refused:
+            continue
+        app = kube.wait_state(f"deep-{levels}", "Error", "TransformFailed")
+        assert ready_message(app) == (
+            "spec.components[0] nests more than 100 levels below spec; an Application may nest at most 100")
+        assert stalled(app)
+    assert 1_000 not in refused  # far below the API server's limit: accepted, and refused by us
+    # the operator is still up and the healthy Application still reconciles a change
+    assert operator.process.poll() is None
+    kube.apply_app("healthy", {"components": [configmap_component("cfg", {"key": "changed"})]})
+    wait_until(lambda: kube.core.read_namespaced_config_map("cfg", kube.namespace).data == {"key": "changed"},
+               default_wait(kube.cluster), "the healthy Application to apply its change")
+    kube.wait_ready("healthy")
+    # kopf does not skip them either: each got the finalizer and can be deleted
+    for levels in (1_000, 10_000):
+        if levels not in refused:
+            assert DOMAIN in kube.app(f"deep-{levels}")["metadata"]["finalizers"]
+            delete_app(kube, f"deep-{levels}")
+            wait_gone(kube, f"deep-{levels}")
+    assert operator.process.poll() is None
+    assert not [e for e in operator.logs() if "RecursionError" in str(e)]
+
+
+# -- §2 least privilege ------------------------------------------------------------------------
+
+
+def _cluster_admin_binding() -> dict[str, Any]:
+    binding = {"apiVersion": f"{RBAC}/v1", "kind": "RoleBinding", "metadata": {"name": "take-over"},
+               "roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": "cluster-admin"},
+               "subjects": [{"kind": "ServiceAccount", "name": "default"}]}
+    return {"name": "escalate", "type": "passthrough", "properties": {"object": binding}}
+
+
+def _grant_admin_to_default(kube: Kube) -> None:
+    """The tenant's namespace admin rights, as a namespace owner would give them to its account."""
+    client.RbacAuthorizationV1Api(kube.api).create_namespaced_role_binding(kube.namespace, {
+        "metadata": {"name": "default-admin"},
+        "roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": "admin"},
+        "subjects": [{"kind": "ServiceAccount", "name": "default", "namespace": kube.namespace}]})
+
+
+def test_by_default_an_application_cannot_bind_cluster_admin(start_operator: Any, kube: Kube) -> None:
+    _grant_admin_to_default(kube)
+    start_operator(kube.namespace, "--no-use-operator-identity")
+    kube.apply_app("tenant", {"components": [_cluster_admin_binding()]})
+    app = kube.wait_state("tenant", "Error", "ApiError")
+    user = f"system:serviceaccount:{kube.namespace}:default"
+    message = ready_message(app)
+    assert message.startswith(
+        f"Error creating object {RBAC}/v1, Kind=RoleBinding {kube.namespace}/take-over: 403 Forbidden: "
+        f'rolebindings.{RBAC} "take-over" is forbidden: user "{user}" (groups=')
+    assert "is attempting to grant RBAC permissions not currently held" in message
+    assert stalled(app)
+    rbac = client.RbacAuthorizationV1Api(kube.api)
+    assert "take-over" not in {b.metadata.name for b in rbac.list_namespaced_role_binding(kube.namespace).items}
+
+
+def test_the_operator_identity_is_an_explicit_opt_in(start_operator: Any, kube: Kube) -> None:
+    start_operator(kube.namespace, "--use-operator-identity")
+    kube.apply_app("trusted", {"components": [_cluster_admin_binding()]})
+    kube.wait_ready("trusted")
+    binding = client.RbacAuthorizationV1Api(kube.api).read_namespaced_role_binding("take-over", kube.namespace)
+    assert binding.role_ref.name == "cluster-admin"
+
+
+# -- §3 permanent API errors -------------------------------------------------------------------
+
+
+def test_a_typed_patch_failure_is_stalled_not_retried(start_operator: Any, kube: Kube) -> None:
+    start_operator(kube.namespace)
+    obj = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "typed"},
+           "spec": {"replicas": "two", "selector": {"matchLabels": {"app": "typed"}},
+                    "template": {"metadata": {"labels": {"app": "typed"}},
+                                 "spec": {"containers": [{"name": "main", "image": "registry.invalid/app:1"}]}}}}
+    kube.apply_app("typed", {"components": [{"name": "typed", "type": "passthrough", "properties": {"object": obj}}]})
+    app = kube.wait_state("typed", "Error", "ApiError")
+    assert ready_message(app).startswith(
+        f"Error creating object apps/v1, Kind=Deployment {kube.namespace}/typed: 500 Internal Server Error: "
+        "failed to create typed patch object")
+    assert stalled(app)
+
+
+# -- §4 names ----------------------------------------------------------------------------------
+
+
+def test_names_the_api_server_would_refuse_are_refused_before_anything_is_touched(
+    start_operator: Any, kube: Kube
+) -> None:
+    start_operator(kube.namespace)
+    web = {"name": "web.v2", "type": "webservice", "properties": {"image": "nginx:1", "port": 80}}
+    kube.apply_app("names", {"components": [configmap_component("first"), web]})
+    app = kube.wait_state("names", "Error", "TransformFailed")
+    assert ready_message(app).endswith(
+        'component "web.v2": Deployment "web.v2": spec.template.spec.containers[0].name "web.v2" is not a DNS-1123 '
+        "label (at most 63 characters: lower-case letters, digits and '-', starting and ending with a letter or "
+        "digit)")
+    assert kube.owned() == []  # not even the valid component's ConfigMap
+
+
+# -- §5 deletion always finishes ---------------------------------------------------------------
+
+
+def test_an_application_larger_than_the_annotation_limit_is_deleted(start_operator: Any, kube: Kube) -> None:
+    start_operator(kube.namespace)
+    big = configmap_component("big", {"blob": "x" * 300_000})  # > 256 KiB, the limit of all annotations
+    kube.apply_app("big", {"components": [big]})
+    app = kube.wait_ready("big")
+    annotations = app["metadata"].get("annotations") or {}
+    assert annotations.get(f"{DOMAIN}/last-handled-configuration", '{"generation":1}\n') == '{"generation":1}\n'
+    assert sum(len(k) + len(v) for k, v in annotations.items()) < 1_000
+    delete_app(kube, "big")
+    wait_gone(kube, "big")
+    assert kube.owned() == []
+
+
+def _tenant_namespace(kube: Kube) -> str:
+    name = f"t18-ns-{secrets.token_hex(3)}"
+    kube.core.create_namespace({"metadata": {"name": name, "labels": {"oam-operator.dev/test-run": "e2e"}}})
+    return name
+
+
+def test_deleting_the_namespace_finishes_after_the_tenants_binding_is_gone(
+    start_operator: Any, kube: Kube
+) -> None:
+    namespace = _tenant_namespace(kube)
+    tenant = Kube(kube.api, namespace, kube.cluster)
+    rbac = client.RbacAuthorizationV1Api(kube.api)
+    tenant.core.create_namespaced_service_account(namespace, {"metadata": {"name": "deployer"}})
+    rbac.create_namespaced_role(namespace, {"metadata": {"name": "deployer"}, "rules": [
+        {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list", "watch", "create", "update",
+                                                                   "patch", "delete"]}]})
+    rbac.create_namespaced_role_binding(namespace, {
+        "metadata": {"name": "deployer"}, "roleRef": {"apiGroup": RBAC, "kind": "Role", "name": "deployer"},
+        "subjects": [{"kind": "ServiceAccount", "name": "deployer", "namespace": namespace}]})
+    start_operator(namespace)
+    tenant.apply_app("app", {"serviceAccountName": "deployer", "components": [configmap_component("cfg")]})
+    tenant.wait_ready("app")
+    # a finalizer of someone else keeps the ConfigMap, so the status can be seen saying what it waits for
+    tenant.core.patch_namespaced_config_map("cfg", namespace, {"metadata": {"finalizers": ["e2e.test/hold"]}})
+    # what the namespace controller may do first: remove the tenant's RoleBinding
+    rbac.delete_namespaced_role_binding("deployer", namespace)
+    kube.core.delete_namespace(namespace)
+
+    def waiting() -> dict[str, Any] | None:
+        app = tenant.app_or_none("app")
+        return app if app is not None and (app.get("status") or {}).get("state") == "Deleting" else None
+
+    app = wait_until(waiting, default_wait(kube.cluster), "the Application to report its deletion")
+    assert ready_message(app) == (
+        f"Namespace {namespace} is being deleted: its objects are deleted with the operator's identity: "
+        "Deleting dependent objects: waiting for ConfigMap cfg (Deleting)")
+    tenant.core.patch_namespaced_config_map("cfg", namespace, {"metadata": {"finalizers": None}})
+    wait_until(lambda: namespace not in {n.metadata.name for n in kube.core.list_namespace().items},
+               default_wait(kube.cluster) + 60, "the namespace to be deleted")
+
+
+# -- §6 the hard limit -------------------------------------------------------------------------
+
+
+def test_past_the_hard_limit_the_application_is_stalled_and_nothing_is_created(
+    start_operator: Any, kube: Kube
+) -> None:
+    start_operator(kube.namespace)
+    components = []
+    for part in range(11):
+        count = 1_000 if part < 10 else 1
+        docs = "".join(f"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{part}-{n}}}\n" for n in range(count))
+        components.append({"name": f"part-{part}", "type": "manifests", "properties": {"inline": docs}})
+    kube.apply_app("huge", {"components": components})
+    app = kube.wait_state("huge", "Error", "InvalidObjects", timeout=default_wait(kube.cluster) + 120)
+    assert ready_message(app) == (
+        "The Application has 10001 objects; at most 10000 fit into one Application's status "
+        "(split it into several Applications)")
+    assert stalled(app)
+    assert kube.core.list_namespaced_config_map(kube.namespace, label_selector=f"{DOMAIN}/owner-id").items == []
+    assert inventory(app) == []
+
+
+# -- §7 no accidental adoption -----------------------------------------------------------------
+
+
+def test_an_existing_namespace_is_not_adopted_and_never_deleted(start_operator: Any, kube: Kube) -> None:
+    start_operator(kube.namespace, "--allow-cluster-scoped-objects")
+    victim = _tenant_namespace(kube)
+    kube.core.create_namespaced_config_map(victim, {"metadata": {"name": "data"}, "data": {"k": "v"}})
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": victim}}
+    component = {"name": "ns", "type": "passthrough", "properties": {"object": namespace, "clusterScoped": True}}
+    kube.apply_app("grab", {"components": [component]})
+    app = kube.wait_state("grab", "Error", "OwnershipConflict")
+    assert ready_message(app) == (
+        f"Found existing cluster-scoped object /v1, Kind=Namespace {victim} without owner; cluster-scoped objects "
+        "are adopted only with the adoption policy Always")
+    # adopting it explicitly works, but deleting the Application leaves the Namespace and its data
+    namespace["metadata"]["annotations"] = {f"{DOMAIN}/adoption-policy": "Always"}
+    kube.apply_app("grab", {"components": [component]})
+    app = kube.wait_ready("grab")
+    assert [i.get("adopted") for i in inventory(app)] == [True]
+    delete_app(kube, "grab")
+    wait_gone(kube, "grab")
+    live = kube.core.read_namespace(victim)
+    assert live.metadata.deletion_timestamp is None
+    assert kube.core.read_namespaced_config_map("data", victim).data == {"k": "v"}
+
+
+def test_an_application_that_includes_itself_is_refused(start_operator: Any, kube: Kube) -> None:
+    start_operator(kube.namespace)
+    me = {"apiVersion": "oam-operator.dev/v1alpha1", "kind": "Application", "metadata": {"name": "me"},
+          "spec": {"components": []}}
+    kube.apply_app("me", {"components": [{"name": "self", "type": "passthrough", "properties": {"object": me}}]})
+    app = kube.wait_state("me", "Error", "InvalidObjects")
+    assert ready_message(app) == (
+        f'Application {kube.namespace}/me includes itself: component "self" creates Application {kube.namespace}/me')
+    wrapper = {"apiVersion": "oam-operator.dev/v1alpha1", "kind": "Application", "metadata": {"name": "wrapper"},
+               "spec": {"components": [{"name": "inner", "type": "passthrough", "properties": {"object": {
+                   "apiVersion": "oam-operator.dev/v1alpha1", "kind": "Application", "metadata": {"name": "outer"},
+                   "spec": {"components": []}}}}]}}
+    kube.apply_app("outer", {"components": [{"name": "wrap", "type": "passthrough",
+                                             "properties": {"object": wrapper}}]})
+    app = kube.wait_state("outer", "Error", "InvalidObjects")
+    assert ready_message(app) == (
+        f'Application {kube.namespace}/outer contains itself: component "wrap" creates Application '
+        f"{kube.namespace}/wrapper, which contains Application {kube.namespace}/outer")
+    for name in ("me", "outer"):
+        delete_app(kube, name)
+        wait_gone(kube, name)
+    assert kube.app_or_none("wrapper") is None
+
+
+def test_older_applications_can_still_be_deleted_after_require_service_account(
+    start_operator: Any, kube: Kube
+) -> None:
+    operator = start_operator(kube.namespace)
+    kube.apply_app("old", {"components": [configmap_component("cfg")]})
+    kube.wait_ready("old")
+    operator.stop()
+    start_operator(kube.namespace, "--require-service-account")
+    kube.apply_app("old", {"components": [configmap_component("cfg", {"key": "new"})]})
+    kube.wait_state("old", "Error", "NotPermitted")
+    delete_app(kube, "old")
+    wait_gone(kube, "old")
+    assert kube.owned() == []
