@@ -1,8 +1,8 @@
 """Names the API server would refuse, refused by the transform first (issue 18 §4).
 
 A component's name is a DNS-1123 subdomain (transform.md §3.5), but the objects generated
-from it put that name where Kubernetes is stricter: a Service's name is a DNS-1035 label, a
-container's name a DNS-1123 label, a label value at most 63 characters. Without this check
+from it put that name where Kubernetes is stricter: a Service's name is a DNS-1123 label (no dots), a
+container's name a DNS-1123 label (no dots), a label value at most 63 characters. Without this check
 the first object the API server refuses (422) is found half-way through an apply wave; with
 it the transform fails before anything is touched, naming the component, the object, the
 field and the limit.
@@ -13,8 +13,8 @@ The rules per generated kind (what the API server validates, checked against it 
 ===================================  ======================================================
 kind                                 ``metadata.name``
 ===================================  ======================================================
-Service                              DNS-1035 label (starts with a letter), ≤ 63
-Namespace                            DNS-1123 label, ≤ 63
+Service, Namespace                   DNS-1123 label, ≤ 63 (Kubernetes ≥ 1.34 no longer needs a
+                                     Service's name to start with a letter)
 CronJob                              DNS-1123 subdomain, ≤ 52 (11 characters are left for
                                      the Jobs' suffix)
 Job                                  DNS-1123 subdomain, ≤ 63 (the name is copied into the
@@ -32,7 +32,6 @@ Annotations are not checked (their limit is on the total size, which the API rep
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -49,7 +48,6 @@ from oam_operator.oam.names import (
 
 __all__ = ["NameRule", "check_object_names", "name_rule"]
 
-_DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 _RBAC = "rbac.authorization.k8s.io"
 
 # (group, kind) → path of the pod spec inside the object
@@ -78,9 +76,6 @@ class NameRule:
         return (self.limit is None or len(value) <= self.limit) and bool(self._check(value))
 
 
-DNS1035_LABEL = NameRule(
-    "a DNS-1035 label (at most 63 characters: lower-case letters, digits and '-', starting with a letter "
-    "and ending with a letter or digit)", 63, _DNS1035_LABEL.match)
 DNS1123_LABEL = NameRule(
     "a DNS-1123 label (at most 63 characters: lower-case letters, digits and '-', starting and ending "
     "with a letter or digit)", DNS1123_LABEL_MAX, is_dns1123_label)
@@ -98,7 +93,7 @@ PATH_SEGMENT = NameRule(
     lambda value: value not in (".", "..") and "/" not in value and "%" not in value and value != "")
 
 _NAME_RULES: dict[tuple[str, str], NameRule] = {
-    ("", "Service"): DNS1035_LABEL,
+    ("", "Service"): DNS1123_LABEL,
     ("", "Namespace"): DNS1123_LABEL,
     ("batch", "CronJob"): CRONJOB,
     ("batch", "Job"): JOB,

@@ -11,8 +11,6 @@ from oam_operator.oam.errors import GenerationError, OamError
 from oam_operator.oam.object_names import check_object_names, name_rule
 
 LONG = "a" * 64
-DNS1035 = ("a DNS-1035 label (at most 63 characters: lower-case letters, digits and '-', starting with a letter "
-           "and ending with a letter or digit)")
 DNS1123 = ("a DNS-1123 label (at most 63 characters: lower-case letters, digits and '-', starting and ending "
            "with a letter or digit)")
 
@@ -39,11 +37,11 @@ def test_a_dotted_component_name_is_refused_at_its_container() -> None:
     )
 
 
-def test_a_service_name_starting_with_a_digit_is_refused() -> None:
-    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "1st"},
+def test_a_dotted_service_name_is_refused() -> None:
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "a.b"},
                "spec": {"ports": [{"port": 80}]}}
     component = {"name": "svc", "type": "passthrough", "properties": {"object": service}}
-    assert refusal([component]) == f'component "svc": Service "1st": metadata.name "1st" is not {DNS1035}'
+    assert refusal([component]) == f'component "svc": Service "a.b": metadata.name "a.b" is not {DNS1123}'
 
 
 def test_valid_names_pass_and_rbac_names_may_hold_colons() -> None:
@@ -58,6 +56,7 @@ def test_valid_names_pass_and_rbac_names_may_hold_colons() -> None:
         ("v1", "Service", "a" * 63, True),
         ("v1", "Service", "a" * 64, False),
         ("v1", "Service", "web.v2", False),
+        ("v1", "Service", "1st", True),
         ("v1", "Namespace", "a.b", False),
         ("v1", "ConfigMap", "a.b", True),
         ("v1", "ConfigMap", "a" * 253, True),
