@@ -84,9 +84,11 @@ def owned_objects(api: Any, namespace: str) -> set[tuple[str, str]]:
     return found
 
 
-def grant_tenant(api: Any, namespace: str, account: str) -> None:
-    """A ServiceAccount whose Role lets it manage ConfigMaps and Deployments of its namespace."""
-    client.CoreV1Api(api).create_namespaced_service_account(namespace, {"metadata": {"name": account}})
+def grant_tenant(api: Any, namespace: str, account: str, create: bool = True) -> None:
+    """A ServiceAccount (``create=False``: an existing one, e.g. ``default``) whose Role lets it
+    manage ConfigMaps and Deployments of its namespace."""
+    if create:
+        client.CoreV1Api(api).create_namespaced_service_account(namespace, {"metadata": {"name": account}})
     rbac = client.RbacAuthorizationV1Api(api)
     verbs = ["get", "list", "watch", "create", "update", "patch", "delete"]
     rbac.create_namespaced_role(namespace, {

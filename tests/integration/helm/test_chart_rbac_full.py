@@ -1,12 +1,22 @@
 """rbac.mode=full (the default) is enough: the operator, run with the chart's arguments as the
 chart's ServiceAccount (a TokenRequest token), reconciles a ConfigMap + Deployment Application
-to Ready and deletes it again (operator.md §12.1)."""
+to Ready and deletes it again (operator.md §12.1). With the chart's defaults an Application
+without spec.serviceAccountName acts as its namespace's ``default`` ServiceAccount (least
+privilege, issue 18): refused until that account is granted the rights."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from appkit import apply_application, config_and_deployment, delete_application, owned_objects, wait_state
+from appkit import (
+    apply_application,
+    config_and_deployment,
+    delete_application,
+    grant_tenant,
+    owned_objects,
+    ready_condition,
+    wait_state,
+)
 from helmkit import api_as, can_i
 
 from tools.devcluster import ClusterHandle
@@ -27,6 +37,11 @@ def test_full_mode_reconciles_an_application(chart_install: Any, chart_operator:
         identity.close()
 
     apply_application(full_kube_api, full_namespace, "web", {"components": config_and_deployment("web")})
+    app = wait_state(full_kube_api, full_cluster, full_namespace, "web", "Error", "ApiError")
+    message = ready_condition(app)["message"]
+    assert f'User "system:serviceaccount:{full_namespace}:default" cannot' in message and "configmaps" in message
+    assert owned_objects(full_kube_api, full_namespace) == set()
+    grant_tenant(full_kube_api, full_namespace, "default", create=False)
     app = wait_state(full_kube_api, full_cluster, full_namespace, "web", "Ready", "Ready")
     assert app["status"]["objects"] == app["status"]["readyObjects"] == 2
     assert owned_objects(full_kube_api, full_namespace) == {("ConfigMap", "web-config"), ("Deployment", "web")}

@@ -20,7 +20,9 @@ from tools.devcluster.pytest_plugin import default_wait, wait_until
 def test_namespace_scoped_mode(mode: str, chart_install: Any, chart_operator: Any, full_cluster: ClusterHandle,
                                full_namespace: str, full_kube_api: Any) -> None:
     release = chart_install({"rbac": {"mode": mode, "namespaced": True}, "peering": {"enabled": True},
-                             "operator": {"watchNamespaces": [full_namespace], "defaultInterval": "30s"}})
+                             "operator": {"watchNamespaces": [full_namespace], "defaultInterval": "30s",
+                                          # full mode: the operator's own identity, the explicit opt-in
+                                          "useOperatorIdentity": mode == "full"}})
     operator = chart_operator(release)
     identity = api_as(operator.kubeconfig)
     try:
