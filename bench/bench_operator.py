@@ -190,7 +190,8 @@ def main() -> int:
                     "benchmark": "operator-inventory", "apps": args.apps, "objects": args.objects,
                     "ready": ready_count, "ready_s": elapsed, "inventory_objects": objects_recorded,
                     "status_bytes": sizes["status"], "inventory_bytes": sizes["inventory"],
-                    "inventory_bytes_per_object": per_object, "object_bytes": sizes["object"]}, indent=2) + "\n")
+                    "inventory_bytes_per_object": per_object, "object_bytes": sizes["object"],
+                    "peak_rss_mib": peak_rss_mib(operator.pid)}, indent=2) + "\n")
             succeeded = ready_count == args.apps
             return 0 if succeeded else 1
         # Settle: Events on the created objects are posted by a background queue and may still be

@@ -21,10 +21,10 @@ Steps (``--only`` picks some, comma-separated):
   through the Go module proxy; when that fails the exact error is recorded for the report;
 - ``operator``   — ``bench_operator.py --json`` ``--repeat`` times: 200 Applications × 10 objects
   to Ready on the full control plane, operator peak RSS, requests per Application, steady state;
-- ``inventory``  — ``bench_operator.py --apps 1 --objects 2000 --per-component 100 --server-side
-  --json``: the JSON size of the status the operator persisted for an Application of 2,000
-  ConfigMaps (20 ``manifests`` components: the CRD allows at most 1,000 components), read back
-  from the API server.
+- ``inventory``  — ``bench_operator.py --apps 1 --objects 10000 --per-component 100 --server-side
+  --no-data --skip-steady --json``: 10,000 objects in one Application to Ready, and the JSON size
+  of the status the operator persisted, bytes per object (100 ``manifests`` components: the CRD
+  allows at most 1,000 components), read back from the API server.
 
 Nothing is estimated: every figure in results.json was measured in this run; a failed step is
 recorded with its error and exit code instead of figures. Exit status 1 if any step failed.
@@ -547,7 +547,8 @@ def step_operator(args: argparse.Namespace) -> dict[str, Any]:
 def step_inventory(args: argparse.Namespace) -> dict[str, Any]:
     per_component = 100
     runs = _operator_runs(["--apps", "1", "--objects", str(args.inventory_objects), "--per-component",
-                           str(per_component), "--server-side"], 1, "inventory")
+                           str(per_component), "--server-side", "--no-data", "--skip-steady",
+                           "--operator-arg=--no-dependent-events"], 1, "inventory")
     return {
         "runs": runs,
         "ok": all(r["figures"] and r["exit_code"] == 0 for r in runs),
@@ -555,11 +556,12 @@ def step_inventory(args: argparse.Namespace) -> dict[str, Any]:
             "the operator (a real process, `oam-operator run`, on a fresh full control plane) reconciles one "
             f"Application of {args.inventory_objects:,} ConfigMaps to Ready: "
             f"{-(-args.inventory_objects // per_component)} `manifests` components of {per_component} inline "
-            "documents each (the CRD allows at most 1,000 components, so one passthrough component per object "
-            "cannot reach 2,000), created with `kubectl apply --server-side`. The Application is then read back "
-            "from the API server (LIST) and the compact JSON encoding (no spaces, UTF-8) of `.status`, of "
-            "`.status.inventory` and of the whole object is measured in bytes. This is the status exactly as "
-            "persisted, not a recomputation"
+            "documents each (ConfigMaps without data; the CRD allows at most 1,000 components, so one passthrough "
+            "component per object cannot reach that many), created with `kubectl apply --server-side`, Events on "
+            "the created objects off. The Application is then read back from the API server (LIST) and the "
+            "compact JSON encoding (no spaces, UTF-8) of `.status`, of the persisted inventory "
+            "(`.status.compactInventory`) and of the whole object is measured in bytes. This is the status "
+            "exactly as persisted, not a recomputation"
         ),
     }
 
@@ -580,7 +582,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3, help="repetitions of the reconciler and operator benchmarks")
     parser.add_argument("--apps", type=int, default=200, help="Applications in the operator benchmark")
     parser.add_argument("--objects", type=int, default=10, help="objects per Application in the operator benchmark")
-    parser.add_argument("--inventory-objects", type=int, default=2000, help="objects of the inventory-size Application")
+    parser.add_argument("--inventory-objects", type=int, default=10000,
+                        help="objects of the inventory-size Application")
     parser.add_argument("--out", type=Path, default=RESULTS / "results.json")
     parser.add_argument("--merge", action="store_true",
                         help="keep the steps of an existing results file that this run does not repeat")

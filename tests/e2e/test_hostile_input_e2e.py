@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from e2ekit import DOMAIN, Kube, condition, configmap_component, inventory
+from e2ekit import DOMAIN, Kube, condition, configmap_component, inventory, sleep_briefly
 from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
@@ -315,3 +315,43 @@ def test_older_applications_can_still_be_deleted_after_require_service_account(
     delete_app(kube, "old")
     wait_gone(kube, "old")
     assert kube.owned() == []
+
+
+def test_a_status_write_the_api_refuses_is_reported_not_spun_on(start_operator: Any, kube: Kube) -> None:
+    """An admission policy denying this namespace's Application status writes: a Warning Event
+    says so (the status cannot), and the operator waits the error backoff instead of spinning."""
+    admission = client.AdmissionregistrationV1Api(kube.api)
+    name = f"freeze-{kube.namespace}"[:63]
+    admission.create_validating_admission_policy({
+        "metadata": {"name": name},
+        "spec": {"failurePolicy": "Fail",
+                 "matchConstraints": {"resourceRules": [{"apiGroups": ["oam-operator.dev"], "apiVersions": ["*"],
+                                                         "operations": ["UPDATE"],
+                                                         "resources": ["applications/status"]}]},
+                 "validations": [{"expression": "false", "message": "status writes are frozen"}]}})
+    admission.create_validating_admission_policy_binding({
+        "metadata": {"name": name},
+        "spec": {"policyName": name, "validationActions": ["Deny"],
+                 "matchResources": {"namespaceSelector": {"matchLabels": {
+                     "kubernetes.io/metadata.name": kube.namespace}}}}})
+    try:
+        operator = start_operator(kube.namespace)
+        kube.apply_app("frozen", {"components": [configmap_component("cfg")]})
+
+        def warned() -> list[Any]:
+            return [e for e in kube.events("frozen") if e.reason == "StatusWriteFailed"]
+
+        events = wait_until(warned, default_wait(kube.cluster), "the StatusWriteFailed Event")
+        assert events[0].type == "Warning"
+        assert events[0].message.startswith("The status could not be written: ")
+        assert "status writes are frozen" in events[0].message
+        assert kube.owned() == []  # the first pass (FirstSeen) never got its status written
+        sleep_briefly(10)
+        assert operator.process.poll() is None
+        passes = [e for e in operator.logs() if e.get("msg") == "pass finished" and e.get("name") == "frozen"]
+        # the error backoff (5 s, 10 s, …): at most 3 passes in those 10 s; the fast retry
+        # backoff (50 ms doubling, then 1 s) would have made more than 12
+        assert len(passes) <= 5
+    finally:
+        admission.delete_validating_admission_policy_binding(name)
+        admission.delete_validating_admission_policy(name)

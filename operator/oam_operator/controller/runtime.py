@@ -189,7 +189,19 @@ class Runtime:
             # inventory, so no object recorded only here can have been created unrecorded.
             log.warning("status write failed: %s", error,
                         extra={"fields": {"namespace": meta["namespace"], "name": meta["name"]}})
-            result.delay = memory.backoff.next("Retrying")
+            if error.retryable:
+                result.delay = memory.backoff.next("Retrying")
+                return
+            # A refusal that repeats on every retry (the status too large for etcd, a webhook):
+            # the status cannot say it, so a Warning Event does (once per message), and the
+            # next attempt waits the error backoff instead of spinning (issue 18 §3, §6).
+            warning = Event("Warning", "StatusWriteFailed", f"The status could not be written: {error}")
+            key = (warning.type, warning.reason, warning.message)
+            if key != memory.last_event:
+                memory.last_event = key
+                self._post_event(body, warning)
+            interval = self.settings.default_interval_duration.total_seconds()
+            result.delay = memory.error_backoff.next("StatusWriteFailed", interval)
             return
         memory.status = result.status
 
