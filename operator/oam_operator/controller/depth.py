@@ -12,10 +12,11 @@ Two measures, both needed:
 - ``prepare_process()`` raises the recursion limit to ``RECURSION_LIMIT`` (enough for ten
   Python frames per level of the deepest object the API server can hold) and sets the stack
   of every thread started afterwards to ``THREAD_STACK_BYTES`` so C-level recursion (the
-  ``json`` scanner, ``repr``) has room for it: measured, 8 MiB holds about 20,000 levels of
-  C recursion, 64 MiB far more than the API server can send. The main thread keeps the
-  process's stack (8 MiB by default), which holds the watch decoding of 10,000 levels. The
-  stack is reserved address space; only the pages a deep object touches are used.
+  ``json`` scanner, ``repr``) has room for it: measured, 8 MiB (the usual default) holds about
+  20,000 levels of C recursion, so 16 MiB holds four times what the API server can send. The
+  main thread keeps the process's stack (8 MiB by default), which holds the watch decoding of
+  10,000 levels. The stack is reserved address space (twice the usual per thread); only the
+  pages a deep object touches are used.
 - ``depth_refusal(spec)`` measures the spec's nesting without recursion at the start of
   each apply pass and refuses a spec deeper than ``MAX_SPEC_DEPTH`` with one exact message,
   before the transform, so no component type ever walks such a document.
@@ -28,7 +29,7 @@ import threading
 from typing import Any
 
 RECURSION_LIMIT = 120_000
-THREAD_STACK_BYTES = 64 * 1024 * 1024
+THREAD_STACK_BYTES = 16 * 1024 * 1024
 MAX_SPEC_DEPTH = 100  # real Applications stay far below (a passthrough Deployment's env: ~14)
 
 
