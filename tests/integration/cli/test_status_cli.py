@@ -226,6 +226,26 @@ def test_status_json_exits_0_when_ready(cluster: ClusterHandle, apps: Apps, name
     assert document["pruning"] == []
 
 
+def test_a_compact_inventory_reads_like_the_cor_shape(cluster: ClusterHandle, apps: Apps, namespace: str) -> None:
+    """The operator persists status.compactInventory; the tree and ``-o inventory`` show it as before."""
+    import json
+
+    from oam_operator.api.compact_inventory import encode
+
+    generation = apps.create("shop")["metadata"]["generation"]
+    full = ready_status(namespace, generation)
+    apps.write_status("shop", full)
+    expected_tree = cli(cluster, "status", "shop", "-n", namespace, "--tree").stdout
+    compact = dict(full, compactInventory=encode(full["inventory"]), inventory=None)
+    apps.write_status("shop", compact)
+    stored = apps.get("shop")["status"]
+    assert "inventory" not in stored and stored["compactInventory"]["format"] == 1  # persisted as written
+    assert cli(cluster, "status", "shop", "-n", namespace, "--tree").stdout == expected_tree
+    result = cli(cluster, "status", "shop", "-n", namespace, "-o", "inventory")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert json.loads(result.stdout) == full["inventory"]
+
+
 def test_the_namespace_defaults_to_the_kubeconfig_context(
     cluster: ClusterHandle, apps: Apps, namespace: str, tmp_path: Path
 ) -> None:
