@@ -94,7 +94,6 @@ def test_every_operator_value_reaches_its_flag(render: Render) -> None:
         "dependent_events": False, "url_sources": False,
         "url_source_allowed_networks": ["10.0.0.0/8", "127.0.0.1/32"], "helm_binary": "helm", "metrics_port": 9090, "health_port": 9091,
         "log_format": "text", "log_level": "debug", "peering": "ops", "priority": 7, "dev": False,
-        "url_sources": True, "url_source_allowed_networks": [], "helm_binary": "helm",
     }
     env = container(objects)["env"]
     assert {"name": "EXTRA", "value": "1"} in env
