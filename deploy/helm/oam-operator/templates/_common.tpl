@@ -105,7 +105,9 @@ app.kubernetes.io/part-of: oam-operator
 {{- end }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "require-service-account" "value" (or $o.requireServiceAccount (include "oam-operator.leastPrivilege" .))) }}
 - --default-service-account={{ $o.defaultServiceAccount }}
-- {{ include "oam-operator.boolFlag" (dict "flag" "use-operator-identity" "value" $o.useOperatorIdentity) }}
+{{- if $o.useOperatorIdentity }}
+- --use-operator-identity
+{{- end }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "allow-cluster-scoped-objects" "value" $o.allowClusterScopedObjects) }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "allow-cross-namespace-objects" "value" $o.allowCrossNamespaceObjects) }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "allow-cross-namespace-dependencies" "value" $o.allowCrossNamespaceDependencies) }}
