@@ -16,7 +16,10 @@ identity — they were created with it, and the reconciler deletes only objects 
 this Application's owner label. When the Application's namespace is being deleted the
 namespace controller may already have removed the tenant's RoleBinding, so every
 impersonated request would be refused: ``inside_namespace`` routes the requests for objects
-inside that namespace (and only those) through the operator's identity.
+inside that namespace (and only those) through the operator's identity. That needs an operator
+identity that may read Namespaces and delete in that namespace (the chart's full RBAC mode); in
+least-privilege mode the read fails (treated as "not terminating") and the deletion ends in
+``DeletionRetrying`` with the API's 403 text, as before, so it still says exactly why.
 
 Impersonating clients share the rate limiter, the thread pool and the request accounting of
 the operator's client, and are cached (LRU).
