@@ -3,6 +3,11 @@
 Within a wave, cluster-wide plumbing (namespaces, webhooks, CRDs, classes, roles) goes first
 and APIServices last; deletion runs the other way round, keeping namespaces and classes until
 their users are gone.
+
+Beyond spec §6.3 (issue 14): the objects a Pod names and needs before it can start —
+ServiceAccounts and PersistentVolumeClaims, like ConfigMaps and Secrets — apply at -1, before the
+workloads of their wave (a Deployment racing its ServiceAccount posts ``FailedCreate … serviceaccount
+not found`` Warning Events), and delete at 2, after them.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ _APPLY: dict[str, int] = {
     "Role.rbac.authorization.k8s.io": -2,
     "ConfigMap": -1,
     "Secret": -1,
+    "ServiceAccount": -1,
+    "PersistentVolumeClaim": -1,
     "ClusterRoleBinding.rbac.authorization.k8s.io": -1,
     "RoleBinding.rbac.authorization.k8s.io": -1,
     "APIService.apiregistration.k8s.io": 1,
@@ -35,6 +42,8 @@ _DELETE: dict[str, int] = {
     "Service": 2,
     "ConfigMap": 2,
     "Secret": 2,
+    "ServiceAccount": 2,
+    "PersistentVolumeClaim": 2,
     "Namespace": 3,
     "IngressClass.networking.k8s.io": 4,
     "RuntimeClass.node.k8s.io": 4,
