@@ -266,6 +266,10 @@ class ApplicationStatus(ApiModel):
         description="Conditions Ready (always), Reconciling and Stalled (only while True), kstatus-compatible.",
         json_schema_extra={"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"]},
     )
+    summary: str | None = Field(
+        default=None,
+        description="The Ready message shortened to one line (Suspended while suspended); kubectl's STATUS column.",
+    )
     objects: int | None = Field(default=None, description="Number of objects in the inventory.")
     ready_objects: int | None = Field(default=None, description="Number of ready or completed objects.")
     bundles: list[BundleStatus] | None = Field(default=None, description="Progress of each bundle, in apply order.")

@@ -80,11 +80,13 @@ def build_crds() -> list[dict[str, Any]]:
         scope="Namespaced",
         short_names=["oamapp", "oapp"],
         status_subresource=True,
+        # Like ``flux get``: READY, STATUS (the shortened Ready message) and AGE; -o wide adds the rest.
         columns=[
-            {"name": "State", "type": "string", "jsonPath": ".status.state"},
             {"name": "Ready", "type": "string", "jsonPath": f"{_READY}.status"},
-            {"name": "Objects", "type": "integer", "jsonPath": ".status.objects"},
+            {"name": "Status", "type": "string", "jsonPath": ".status.summary"},
             _AGE,
+            {"name": "State", "type": "string", "jsonPath": ".status.state", "priority": 1},
+            {"name": "Objects", "type": "integer", "jsonPath": ".status.objects", "priority": 1},
             {"name": "Revision", "type": "integer", "jsonPath": ".status.revision", "priority": 1},
             {"name": "Message", "type": "string", "jsonPath": f"{_READY}.message", "priority": 1},
         ],

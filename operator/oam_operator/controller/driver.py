@@ -21,6 +21,7 @@ from oam_operator.api.compact_inventory import CompactInventoryError, read_statu
 from oam_operator.api.compact_inventory import encode as encode_inventory
 from oam_operator.api.conditions import Condition, Reason, State, conditions_for
 from oam_operator.api.meta import format_timestamp
+from oam_operator.api.summary import summary_of
 from oam_operator.durations import parse_go_duration
 from oam_operator.oam.document import application_from_object, cluster_profile_from_object
 from oam_operator.oam.errors import OamError, TransformError
@@ -153,6 +154,7 @@ class _Pass:
         conditions = conditions_for(state, reason.value, message, self.generation, self.now, previous)
         self.status["state"] = state.value
         self.status["conditions"] = [c.to_json() for c in conditions]
+        self.status["summary"] = summary_of(reason.value, message)
 
     def result(self, delay: float | None, result: str, *, jitter: bool = True, **extra: Any) -> PassResult:
         if delay is not None and delay > 0 and jitter:

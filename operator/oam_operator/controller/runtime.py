@@ -166,11 +166,19 @@ class Runtime:
             for event in result.events:
                 self._post_event(body, event)
         self._observe(branch, body, result, time.monotonic() - started)
-        log.info("pass finished", extra={"fields": {
+        fields: dict[str, Any] = {
             "namespace": meta.get("namespace"), "name": meta.get("name"), "generation": meta.get("generation"),
             "branch": branch, "outcome": result.result, "state": result.status.get("state"),
             "operations": result.operations, "seconds": round(time.monotonic() - started, 3),
-        }})
+        }
+        failure = pass_failure(result)
+        if failure is None:
+            log.info("pass finished", extra={"fields": fields})
+        else:
+            # Issue 14: an error's log line carries its reason and text, not just outcome=error.
+            level, reason, message = failure
+            fields.update({"reason": reason, "error": message, "error_type": result.error_type})
+            log.log(level, "pass failed", extra={"fields": fields})
         return result
 
     def _persist(self, body: Mapping[str, Any], memory: Memory, previous: Mapping[str, Any],
@@ -281,3 +289,16 @@ def _api_client(kubeconfig: str | None, pool_size: int) -> Any:
     else:
         config.load_kube_config(config_file=kubeconfig, client_configuration=configuration)  # type: ignore[no-untyped-call]
     return client.ApiClient(configuration)
+
+
+def pass_failure(result: PassResult) -> tuple[int, str, str] | None:
+    """``(log level, reason, message)`` of a pass that failed, ``None`` for one that did not.
+
+    An ``Error`` state logs at ERROR; a retried API failure (state Pending, an error type set)
+    at WARNING: it is expected to clear by itself.
+    """
+    if result.result != "error" and result.error_type is None:
+        return None
+    ready = next((c for c in result.status.get("conditions") or [] if c.get("type") == "Ready"), {})
+    level = logging.ERROR if result.result == "error" else logging.WARNING
+    return level, str(ready.get("reason", "")), str(ready.get("message", ""))

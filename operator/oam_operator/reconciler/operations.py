@@ -289,7 +289,10 @@ class Operations:
             error = exc.with_context(f"error updating object {ref.key}", ref.key)
             self.events.emit(live, "Warning", "UpdateError", f"Error updating object: {error}")
             raise error from None
-        self.events.emit(updated, "Normal", "Updated", "Object successfully updated")
+        # An apply the server found identical keeps the resourceVersion: no change, no Event
+        # (a forced reconcile of an Application in sync would otherwise post one per object).
+        if (updated.get("metadata") or {}).get("resourceVersion") != live_meta.get("resourceVersion"):
+            self.events.emit(updated, "Normal", "Updated", "Object successfully updated")
         return updated
 
     def delete(self, ref: ObjectRef, live: Mapping[str, Any] | None, *, recreating: bool = False) -> None:

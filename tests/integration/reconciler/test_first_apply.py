@@ -181,3 +181,35 @@ def test_new_objects_without_list_permission_are_read_by_get(
     assert acc.count(verb="list", status=403) == 1
     assert acc.count(verb="get", status=200) == 2 and acc.count(verb="get", status=404) == 1
     assert acc.total == 4
+
+
+def test_a_forced_reapply_that_changes_nothing_posts_no_event(make_harness: HarnessFactory) -> None:
+    """Issue 14: a ``reconcile`` request re-applies every object; the ones the server found
+    identical (resourceVersion unchanged) post no "Object successfully updated" Event."""
+    h = make_harness(enable_events=True)
+    objects = [configmap(f"c{i:02d}") for i in range(3)]
+    h.apply(objects)
+    h.apply(objects)
+    assert h.apply(objects) is True
+    assert h.client.flush_events(30)
+
+    def force_reapply() -> None:
+        inventory = h.inventory
+        for item in inventory:
+            item.last_applied_at = None
+        h._persist(inventory)
+
+    force_reapply()
+    h.client.accounting.reset()
+    h.apply(objects)
+    assert h.client.flush_events(30)
+    assert h.client.accounting.count(verb="apply") == 3
+    assert h.client.accounting.count(verb="event") == 0
+
+    force_reapply()
+    changed = [configmap("c00", data={"changed": "yes"}), *objects[1:]]
+    h.client.accounting.reset()
+    h.apply(changed)
+    assert h.client.flush_events(30)
+    assert h.client.accounting.count(verb="apply") == 3
+    assert h.client.accounting.count(verb="event", status=201) == 1

@@ -213,6 +213,7 @@ def test_status_declares_every_field_of_section_1_4() -> None:
             "observedGeneration",
             "state",
             "conditions",
+            "summary",
             "objects",
             "readyObjects",
             "bundles",
@@ -294,10 +295,11 @@ def test_application_names_scope_subresource_and_columns() -> None:
     assert (version["name"], version["served"], version["storage"]) == ("v1alpha1", True, True)
     assert version["subresources"] == {"status": {}}
     assert version["additionalPrinterColumns"] == [
-        {"name": "State", "type": "string", "jsonPath": ".status.state"},
         {"name": "Ready", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Ready")].status'},
-        {"name": "Objects", "type": "integer", "jsonPath": ".status.objects"},
+        {"name": "Status", "type": "string", "jsonPath": ".status.summary"},
         {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
+        {"name": "State", "type": "string", "jsonPath": ".status.state", "priority": 1},
+        {"name": "Objects", "type": "integer", "jsonPath": ".status.objects", "priority": 1},
         {"name": "Revision", "type": "integer", "jsonPath": ".status.revision", "priority": 1},
         {
             "name": "Message",
