@@ -401,8 +401,37 @@ def status(
 @main.command()
 @click.argument("name")
 @_cluster_options
-def reconcile(name: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str) -> None:
-    """Request an immediate reconcile of an Application (sets <domain>/requested-at)."""
+@click.option("--wait", is_flag=True, help="Wait until the operator handled the request; print the outcome.")
+@click.option("--timeout", default="5m", show_default=True, metavar="DURATION", callback=_check_timeout,
+              help="Bound of --wait, e.g. 90s, 5m.")
+def reconcile(
+    name: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str, wait: bool,
+    timeout: str,
+) -> None:
+    """Request an immediate reconcile of an Application (sets <domain>/requested-at).
+
+    With --wait: exit 0 once handled and Ready, 3 on Error or timeout, 1 on failure.
+    """
     from oam_operator.statuscli import run_reconcile
 
-    guarded(lambda: sys.exit(run_reconcile(name, namespace, kubeconfig, context, domain)))
+    guarded(lambda: sys.exit(run_reconcile(name, namespace, kubeconfig, context, domain, wait, timeout)))
+
+
+@main.command()
+@click.argument("name")
+@_cluster_options
+def suspend(name: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str) -> None:
+    """Suspend an Application's reconciliation (sets spec.suspend: true)."""
+    from oam_operator.statuscli import run_suspend
+
+    guarded(lambda: sys.exit(run_suspend(name, namespace, kubeconfig, context, True)))
+
+
+@main.command()
+@click.argument("name")
+@_cluster_options
+def resume(name: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str) -> None:
+    """Resume a suspended Application (sets spec.suspend: false)."""
+    from oam_operator.statuscli import run_suspend
+
+    guarded(lambda: sys.exit(run_suspend(name, namespace, kubeconfig, context, False)))

@@ -168,11 +168,17 @@ def annotate_application(conn: Connection, namespace: str, name: str, annotation
 
     A merge patch, no resourceVersion: it touches only these keys, whatever else changed meanwhile.
     """
-    body = {"metadata": {"annotations": dict(annotations)}}
+    return patch_application(conn, namespace, name, {"metadata": {"annotations": dict(annotations)}}, "annotating")
+
+
+def patch_application(
+    conn: Connection, namespace: str, name: str, body: Mapping[str, Any], action: str
+) -> dict[str, Any]:
+    """A JSON merge patch of the Application; ``action`` names it in errors ("suspending")."""
     try:
         result = client.CustomObjectsApi(conn.api).patch_namespaced_custom_object(
             GROUP, VERSION, namespace, PLURAL, name, body, field_manager=FIELD_MANAGER, _request_timeout=REQUEST_TIMEOUT
         )
     except Exception as exc:
-        raise describe_api_error(exc, "annotating", namespace, name, conn.server) from exc
+        raise describe_api_error(exc, action, namespace, name, conn.server) from exc
     return cast(dict[str, Any], result)

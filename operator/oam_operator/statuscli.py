@@ -13,6 +13,14 @@ Decisions:
 - ``status --wait`` polls once a second (a GET is cheap and survives API server restarts, which
   a watch would have to re-establish) and, on timeout, prints the last status, then
   ``Timed out after <timeout> waiting for Application <ns>/<name> to become Ready`` on stderr.
+- ``status --wait`` and ``reconcile --wait`` print a progress line on stderr each time the
+  state, the ready count or the message changes (stdout keeps only the final status, so
+  ``-o json`` stays one document), like ``flux reconcile`` does.
+- ``reconcile --wait`` waits until the operator handled *this* request (``lastHandledReconcileAt``
+  equals the value written) and the Application is Ready (exit 0) or in Error (exit 3), then
+  prints the outcome line: ``Application <ns>/<name> reconciled: <Ready message>``, or the error.
+- ``suspend``/``resume`` set ``spec.suspend`` with a JSON merge patch (a spec change: the
+  operator observes the new generation and reports ``Suspended``, resp. reconciles again).
 - ``--domain`` also reads ``OAM_OPERATOR_DOMAIN``, the variable ``oam-operator run`` uses.
 - Colour only when stdout is a terminal and ``NO_COLOR`` is unset.
 """
@@ -30,12 +38,22 @@ import click
 from oam_operator.api.compact_inventory import CompactInventoryError, read_status_inventory
 
 from .durations import parse_go_duration
-from .statusview import EXIT_FAILURE, build_view, exit_code, render_json, render_text, wait_for
+from .statusview import (
+    EXIT_FAILURE,
+    EXIT_READY,
+    StatusView,
+    build_view,
+    exit_code,
+    progress_line,
+    render_json,
+    render_text,
+    wait_for,
+)
 
 if TYPE_CHECKING:
     from .kubeclient import Connection
 
-__all__ = ["check_timeout", "requested_at_value", "run_reconcile", "run_status"]
+__all__ = ["check_timeout", "requested_at_value", "run_reconcile", "run_status", "run_suspend"]
 
 
 def check_timeout(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -86,6 +104,7 @@ def run_status(
                 lambda: build_view(get_application(conn, ns, name), domain),
                 parse_go_duration(timeout).total_seconds(),
                 retry=lambda exc: isinstance(exc, ApiFailure) and exc.transient,
+                on_view=_Progress(),
             )
             view, code, timed_out = result.view, result.code, result.timed_out
         elif output == "inventory":  # the c-o-r JSON shape, decoded from the compact form
@@ -110,15 +129,39 @@ def run_status(
     return code
 
 
+class _Progress:
+    """Prints :func:`progress_line` on stderr whenever it differs from the last one printed."""
+
+    def __init__(self) -> None:
+        self.last: str | None = None
+
+    def __call__(self, view: StatusView) -> None:
+        line = progress_line(view)
+        if line != self.last:
+            self.last = line
+            click.echo(line, err=True)
+
+
 def requested_at_value(now: datetime | None = None) -> str:
     """RFC 3339 UTC with microseconds, ``Z`` suffix."""
     moment = (now or datetime.now(UTC)).astimezone(UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def run_reconcile(name: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str) -> int:
-    """Set ``<domain>/requested-at`` to now; 0 on success, 1 on failure."""
-    from .kubeclient import ApiFailure, annotate_application
+def run_reconcile(
+    name: str,
+    namespace: str | None,
+    kubeconfig: str | None,
+    context: str | None,
+    domain: str,
+    wait: bool = False,
+    timeout: str = "5m",
+) -> int:
+    """Set ``<domain>/requested-at`` to now; 0 on success, 1 on failure.
+
+    With ``wait``: 0 once the request is handled and the Application Ready, 3 on Error or timeout.
+    """
+    from .kubeclient import ApiFailure, annotate_application, get_application
 
     try:
         conn = _connect(kubeconfig, context)
@@ -128,15 +171,52 @@ def run_reconcile(name: str, namespace: str | None, kubeconfig: str | None, cont
     key, value = f"{domain}/requested-at", requested_at_value()
     try:
         patched = annotate_application(conn, ns, name, {key: value})
+        click.echo(f"Requested a reconcile of Application {ns}/{name} ({key}: {value})")
+        suspended = (patched.get("spec") or {}).get("suspend") is True
+        if suspended:
+            click.echo(
+                f"Warning: Application {ns}/{name} is suspended (spec.suspend: true); "
+                "the request is handled once it is resumed",
+                err=True,
+            )
+        if not wait:
+            return 0
+        result = wait_for(
+            lambda: build_view(get_application(conn, ns, name), domain),
+            parse_go_duration(timeout).total_seconds(),
+            retry=lambda exc: isinstance(exc, ApiFailure) and exc.transient,
+            on_view=_Progress(),
+        )
     except ApiFailure as failure:
         return _error(failure.message)
     finally:
         conn.close()
-    click.echo(f"Requested a reconcile of Application {ns}/{name} ({key}: {value})")
-    if (patched.get("spec") or {}).get("suspend") is True:
-        click.echo(
-            f"Warning: Application {ns}/{name} is suspended (spec.suspend: true); "
-            "the request is handled once it is resumed",
-            err=True,
-        )
+    view = result.view
+    if result.timed_out:
+        click.echo(f"Timed out after {timeout} waiting for Application {ns}/{name} to be reconciled", err=True)
+    elif result.code == EXIT_READY:
+        click.echo(f"Application {ns}/{name} reconciled: {view.message}")
+    else:
+        click.echo(f"Application {ns}/{name} failed: {view.message}")
+    return result.code
+
+
+def run_suspend(
+    name: str, namespace: str | None, kubeconfig: str | None, context: str | None, suspend: bool
+) -> int:
+    """Set (``suspend``) or clear ``spec.suspend``; 0 on success, 1 on failure."""
+    from .kubeclient import ApiFailure, patch_application
+
+    try:
+        conn = _connect(kubeconfig, context)
+    except ApiFailure as failure:
+        return _error(failure.message)
+    ns = namespace or conn.namespace
+    try:
+        patch_application(conn, ns, name, {"spec": {"suspend": suspend}}, "suspending" if suspend else "resuming")
+    except ApiFailure as failure:
+        return _error(failure.message)
+    finally:
+        conn.close()
+    click.echo(f"Application {ns}/{name} {'suspended' if suspend else 'resumed'}")
     return 0

@@ -60,6 +60,7 @@ __all__ = [
     "WaitResult",
     "build_view",
     "exit_code",
+    "progress_line",
     "render_json",
     "render_text",
     "to_json",
@@ -326,6 +327,7 @@ def wait_for(
     retry: Callable[[Exception], bool] = lambda exc: False,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
+    on_view: Callable[[StatusView], None] | None = None,
 ) -> WaitResult:
     """Poll ``read`` until :func:`wait_outcome` decides or ``timeout`` seconds pass (exit 3).
 
@@ -343,6 +345,8 @@ def wait_for(
                 raise
             failure = exc
         else:
+            if on_view is not None:
+                on_view(view)
             code = wait_outcome(view)
             if code is not None:
                 return WaitResult(view, code, timed_out=False)
@@ -353,6 +357,16 @@ def wait_for(
                 raise failure
             return WaitResult(view, EXIT_NOT_READY, timed_out=True)
         sleep(min(poll, deadline - now))
+
+
+def progress_line(view: StatusView) -> str:
+    """One line of ``--wait`` progress: state, ready count and the first line of the message."""
+    state = view.state or "<none>"
+    if not view.current:
+        state += " (not yet observed)"
+    message = view.message.splitlines()[0] if view.message else ""
+    line = f"{state}  {view.ready_objects}/{view.objects} ready"
+    return f"{line}  {message}" if message else line
 
 
 # ------------------------------------------------------------------------------------------

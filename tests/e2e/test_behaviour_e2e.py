@@ -18,6 +18,7 @@ def test_suspend_stops_reconciling_and_unsuspending_resumes(start_operator: Any,
     kube.apply_app("app", {"suspend": True, "components": [configmap_component("cfg", {"key": "changed"})]})
     app = kube.wait_state("app", "Pending", "Suspended")
     assert condition(app, "Ready")["message"] == "Reconciliation is suspended"
+    assert app["status"]["summary"] == "Suspended"  # kubectl get oapp's STATUS column (issue 14)
     assert condition(app, "Reconciling") is None
     sleep_briefly(3)
     assert kube.core.read_namespaced_config_map("cfg", kube.namespace).data == {"key": "cfg"}
@@ -110,6 +111,18 @@ def test_metrics_health_and_json_logs(start_operator: Any, kube: Kube) -> None:
     last = passes[-1]
     assert {"ts", "level", "logger", "namespace", "name", "generation", "branch", "outcome", "state"} <= set(last)
     assert (last["namespace"], last["name"], last["branch"], last["state"]) == (kube.namespace, "app", "apply", "Ready")
+    # A failed pass logs its reason and the error's text with the Application (issue 14).
+    kube.apply_app("bad", {"components": [{"name": "web", "type": "websrvice"}]})
+    bad = kube.wait_state("bad", "Error", "TransformFailed")
+    message = condition(bad, "Ready")["message"]
+
+    def failure_logged() -> bool:
+        return any(entry.get("msg") == "pass failed" and entry.get("name") == "bad" for entry in operator.logs())
+
+    wait_until(failure_logged, default_wait(kube.cluster), "the failed pass to be logged")
+    failed = next(e for e in operator.logs() if e.get("msg") == "pass failed" and e.get("name") == "bad")
+    assert (failed["level"], failed["namespace"], failed["reason"], failed["error"], failed["error_type"]) == (
+        "error", kube.namespace, "TransformFailed", message, "transform")
     kube.custom.delete_namespaced_custom_object("oam-operator.dev", "v1alpha1", kube.namespace, "applications", "app")
     wait_until(lambda: kube.app_or_none("app") is None, default_wait(kube.cluster), "the Application to go")
     sleep_briefly(1)

@@ -58,6 +58,13 @@ class FakeCluster:
             raise current
         return current
 
+    def patch(self, conn: Any, namespace: str, name: str, body: dict[str, Any], action: str) -> dict[str, Any]:
+        self.patches.append((namespace, name, {"action": action, "body": body}))
+        current = self.apps[0]
+        if isinstance(current, ApiFailure):
+            raise current
+        return current
+
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeCluster]:
@@ -65,6 +72,7 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeCluster]:
     monkeypatch.setattr(statuscli, "_connect", lambda kubeconfig, context: cluster.connection)
     monkeypatch.setattr(kubeclient, "get_application", cluster.get)
     monkeypatch.setattr(kubeclient, "annotate_application", cluster.annotate)
+    monkeypatch.setattr(kubeclient, "patch_application", cluster.patch)
     yield cluster
     assert cluster.connection.closed or not (cluster.reads or cluster.patches)
 
@@ -140,7 +148,11 @@ def test_wait_times_out_with_exit_3_and_a_note_on_stderr(fake: FakeCluster) -> N
     result = invoke("status", "shop", "--wait", "--timeout", "0s", "-o", "json")
     assert result.exit_code == 3
     assert json.loads(result.stdout)["state"] == "Processing"
-    assert result.stderr == "Timed out after 0s waiting for Application shop/shop to become Ready\n"
+    assert result.stderr == (
+        "Processing  3/6 ready  Waiting for bundle shop-01 (0/2 ready): Deployment web (Creating), "
+        "Service web (Creating)\n"
+        "Timed out after 0s waiting for Application shop/shop to become Ready\n"
+    )
 
 
 def test_wait_ends_on_error_with_exit_3(fake: FakeCluster) -> None:
@@ -148,7 +160,9 @@ def test_wait_ends_on_error_with_exit_3(fake: FakeCluster) -> None:
     error["status"]["state"] = "Error"
     fake.apps = [error]
     result = invoke("status", "shop", "--wait")
-    assert (result.exit_code, result.stderr) == (3, "")
+    assert (result.exit_code, result.stderr) == (
+        3, "Error  3/6 ready  Waiting for bundle shop-01 (0/2 ready): Deployment web (Creating), Service web (Creating)\n"
+    )
 
 
 def test_wait_polls_through_transient_failures(fake: FakeCluster) -> None:
@@ -365,3 +379,73 @@ def test_connection_errors_are_transient() -> None:
 def test_unexpected_exceptions_are_not_disguised() -> None:
     with pytest.raises(KeyError):
         describe_api_error(KeyError("x"), "reading", "shop", "web")
+
+
+def test_reconcile_wait_prints_progress_and_the_outcome(fake: FakeCluster, monkeypatch: pytest.MonkeyPatch) -> None:
+    handled = ready_app()
+    fake.apps = [shop()]
+
+    def handle(conn: Any, namespace: str, name: str, annotations: dict[str, str]) -> dict[str, Any]:
+        # The operator handles the request: it records the value and reports Ready.
+        value = annotations["oam-operator.dev/requested-at"]
+        for app in (pending, handled):
+            app["metadata"].setdefault("annotations", {}).update(annotations)
+        handled["status"]["lastHandledReconcileAt"] = value
+        fake.apps = [pending, handled]
+        return pending
+
+    pending = shop()
+    monkeypatch.setattr(kubeclient, "annotate_application", handle)
+    result = invoke("reconcile", "shop", "--wait", "--timeout", "30s")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[1:] == ["Application shop/shop reconciled: Applied revision 3: 5 objects ready"]
+    assert result.stderr.splitlines() == [
+        "Processing  3/6 ready  Waiting for bundle shop-01 (0/2 ready): Deployment web (Creating), Service web (Creating)",
+        "Ready  5/5 ready  Applied revision 3: 5 objects ready",
+    ]
+
+
+def test_reconcile_wait_times_out_until_the_request_is_handled(
+    fake: FakeCluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake.apps = [ready_app()]
+
+    def annotate(conn: Any, namespace: str, name: str, annotations: dict[str, str]) -> dict[str, Any]:
+        fake.apps[0]["metadata"].setdefault("annotations", {}).update(annotations)
+        return fake.apps[0]
+
+    monkeypatch.setattr(kubeclient, "annotate_application", annotate)
+    result = invoke("reconcile", "shop", "--wait", "--timeout", "0s")
+    assert result.exit_code == 3
+    assert result.stderr.splitlines()[-1] == "Timed out after 0s waiting for Application shop/shop to be reconciled"
+
+
+def test_reconcile_wait_ends_with_3_and_the_error(fake: FakeCluster) -> None:
+    error = shop()
+    error["status"]["state"] = "Error"
+    fake.apps = [error]
+    result = invoke("reconcile", "shop", "--wait")
+    assert result.exit_code == 3
+    assert result.stdout.splitlines()[-1] == (
+        "Application shop/shop failed: Waiting for bundle shop-01 (0/2 ready): Deployment web (Creating), "
+        "Service web (Creating)"
+    )
+
+
+def test_suspend_and_resume_patch_spec_suspend(fake: FakeCluster) -> None:
+    fake.apps = [ready_app()]
+    result = invoke("suspend", "shop", "-n", "team-a")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "Application team-a/shop suspended\n", "")
+    result = invoke("resume", "shop")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "Application shop/shop resumed\n", "")
+    assert fake.patches == [
+        ("team-a", "shop", {"action": "suspending", "body": {"spec": {"suspend": True}}}),
+        ("shop", "shop", {"action": "resuming", "body": {"spec": {"suspend": False}}}),
+    ]
+
+
+def test_suspend_failure(fake: FakeCluster) -> None:
+    fake.apps = [NOT_FOUND]
+    result = invoke("suspend", "nope")
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        1, "", 'Error: application "nope" not found in namespace "shop"\n')

@@ -624,3 +624,20 @@ def test_build_view_does_not_modify_its_input() -> None:
     before = copy.deepcopy(app)
     render_text(build_view(app), tree=True)
     assert app == before
+
+
+def test_wait_reports_every_view_and_progress_lines_follow_the_state() -> None:
+    from oam_operator.statusview import progress_line
+
+    clock = FakeClock()
+    seen: list[str] = []
+    result = wait_for(reader(shop(), shop(), ready_app()), 300, clock=clock, sleep=clock.sleep,
+                      on_view=lambda view: seen.append(progress_line(view)))
+    assert result.code == EXIT_READY
+    processing = progress_line(build_view(shop()))
+    assert seen == [processing, processing, progress_line(build_view(ready_app()))]
+    assert processing == (
+        "Processing  3/6 ready  Waiting for bundle shop-01 (0/2 ready): Deployment web (Creating), "
+        "Service web (Creating)"
+    )
+    assert progress_line(build_view(ready_app())) == "Ready  5/5 ready  Applied revision 3: 5 objects ready"
