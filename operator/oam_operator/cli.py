@@ -52,7 +52,10 @@ def main() -> None:
 @click.option("--domain", metavar="D", help="Domain of the tier annotation and the component label.")
 @click.option("--no-component-label", is_flag=True, help="Do not stamp <domain>/component labels.")
 @click.option("--tree", is_flag=True, help="Print the bundle tree instead of the objects.")
-@click.option("-o", "--output-dir", metavar="DIR", help="Write <DIR>/<application>.yaml instead of stdout.")
+@click.option("-o", "--output", "output_format", default="yaml", show_default=True, metavar="yaml|json",
+              callback=lambda ctx, param, value: _check_output_format(value),
+              help="Output format: yaml (a --- stream, like kurel) or json (a List).")
+@click.option("--output-dir", metavar="DIR", help="Write <DIR>/<application>.<format> instead of stdout.")
 @click.option("--values", "values_path", metavar="FILE", help="Package parameter values (YAML mapping).")
 @click.option("--set", "set_values", metavar="K=V", multiple=True, help="Package parameter value (repeatable).")
 @click.option("--operator-policies", is_flag=True,
@@ -65,6 +68,7 @@ def build(
     domain: str | None,
     no_component_label: bool,
     tree: bool,
+    output_format: str,
     output_dir: str | None,
     values_path: str | None,
     set_values: tuple[str, ...],
@@ -74,8 +78,18 @@ def build(
     guarded(
         lambda: _run_build(
             file, profile_path, namespace, domain, not no_component_label, tree, output_dir, values_path, set_values,
-            operator_policies,
+            operator_policies, output_format,
         )
+    )
+
+
+def _check_output_format(value: str) -> str:
+    """``-o`` is the output format, as in kubectl; the old ``-o DIR`` of kurel is refused with a hint
+    rather than silently creating a directory named like a format (issue 14)."""
+    if value in ("yaml", "json"):
+        return value
+    raise click.BadParameter(
+        f"{value!r} is not an output format (yaml or json); to write files into a directory use --output-dir {value}"
     )
 
 
@@ -125,6 +139,7 @@ def _run_build(
     values_path: str | None = None,
     set_values: tuple[str, ...] = (),
     operator_policies: bool = False,
+    output_format: str = "yaml",
 ) -> None:
     """``oam-operator build`` (transform.md §3.1, §3.7, §8.7, §14.1).
 
@@ -132,7 +147,10 @@ def _run_build(
     handler); ``operator_policies`` registers the operator's handlers, which validate them
     offline. They generate no objects, and the checks that need the cluster (cross-namespace
     references, conflicts with ``spec.interval``/``spec.timeout``) are the operator's.
+    ``-o json`` prints the same objects as a ``v1`` ``List`` (the tree as one JSON document),
+    keys sorted like the YAML.
     """
+    import json
     import os
 
     from oam_operator.oam import (
@@ -191,18 +209,24 @@ def _run_build(
         fail(f"generating manifests: {exc}")
     except OamError as exc:
         fail(f"transforming application: {exc}")
+    as_json = output_format == "json"
     if tree:
-        output = dump_document(tree_document(result.cluster))
+        document = tree_document(result.cluster)
+        output = json.dumps(document, indent=2, sort_keys=True) + "\n" if as_json else dump_document(document)
     else:
         objects = release_order(result, app.components, domain or app.default_domain)
         if not objects:
             click.echo("warning: no resources generated", err=True)
             return
-        output = dump_objects(objects)
+        if as_json:
+            listing = {"apiVersion": "v1", "kind": "List", "items": list(objects), "metadata": {}}
+            output = json.dumps(listing, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        else:
+            output = dump_objects(objects)
     if output_dir is None:
         click.echo(output, nl=False)
         return
-    target = os.path.join(output_dir, f"{app.metadata.name}.yaml")
+    target = os.path.join(output_dir, f"{app.metadata.name}.{output_format}")
     try:
         os.makedirs(output_dir, exist_ok=True)
         with open(target, "w", encoding="utf-8") as handle:
@@ -211,27 +235,55 @@ def _run_build(
         fail(f"writing {go_quote(target)}: {exc.strerror or exc}")
 
 
-def _settings_options(command: Callable[..., None]) -> Callable[..., None]:
-    """One option per setting (operator.md §7); values reach ``Settings.from_sources`` unparsed."""
+def _default_text(value: object) -> str:
+    """A setting's default as ``run --help`` shows it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None or value == () or value == "":
+        return '""' if value == "" else "none"
+    if isinstance(value, tuple):
+        return ",".join(map(str, value))
+    return str(getattr(value, "value", value))
+
+
+def settings_params() -> list[click.Parameter]:
+    """One option per setting (operator.md §7): its meaning, default and environment variable.
+
+    Values reach ``Settings.from_sources`` unparsed, so a flag and its variable are validated alike.
+    """
     from oam_operator.settings import Settings, env_var, flag_name
 
-    for name, info in reversed(list(Settings.model_fields.items())):
+    params: list[click.Parameter] = []
+    for name, info in Settings.model_fields.items():
         flag = flag_name(name)
-        help_text = f"(env {env_var(name)})"
+        help_text = f"{Settings.describe(name)} [default: {_default_text(info.default)}; env {env_var(name)}]"
         if info.annotation is bool or str(info.annotation).startswith("typing.Annotated[bool"):
-            command = click.option(f"{flag}/--no-{flag[2:]}", name, default=None, help=help_text)(command)
+            params.append(click.Option([f"{flag}/--no-{flag[2:]}", name], default=None, help=help_text))
         elif name == "namespaces":
-            command = click.option(flag, name, multiple=True, metavar="NS", help="Watched namespace (repeatable).")(
-                command
-            )
+            params.append(click.Option([flag, name], multiple=True, metavar="NS", help=help_text))
         else:
-            command = click.option(flag, name, default=None, metavar="VALUE", help=help_text)(command)
-    return command
+            params.append(click.Option([flag, name], default=None, metavar="VALUE", help=help_text))
+    return params
 
 
-@main.command()
+class _SettingsCommand(click.Command):
+    """``run``: its settings options are built on first use (parsing or ``run --help``).
+
+    Building them imports pydantic and the models (about a second on a loaded machine); other
+    commands and ``oam-operator --help`` never pay for it.
+    """
+
+    _settings_added = False
+
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        if not self._settings_added:
+            self.params.extend(settings_params())
+            self._settings_added = True
+        return super().get_params(ctx)
+
+
+@main.command(cls=_SettingsCommand)
 @click.option("--kubeconfig", metavar="FILE", help="kubeconfig to use (default: in-cluster, else $KUBECONFIG).")
-@_settings_options
 def run(kubeconfig: str | None, **flags: object) -> None:
     """Run the operator."""
     import os

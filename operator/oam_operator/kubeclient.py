@@ -172,7 +172,7 @@ def annotate_application(conn: Connection, namespace: str, name: str, annotation
 
 
 def patch_application(
-    conn: Connection, namespace: str, name: str, body: Mapping[str, Any], action: str
+    conn: Connection, namespace: str, name: str, body: dict[str, Any], action: str
 ) -> dict[str, Any]:
     """A JSON merge patch of the Application; ``action`` names it in errors ("suspending")."""
     try:

@@ -43,6 +43,7 @@ from .durations import format_seconds, parse_go_duration
 from .oam.addresses import parse_networks
 
 __all__ = [
+    "DESCRIPTIONS",
     "ENV_PREFIX",
     "LogFormat",
     "LogLevel",
@@ -261,6 +262,11 @@ class Settings(BaseModel):
     dev: Annotated[bool, BeforeValidator(_boolean)] = False
 
     @classmethod
+    def describe(cls, name: str) -> str:
+        """The one-line meaning of setting ``name`` (``run --help``); ``DESCRIPTIONS`` holds them."""
+        return DESCRIPTIONS.get(name, "")
+
+    @classmethod
     def from_sources(cls, cli_flags: Mapping[str, Any], environ: Mapping[str, str]) -> Settings:
         """Flags (by setting name; ``None`` or an empty tuple = not given) over ``environ`` over defaults.
 
@@ -310,3 +316,37 @@ class Settings(BaseModel):
     def cluster_wide(self) -> bool:
         """Whether every namespace is watched (no ``--namespace`` given)."""
         return not self.namespaces
+
+
+# The one-line meaning of every setting, shown by ``oam-operator run --help`` next to its default
+# and environment variable (a test requires one per field of ``Settings``).
+DESCRIPTIONS: dict[str, str] = {
+    "domain": "Prefix of the operator's labels, annotations, finalizer and field manager.",
+    "namespaces": "Watch only this namespace (repeatable); all namespaces when none is given.",
+    "max_concurrent_reconciles": "Applications reconciled at the same time.",
+    "apply_concurrency": "Objects of one wave applied at the same time.",
+    "kube_api_qps": "Client-side rate limit of API requests per second (0: no limit).",
+    "kube_api_burst": "Requests allowed in a burst above --kube-api-qps.",
+    "default_interval": "Reconcile interval of an Application without spec.interval (at least 30s).",
+    "default_timeout": "Timeout of an Application without spec.timeout (at least 10s).",
+    "reapply_interval": "Re-apply objects in sync this often to undo unseen drift (0: every pass).",
+    "default_adoption_policy": "adoptionPolicy of an Application without one (Never, IfUnowned, Always).",
+    "default_update_policy": "updatePolicy of an Application without one (Replace, SsaMerge, SsaOverride, Recreate).",
+    "default_profile": "ClusterProfile of an Application without spec.profile (\"\": none).",
+    "cluster_id": "Cluster part of owner ids (default: the kube-system namespace's UID).",
+    "require_service_account": "Refuse Applications without spec.serviceAccountName.",
+    "default_service_account": "ServiceAccount impersonated for Applications without one (\"\": the operator's own).",
+    "allow_cluster_scoped_objects": "Let Applications create cluster-scoped objects.",
+    "allow_cross_namespace_objects": "Let Applications create objects outside their own namespace.",
+    "dependent_events": "Post an Event on each object created, updated or deleted.",
+    "url_sources": "Let components read manifests from URLs.",
+    "url_source_allowed_networks": "Internal networks URL sources and charts may reach (comma-separated CIDRs).",
+    "helm_binary": "The helm program that renders delivery: template charts.",
+    "metrics_port": "Port of the Prometheus metrics endpoint (0: off).",
+    "health_port": "Port of the liveness endpoint /healthz.",
+    "log_format": "Log format: json (one object per line) or text.",
+    "log_level": "Log level: debug, info, warning or error.",
+    "peering": "kopf peering object for running several operators (none: no peering).",
+    "priority": "kopf peering priority of this instance (the highest one runs).",
+    "dev": "Development mode: peering priority 666, for a local operator next to an installed one.",
+}

@@ -299,6 +299,8 @@ def pass_failure(result: PassResult) -> tuple[int, str, str] | None:
     """
     if result.result != "error" and result.error_type is None:
         return None
-    ready = next((c for c in result.status.get("conditions") or [] if c.get("type") == "Ready"), {})
+    ready: Mapping[str, Any] = next(
+        (c for c in result.status.get("conditions") or [] if c.get("type") == "Ready"), {}
+    )
     level = logging.ERROR if result.result == "error" else logging.WARNING
     return level, str(ready.get("reason", "")), str(ready.get("message", ""))

@@ -98,10 +98,32 @@ def test_build_tree(tmp_path: Path) -> None:
 
 def test_build_output_dir(tmp_path: Path) -> None:
     target = tmp_path / "out" / "nested"
-    code, out, err = invoke(tmp_path, "build", "APP", "-o", str(target))
+    code, out, err = invoke(tmp_path, "build", "APP", "--output-dir", str(target))
     assert (code, out, err) == (0, "", "")
     _, printed, _ = invoke(tmp_path, "build", "APP")
     assert (target / "shop.yaml").read_text() == printed
+    code, _, _ = invoke(tmp_path, "build", "APP", "--output-dir", str(target), "-o", "json")
+    assert code == 0
+    assert json.loads((target / "shop.json").read_text())["kind"] == "List"
+
+
+def test_build_o_is_the_output_format(tmp_path: Path) -> None:
+    """Issue 14: ``-o`` means the format everywhere; ``-o yaml`` never creates a directory."""
+    code, out, err = invoke(tmp_path, "build", "APP", "-o", "json")
+    assert (code, err) == (0, "")
+    listing = json.loads(out)
+    _, printed, _ = invoke(tmp_path, "build", "APP", "-o", "yaml")
+    assert listing == {"apiVersion": "v1", "kind": "List", "metadata": {},
+                       "items": [yaml.safe_load(d) for d in printed.split("---\n")]}
+    code, out, _ = invoke(tmp_path, "build", "APP", "--tree", "-o", "json")
+    assert code == 0 and "bundle" in json.loads(out)
+    code, out, err = invoke(tmp_path, "build", "APP", "-o", str(tmp_path / "out"))
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1] == (
+        f"Error: Invalid value for '-o' / '--output': '{tmp_path / 'out'}' is not an output format (yaml or json); "
+        f"to write files into a directory use --output-dir {tmp_path / 'out'}"
+    )
+    assert not (tmp_path / "out").exists() and not (tmp_path / "yaml").exists()
 
 
 def test_build_with_zero_objects_warns(tmp_path: Path) -> None:
