@@ -338,6 +338,7 @@ DESCRIPTIONS: dict[str, str] = {
     "default_service_account": "ServiceAccount impersonated for Applications without one (\"\": the operator's own).",
     "allow_cluster_scoped_objects": "Let Applications create cluster-scoped objects.",
     "allow_cross_namespace_objects": "Let Applications create objects outside their own namespace.",
+    "allow_cross_namespace_dependencies": "Let app-dependency and health-checks policies name other namespaces.",
     "dependent_events": "Post an Event on each object created, updated or deleted.",
     "url_sources": "Let components read manifests from URLs.",
     "url_source_allowed_networks": "Internal networks URL sources and charts may reach (comma-separated CIDRs).",
