@@ -57,6 +57,7 @@ class Reason(StrEnum):
     INVALID_OBJECTS = "InvalidObjects"
     OWNERSHIP_CONFLICT = "OwnershipConflict"
     NOT_PERMITTED = "NotPermitted"
+    MISSING_API = "MissingAPI"
     API_ERROR = "ApiError"
     ERROR = "Error"
     DELETION_RETRYING = "DeletionRetrying"

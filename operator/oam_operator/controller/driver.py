@@ -54,6 +54,7 @@ from .depth import depth_refusal
 from .digest import component_digest
 from .encode import EncodedTree, encode
 from .limits import size_refusal
+from .fluxapis import missing_flux_apis
 from .progress import apply_progress, capitalised, delete_progress
 from .selfref import self_reference
 from .tenancy import NotPermitted, TenantClients
@@ -117,6 +118,18 @@ class PassResult:
 
 def _seconds(text: str) -> float:
     return parse_go_duration(text).total_seconds()
+
+
+def _served_by(reconciler: Reconciler) -> Callable[[str, str], bool]:
+    """``served(apiVersion, kind)`` from discovery; a failing discovery is no verdict (True)."""
+
+    def served(api_version: str, kind: str) -> bool:
+        try:
+            return reconciler.client.resource_for(api_version, kind) is not None
+        except Exception:
+            return True
+
+    return served
 
 
 def _is_ready(item: InventoryItem) -> bool:
@@ -308,6 +321,10 @@ class _Pass:
         if itself is not None:
             status["observedGeneration"] = self.generation
             return self.fail(Reason.INVALID_OBJECTS, itself, error_type="validation")
+        missing = missing_flux_apis(encoded.objects, _served_by(reconciler), self.domain)
+        if missing is not None:
+            status["observedGeneration"] = self.generation
+            return self.fail(Reason.MISSING_API, missing, error_type="other")
 
         requested = self.annotations.get(f"{self.domain}/requested-at")
         try:

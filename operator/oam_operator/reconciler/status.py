@@ -613,6 +613,44 @@ def _kstatus(obj: Mapping[str, Any], conditions: list[_Condition], now: datetime
     return _current("Resource is current")
 
 
+# Objects whose controller reports a ``Ready`` condition of the generation it reconciled (Flux's
+# toolkit): kstatus calls such an object Current while it has no status at all, which reads a
+# HelmRelease nobody reconciles as Ready. For these groups the object is Current only with
+# ``Ready=True`` of its current generation (``status.observedGeneration``, else the condition's).
+_CONDITION_CONTROLLERS: Final[dict[str, str]] = {
+    "helm.toolkit.fluxcd.io": "Flux's helm-controller",
+    "source.toolkit.fluxcd.io": "Flux's source-controller",
+    "kustomize.toolkit.fluxcd.io": "Flux's kustomize-controller",
+    "notification.toolkit.fluxcd.io": "Flux's notification-controller",
+    "image.toolkit.fluxcd.io": "Flux's image-reflector-controller",
+}
+
+
+def _reconciled_ready(obj: Mapping[str, Any], conditions: list[_Condition], controller: str) -> StatusResult:
+    """Readiness of an object of a condition-reporting controller (see ``_CONDITION_CONTROLLERS``)."""
+    deletion = _lookup(obj, ("metadata", "deletionTimestamp"))
+    if isinstance(deletion, str) and deletion:
+        return StatusResult(_TERMINATING, "Resource scheduled for deletion")
+    kind = str(obj.get("kind") or "")
+    ready = next((c for c in reversed(conditions) if c.type == "Ready"), None)
+    if ready is None:
+        return _in_progress(f"{kind} not reconciled yet: no Ready condition (is {controller} running?)")
+    generation = _strict_int(obj, ("metadata", "generation"))
+    observed = _strict_int(obj, ("status", "observedGeneration"))
+    if observed is None:
+        observed = ready.observed_generation
+    if generation is not None and observed != generation:
+        return _in_progress(
+            f"{kind} generation {generation} not reconciled yet: Ready is of generation "
+            f"{observed if observed is not None else 'unknown'} (is {controller} running?)"
+        )
+    if _has_condition(conditions, "Stalled", "True"):
+        return _failed(next(c.message for c in conditions if c.type == "Stalled" and c.status == "True"))
+    if ready.status == "True":
+        return _current("Resource is Ready")
+    return _in_progress(ready.message or f"{kind} is not Ready")
+
+
 def _utc_now() -> datetime:
     return datetime.now(UTC)
 
@@ -708,8 +746,13 @@ class DefaultStatusAnalyzer:
         elif api_version == "apiregistration.k8s.io/v1" and kind == "APIService":
             extra_conditions.append("Available")
 
-        # Step 4.
-        result = _kstatus(target, target_conditions, _aware(self._clock()))
+        # Step 4 (with issue 14's rule for condition-reporting controllers when no hint overrides).
+        group = api_version.split("/", 1)[0] if isinstance(api_version, str) and "/" in api_version else ""
+        controller = _CONDITION_CONTROLLERS.get(group)
+        if controller is not None and hints is None:
+            result = _reconciled_ready(obj, conditions, controller)
+        else:
+            result = _kstatus(target, target_conditions, _aware(self._clock()))
 
         # Step 5: every extra condition must be present and True wherever it occurs (judged
         # on the original conditions, not on the hint-appended Ready).
