@@ -487,3 +487,21 @@ def resume(name: str, namespace: str | None, kubeconfig: str | None, context: st
     from oam_operator.statuscli import run_suspend
 
     guarded(lambda: sys.exit(run_suspend(name, namespace, kubeconfig, context, False)))
+
+
+@main.command()
+@click.argument("target", metavar="FILE|NAME")
+@_cluster_options
+def diff(target: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str) -> None:
+    """Show what applying an Application would change: per wave, creates, changes and prunes.
+
+    Server-side dry-run of exactly what the operator sends. Exit 0 no changes, 1 changes, 2 error.
+    """
+    from oam_operator.diff import EXIT_ERROR, run_diff
+
+    try:
+        code = run_diff(target, namespace, kubeconfig, context, domain)
+    except Exception as exc:
+        click.echo(f"Error: internal error: {type(exc).__name__}: {exc}", err=True)
+        code = EXIT_ERROR
+    sys.exit(code)

@@ -53,8 +53,8 @@ from .backoff import Backoff, ErrorBackoff, Jitter
 from .depth import depth_refusal
 from .digest import component_digest
 from .encode import EncodedTree, encode
-from .limits import size_refusal
 from .fluxapis import missing_flux_apis
+from .limits import size_refusal
 from .progress import apply_progress, capitalised, delete_progress
 from .selfref import self_reference
 from .tenancy import NotPermitted, TenantClients
@@ -392,39 +392,17 @@ class _Pass:
         return self.result(delay, "progressing", operations=operations)
 
     def transform(self, profile: Mapping[str, Any] | None, profile_name: str = "") -> EncodedTree:
-        transformer = self.env.pipeline.transformer
-        document = {
-            "apiVersion": self.body.get("apiVersion"),
-            "kind": self.body.get("kind"),
-            "metadata": {"name": self.name, "namespace": self.namespace},
-            "spec": {key: self.spec[key] for key in ("components", "policies") if key in self.spec},
-        }
         started = time.monotonic()
         ok = False
         try:
-            app = application_from_object(
-                document, component_types=transformer.component_types(), trait_types=transformer.trait_types()
-            )
-            capabilities = {}
-            if profile is not None:
-                try:
-                    evaluated = transformer.evaluate_profile(cluster_profile_from_object(profile))
-                except OamError as error:
-                    # transform.md §11.1: a bad profile fails every Application that uses it.
-                    raise TransformError(f"ClusterProfile {go_quote(profile_name)}", error) from None
-                capabilities = evaluated.capabilities
-            transformer.validate_authored_properties(app)
-            context = self.env.pipeline.context(
-                cluster_id=self.env.cluster_id, namespace=self.namespace, domain=self.domain,
-                capabilities=capabilities, component_label=True,
-            )
-            result = transformer.transform(app, context)
+            encoded, result = transform_application(self.body, self.env.pipeline, cluster_id=self.env.cluster_id,
+                                                    domain=self.domain, profile=profile, profile_name=profile_name)
             self.policy_result = result.policy_result
             ok = True
         finally:
             if self.env.on_transform is not None:
                 self.env.on_transform(time.monotonic() - started, ok)
-        return encode(result.cluster, self.domain)
+        return encoded
 
     def summarise(self, inventory: list[InventoryItem], encoded: EncodedTree) -> tuple[int, int]:
         """Fill ``objects``, ``readyObjects`` and ``bundles``; return (ready, objects)."""
@@ -520,6 +498,47 @@ def write_inventory(status: dict[str, Any], dumped: list[dict[str, Any]]) -> Non
     """Persist ``dumped`` (c-o-r JSON) in the compact encoding; a c-o-r ``inventory`` is dropped."""
     status["compactInventory"] = encode_inventory(dumped)
     status.pop("inventory", None)
+
+
+def transform_application(
+    body: Mapping[str, Any],
+    pipeline: Pipeline,
+    *,
+    cluster_id: str,
+    domain: str,
+    profile: Mapping[str, Any] | None,
+    profile_name: str = "",
+) -> tuple[EncodedTree, Any]:
+    """The Application's objects and bundle plan exactly as a pass transforms them, and the
+    transform's result (also used by ``oam-operator diff``, so a preview is what the operator would
+    apply). Raises ``OamError``."""
+    transformer = pipeline.transformer
+    meta = body.get("metadata") or {}
+    spec = body.get("spec") or {}
+    namespace, name = meta.get("namespace", ""), meta.get("name", "")
+    document = {
+        "apiVersion": body.get("apiVersion"),
+        "kind": body.get("kind"),
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {key: spec[key] for key in ("components", "policies") if key in spec},
+    }
+    app = application_from_object(
+        document, component_types=transformer.component_types(), trait_types=transformer.trait_types()
+    )
+    capabilities = {}
+    if profile is not None:
+        try:
+            evaluated = transformer.evaluate_profile(cluster_profile_from_object(profile))
+        except OamError as error:
+            # transform.md §11.1: a bad profile fails every Application that uses it.
+            raise TransformError(f"ClusterProfile {go_quote(profile_name)}", error) from None
+        capabilities = evaluated.capabilities
+    transformer.validate_authored_properties(app)
+    context = pipeline.context(
+        cluster_id=cluster_id, namespace=namespace, domain=domain, capabilities=capabilities, component_label=True,
+    )
+    result = transformer.transform(app, context)
+    return encode(result.cluster, domain), result
 
 
 def apply_pass(body: Mapping[str, Any], memory: Memory, env: Environment) -> PassResult:

@@ -32,6 +32,7 @@ from .inventory import DELETION_PHASES, InventoryItem, Phase, index_items, sort_
 from .objects import API_SERVICE, CRD, NAMESPACE, DesiredObject, ObjectRef, prepare_objects
 from .operations import Operations, OpsCounters, is_terminating, owner_label
 from .options import ReconcilerOptions
+from .plan import PlannedObject, stamped, with_finalizer
 from .policies import AdoptionPolicy, DeletePolicy, MissingNamespacesPolicy, ReconcilePolicy, UpdatePolicy
 from .priorities import apply_priority
 from .reads import ReadCache, ReadTarget
@@ -224,6 +225,30 @@ class Reconciler:
         purged and pruned. ``inventory`` is updated in place; persist it after every call."""
         call = self._new_call(owner_id)
         return self._run(call, lambda: self._apply(call, inventory, objects, namespace, component_digest)) == "done"
+
+    def plan(
+        self, objects: Sequence[Mapping[str, Any]], namespace: str, owner_id: str, component_digest: str
+    ) -> list[PlannedObject]:
+        """The objects ``apply()`` would write, stamped as it writes them, in apply order (no write;
+        discovery only). Raises what ``apply()`` raises for an invalid object set (steps 1–7)."""
+        desired = prepare_objects(
+            objects,
+            name=self.name,
+            namespace=namespace,
+            client=self.client,
+            defaults=self.defaults,
+            allowed_namespaces=self.options.allowed_namespaces,
+            allow_cluster_scoped=self.options.allow_cluster_scoped,
+        )
+        ordered = sorted(desired, key=lambda d: (d.annotations.apply_order, apply_priority(d.ref.group_kind)))
+        planned = []
+        for d in ordered:
+            body = stamped(d.manifest, owner_key=self.keys["owner-id"], hashed_owner_id=hash_owner_id(owner_id),
+                           owner_id=owner_id, digest_key=self.keys["digest"], digest=self._digest(d, component_digest))
+            if d.ref.is_type_provider:
+                body = with_finalizer(body, self.finalizer)
+            planned.append(PlannedObject(d.annotations.apply_order, d.ref, d.resource, body))
+        return planned
 
     def _apply(
         self,
@@ -497,15 +522,8 @@ class Reconciler:
         yield a 409 on the finalizer patch and cost one of its three attempts."""
         ops = call.ops
         live = call.reads.read(d.ref)
-        desired = dict(d.manifest)
-        metadata = dict(desired.get("metadata") or {})
-        metadata["labels"] = {**(metadata.get("labels") or {}), ops.owner_key: ops.hashed_owner_id}
-        metadata["annotations"] = {
-            **(metadata.get("annotations") or {}),
-            ops.owner_key: ops.owner_id,
-            ops.digest_key: item.digest,
-        }
-        desired["metadata"] = metadata
+        desired = stamped(d.manifest, owner_key=ops.owner_key, hashed_owner_id=ops.hashed_owner_id,
+                          owner_id=ops.owner_id, digest_key=ops.digest_key, digest=item.digest)
         policy = d.annotations.update_policy
         now = self.options.clock()
         if live is None:

@@ -1,0 +1,223 @@
+"""``oam-operator diff FILE|NAME``: the change an Application would make to the live cluster (issue 14).
+
+Computed, not guessed: the Application is transformed by the operator's own pipeline
+(``controller.driver.transform_application``), its objects are normalised and stamped by the
+reconciler's own ``plan()`` (owner-id label, owner-id and digest annotations, field manager =
+the domain), and every object is sent as a server-side apply with ``dryRun=All`` and ``force``,
+as the operator writes it. What the server answers is compared with the live object, with the
+fields nobody authors left out (``managedFields``, ``resourceVersion``, ``generation``, ``uid``,
+``creationTimestamp``, ``status``). The live Application's ``status.inventory`` gives the prunes.
+
+Output, per apply wave (named by its bundle): ``create``, ``change`` (with a unified diff of the
+YAML) and then ``prune`` lines; ``no changes`` when the cluster is in sync. Exit codes as
+``kubectl diff``: 0 no changes, 1 changes, 2 an error (one ``Error:`` line).
+
+Decisions: FILE wins when a file of that name exists, else the argument names a live
+Application. ``-n`` sets the namespace of a FILE's Application (else its own, else the
+context's). The preview assumes the operator's default confinement (objects only in the
+Application's namespace), as ``run`` does without ``--allow-*`` flags.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import click
+
+__all__ = ["EXIT_CHANGES", "EXIT_ERROR", "EXIT_NONE", "run_diff"]
+
+EXIT_NONE, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
+_NOISE = ("managedFields", "resourceVersion", "generation", "uid", "creationTimestamp")
+
+
+class DiffError(Exception):
+    """A failure of the preview; ``str()`` is the one line printed after ``Error:``."""
+
+
+@dataclass
+class WavePlan:
+    name: str
+    creates: list[str] = field(default_factory=list)
+    changes: list[tuple[str, str]] = field(default_factory=list)
+
+
+def clean(obj: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``obj`` without the fields the server or controllers own (see the module doc)."""
+    if obj is None:
+        return {}
+    result = {key: value for key, value in obj.items() if key != "status"}
+    metadata = {k: v for k, v in (obj.get("metadata") or {}).items() if k not in _NOISE}
+    result["metadata"] = metadata
+    return result
+
+
+def unified(live: Mapping[str, Any], desired: Mapping[str, Any], label: str) -> str:
+    """A unified diff of two objects' YAML (sorted keys), ``""`` when equal."""
+    from oam_operator.oam.serialize import dump_document
+
+    before = dump_document(dict(live)).splitlines(keepends=True)
+    after = dump_document(dict(desired)).splitlines(keepends=True)
+    return "".join(difflib.unified_diff(before, after, f"live/{label}", f"desired/{label}"))
+
+
+def _load_target(target: str, namespace: str | None, conn: Any) -> tuple[dict[str, Any], str]:
+    import yaml
+
+    from .kubeclient import get_application
+
+    if os.path.isfile(target):
+        try:
+            with open(target, encoding="utf-8") as handle:
+                body = yaml.safe_load(handle)
+        except (OSError, yaml.YAMLError) as error:
+            raise DiffError(f"reading {target}: {error}") from None
+        if not isinstance(body, dict) or body.get("kind") != "Application":
+            raise DiffError(f"{target}: not an Application document")
+        meta = body.setdefault("metadata", {})
+        ns = namespace or meta.get("namespace") or conn.namespace
+        meta["namespace"] = ns
+        return body, ns
+    ns = namespace or conn.namespace
+    return get_application(conn, ns, target), ns
+
+
+def _live_application(conn: Any, namespace: str, name: str) -> dict[str, Any] | None:
+    from .kubeclient import ApiFailure, get_application
+
+    try:
+        return get_application(conn, namespace, name)
+    except ApiFailure as failure:
+        if "not found in namespace" in failure.message:
+            return None
+        raise
+
+
+def compute_diff(target: str, namespace: str | None, conn: Any, domain: str) -> tuple[list[WavePlan], list[str]]:
+    """The waves' creates and changes and the prunes; raises ``DiffError`` or ``ApiFailure``."""
+    from oam_operator.controller.digest import component_digest
+    from oam_operator.controller.driver import transform_application
+    from oam_operator.controller.pipeline import operator_pipeline
+    from oam_operator.oam.errors import OamError
+    from oam_operator.reconciler.client import APPLY_PATCH, ClusterClient
+    from oam_operator.reconciler.errors import ApiError, ReconcilerError
+    from oam_operator.reconciler.inventory import load_inventory
+    from oam_operator.reconciler.options import ReconcilerOptions
+    from oam_operator.reconciler.ratelimit import RateLimiter
+    from oam_operator.reconciler.reconciler import Reconciler
+    from oam_operator.settings import Settings
+
+    body, ns = _load_target(target, namespace, conn)
+    name = str((body.get("metadata") or {}).get("name") or "")
+    live_app = _live_application(conn, ns, name)
+    client = ClusterClient(conn.api, rate_limiter=RateLimiter(0, 1), user_agent="oam-operator-diff")
+    try:
+        cluster_id = client.request("read", "GET", "/api/v1/namespaces/kube-system")["metadata"]["uid"]
+        settings = Settings(domain=domain)
+        spec = body.get("spec") or {}
+        profile_name = spec.get("profile") or settings.default_profile
+        profile = None
+        if profile_name:
+            try:
+                profile = client.request(
+                    "read", "GET", f"/apis/oam-operator.dev/v1alpha1/clusterprofiles/{profile_name}")
+            except ApiError as error:
+                if error.status != 404:
+                    raise
+                if spec.get("profile"):
+                    raise DiffError(f"ClusterProfile {profile_name} not found") from None
+        resolved = profile_name if profile is not None else ""
+        try:
+            encoded, _ = transform_application(body, operator_pipeline(settings), cluster_id=cluster_id,
+                                               domain=domain, profile=profile, profile_name=resolved)
+        except OamError as error:
+            raise DiffError(str(error)) from None
+        generation = int(((live_app or body).get("metadata") or {}).get("generation") or 1)
+        digest = component_digest(domain, generation, dict(spec), resolved,
+                                  (profile or {}).get("spec") if profile is not None else None)
+        owner_id = f"{cluster_id}/{ns}/{name}"
+        options = ReconcilerOptions(allowed_namespaces=frozenset({ns}), allow_cluster_scoped=False,
+                                    enable_events=False)
+        try:
+            planned = Reconciler(domain, client, options).plan(encoded.objects, ns, owner_id, digest)
+        except ReconcilerError as error:
+            raise DiffError(str(error)) from None
+        waves: dict[int, WavePlan] = {}
+        wanted: set[tuple[str, str, str, str]] = set()
+        for p in planned:
+            ref = p.ref
+            wanted.add((ref.group, ref.kind, ref.namespace, ref.name))
+            bundle = encoded.bundle_of_wave(p.apply_order)
+            wave = waves.setdefault(p.apply_order, WavePlan(bundle.name if bundle else str(p.apply_order)))
+            label = f"{ref.kind} {ref.namespace}/{ref.name}" if ref.namespace else f"{ref.kind} {ref.name}"
+            if p.resource is None:
+                wave.creates.append(label)  # its API comes with an earlier object (a CRD)
+                continue
+            live = client.get(p.resource, ref.namespace, ref.name)
+            try:
+                dry = client.request(
+                    "apply", "PATCH", p.resource.path(ref.namespace, ref.name), body=p.body,
+                    content_type=APPLY_PATCH,
+                    query=[("fieldManager", domain), ("force", "true"), ("dryRun", "All"),
+                           ("fieldValidation", "Strict")],
+                )
+            except ApiError as error:
+                if live is None and error.status == 404:
+                    wave.creates.append(label)  # its namespace does not exist yet
+                    continue
+                raise
+            if live is None:
+                wave.creates.append(label)
+                continue
+            text = unified(clean(live), clean(dry), label.replace(" ", "/"))
+            if text:
+                wave.changes.append((label, text))
+        prunes = []
+        for item in load_inventory(((live_app or {}).get("status") or {}).get("inventory") or []):
+            if (item.group, item.kind, item.namespace, item.name) not in wanted:
+                prunes.append(f"{item.kind} {item.namespace}/{item.name}" if item.namespace
+                              else f"{item.kind} {item.name}")
+        return [waves[order] for order in sorted(waves)], prunes
+    except ApiError as error:
+        raise DiffError(str(error)) from None
+    finally:
+        client.close()
+
+
+def render(waves: list[WavePlan], prunes: list[str]) -> str:
+    lines: list[str] = []
+    for wave in waves:
+        if not wave.creates and not wave.changes:
+            continue
+        lines.append(f"Wave {wave.name}:")
+        lines.extend(f"  create {label}" for label in wave.creates)
+        for label, text in wave.changes:
+            lines.append(f"  change {label}")
+            lines.extend("    " + line for line in text.rstrip("\n").split("\n"))
+    if prunes:
+        lines.append("Prune:")
+        lines.extend(f"  prune {label}" for label in prunes)
+    return "\n".join(lines) + "\n" if lines else "no changes\n"
+
+
+def run_diff(target: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str) -> int:
+    from .kubeclient import ApiFailure, connect
+
+    try:
+        conn = connect(kubeconfig, context)
+    except ApiFailure as failure:
+        click.echo(f"Error: {failure.message}", err=True)
+        return EXIT_ERROR
+    try:
+        waves, prunes = compute_diff(target, namespace, conn, domain)
+    except (DiffError, ApiFailure) as error:
+        click.echo(f"Error: {getattr(error, 'message', None) or error}", err=True)
+        return EXIT_ERROR
+    finally:
+        conn.close()
+    output = render(waves, prunes)
+    click.echo(output, nl=False)
+    return EXIT_NONE if output == "no changes\n" else EXIT_CHANGES

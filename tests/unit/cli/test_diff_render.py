@@ -1,0 +1,32 @@
+"""``oam-operator diff`` output pieces (issue 14): the noise left out, the unified diff, the layout."""
+
+from __future__ import annotations
+
+from oam_operator.diff import WavePlan, clean, render, unified
+
+
+def test_clean_drops_status_and_server_owned_metadata() -> None:
+    live = {"apiVersion": "v1", "kind": "ConfigMap", "data": {"k": "v"}, "status": {"x": 1},
+            "metadata": {"name": "c", "resourceVersion": "7", "uid": "u", "generation": 2,
+                         "creationTimestamp": "t", "managedFields": [{}], "labels": {"a": "b"}}}
+    assert clean(live) == {"apiVersion": "v1", "kind": "ConfigMap", "data": {"k": "v"},
+                           "metadata": {"name": "c", "labels": {"a": "b"}}}
+
+
+def test_unified_is_empty_when_equal_and_readable_otherwise() -> None:
+    a = {"data": {"k": "v"}, "metadata": {"name": "c"}}
+    assert unified(a, a, "ConfigMap/ns/c") == ""
+    text = unified(a, {"data": {"k": "w"}, "metadata": {"name": "c"}}, "ConfigMap/ns/c")
+    assert text.splitlines()[:2] == ["--- live/ConfigMap/ns/c", "+++ desired/ConfigMap/ns/c"]
+    assert "-  k: v" in text.splitlines() and "+  k: w" in text.splitlines()
+
+
+def test_render_lists_waves_then_prunes_and_says_no_changes() -> None:
+    assert render([WavePlan("shop-00")], []) == "no changes\n"
+    waves = [WavePlan("shop-00", creates=["ConfigMap shop/a"]), WavePlan("shop-01"),
+             WavePlan("shop-02", changes=[("Deployment shop/web", "--- a\n+++ b\n")])]
+    assert render(waves, ["Secret shop/old"]) == (
+        "Wave shop-00:\n  create ConfigMap shop/a\n"
+        "Wave shop-02:\n  change Deployment shop/web\n    --- a\n    +++ b\n"
+        "Prune:\n  prune Secret shop/old\n"
+    )
