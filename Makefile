@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: help venv devcluster image test test-unit test-cluster lint demo demo-down cluster-up cluster-down bench clean
+.PHONY: help venv venv-demo devcluster image test test-unit test-cluster lint demo demo-down cluster-up cluster-down bench clean
 
 help:
 	@echo "make demo          the operator on the full local control plane, reconciling examples/shop.yaml to Ready"
@@ -22,6 +22,17 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 venv: $(VENV)/.installed
+
+# `make demo` installs only the operator and the control plane's needs (the `demo` extra), with
+# pip's progress visible; a full dev venv satisfies it too.
+$(VENV)/.installed-demo: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@echo "installing oam-operator and the demo's dependencies into $(VENV) (not the dev extras)"
+	$(PY) -m pip install --progress-bar on -e '.[demo]'
+	touch $@
+
+venv-demo:
+	@test -f $(VENV)/.installed -a $(VENV)/.installed -nt pyproject.toml || $(MAKE) --no-print-directory $(VENV)/.installed-demo
 
 devcluster:
 	tools/devcluster/build.sh
@@ -51,10 +62,10 @@ cluster-up: venv devcluster
 cluster-down: venv
 	$(PY) -m tools.devcluster down --name dev
 
-demo: venv devcluster
+demo: venv-demo devcluster
 	$(PY) -m tools.demo up
 
-demo-down: venv
+demo-down: venv-demo
 	$(PY) -m tools.demo down
 
 bench: venv devcluster

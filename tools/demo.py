@@ -1,7 +1,8 @@
 """``make demo``: the operator against the local control plane, reconciling an example to Ready.
 
 ``python -m tools.demo up [--example FILE] [--namespace NS]`` starts (or reuses) the full
-control plane named ``demo``, installs the CRDs, starts ``oam-operator run`` in the
+control plane of this checkout (``demo-<hash of the checkout's path>``, see ``checkout_name``),
+installs the CRDs, starts ``oam-operator run`` in the
 background (its log and pid next to the cluster's run directory), applies the example and
 prints each bundle's progress until the Application is Ready. ``python -m tools.demo down``
 deletes the demo's Applications (the operator must run to remove their finalizers), stops the
@@ -11,6 +12,7 @@ operator and then the control plane.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import signal
@@ -24,7 +26,24 @@ from typing import Any
 from tools.devcluster import devcluster as dc
 
 ROOT = Path(__file__).resolve().parents[1]
-NAME = "demo"
+
+
+def checkout_name(root: Path = ROOT) -> str:
+    """``demo-<8 hex>``: the demo's control plane and operator belong to this checkout, so
+    ``make demo-down`` in one checkout never stops another checkout's demo."""
+    return "demo-" + hashlib.sha256(str(root).encode()).hexdigest()[:8]
+
+
+NAME = checkout_name()
+
+
+def code_fingerprint(root: Path = ROOT) -> str:
+    """SHA-256 of the operator's sources and pyproject.toml: a running demo operator is reused
+    only when it runs the checkout's current code."""
+    digest = hashlib.sha256()
+    for path in sorted([root / "pyproject.toml", *(root / "operator").rglob("*.py")]):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
 GROUP_PATH = "/apis/oam-operator.dev/v1alpha1"
 
 
@@ -73,11 +92,23 @@ def operator_running() -> dict[str, Any] | None:
     return state if dc.process_alive(state["pid"], state["start_time"]) else None
 
 
+def stop_operator(running: dict[str, Any]) -> None:
+    os.killpg(running["pid"], signal.SIGTERM)
+    deadline = time.monotonic() + 30
+    while dc.process_alive(running["pid"], running["start_time"]) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    say(f"stopped the operator (pid {running['pid']})")
+
+
 def start_operator(plane: dc.ControlPlane) -> dict[str, Any]:
     running = operator_running()
-    if running is not None:
-        say(f"reusing the running operator (pid {running['pid']})")
+    fingerprint = code_fingerprint()
+    if running is not None and running.get("code") == fingerprint:
+        say(f"reusing the running operator (pid {running['pid']}): it runs this checkout's current code")
         return running
+    if running is not None:
+        say(f"the running operator (pid {running['pid']}) runs older code of this checkout: restarting it")
+        stop_operator(running)
     log_path = dc.cli_run_dir(NAME).parent / f"{NAME}-operator.log"
     metrics, health = free_port(), free_port()
     executable = Path(sys.executable).parent / "oam-operator"
@@ -88,7 +119,7 @@ def start_operator(plane: dc.ControlPlane) -> dict[str, Any]:
         process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                    start_new_session=True, cwd=ROOT)
     state = {"pid": process.pid, "start_time": dc.process_start_time(process.pid), "log": str(log_path),
-             "metrics_port": metrics, "health_port": health}
+             "metrics_port": metrics, "health_port": health, "code": fingerprint}
     operator_state_path().write_text(json.dumps(state))
     say(f"started the operator (pid {process.pid}); log: {log_path}")
     return state
@@ -134,11 +165,15 @@ def cmd_up(args: argparse.Namespace) -> int:
     say(f"applied {example} in namespace {args.namespace}: Application(s) {', '.join(names)}")
     ok = all(watch(plane, args.namespace, name, args.timeout) for name in names)
     kubeconfig = plane.handle.kubeconfig
+    warnings = kubectl(plane, "get", "events", "-n", args.namespace, "--field-selector", "type=Warning",
+                       "-o", "custom-columns=REASON:.reason,OBJECT:.involvedObject.name,MESSAGE:.message",
+                       "--no-headers", check=False).stdout.strip()
     say("")
+    say(f"Warning Events in {args.namespace}:\n{warnings}" if warnings else f"no Warning Event in {args.namespace}")
     say("Ready." if ok else "The Application did not become Ready; see the operator log.")
     say("Look around:")
     say(f'  eval "$(.venv/bin/python -m tools.devcluster env --name {NAME})"')
-    say(f"  kubectl get oapp -n {args.namespace}            # STATE, READY, OBJECTS")
+    say(f"  kubectl get oapp -n {args.namespace}            # READY, STATUS, AGE")
     for name in names:
         say(f"  .venv/bin/oam-operator status {name} -n {args.namespace} --tree --kubeconfig {kubeconfig}")
     say(f"  operator log: {operator['log']}")
@@ -156,11 +191,7 @@ def cmd_down(args: argparse.Namespace) -> int:
         say("deleting the demo's Applications (the operator removes their objects and finalizers)")
         kubectl(plane, "delete", "applications.oam-operator.dev", "--all", "-A", "--timeout=120s", check=False)
     if running is not None:
-        os.killpg(running["pid"], signal.SIGTERM)
-        deadline = time.monotonic() + 30
-        while dc.process_alive(running["pid"], running["start_time"]) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        say(f"stopped the operator (pid {running['pid']})")
+        stop_operator(running)
     operator_state_path().unlink(missing_ok=True)
     if plane is not None:
         plane.stop()

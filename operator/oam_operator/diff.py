@@ -6,7 +6,7 @@ reconciler's own ``plan()`` (owner-id label, owner-id and digest annotations, fi
 the domain), and every object is sent as a server-side apply with ``dryRun=All`` and ``force``,
 as the operator writes it. What the server answers is compared with the live object, with the
 fields nobody authors left out (``managedFields``, ``resourceVersion``, ``generation``, ``uid``,
-``creationTimestamp``, ``status``). The live Application's ``status.inventory`` gives the prunes.
+``creationTimestamp``, ``status``). The live Application's inventory (as the operator persists it) gives the prunes.
 
 Output, per apply wave (named by its bundle): ``create``, ``change`` (with a unified diff of the
 YAML) and then ``prune`` lines; ``no changes`` when the cluster is in sync. Exit codes as
@@ -99,12 +99,11 @@ def _live_application(conn: Any, namespace: str, name: str) -> dict[str, Any] | 
 def compute_diff(target: str, namespace: str | None, conn: Any, domain: str) -> tuple[list[WavePlan], list[str]]:
     """The waves' creates and changes and the prunes; raises ``DiffError`` or ``ApiFailure``."""
     from oam_operator.controller.digest import component_digest
-    from oam_operator.controller.driver import transform_application
+    from oam_operator.controller.driver import read_inventory, transform_application
     from oam_operator.controller.pipeline import operator_pipeline
     from oam_operator.oam.errors import OamError
     from oam_operator.reconciler.client import APPLY_PATCH, ClusterClient
     from oam_operator.reconciler.errors import ApiError, ReconcilerError
-    from oam_operator.reconciler.inventory import load_inventory
     from oam_operator.reconciler.options import ReconcilerOptions
     from oam_operator.reconciler.ratelimit import RateLimiter
     from oam_operator.reconciler.reconciler import Reconciler
@@ -176,7 +175,7 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str) -> 
             if text:
                 wave.changes.append((label, text))
         prunes = []
-        for item in load_inventory(((live_app or {}).get("status") or {}).get("inventory") or []):
+        for item in read_inventory((live_app or {}).get("status") or {}):
             if (item.group, item.kind, item.namespace, item.name) not in wanted:
                 prunes.append(f"{item.kind} {item.namespace}/{item.name}" if item.namespace
                               else f"{item.kind} {item.name}")
