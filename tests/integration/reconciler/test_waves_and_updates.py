@@ -229,3 +229,22 @@ def test_wave_never_ready_blocks_pruning(make_harness: HarnessFactory, kube: Kub
     assert h.phases() == {"c": "Deleting", "f": "Ready"}
     assert h.apply([foo]) is True
     assert h.phases() == {"f": "Ready"}
+
+
+def test_service_accounts_are_created_before_the_rest_of_their_wave(make_harness: Any, kube: Any,
+                                                                    namespace: str) -> None:
+    """Issue 14: a Pod's ServiceAccount exists before its workload, whatever the input order.
+
+    The Service is listed first; kind priorities create the ServiceAccount first. Creation order
+    is read from the objects' resourceVersions (etcd revisions on this control plane; neither
+    object is written again by a controller)."""
+    h = make_harness(concurrency=1)  # one object at a time: the order is the reconciler's, not a race
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
+               "spec": {"ports": [{"port": 80}], "selector": {"app": "web"}}}
+    account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "web"}}
+    h.apply([service, account])
+    h.apply([service, account])
+    created_service = kube.get("v1", "Service", "web", namespace)
+    created_account = kube.get("v1", "ServiceAccount", "web", namespace)
+    assert created_service is not None and created_account is not None
+    assert int(created_account["metadata"]["resourceVersion"]) < int(created_service["metadata"]["resourceVersion"])
