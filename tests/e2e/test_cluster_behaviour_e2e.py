@@ -21,8 +21,12 @@ def test_kubectl_wait_and_get_show_the_application(start_operator: Any, kube: Ku
                             capture_output=True, text=True, timeout=150)
     assert waited.returncode == 0, waited.stderr
     assert waited.stdout.strip() == "application.oam-operator.dev/app condition met"
-    listed = subprocess.run([*kubectl, "get", "oapp", "--no-headers"], capture_output=True, text=True, timeout=30)
-    assert listed.stdout.split()[:4] == ["app", "Ready", "True", "1"]
+    listed = subprocess.run([*kubectl, "get", "oapp"], capture_output=True, text=True, timeout=30)
+    header, row = listed.stdout.splitlines()[:2]
+    assert header.split() == ["NAME", "READY", "STATUS", "AGE"]
+    assert row.split()[:2] == ["app", "True"]
+    status = row[header.index("STATUS"):header.index("AGE")].strip()
+    assert status == kube.app("app")["status"]["summary"] and status.startswith("Applied revision 1: ")
 
 
 def test_an_object_the_api_server_rejects_gives_api_error(start_operator: Any, kube: Kube) -> None:

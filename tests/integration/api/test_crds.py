@@ -8,6 +8,7 @@ end (against an external cluster they are cluster-scoped objects of the project'
 from __future__ import annotations
 
 import copy
+import itertools
 import secrets
 import shutil
 import subprocess
@@ -366,10 +367,18 @@ def test_kubectl_explain_documents_the_components(cluster: ClusterHandle, crds: 
     assert "gitopsEngine" in profile and "capabilities" in profile
 
 
+def table_cells(lines: list[str]) -> dict[str, str]:
+    """The first row of a ``kubectl get`` table, by column (columns start where their header starts)."""
+    header, row = lines[0], lines[1]
+    starts = [i for i, c in enumerate(header) if c != " " and (i == 0 or header[i - 1] == " ")]
+    bounds = [*starts, max(len(header), len(row))]
+    return {header[a:b].strip(): row[a:b].strip() for a, b in itertools.pairwise(bounds)}
+
+
 def test_printer_columns_show_with_kubectl_get_oapp(cluster: ClusterHandle, custom: Any, namespace: str) -> None:
     custom.create_namespaced_custom_object(GROUP, VERSION, namespace, "applications", application("shop"))
     status = copy.deepcopy(STATUS)
-    status.update(state="Ready", objects=3, readyObjects=3, revision=4)
+    status.update(state="Ready", objects=3, readyObjects=3, revision=4, summary="Applied revision 4: 3 objects ready")
     status["conditions"] = [
         {
             "type": "Ready",
@@ -383,14 +392,14 @@ def test_printer_columns_show_with_kubectl_get_oapp(cluster: ClusterHandle, cust
     custom.patch_namespaced_custom_object_status(GROUP, VERSION, namespace, "applications", "shop", {"status": status})
 
     lines = kubectl(cluster, "get", "oapp", "-n", namespace).stdout.splitlines()
-    assert lines[0].split() == ["NAME", "STATE", "READY", "OBJECTS", "AGE"]
-    assert lines[1].split()[:4] == ["shop", "Ready", "True", "3"]
+    cells = table_cells(lines)
+    assert list(cells) == ["NAME", "READY", "STATUS", "AGE"]
+    assert (cells["NAME"], cells["READY"], cells["STATUS"]) == ("shop", "True", "Applied revision 4: 3 objects ready")
 
-    wide = kubectl(cluster, "get", "oamapp", "-n", namespace, "-o", "wide").stdout.splitlines()
-    assert wide[0].split() == ["NAME", "STATE", "READY", "OBJECTS", "AGE", "REVISION", "MESSAGE"]
-    row = wide[1].split()
-    assert row[:4] == ["shop", "Ready", "True", "3"] and row[5] == "4"
-    assert wide[1].endswith("Applied revision 4: 3 objects ready")
+    wide = table_cells(kubectl(cluster, "get", "oamapp", "-n", namespace, "-o", "wide").stdout.splitlines())
+    assert list(wide) == ["NAME", "READY", "STATUS", "AGE", "STATE", "OBJECTS", "REVISION", "MESSAGE"]
+    assert (wide["STATE"], wide["OBJECTS"], wide["REVISION"], wide["MESSAGE"]) == (
+        "Ready", "3", "4", "Applied revision 4: 3 objects ready")
 
     category = kubectl(cluster, "get", "oam", "-n", namespace).stdout
     assert "application.oam-operator.dev/shop" in category
