@@ -47,6 +47,19 @@ def helm() -> Path:
         pytest.skip(str(error))
 
 
+@pytest.fixture(scope="session")
+def operator_image() -> str:
+    """The tag of the image ``make image`` built (missing → skip, or fail with ``OAM_REQUIRE_CLUSTER=1``)."""
+    from imagekit import image_missing, image_tag
+
+    why = image_missing()
+    if why is not None:
+        if require_cluster():
+            pytest.fail(why, pytrace=False)
+        pytest.skip(why)
+    return image_tag()
+
+
 @dataclass
 class Release:
     name: str

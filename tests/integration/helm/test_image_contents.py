@@ -9,21 +9,14 @@ import json
 from pathlib import Path
 
 import pytest
-from imagekit import image_missing, image_tag, podman
-
-from tools.devcluster.pytest_plugin import require_cluster
+from imagekit import podman
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
-@pytest.fixture(scope="module")
-def image() -> str:
-    why = image_missing()
-    if why is not None:
-        if require_cluster():
-            pytest.fail(why, pytrace=False)
-        pytest.skip(why)
-    return image_tag()
+@pytest.fixture
+def image(operator_image: str) -> str:
+    return operator_image
 
 
 def run(image: str, *command: str, entrypoint: str | None = None) -> str:

@@ -22,11 +22,11 @@ from typing import Any
 import pytest
 from appkit import apply_application, delete_application, grant_tenant, ready_condition, wait_state
 from helmkit import service_account_token
-from imagekit import image_missing, image_tag, start_container_operator
+from imagekit import start_container_operator
 from kubernetes import client
 
 from tools.devcluster import ClusterHandle
-from tools.devcluster.pytest_plugin import default_wait, require_cluster, wait_until
+from tools.devcluster.pytest_plugin import default_wait, wait_until
 
 OBJECTS_YAML = b"""\
 apiVersion: v1
@@ -82,16 +82,6 @@ def served() -> Iterator[tuple[str, list[str]]]:
     finally:
         server.shutdown()
         server.server_close()
-
-
-@pytest.fixture
-def operator_image() -> str:
-    why = image_missing()
-    if why is not None:
-        if require_cluster():
-            pytest.fail(why, pytrace=False)
-        pytest.skip(why)
-    return image_tag()
 
 
 def test_the_image_runs_in_cluster_as_the_chart_configures_it(
