@@ -39,9 +39,11 @@ def ready_message(app: dict[str, Any]) -> str:
 
 def test_a_chain_reaches_ready_in_order(start_operator: Any, kube: Kube) -> None:
     start_operator(kube.namespace)
-    # Created last-first: each one must wait for the one before it.
+    # Created last-first: each one must wait for the one before it. `a` is created only once `c`
+    # has been seen waiting, so the wait (and its Event) happens whatever the machine's speed.
     kube.apply_app("c", spec("c-config", after("b")))
     kube.apply_app("b", spec("b-config", after("a")))
+    kube.wait_state("c", "Waiting", "DependenciesNotReady")
     kube.apply_app("a", spec("a-config"))
     apps = {name: kube.wait_ready(name) for name in ("c", "b", "a")}
     for earlier, later in (("a", "b"), ("b", "c")):
@@ -53,8 +55,11 @@ def test_a_chain_reaches_ready_in_order(start_operator: Any, kube: Kube) -> None
         {"namespace": kube.namespace, "name": "b", "state": "Ready", "ready": True}]
     assert "dependencies" not in apps["a"]["status"]
     # c waited, said so in an Event, and named what it waited for.
-    waited = [e for e in kube.events("c") if e.reason == "DependenciesNotReady"]
-    assert waited and waited[0].message.startswith("Waiting for Applications to be Ready: b (")
+    def waited() -> list[Any]:
+        return [e for e in kube.events("c") if e.reason == "DependenciesNotReady"]
+
+    wait_until(waited, default_wait(kube.cluster), "c's DependenciesNotReady Event")
+    assert waited()[0].message.startswith("Waiting for Applications to be Ready: b (")
 
 
 def test_a_missing_dependency_is_waited_for_until_it_appears(start_operator: Any, kube: Kube,
