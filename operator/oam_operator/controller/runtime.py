@@ -26,6 +26,7 @@ from oam_operator.metrics import OperatorMetrics
 from oam_operator.reconciler.accounting import RequestAccounting
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError
+from oam_operator.reconciler.flowcontrol import FlowControl
 from oam_operator.reconciler.metrics import prometheus_metrics
 from oam_operator.reconciler.ratelimit import RateLimiter
 from oam_operator.settings import Settings
@@ -79,13 +80,16 @@ class Runtime:
         metrics = OperatorMetrics() if settings.metrics_port else None
         accounting = MeteredAccounting(metrics)
         limiter = RateLimiter(settings.kube_api_qps, settings.kube_api_burst)  # qps 0 disables limiting
+        # An explicit --kube-api-qps always keeps the bucket; the default one lasts until the
+        # server shows API Priority and Fairness (reconciler/flowcontrol.py).
+        flow_control = FlowControl(limiter, adaptive=not settings.kube_api_qps_explicit)
         from concurrent.futures import ThreadPoolExecutor
 
         pool = ThreadPoolExecutor(settings.max_concurrent_reconciles * settings.apply_concurrency,
                                   thread_name_prefix="oam-apply")
         api = _api_client(kubeconfig, pool_size=settings.max_concurrent_reconciles * settings.apply_concurrency)
         client = ClusterClient(api, rate_limiter=limiter, executor=pool, accounting=accounting,
-                               user_agent=f"oam-operator/{__version__}")
+                               user_agent=f"oam-operator/{__version__}", flow_control=flow_control)
         api.close()
         return cls(settings, client, metrics)
 
