@@ -17,8 +17,9 @@ Steps (``--only`` picks some, comma-separated):
   audit logging, ``kubectl apply --server-side`` of the object sets of ``bench_reconciler.py``
   (its ``objects_for``), then the same apply again, unchanged, ``--repeat`` times; wall time and
   requests of the repeated applies from the audit log by user agent;
-- ``peer``       — the component-operator-runtime peer (``bench/peer/``): resolves the module
-  through the Go module proxy; when that fails the exact error is recorded for the report;
+- ``peer``       — ``bench_peers.py --json``: ours (operator defaults and no limit), kubectl,
+  component-operator-runtime and fluxcd/pkg/ssa (the Go drivers in ``bench/peer/``, built from
+  Go modules) side by side on one audited control plane in one run;
 - ``operator``   — ``bench_operator.py --json`` ``--repeat`` times: 200 Applications × 10 objects
   to Ready on the full control plane, operator peak RSS, requests per Application, steady state;
 - ``inventory``  — ``bench_operator.py --apps 1 --objects 10000 --per-component 100 --server-side
@@ -40,7 +41,6 @@ import json
 import os
 import platform
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -54,7 +54,6 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 RESULTS = BENCH / "results"
 LOGS = RESULTS / "logs"
-PEER_MODULE = "github.com/sap/component-operator-runtime"
 STEPS = ("transform", "reconciler", "kubectl-noop", "peer", "operator", "inventory")
 
 sys.path.insert(0, str(ROOT))
@@ -495,34 +494,15 @@ def step_kubectl_noop(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def step_peer(args: argparse.Namespace) -> dict[str, Any]:
-    """Resolve component-operator-runtime through the Go module proxy (the only allowed source)."""
-    go = shutil.which("go")
-    if go is None:
-        return {"ok": False, "status": "go not found on PATH", "attempts": []}
-    env = {**os.environ, "GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod", "GOWORK": "off"}
-    attempts: list[dict[str, Any]] = []
+    """``bench_peers.py``: ours, kubectl, component-operator-runtime and fluxcd/pkg/ssa on one
+    audited control plane in one run (the drivers in ``bench/peer/`` are built from Go modules)."""
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [go, "list", "-m", "-versions", PEER_MODULE]
-        try:
-            result = _run(cmd, cwd=Path(tmp), env=env, timeout=180)
-            attempts.append({"command": "GOTOOLCHAIN=local GOFLAGS=-mod=mod " + " ".join(["go", *cmd[1:]]),
-                             "exit_code": result.returncode, "stdout": result.stdout.strip(),
-                             "stderr": result.stderr.strip()})
-        except subprocess.TimeoutExpired:
-            attempts.append({"command": " ".join(cmd), "exit_code": -1, "stdout": "",
-                             "stderr": "timed out after 180 s"})
-    goproxy = _first_line([go, "env", "GOPROXY"])
-    last = attempts[-1]
-    if last["exit_code"] != 0:
-        status = "not built: the Go module proxy does not serve the module"
-        return {"ok": False, "status": status, "goproxy": goproxy, "attempts": attempts}
-    versions = last["stdout"].split()[1:]
-    driver = BENCH / "peer" / "main.go"
-    if not driver.exists():
-        status = "module served, but bench/peer has no driver yet (see bench/peer/README.md)"
-        return {"ok": False, "status": status, "goproxy": goproxy, "versions": versions, "attempts": attempts}
-    return {"ok": False, "status": "driver present but not wired into the runner", "goproxy": goproxy,
-            "versions": versions, "attempts": attempts}
+        out = Path(tmp) / "peers.json"
+        run = _run_script("bench_peers.py", ["--repeats", str(args.peer_repeats), "--json", str(out)], "peers",
+                          timeout=3600, unset=("KUBECONFIG",))
+        run["figures"] = json.loads(out.read_text()) if out.exists() else None
+    run["ok"] = bool(run["figures"]) and run["exit_code"] == 0
+    return run
 
 
 # -- operator and inventory ---------------------------------------------------------------------
@@ -580,6 +560,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--only", default=",".join(STEPS), help=f"comma-separated steps out of {', '.join(STEPS)}")
     parser.add_argument("--repeat", type=int, default=3, help="repetitions of the reconciler and operator benchmarks")
+    parser.add_argument("--peer-repeats", type=int, default=1, help="repetitions inside the peer benchmark")
     parser.add_argument("--apps", type=int, default=200, help="Applications in the operator benchmark")
     parser.add_argument("--objects", type=int, default=10, help="objects per Application in the operator benchmark")
     parser.add_argument("--inventory-objects", type=int, default=10000,
