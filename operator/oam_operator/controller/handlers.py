@@ -6,8 +6,8 @@ applying (their retries cost two writes per requeue). Every blocking call runs i
 thread; a per-Application lock keeps the two branches from overlapping, and a semaphore
 bounds the passes running at once.
 
-Sharding (``sharding.py``): every Application handler carries the instance's shard label
-filter, so an instance sees only its own Applications; an Application relabelled to another
+Sharding (``sharding.py``): the apply loop and the deletion handler carry the instance's
+shard label filter, so an instance reconciles only its own Applications; an Application relabelled to another
 shard stops its loop here (kopf's filter mismatch) and its memory is dropped, so a later
 return starts from the persisted status, never from a stale cache.
 """
@@ -139,7 +139,10 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
             if name in (used, wanted):
                 scheduler.wake_event(uid).set()
 
-    @kopf.on.event(GROUP, VERSION, "applications", registry=registry, labels=labels)
+    # Not shard-filtered: an Application of another shard may be a dependency of one of ours
+    # (app-dependency), so its events still wake our dependants; everything else here acts only
+    # on Applications this instance has a memory of, i.e. its own.
+    @kopf.on.event(GROUP, VERSION, "applications", registry=registry)
     async def application_event(type: str | None, body: kopf.Body, uid: str, **_: Any) -> None:
         scheduler = holder.get("scheduler")
         meta = body.get("metadata") or {}
