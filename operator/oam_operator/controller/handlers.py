@@ -6,8 +6,9 @@ applying (their retries cost two writes per requeue). Every blocking call runs i
 thread; a per-Application lock keeps the two branches from overlapping, and a semaphore
 bounds the passes running at once.
 
-Sharding (``sharding.py``): the apply loop and the deletion handler carry the instance's
-shard label filter, so an instance reconciles only its own Applications; an Application relabelled to another
+Sharding (``sharding.py``): the Application watch carries the instance's shard label
+selector (server-side) and every Application handler the same filter, so an instance sees
+and reconciles only its own Applications; an Application relabelled to another
 shard stops its loop here (kopf's filter mismatch) and its memory is dropped, so a later
 return starts from the persisted status, never from a stale cache.
 """
@@ -30,7 +31,7 @@ from oam_operator.settings import Settings
 from .diffbase import GenerationDiffBaseStorage
 from .incluster import connection_info
 from .runtime import Runtime
-from .sharding import shard_filter
+from .sharding import shard_filter, shard_selector
 
 log = logging.getLogger("oam_operator.controller")
 
@@ -106,6 +107,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
         settings.watching.server_timeout = 600
         settings.networking.request_timeout = 60
         settings.queueing.worker_limit = None
+        settings.watching.label_selectors[GROUP, "applications"] = shard_selector(runtime.settings)
         await asyncio.get_running_loop().run_in_executor(None, runtime.start)
         holder["scheduler"] = Scheduler(runtime, runtime.settings)
         log.info("operator started", extra={"fields": {"cluster_id": runtime.cluster_id}})
@@ -139,10 +141,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
             if name in (used, wanted):
                 scheduler.wake_event(uid).set()
 
-    # Not shard-filtered: an Application of another shard may be a dependency of one of ours
-    # (app-dependency), so its events still wake our dependants; everything else here acts only
-    # on Applications this instance has a memory of, i.e. its own.
-    @kopf.on.event(GROUP, VERSION, "applications", registry=registry)
+    @kopf.on.event(GROUP, VERSION, "applications", registry=registry, labels=labels)
     async def application_event(type: str | None, body: kopf.Body, uid: str, **_: Any) -> None:
         scheduler = holder.get("scheduler")
         meta = body.get("metadata") or {}

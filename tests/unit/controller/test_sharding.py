@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import kopf
 
-from oam_operator.controller.sharding import shard_filter
+from oam_operator.controller.sharding import shard_filter, shard_selector
 from oam_operator.settings import Settings
 
 
@@ -14,6 +14,12 @@ def test_the_unsharded_instance_takes_the_unlabelled_applications() -> None:
 
 def test_a_shard_takes_only_its_own_label_value() -> None:
     assert shard_filter(Settings(shard="a")) == {"oam-operator.dev/shard": "a"}
+
+
+def test_the_server_side_selectors() -> None:
+    assert shard_selector(Settings()) == "!oam-operator.dev/shard"
+    assert shard_selector(Settings(shard="blue")) == "oam-operator.dev/shard=blue"
+    assert shard_selector(Settings(domain="ops.example.com", shard="eu")) == "ops.example.com/shard=eu"
 
 
 def test_the_label_follows_the_domain() -> None:
@@ -39,8 +45,7 @@ def test_the_reconciling_handlers_carry_the_shard_filter() -> None:
     for settings in (Settings(), Settings(shard="b")):
         handlers = _handlers(settings)
         applications = [labels for plural, labels in handlers if plural == "applications"]
-        # The wake-up events see every Application (a dependency may live in another shard);
-        # the apply loop and the delete branch only the shard's own.
-        assert applications == [None, shard_filter(settings), shard_filter(settings)]
+        # The wake-up events, the apply loop and the delete branch.
+        assert applications == [shard_filter(settings)] * 3
         # ClusterProfiles are shared by every shard.
         assert [labels for plural, labels in handlers if plural == "clusterprofiles"] == [None]
