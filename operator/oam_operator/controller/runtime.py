@@ -305,6 +305,10 @@ def _api_client(kubeconfig: str | None, pool_size: int) -> Any:
         config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
     else:
         config.load_kube_config(config_file=kubeconfig, client_configuration=configuration)  # type: ignore[no-untyped-call]
+    # One pooled connection per worker thread: urllib3 opens a new connection (a TLS handshake,
+    # costly on both ends) for every request beyond the pool and then throws it away, so a pool
+    # smaller than the thread count made every burst of passes re-handshake.
+    configuration.connection_pool_maxsize = max(pool_size, configuration.connection_pool_maxsize or 0)
     return client.ApiClient(configuration)
 
 
