@@ -466,6 +466,37 @@ def operator_section(step: dict[str, Any] | None, config: dict[str, Any]) -> tup
     return text, summary
 
 
+def scale_section(step: dict[str, Any] | None) -> str:
+    head = "## 4b. Operator at fleet scale: 200, 1,000 and 2,000 Applications (step `scale`)\n\n"
+    if step is None:
+        return head + "_Not run for this report's results (`bench/run_all.py --only scale --merge`)._"
+    runs = [(r.get("figures") or {}, r) for r in step.get("runs", [])]
+    text = head + (
+        f"Run {step.get('date_utc')}. Each row: `bench/bench_operator.py` on a fresh full control plane, the "
+        "Applications (9 ConfigMaps and one Deployment each, own namespace) created at once, the operator with "
+        "its defaults plus `--default-interval 30s`; with shards, one process without `--shard` and the others "
+        "`--shard s1` …, the Applications spread round-robin by label, requests summed. Targets (issue 13): 1,000 "
+        "Applications Ready in ≤ 60 s, RSS ≤ 300 MiB at 1,000, ≤ objects + 4 = 14 requests per Application, steady "
+        "state 0 writes and reads per minute ≤ Applications × 60 / interval. One run each; the load average "
+        "(1/5/15 min) before and after each run is given, since the machine is shared.\n\n")
+    rows = []
+    for fig, run in runs:
+        if not fig:
+            rows.append(("failed", "", "", "", "", "", "", "", "", f"exit {run.get('exit_code')}"))
+            continue
+        rss = fig.get("peak_rss_each_mib") or [fig.get("peak_rss_mib")]
+        rows.append((f"{fig['apps']:,}", str(fig.get("shards", 1)), f"{fig['ready']:,}/{fig['apps']:,}",
+                     fmt(fig.get("ready_s"), 1), fmt(fig.get("requests_per_app"), 1), fmt(fig.get("writes_per_app"), 1),
+                     " + ".join(fmt(x, 0) for x in rss),
+                     f"{fmt(fig.get('steady_reads_per_min'), 0)} (≤ {fig['apps'] * 2:,})",
+                     fmt(fig.get("steady_writes_per_min"), 0),
+                     " / ".join(map(str, run.get("load_before") or [])) + " → " +
+                     " / ".join(map(str, run.get("load_after") or []))))
+    text += table(("Applications", "shards", "Ready", "time to all Ready s", "requests per App", "writes per App",
+                   "peak RSS MiB", "steady reads/min (target)", "steady writes/min", "load before → after"), rows)
+    return text
+
+
 def inventory_section(step: dict[str, Any] | None) -> tuple[str, dict[str, Any]]:
     failure = _failure(step, "inventory")
     runs = [r.get("figures") or {} for r in (step or {}).get("runs", [])]
@@ -600,7 +631,8 @@ def render(results: dict[str, Any], out: Path) -> str:
         f"{step_times}.\n"
     )
     sections = [intro, headline_section(t_sum, r_sum, n_sum, o_sum, i_sum, steps.get("peer"), config),
-                machine_section(machine), t_text, r_text, n_text, o_text, i_text, p_text]
+                machine_section(machine), t_text, r_text, n_text, o_text, scale_section(steps.get("scale")), i_text,
+                p_text]
     return "\n\n".join(s.rstrip() for s in sections) + "\n"
 
 

@@ -22,6 +22,8 @@ Steps (``--only`` picks some, comma-separated):
   Go modules) side by side on one audited control plane in one run;
 - ``operator``   — ``bench_operator.py --json`` ``--repeat`` times: 200 Applications × 10 objects
   to Ready on the full control plane, operator peak RSS, requests per Application, steady state;
+- ``scale``      — ``bench_operator.py`` once per fleet size of ``--scale`` (default 200, 1,000,
+  and 2,000 across 2 shards): time to Ready, requests, peak RSS, steady state, as they grow;
 - ``inventory``  — ``bench_operator.py --apps 1 --objects 10000 --per-component 100 --server-side
   --no-data --skip-steady --json``: 10,000 objects in one Application to Ready, and the JSON size
   of the status the operator persisted, bytes per object (100 ``manifests`` components: the CRD
@@ -54,7 +56,7 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 RESULTS = BENCH / "results"
 LOGS = RESULTS / "logs"
-STEPS = ("transform", "reconciler", "kubectl-noop", "peer", "operator", "inventory")
+STEPS = ("transform", "reconciler", "kubectl-noop", "peer", "operator", "scale", "inventory")
 
 sys.path.insert(0, str(ROOT))
 
@@ -524,6 +526,17 @@ def step_operator(args: argparse.Namespace) -> dict[str, Any]:
     return {"runs": runs, "ok": all(r["figures"] and r["exit_code"] == 0 for r in runs)}
 
 
+def step_scale(args: argparse.Namespace) -> dict[str, Any]:
+    """``bench_operator.py`` once per fleet size of ``--scale`` (``APPS[xSHARDS]``, e.g. 2000x2)."""
+    runs: list[dict[str, Any]] = []
+    for spec in args.scale.split(","):
+        apps, _, shards = spec.strip().partition("x")
+        extra = ["--apps", apps, "--objects", str(args.objects), "--shards", shards or "1",
+                 "--timeout", str(args.scale_timeout), "--settle-timeout", "60"]
+        runs.extend(_operator_runs(extra, 1, f"scale-{spec.strip()}"))
+    return {"runs": runs, "ok": all(r["figures"] and r["exit_code"] == 0 for r in runs)}
+
+
 def step_inventory(args: argparse.Namespace) -> dict[str, Any]:
     per_component = 100
     runs = _operator_runs(["--apps", "1", "--objects", str(args.inventory_objects), "--per-component",
@@ -552,6 +565,7 @@ STEP_FUNCS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
     "kubectl-noop": step_kubectl_noop,
     "peer": step_peer,
     "operator": step_operator,
+    "scale": step_scale,
     "inventory": step_inventory,
 }
 
@@ -560,6 +574,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--only", default=",".join(STEPS), help=f"comma-separated steps out of {', '.join(STEPS)}")
     parser.add_argument("--repeat", type=int, default=3, help="repetitions of the reconciler and operator benchmarks")
+    parser.add_argument("--scale", default="200,1000,2000x2",
+                        help="fleet sizes of the scale step: APPS or APPSxSHARDS, comma-separated")
+    parser.add_argument("--scale-timeout", type=float, default=600, help="longest wait for Ready per scale run")
     parser.add_argument("--peer-repeats", type=int, default=1, help="repetitions inside the peer benchmark")
     parser.add_argument("--apps", type=int, default=200, help="Applications in the operator benchmark")
     parser.add_argument("--objects", type=int, default=10, help="objects per Application in the operator benchmark")
