@@ -9,7 +9,8 @@ The status is written when something a user or a restart depends on changed:
   a pruned one is dropped, DESIGN.md §5.2);
 - anything at all, outside ``Processing``;
 - progress within ``Processing``, at most every ``PROGRESS_WRITE_INTERVAL`` seconds, so a
-  long rollout still shows where it is.
+  long rollout still shows where it is (2 s: a pass that only created objects right after its
+  checkpoint is not written, the wait for their readiness is shown within seconds).
 
 What may wait is progress only: the next pass works from the in-memory status (the cache),
 and after a restart the persisted one is as good an input (its items are the same; their
@@ -23,7 +24,7 @@ from typing import Any
 
 __all__ = ["PROGRESS_WRITE_INTERVAL", "may_wait"]
 
-PROGRESS_WRITE_INTERVAL = 10.0
+PROGRESS_WRITE_INTERVAL = 2.0
 _PROCESSING = "Processing"
 
 

@@ -22,6 +22,7 @@ def status(state: str = "Processing", reason: str = "Processing", message: str =
 def test_progress_on_the_same_items_may_wait_for_a_while() -> None:
     old, new = status(message="applying 2"), status(message="waiting for b", phase="Ready")
     assert may_wait(old, new, 0.5)
+    assert PROGRESS_WRITE_INTERVAL == 2.0
     assert may_wait(old, new, PROGRESS_WRITE_INTERVAL - 0.01)
     assert not may_wait(old, new, PROGRESS_WRITE_INTERVAL)  # progress is shown every 10 s
     assert not may_wait(old, new, None)  # nothing written by this process yet
