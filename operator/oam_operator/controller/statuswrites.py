@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from oam_operator.api.compact_inventory import CompactInventoryError, read_status_inventory
+
 __all__ = ["PROGRESS_WRITE_INTERVAL", "may_wait"]
 
 PROGRESS_WRITE_INTERVAL = 2.0
@@ -35,9 +37,14 @@ def _ready_reason(status: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _items(status: Mapping[str, Any]) -> set[tuple[Any, ...]]:
-    return {(item.get("group"), item.get("kind"), item.get("namespace"), item.get("name"))
-            for item in status.get("inventory") or []}
+def _items(status: Mapping[str, Any]) -> set[tuple[Any, ...]] | None:
+    """The identities of the inventory items (``compactInventory`` or a c-o-r ``inventory``);
+    ``None`` when it cannot be read (then the status is written)."""
+    try:
+        items = read_status_inventory(status)
+    except CompactInventoryError:
+        return None
+    return {(item.get("group"), item.get("kind"), item.get("namespace"), item.get("name")) for item in items}
 
 
 def may_wait(persisted: Mapping[str, Any], new: Mapping[str, Any], seconds_since_write: float | None) -> bool:
@@ -52,6 +59,7 @@ def may_wait(persisted: Mapping[str, Any], new: Mapping[str, Any], seconds_since
         return False
     if new.get("observedGeneration") != persisted.get("observedGeneration"):
         return False
-    if _items(new) != _items(persisted):
+    items = _items(new)
+    if items is None or items != _items(persisted):
         return False
     return seconds_since_write is not None and seconds_since_write < PROGRESS_WRITE_INTERVAL

@@ -6,7 +6,9 @@ from typing import Any
 
 import pytest
 
+from oam_operator.api.compact_inventory import encode
 from oam_operator.controller.statuswrites import PROGRESS_WRITE_INTERVAL, may_wait
+from oam_operator.reconciler.inventory import InventoryItem, dump_inventory
 
 
 def status(state: str = "Processing", reason: str = "Processing", message: str = "m", *,
@@ -41,3 +43,22 @@ def test_progress_on_the_same_items_may_wait_for_a_while() -> None:
 ])
 def test_everything_else_is_written_at_once(old: dict[str, Any], new: dict[str, Any]) -> None:
     assert not may_wait(old, new, 0.1)
+
+
+def compact(names: tuple[str, ...], phase: str) -> dict[str, Any]:
+    """A status as the operator persists it: the compact inventory encoding (issue 18)."""
+    items = [InventoryItem.model_validate({"group": "", "version": "v1", "kind": "ConfigMap", "namespace": "ns",
+                                           "name": name, "phase": phase, "digest": "d"}) for name in names]
+    base = status(items=())
+    del base["inventory"]
+    return {**base, "compactInventory": encode(dump_inventory(items))}
+
+
+def test_the_compact_inventory_is_compared_by_its_items() -> None:
+    assert may_wait(compact(("a", "b"), "Creating"), compact(("a", "b"), "Ready"), 0.5)
+    assert not may_wait(compact(("a",), "Ready"), compact(("a", "b"), "ScheduledForApplication"), 0.5)
+
+
+def test_an_unreadable_inventory_is_written() -> None:
+    broken = {**compact(("a",), "Ready"), "compactInventory": {"format": 99}}
+    assert not may_wait(compact(("a",), "Ready"), broken, 0.5)
