@@ -356,7 +356,8 @@ DESCRIPTIONS: dict[str, str] = {
     "namespaces": "Watch only this namespace (repeatable); all namespaces when none is given.",
     "max_concurrent_reconciles": "Applications reconciled at the same time.",
     "apply_concurrency": "Objects of one wave applied at the same time.",
-    "kube_api_qps": "Client-side rate limit of API requests per second (0: no limit).",
+    "kube_api_qps": "Client-side rate limit of API requests per second (0: no limit; unset: 50 until the "
+                    "server shows API Priority and Fairness, then none).",
     "kube_api_burst": "Requests allowed in a burst above --kube-api-qps.",
     "default_interval": "Reconcile interval of an Application without spec.interval (at least 30s).",
     "default_timeout": "Timeout of an Application without spec.timeout (at least 10s).",
@@ -379,6 +380,7 @@ DESCRIPTIONS: dict[str, str] = {
     "health_port": "Port of the liveness endpoint /healthz.",
     "log_format": "Log format: json (one object per line) or text.",
     "log_level": "Log level: debug, info, warning or error.",
+    "shard": "Reconcile only Applications labelled <domain>/shard=NAME (unset: only unlabelled ones).",
     "peering": "kopf peering object for running several operators (none: no peering).",
     "priority": "kopf peering priority of this instance (the highest one runs).",
     "dev": "Development mode: peering priority 666, for a local operator next to an installed one.",
