@@ -528,12 +528,20 @@ def step_operator(args: argparse.Namespace) -> dict[str, Any]:
 
 def step_scale(args: argparse.Namespace) -> dict[str, Any]:
     """``bench_operator.py`` once per fleet size of ``--scale`` (``APPS[xSHARDS]``, e.g. 2000x2)."""
-    runs: list[dict[str, Any]] = []
-    for spec in args.scale.split(","):
+    # With --merge, runs of other fleet sizes from the results file stay (so sizes can be run
+    # one invocation at a time); a size run again replaces its old run.
+    specs = [spec.strip() for spec in args.scale.split(",") if spec.strip()]
+    wanted = {(int(a), int(b or 1)) for a, _, b in (spec.partition("x") for spec in specs)}
+    runs: list[dict[str, Any]] = [
+        run for run in getattr(args, "previous_scale", [])
+        if (run.get("figures") or {}).get("apps") is not None
+        and ((run["figures"]["apps"], run["figures"].get("shards", 1)) not in wanted)]
+    for spec in specs:
         apps, _, shards = spec.strip().partition("x")
         extra = ["--apps", apps, "--objects", str(args.objects), "--shards", shards or "1",
                  "--timeout", str(args.scale_timeout), "--settle-timeout", "60"]
-        runs.extend(_operator_runs(extra, 1, f"scale-{spec.strip()}"))
+        runs.extend(_operator_runs(extra, 1, f"scale-{spec}"))
+    runs.sort(key=lambda run: ((run.get("figures") or {}).get("apps", 0), (run.get("figures") or {}).get("shards", 1)))
     return {"runs": runs, "ok": all(r["figures"] and r["exit_code"] == 0 for r in runs)}
 
 
@@ -594,6 +602,7 @@ def main() -> int:
     results: dict[str, Any] = {"steps": {}}
     if args.merge and args.out.exists():
         results = json.loads(args.out.read_text())
+    args.previous_scale = (results.get("steps", {}).get("scale") or {}).get("runs", [])
     results["machine"] = machine_facts()
     results["config"] = {"repeat": args.repeat, "apps": args.apps, "objects": args.objects,
                          "inventory_objects": args.inventory_objects}
