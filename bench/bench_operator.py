@@ -181,6 +181,7 @@ def main() -> int:
         subprocess.run([kubectl, *kc, *apply, "-f", str(work / "apps.json")], check=True, capture_output=True)
         api = plane.api()
         ready_count = 0
+        items: list[dict[str, object]] = []
         while time.monotonic() - started < args.timeout:
             code, listed = api.get("/apis/oam-operator.dev/v1alpha1/applications")
             items = listed.get("items", []) if code == 200 else []
