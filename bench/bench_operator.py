@@ -35,6 +35,7 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -181,7 +182,7 @@ def main() -> int:
         subprocess.run([kubectl, *kc, *apply, "-f", str(work / "apps.json")], check=True, capture_output=True)
         api = plane.api()
         ready_count = 0
-        items: list[dict[str, object]] = []
+        items: list[Any] = []
         while time.monotonic() - started < args.timeout:
             code, listed = api.get("/apis/oam-operator.dev/v1alpha1/applications")
             items = listed.get("items", []) if code == 200 else []
