@@ -14,7 +14,12 @@ operator running as a real process, and prints:
   ``.status.inventory`` and of the whole object, as read back from the API server once Ready
   (the largest Application's).
 
-Usage: ``python bench/bench_operator.py [--apps 200] [--objects 10] [--json FILE]``. Nothing is
+With ``--shards K`` (K ≥ 2) K operator processes run: one without ``--shard`` and ``--shard
+s1`` … ``s<K-1>``; the Applications are spread round-robin (Application i is labelled
+``oam-operator.dev/shard=s<i mod K>``, none for 0). Requests are the sum over the processes,
+peak RSS is given per process.
+
+Usage: ``python bench/bench_operator.py [--apps 200] [--objects 10] [--shards 1] [--json FILE]``. Nothing is
 asserted; the figures are printed as a table (Markdown) and, with ``--json``, written to FILE.
 """
 
@@ -30,6 +35,7 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -43,9 +49,13 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def requests(metrics_port: int) -> dict[str, float]:
+def requests(metrics_port: int | list[int]) -> dict[str, float]:
+    """The operator's own request counters (summed over several processes)."""
+    if isinstance(metrics_port, list):
+        parts = [requests(port) for port in metrics_port]
+        return {key: sum(part[key] for part in parts) for key in ("all", "writes")}
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    with opener.open(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10) as response:
+    with opener.open(f"http://127.0.0.1:{metrics_port}/metrics", timeout=60) as response:
         text = response.read().decode()
     totals = {"all": 0.0, "writes": 0.0}
     for line in text.splitlines():
@@ -69,7 +79,15 @@ def peak_rss_mib(pid: int) -> float:
     return float("nan")
 
 
-def application(index: int, objects: int, per_component: int = 1, data: bool = True) -> dict[str, object]:
+def application(index: int, objects: int, per_component: int = 1, data: bool = True,
+                shards: int = 1) -> dict[str, object]:
+    app = _application(index, objects, per_component, data)
+    if shards > 1 and index % shards:
+        app["metadata"]["labels"] = {"oam-operator.dev/shard": f"s{index % shards}"}  # type: ignore[index]
+    return app
+
+
+def _application(index: int, objects: int, per_component: int = 1, data: bool = True) -> dict[str, object]:
     components: list[dict[str, object]] = []
     if per_component > 1:  # ConfigMaps only, in `manifests` components of up to per_component documents each
         for start in range(0, objects, per_component):
@@ -108,6 +126,9 @@ def main() -> int:
     parser.add_argument("--server-side", action="store_true",
                         help="create the Applications with kubectl apply --server-side (client-side apply keeps a "
                              "copy of the object in an annotation, which refuses Applications over 256 KiB)")
+    parser.add_argument("--shards", type=int, default=1,
+                        help="operator processes: one without --shard, the others --shard s1 … (Applications "
+                             "spread round-robin)")
     parser.add_argument("--no-data", action="store_true",
                         help="ConfigMaps without data (a smaller spec: 10,000 objects in one Application keep the "
                              "whole object under etcd's 1.5 MiB request limit)")
@@ -118,7 +139,7 @@ def main() -> int:
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="oam-bench-operator-"))
     plane = dc.start("full", run_dir=work / "cluster")
-    operator = None
+    operators: list[subprocess.Popen[bytes]] = []
     succeeded = False
     try:
         kubectl = str(dc.find_binaries().kubectl)
@@ -131,13 +152,17 @@ def main() -> int:
                        for i in range(args.apps)]
         (work / "namespaces.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": namespaces}))
         subprocess.run([kubectl, *kc, "apply", "-f", str(work / "namespaces.json")], check=True, capture_output=True)
-        metrics_port = free_port()
-        log = (work / "operator.log").open("wb")
-        operator = subprocess.Popen(
-            [str(Path(sys.executable).parent / "oam-operator"), "run", "--kubeconfig", plane.handle.kubeconfig,
-             "--metrics-port", str(metrics_port), "--health-port", str(free_port()), "--default-interval", "30s",
-             "--log-level", "warning", "--use-operator-identity", *args.operator_arg],
-            stdout=log, stderr=subprocess.STDOUT)
+        metrics_port: list[int] = []
+        for shard in range(max(args.shards, 1)):
+            metrics_port.append(free_port())
+            log = (work / f"operator-{shard}.log").open("wb")
+            operators.append(subprocess.Popen(
+                [str(Path(sys.executable).parent / "oam-operator"), "run", "--kubeconfig", plane.handle.kubeconfig,
+                 "--metrics-port", str(metrics_port[-1]), "--health-port", str(free_port()), "--default-interval",
+                 "30s", "--log-level", "warning", "--use-operator-identity",
+                 *([f"--shard=s{shard}"] if shard else []), *args.operator_arg],
+                stdout=log, stderr=subprocess.STDOUT))
+        operator = operators[0]
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -149,13 +174,15 @@ def main() -> int:
                 time.sleep(0.2)
         time.sleep(2)
         before = requests(metrics_port)
-        apps = [application(i, args.objects, args.per_component, data=not args.no_data) for i in range(args.apps)]
+        apps = [application(i, args.objects, args.per_component, data=not args.no_data, shards=args.shards)
+                for i in range(args.apps)]
         (work / "apps.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": apps}))
         started = time.monotonic()
         apply = ["apply", "--server-side"] if args.server_side else ["apply"]
         subprocess.run([kubectl, *kc, *apply, "-f", str(work / "apps.json")], check=True, capture_output=True)
         api = plane.api()
         ready_count = 0
+        items: list[Any] = []
         while time.monotonic() - started < args.timeout:
             code, listed = api.get("/apis/oam-operator.dev/v1alpha1/applications")
             items = listed.get("items", []) if code == 200 else []
@@ -212,22 +239,31 @@ def main() -> int:
         steady_start = requests(metrics_port)
         time.sleep(60)
         steady_end = requests(metrics_port)
-        rss = peak_rss_mib(operator.pid)
+        rss_each = [peak_rss_mib(p.pid) for p in operators]
+        rss = max(rss_each)
+        steady_all = steady_end["all"] - steady_start["all"]
+        steady_writes = steady_end["writes"] - steady_start["writes"]
         per_app = (after_ready["all"] - before["all"]) / args.apps
         writes_per_app = (after_ready["writes"] - before["writes"]) / args.apps
-        print(f"## Operator: {args.apps} Applications × {args.objects} objects, created at once (full profile)\n")
+        shards_text = f", {len(operators)} shards" if len(operators) > 1 else ""
+        print(f"## Operator: {args.apps} Applications × {args.objects} objects, created at once (full profile"
+              f"{shards_text})\n")
         print("| figure | value |")
         print("|---|---|")
         print(f"| Applications Ready | {ready_count}/{args.apps} |")
         print(f"| time until all Ready | {elapsed:.1f} s |")
-        print(f"| operator peak RSS (VmHWM) | {rss:.0f} MiB (target ≤ 300 MiB) |")
-        print(f"| API requests per Application (to Ready) | {per_app:.1f} |")
+        print(f"| operator peak RSS (VmHWM) | {rss:.0f} MiB (target ≤ 300 MiB)"
+              f"{'; per process ' + ', '.join(f'{r:.0f}' for r in rss_each) if len(rss_each) > 1 else ''} |")
+        print(f"| API requests per Application (to Ready) | {per_app:.1f} "
+              f"(target ≤ objects + 4 = {args.objects + 4}) |")
         print(f"| of which writes per Application | {writes_per_app:.1f} |")
         print(f"| after Ready: writes until 10 s without one (Event backlog) | {settle_writes / args.apps:.1f} per "
               f"Application, the last {last_write_s:.0f} s after Ready"
               f"{'' if settled else f' (still writing after {args.settle_timeout:.0f} s)'} |")
-        print(f"| steady state: requests per minute (interval 30s) | {steady_end['all'] - steady_start['all']:.0f} |")
-        print(f"| steady state: writes per minute | {steady_end['writes'] - steady_start['writes']:.0f} |")
+        print(f"| steady state: requests per minute (interval 30s) | {steady_all:.0f} |")
+        print(f"| steady state: reads per minute | {steady_all - steady_writes:.0f} (target ≤ Applications × 60 / "
+              f"interval = {args.apps * 2}) |")
+        print(f"| steady state: writes per minute | {steady_writes:.0f} (target 0) |")
         print(f"| largest persisted status (compact JSON) | {sizes['status']:,} bytes (target < 1 MiB) |")
         print(f"| of which the inventory | {sizes['inventory']:,} bytes = {per_object:.1f} bytes per object |")
         print(f"| whole Application object | {sizes['object']:,} bytes |")
@@ -238,19 +274,20 @@ def main() -> int:
                 "ready_s": elapsed, "peak_rss_mib": rss, "requests_per_app": per_app,
                 "writes_per_app": writes_per_app, "settle_writes_per_app": settle_writes / args.apps,
                 "last_write_after_ready_s": last_write_s, "settled": settled,
-                "steady_requests_per_min": steady_end["all"] - steady_start["all"],
-                "steady_writes_per_min": steady_end["writes"] - steady_start["writes"],
+                "steady_requests_per_min": steady_all, "steady_reads_per_min": steady_all - steady_writes,
+                "steady_writes_per_min": steady_writes, "shards": len(operators), "peak_rss_each_mib": rss_each,
+                "operator_args": args.operator_arg,
                 "status_bytes": sizes["status"], "inventory_bytes": sizes["inventory"],
                 "inventory_bytes_per_object": per_object, "object_bytes": sizes["object"]}, indent=2) + "\n")
         succeeded = ready_count == args.apps
         return 0 if succeeded else 1
     finally:
-        if operator is not None:
-            operator.terminate()
+        for process in operators:
+            process.terminate()
             try:
-                operator.wait(timeout=30)
+                process.wait(timeout=30)
             except subprocess.TimeoutExpired:
-                operator.kill()
+                process.kill()
         plane.stop()
         if succeeded:
             shutil.rmtree(work, ignore_errors=True)

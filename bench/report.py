@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -465,6 +466,37 @@ def operator_section(step: dict[str, Any] | None, config: dict[str, Any]) -> tup
     return text, summary
 
 
+def scale_section(step: dict[str, Any] | None) -> str:
+    head = "## 4b. Operator at fleet scale: 200, 1,000 and 2,000 Applications (step `scale`)\n\n"
+    if step is None:
+        return head + "_Not run for this report's results (`bench/run_all.py --only scale --merge`)._"
+    runs = [(r.get("figures") or {}, r) for r in step.get("runs", [])]
+    text = head + (
+        f"Run {step.get('date_utc')}. Each row: `bench/bench_operator.py` on a fresh full control plane, the "
+        "Applications (9 ConfigMaps and one Deployment each, own namespace) created at once, the operator with "
+        "its defaults plus `--default-interval 30s`; with shards, one process without `--shard` and the others "
+        "`--shard s1` …, the Applications spread round-robin by label, requests summed. Targets (issue 13): 1,000 "
+        "Applications Ready in ≤ 60 s, RSS ≤ 300 MiB at 1,000, ≤ objects + 4 = 14 requests per Application, steady "
+        "state 0 writes and reads per minute ≤ Applications × 60 / interval. One run each; the load average "
+        "(1/5/15 min) before and after each run is given, since the machine is shared.\n\n")
+    rows = []
+    for fig, run in runs:
+        if not fig:
+            rows.append(("failed", "", "", "", "", "", "", "", "", f"exit {run.get('exit_code')}"))
+            continue
+        rss = fig.get("peak_rss_each_mib") or [fig.get("peak_rss_mib")]
+        rows.append((f"{fig['apps']:,}", str(fig.get("shards", 1)), f"{fig['ready']:,}/{fig['apps']:,}",
+                     fmt(fig.get("ready_s"), 1), fmt(fig.get("requests_per_app"), 1), fmt(fig.get("writes_per_app"), 1),
+                     " + ".join(fmt(x, 0) for x in rss),
+                     f"{fmt(fig.get('steady_reads_per_min'), 0)} (≤ {fig['apps'] * 2:,})",
+                     fmt(fig.get("steady_writes_per_min"), 0),
+                     " / ".join(map(str, run.get("load_before") or [])) + " → " +
+                     " / ".join(map(str, run.get("load_after") or []))))
+    text += table(("Applications", "shards", "Ready", "time to all Ready s", "requests per App", "writes per App",
+                   "peak RSS MiB", "steady reads/min (target)", "steady writes/min", "load before → after"), rows)
+    return text
+
+
 def inventory_section(step: dict[str, Any] | None) -> tuple[str, dict[str, Any]]:
     failure = _failure(step, "inventory")
     runs = [r.get("figures") or {} for r in (step or {}).get("runs", [])]
@@ -500,22 +532,19 @@ def inventory_section(step: dict[str, Any] | None) -> tuple[str, dict[str, Any]]
 
 
 def peer_section(step: dict[str, Any] | None) -> str:
-    head = "## 6. The peer: SAP component-operator-runtime (`bench/peer/`)\n\n"
+    head = "## 6. Side by side: ours, kubectl, component-operator-runtime, fluxcd/pkg/ssa (`bench/bench_peers.py`)\n\n"
     if step is None:
-        return head + "_Not checked in this run (`bench/run_all.py --only peer`)._"
-    text = head + f"**Status: {step.get('status')}.**"
-    if step.get("versions"):
-        text += f" Served versions: {', '.join(step['versions'])}."
-    text += "\n\n"
-    for attempt in step.get("attempts", []):
-        text += f"GOPROXY `{step.get('goproxy')}`; exact command and output of this run:\n\n```\n$ "
-        text += attempt["command"] + "\n"
-        text += "\n".join(x for x in (attempt.get("stdout"), attempt.get("stderr")) if x)
-        text += f"\n(exit code {attempt.get('exit_code')})\n```\n\n"
-    text += ("The module can only come from the Go module proxy on this project's machines, so the peer's "
-             "columns in §2 and §3 stay empty and the comparison is against `kubectl apply --server-side` "
-             "only. `bench/peer/README.md` says how the driver is to be finished once the proxy serves the "
-             "module.")
+        return head + "_Not run in this report's results (`bench/run_all.py --only peer --merge`)._"
+    figures = step.get("figures")
+    if not step.get("ok") or not figures:
+        return head + f"**Failed in this run** (exit code {step.get('exit_code')}):\n\n```\n" + \
+            str(step.get("stderr_tail") or step.get("error") or "")[-2000:] + "\n```"
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import bench_peers
+
+    doc = (bench_peers.__doc__ or "").split("\n\n", 1)[1].rsplit("\nUsage:", 1)[0]
+    text = head + f"Run {step.get('date_utc')}, on its own minimal control plane with audit logging. " + doc
+    text += "\n\n" + bench_peers.markdown(figures) + "\n"
     return text
 
 
@@ -554,8 +583,23 @@ def headline_section(t: dict[str, Any], r: dict[str, Any], noop: dict[str, Any],
         rows.append((f"status of an Application with {inv['objects']:,} objects",
                      f"{inv['status_bytes']:,} bytes ({inv['status_bytes'] / MIB:.3f} MiB)", "target < 1 MiB"))
     peer_ok = bool((peer or {}).get("ok"))
-    rows.append(("component-operator-runtime (peer)", "measured" if peer_ok else "not measured",
-                 "see §6" if not peer_ok else ""))
+    if peer_ok:
+        runs = (peer or {})["figures"]["runs"]
+        largest = max(r["objects"] for r in runs)
+
+        def first_s(tool: str) -> float | None:
+            values = [r["first_s"] for r in runs if r["tool"] == tool and r["objects"] == largest]
+            return median(values) if values else None
+
+        kubectl_s = first_s("kubectl")
+        for tool, label in (("ours-defaults", "ours, operator defaults"), ("sap", "component-operator-runtime"),
+                            ("flux", "fluxcd/pkg/ssa")):
+            s_ = first_s(tool)
+            if s_ is not None and kubectl_s:
+                rows.append((f"first apply, {largest} objects — {label} (§6, one run)",
+                             f"{s_:.2f} s vs kubectl {kubectl_s:.2f} s", f"{s_ / kubectl_s:.2f}× kubectl's time"))
+    else:
+        rows.append(("component-operator-runtime and fluxcd/pkg/ssa (peers)", "not measured", "see §6"))
     return "## Headline figures (DESIGN.md §6)\n\n" + table(("figure", "measured", "against"), rows)
 
 
@@ -587,7 +631,8 @@ def render(results: dict[str, Any], out: Path) -> str:
         f"{step_times}.\n"
     )
     sections = [intro, headline_section(t_sum, r_sum, n_sum, o_sum, i_sum, steps.get("peer"), config),
-                machine_section(machine), t_text, r_text, n_text, o_text, i_text, p_text]
+                machine_section(machine), t_text, r_text, n_text, o_text, scale_section(steps.get("scale")), i_text,
+                p_text]
     return "\n\n".join(s.rstrip() for s in sections) + "\n"
 
 

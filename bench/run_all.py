@@ -17,10 +17,13 @@ Steps (``--only`` picks some, comma-separated):
   audit logging, ``kubectl apply --server-side`` of the object sets of ``bench_reconciler.py``
   (its ``objects_for``), then the same apply again, unchanged, ``--repeat`` times; wall time and
   requests of the repeated applies from the audit log by user agent;
-- ``peer``       — the component-operator-runtime peer (``bench/peer/``): resolves the module
-  through the Go module proxy; when that fails the exact error is recorded for the report;
+- ``peer``       — ``bench_peers.py --json``: ours (operator defaults and no limit), kubectl,
+  component-operator-runtime and fluxcd/pkg/ssa (the Go drivers in ``bench/peer/``, built from
+  Go modules) side by side on one audited control plane in one run;
 - ``operator``   — ``bench_operator.py --json`` ``--repeat`` times: 200 Applications × 10 objects
   to Ready on the full control plane, operator peak RSS, requests per Application, steady state;
+- ``scale``      — ``bench_operator.py`` once per fleet size of ``--scale`` (default 200, 1,000,
+  and 2,000 across 2 shards): time to Ready, requests, peak RSS, steady state, as they grow;
 - ``inventory``  — ``bench_operator.py --apps 1 --objects 10000 --per-component 100 --server-side
   --no-data --skip-steady --json``: 10,000 objects in one Application to Ready, and the JSON size
   of the status the operator persisted, bytes per object (100 ``manifests`` components: the CRD
@@ -40,7 +43,6 @@ import json
 import os
 import platform
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -54,8 +56,7 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 RESULTS = BENCH / "results"
 LOGS = RESULTS / "logs"
-PEER_MODULE = "github.com/sap/component-operator-runtime"
-STEPS = ("transform", "reconciler", "kubectl-noop", "peer", "operator", "inventory")
+STEPS = ("transform", "reconciler", "kubectl-noop", "peer", "operator", "scale", "inventory")
 
 sys.path.insert(0, str(ROOT))
 
@@ -495,34 +496,15 @@ def step_kubectl_noop(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def step_peer(args: argparse.Namespace) -> dict[str, Any]:
-    """Resolve component-operator-runtime through the Go module proxy (the only allowed source)."""
-    go = shutil.which("go")
-    if go is None:
-        return {"ok": False, "status": "go not found on PATH", "attempts": []}
-    env = {**os.environ, "GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod", "GOWORK": "off"}
-    attempts: list[dict[str, Any]] = []
+    """``bench_peers.py``: ours, kubectl, component-operator-runtime and fluxcd/pkg/ssa on one
+    audited control plane in one run (the drivers in ``bench/peer/`` are built from Go modules)."""
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [go, "list", "-m", "-versions", PEER_MODULE]
-        try:
-            result = _run(cmd, cwd=Path(tmp), env=env, timeout=180)
-            attempts.append({"command": "GOTOOLCHAIN=local GOFLAGS=-mod=mod " + " ".join(["go", *cmd[1:]]),
-                             "exit_code": result.returncode, "stdout": result.stdout.strip(),
-                             "stderr": result.stderr.strip()})
-        except subprocess.TimeoutExpired:
-            attempts.append({"command": " ".join(cmd), "exit_code": -1, "stdout": "",
-                             "stderr": "timed out after 180 s"})
-    goproxy = _first_line([go, "env", "GOPROXY"])
-    last = attempts[-1]
-    if last["exit_code"] != 0:
-        status = "not built: the Go module proxy does not serve the module"
-        return {"ok": False, "status": status, "goproxy": goproxy, "attempts": attempts}
-    versions = last["stdout"].split()[1:]
-    driver = BENCH / "peer" / "main.go"
-    if not driver.exists():
-        status = "module served, but bench/peer has no driver yet (see bench/peer/README.md)"
-        return {"ok": False, "status": status, "goproxy": goproxy, "versions": versions, "attempts": attempts}
-    return {"ok": False, "status": "driver present but not wired into the runner", "goproxy": goproxy,
-            "versions": versions, "attempts": attempts}
+        out = Path(tmp) / "peers.json"
+        run = _run_script("bench_peers.py", ["--repeats", str(args.peer_repeats), "--json", str(out)], "peers",
+                          timeout=3600, unset=("KUBECONFIG",))
+        run["figures"] = json.loads(out.read_text()) if out.exists() else None
+    run["ok"] = bool(run["figures"]) and run["exit_code"] == 0
+    return run
 
 
 # -- operator and inventory ---------------------------------------------------------------------
@@ -541,6 +523,25 @@ def _operator_runs(args: list[str], repeat: int, name: str) -> list[dict[str, An
 
 def step_operator(args: argparse.Namespace) -> dict[str, Any]:
     runs = _operator_runs(["--apps", str(args.apps), "--objects", str(args.objects)], args.repeat, "operator")
+    return {"runs": runs, "ok": all(r["figures"] and r["exit_code"] == 0 for r in runs)}
+
+
+def step_scale(args: argparse.Namespace) -> dict[str, Any]:
+    """``bench_operator.py`` once per fleet size of ``--scale`` (``APPS[xSHARDS]``, e.g. 2000x2)."""
+    # With --merge, runs of other fleet sizes from the results file stay (so sizes can be run
+    # one invocation at a time); a size run again replaces its old run.
+    specs = [spec.strip() for spec in args.scale.split(",") if spec.strip()]
+    wanted = {(int(a), int(b or 1)) for a, _, b in (spec.partition("x") for spec in specs)}
+    runs: list[dict[str, Any]] = [
+        run for run in getattr(args, "previous_scale", [])
+        if (run.get("figures") or {}).get("apps") is not None
+        and ((run["figures"]["apps"], run["figures"].get("shards", 1)) not in wanted)]
+    for spec in specs:
+        apps, _, shards = spec.strip().partition("x")
+        extra = ["--apps", apps, "--objects", str(args.objects), "--shards", shards or "1",
+                 "--timeout", str(args.scale_timeout), "--settle-timeout", "60"]
+        runs.extend(_operator_runs(extra, 1, f"scale-{spec}"))
+    runs.sort(key=lambda run: ((run.get("figures") or {}).get("apps", 0), (run.get("figures") or {}).get("shards", 1)))
     return {"runs": runs, "ok": all(r["figures"] and r["exit_code"] == 0 for r in runs)}
 
 
@@ -572,6 +573,7 @@ STEP_FUNCS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
     "kubectl-noop": step_kubectl_noop,
     "peer": step_peer,
     "operator": step_operator,
+    "scale": step_scale,
     "inventory": step_inventory,
 }
 
@@ -580,6 +582,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--only", default=",".join(STEPS), help=f"comma-separated steps out of {', '.join(STEPS)}")
     parser.add_argument("--repeat", type=int, default=3, help="repetitions of the reconciler and operator benchmarks")
+    parser.add_argument("--scale", default="200,1000,2000x2",
+                        help="fleet sizes of the scale step: APPS or APPSxSHARDS, comma-separated")
+    parser.add_argument("--scale-timeout", type=float, default=600, help="longest wait for Ready per scale run")
+    parser.add_argument("--peer-repeats", type=int, default=1, help="repetitions inside the peer benchmark")
     parser.add_argument("--apps", type=int, default=200, help="Applications in the operator benchmark")
     parser.add_argument("--objects", type=int, default=10, help="objects per Application in the operator benchmark")
     parser.add_argument("--inventory-objects", type=int, default=10000,
@@ -596,6 +602,7 @@ def main() -> int:
     results: dict[str, Any] = {"steps": {}}
     if args.merge and args.out.exists():
         results = json.loads(args.out.read_text())
+    args.previous_scale = (results.get("steps", {}).get("scale") or {}).get("runs", [])
     results["machine"] = machine_facts()
     results["config"] = {"repeat": args.repeat, "apps": args.apps, "objects": args.objects,
                          "inventory_objects": args.inventory_objects}

@@ -12,6 +12,18 @@ Decisions where the spec is silent:
   (30s, 10s) because they stand in for ``spec.interval``/``spec.timeout``; ``--reapply-interval``
   may be ``0`` (re-apply on every pass) but not negative;
 - ``--kube-api-qps 0`` disables client-side rate limiting (as the reconciler's limiter does);
+  when neither ``--kube-api-qps`` nor its variable is given, the bucket (50 qps, ``--kube-api-burst``)
+  applies only until the API server shows it runs API Priority and Fairness (its response headers,
+  ``reconciler/flowcontrol.py``), then the server's flow control and its 429 ``Retry-After`` pace
+  the operator, as kpt does; an explicit value always keeps the bucket (``kube_api_qps_explicit``);
+- ``--dependent-events`` is off by default: a reconcile posts Events on the Application (one per
+  change of its Ready condition, §9), not one per object it created or updated (what Flux does);
+  ``--dependent-events`` turns the reconciler's per-object Events on again;
+- ``--shard NAME`` makes the instance reconcile only Applications labelled
+  ``<domain>/shard=NAME`` (a DNS-1123 label: it also names the shard's Deployment and peering);
+  without it, only Applications without that label (Flux's sharding);
+  with ``--peering``, each shard peers under ``<peering>-<shard>`` (``peering_name``), so the
+  replicas of one shard pause each other and never another shard;
 - ``--default-profile ""`` means "no default profile": Applications without ``spec.profile`` use
   the empty profile; ``--metrics-port 0`` disables metrics, the health port cannot be disabled;
 - ``--dev`` sets the peering priority to 666 whatever ``--priority`` says (kopf's meaning) and
@@ -54,6 +66,7 @@ __all__ = [
 ]
 
 ENV_PREFIX = "OAM_OPERATOR_"
+DEFAULT_QPS = 50.0
 DEV_PRIORITY = 666
 _FLAG_OVERRIDES = {"namespaces": "namespace"}
 _DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -231,7 +244,7 @@ class Settings(BaseModel):
     namespaces: Annotated[tuple[str, ...], BeforeValidator(_namespaces)] = ()
     max_concurrent_reconciles: Annotated[int, BeforeValidator(_integer(1))] = 10
     apply_concurrency: Annotated[int, BeforeValidator(_integer(1))] = 8
-    kube_api_qps: Annotated[float, BeforeValidator(_number)] = 50.0
+    kube_api_qps: Annotated[float, BeforeValidator(_number)] = DEFAULT_QPS
     kube_api_burst: Annotated[int, BeforeValidator(_integer(1))] = 100
     default_interval: Annotated[str, BeforeValidator(_duration(timedelta(seconds=30)))] = "10m"
     default_timeout: Annotated[str, BeforeValidator(_duration(timedelta(seconds=10)))] = "10m"
@@ -249,7 +262,7 @@ class Settings(BaseModel):
     allow_cross_namespace_objects: Annotated[bool, BeforeValidator(_boolean)] = False
     #: app-dependency and health-checks policies may name another namespace (apppolicies/resolve.py)
     allow_cross_namespace_dependencies: Annotated[bool, BeforeValidator(_boolean)] = False
-    dependent_events: Annotated[bool, BeforeValidator(_boolean)] = True
+    dependent_events: Annotated[bool, BeforeValidator(_boolean)] = False
     url_sources: Annotated[bool, BeforeValidator(_boolean)] = True
     url_source_allowed_networks: Annotated[tuple[str, ...], BeforeValidator(_networks)] = ()
     helm_binary: Annotated[str, BeforeValidator(_program)] = "helm"
@@ -257,6 +270,7 @@ class Settings(BaseModel):
     health_port: Annotated[int, BeforeValidator(_integer(1, 65535))] = 8081
     log_format: Annotated[LogFormat, BeforeValidator(_choice(LogFormat))] = LogFormat.JSON
     log_level: Annotated[LogLevel, BeforeValidator(_choice(LogLevel))] = LogLevel.INFO
+    shard: Annotated[str, BeforeValidator(_name("label", empty=True))] = ""
     peering: Annotated[str | None, BeforeValidator(_peering)] = None
     priority: Annotated[int, BeforeValidator(_integer())] = 100
     dev: Annotated[bool, BeforeValidator(_boolean)] = False
@@ -308,6 +322,23 @@ class Settings(BaseModel):
         return parse_go_duration(self.reapply_interval)
 
     @property
+    def kube_api_qps_explicit(self) -> bool:
+        """Whether ``--kube-api-qps`` (or its variable) was given: then the bucket always applies."""
+        return "kube_api_qps" in self.model_fields_set
+
+    @property
+    def shard_label(self) -> str:
+        """The label that assigns an Application to a shard: ``<domain>/shard``."""
+        return f"{self.domain}/shard"
+
+    @property
+    def peering_name(self) -> str | None:
+        """kopf's peering object: ``--peering``, suffixed with ``-<shard>`` on a shard."""
+        if self.peering is None:
+            return None
+        return f"{self.peering}-{self.shard}" if self.shard else self.peering
+
+    @property
     def peering_priority(self) -> int:
         """kopf peering priority: 666 with ``--dev``, else ``--priority``."""
         return DEV_PRIORITY if self.dev else self.priority
@@ -325,7 +356,8 @@ DESCRIPTIONS: dict[str, str] = {
     "namespaces": "Watch only this namespace (repeatable); all namespaces when none is given.",
     "max_concurrent_reconciles": "Applications reconciled at the same time.",
     "apply_concurrency": "Objects of one wave applied at the same time.",
-    "kube_api_qps": "Client-side rate limit of API requests per second (0: no limit).",
+    "kube_api_qps": "Client-side rate limit of API requests per second (0: no limit; unset: 50 until the "
+                    "server shows API Priority and Fairness, then none).",
     "kube_api_burst": "Requests allowed in a burst above --kube-api-qps.",
     "default_interval": "Reconcile interval of an Application without spec.interval (at least 30s).",
     "default_timeout": "Timeout of an Application without spec.timeout (at least 10s).",
@@ -348,6 +380,7 @@ DESCRIPTIONS: dict[str, str] = {
     "health_port": "Port of the liveness endpoint /healthz.",
     "log_format": "Log format: json (one object per line) or text.",
     "log_level": "Log level: debug, info, warning or error.",
+    "shard": "Reconcile only Applications labelled <domain>/shard=NAME (unset: only unlabelled ones).",
     "peering": "kopf peering object for running several operators (none: no peering).",
     "priority": "kopf peering priority of this instance (the highest one runs).",
     "dev": "Development mode: peering priority 666, for a local operator next to an installed one.",

@@ -69,7 +69,9 @@ NAMESPACE_TERMINATING = ("Namespace {namespace} is being deleted: its objects ar
 class Memory:
     """What the operator remembers of one Application between passes (dropped on deletion)."""
 
-    status: dict[str, Any] | None = None
+    status: dict[str, Any] | None = None  # the next pass's input: persisted, or newer progress
+    persisted: dict[str, Any] | None = None  # the status as this operator last wrote it
+    written_at: float | None = None  # time.monotonic() of that write
     backoff: Backoff = field(default_factory=Backoff)
     error_backoff: ErrorBackoff = field(default_factory=ErrorBackoff)
     last_event: tuple[str, str, str] | None = None
@@ -261,9 +263,11 @@ class _Pass:
     def apply_branch(self) -> PassResult:
         status, settings = self.status, self.settings
         if not status.get("observedGeneration"):
+            # First seen: recorded, and the pass goes on at once. No write of its own: the
+            # pass's one status write (the inventory checkpoint) follows in a few milliseconds,
+            # so a separate Pending/FirstSeen write (and Event) would only cost requests.
             self.set_state(State.PENDING, Reason.FIRST_SEEN, "First seen")
             status["observedGeneration"] = self.generation
-            return self.result(0.0, "pending")
         if self.spec.get("suspend"):
             self.set_state(State.PENDING, Reason.SUSPENDED, "Reconciliation is suspended")
             status["observedGeneration"] = self.generation
@@ -549,6 +553,21 @@ def apply_pass(body: Mapping[str, Any], memory: Memory, env: Environment) -> Pas
 def delete_pass(body: Mapping[str, Any], memory: Memory, env: Environment) -> PassResult:
     """One run of the delete branch (§4.3)."""
     return _Pass(body, memory, env).delete_branch()
+
+
+_UNANNOUNCED = frozenset({Reason.FIRST_SEEN.value, Reason.PROCESSING.value, Reason.DELETION_PROCESSING.value})
+
+
+def announced(status: Mapping[str, Any]) -> bool:
+    """Whether the Ready condition of ``status`` is an outcome worth an Event on the Application.
+
+    One Event per outcome, as Flux does: ``Ready``, an error, a retry, a restart, suspension,
+    a blocked deletion. Not progress (``Processing``, ``DeletionProcessing``: the message changes
+    with every wave and object, and the status shows it), and not ``FirstSeen`` (superseded
+    within the same pass).
+    """
+    ready = next((c for c in status.get("conditions") or [] if c.get("type") == "Ready"), None)
+    return ready is not None and ready.get("reason") not in _UNANNOUNCED
 
 
 def ready_event(status: Mapping[str, Any]) -> Event | None:

@@ -5,6 +5,12 @@ in a non-optional deletion handler. Change-detecting handlers are deliberately n
 applying (their retries cost two writes per requeue). Every blocking call runs in a worker
 thread; a per-Application lock keeps the two branches from overlapping, and a semaphore
 bounds the passes running at once.
+
+Sharding (``sharding.py``): the Application watch carries the instance's shard label
+selector (server-side) and every Application handler the same filter, so an instance sees
+and reconciles only its own Applications; an Application relabelled to another
+shard stops its loop here (kopf's filter mismatch) and its memory is dropped, so a later
+return starts from the persisted status, never from a stale cache.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from oam_operator.settings import Settings
 from .diffbase import GenerationDiffBaseStorage
 from .incluster import connection_info
 from .runtime import Runtime
+from .sharding import shard_filter, shard_selector
 
 log = logging.getLogger("oam_operator.controller")
 
@@ -81,6 +88,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
     """Register every handler on ``registry``; the scheduler is built by the startup handler."""
     holder: dict[str, Scheduler] = {}
     domain = settings.domain
+    labels = shard_filter(settings)
 
     @kopf.on.login(registry=registry)
     def login(**kwargs: Any) -> kopf.ConnectionInfo | None:
@@ -99,6 +107,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
         settings.watching.server_timeout = 600
         settings.networking.request_timeout = 60
         settings.queueing.worker_limit = None
+        settings.watching.label_selectors[GROUP, "applications"] = shard_selector(runtime.settings)
         await asyncio.get_running_loop().run_in_executor(None, runtime.start)
         holder["scheduler"] = Scheduler(runtime, runtime.settings)
         log.info("operator started", extra={"fields": {"cluster_id": runtime.cluster_id}})
@@ -132,7 +141,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
             if name in (used, wanted):
                 scheduler.wake_event(uid).set()
 
-    @kopf.on.event(GROUP, VERSION, "applications", registry=registry)
+    @kopf.on.event(GROUP, VERSION, "applications", registry=registry, labels=labels)
     async def application_event(type: str | None, body: kopf.Body, uid: str, **_: Any) -> None:
         scheduler = holder.get("scheduler")
         meta = body.get("metadata") or {}
@@ -155,7 +164,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
     # No forced cancellation: a stopped daemon finishes its current pass (and persists its
     # status) first. ``cancellation_backoff`` is how long kopf waits for that when the
     # operator exits (within the Pod's 60 s termination grace period).
-    @kopf.daemon(GROUP, VERSION, "applications", registry=registry, cancellation_timeout=None,
+    @kopf.daemon(GROUP, VERSION, "applications", registry=registry, labels=labels, cancellation_timeout=None,
                  cancellation_backoff=50, initial_delay=lambda **_: random.uniform(0, 2))
     async def application_loop(stopped: Any, body: kopf.Body, uid: str, **_: Any) -> None:
         loop = asyncio.get_running_loop()
@@ -177,8 +186,16 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
                     result = None
             delay = result.delay if result is not None else 5.0
             await _sleep(stopped, wake, delay)
+        reason = getattr(stopped, "reason", None)
+        if reason is not None and kopf.DaemonStoppingReason.FILTERS_MISMATCH in reason:
+            # Moved to another shard: that instance owns it now.
+            meta = body.get("metadata") or {}
+            runtime.forget(uid, meta.get("namespace", ""), meta.get("name", ""))
+            scheduler = holder.get("scheduler")
+            if scheduler is not None:
+                scheduler.forget(uid)
 
-    @kopf.on.delete(GROUP, VERSION, "applications", registry=registry, optional=False, backoff=5)
+    @kopf.on.delete(GROUP, VERSION, "applications", registry=registry, labels=labels, optional=False, backoff=5)
     async def application_deleted(body: kopf.Body, uid: str, **_: Any) -> None:
         scheduler = holder.get("scheduler")
         if scheduler is None:

@@ -26,13 +26,14 @@ def run_operator(settings: Settings, kubeconfig: str | None = None) -> None:
     register(registry, runtime, settings)
     kwargs: dict[str, object] = {}
     if settings.peering:
-        kwargs.update(standalone=False, peering_name=settings.peering, priority=settings.peering_priority)
+        kwargs.update(standalone=False, peering_name=settings.peering_name, priority=settings.peering_priority)
     else:
         kwargs.update(standalone=True)
     if settings.cluster_wide:
         kwargs["clusterwide"] = True
     else:
         kwargs["namespaces"] = list(settings.namespaces)
-    log.info("starting", extra={"fields": {"domain": settings.domain, "namespaces": list(settings.namespaces)}})
+    log.info("starting", extra={"fields": {"domain": settings.domain, "namespaces": list(settings.namespaces),
+                                           "shard": settings.shard or None}})
     kopf.run(registry=registry, liveness_endpoint=f"http://0.0.0.0:{settings.health_port}/healthz",
              **kwargs)  # type: ignore[arg-type]

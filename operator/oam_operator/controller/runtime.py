@@ -5,7 +5,7 @@ and its rate limiter and thread pool, the transform, the per-Application memory 
 cache, backoff, Event deduplication), the ClusterProfiles seen, and the metrics. Its
 ``run_apply`` and ``run_delete`` run one pass in a worker thread and then persist the status
 (only when it changed, as one JSON merge patch) and emit the Ready Event (only when it
-changed). The kopf layer (``handlers.py``) schedules them.
+changed, and only for outcomes: ``driver.announced``). The kopf layer (``handlers.py``) schedules them.
 """
 
 from __future__ import annotations
@@ -26,14 +26,16 @@ from oam_operator.metrics import OperatorMetrics
 from oam_operator.reconciler.accounting import RequestAccounting
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError
+from oam_operator.reconciler.flowcontrol import FlowControl
 from oam_operator.reconciler.metrics import prometheus_metrics
 from oam_operator.reconciler.ratelimit import RateLimiter
 from oam_operator.settings import Settings
 
 from .appindex import AppIndex
-from .driver import Environment, Event, Memory, PassResult, apply_pass, delete_pass, ready_event
+from .driver import Environment, Event, Memory, PassResult, announced, apply_pass, delete_pass, ready_event
 from .incluster import in_cluster
 from .pipeline import operator_pipeline
+from .statuswrites import may_wait
 from .tenancy import TenantClients
 
 log = logging.getLogger("oam_operator.controller")
@@ -79,13 +81,16 @@ class Runtime:
         metrics = OperatorMetrics() if settings.metrics_port else None
         accounting = MeteredAccounting(metrics)
         limiter = RateLimiter(settings.kube_api_qps, settings.kube_api_burst)  # qps 0 disables limiting
+        # An explicit --kube-api-qps always keeps the bucket; the default one lasts until the
+        # server shows API Priority and Fairness (reconciler/flowcontrol.py).
+        flow_control = FlowControl(limiter, adaptive=not settings.kube_api_qps_explicit)
         from concurrent.futures import ThreadPoolExecutor
 
         pool = ThreadPoolExecutor(settings.max_concurrent_reconciles * settings.apply_concurrency,
                                   thread_name_prefix="oam-apply")
         api = _api_client(kubeconfig, pool_size=settings.max_concurrent_reconciles * settings.apply_concurrency)
         client = ClusterClient(api, rate_limiter=limiter, executor=pool, accounting=accounting,
-                               user_agent=f"oam-operator/{__version__}")
+                               user_agent=f"oam-operator/{__version__}", flow_control=flow_control)
         api.close()
         return cls(settings, client, metrics)
 
@@ -157,7 +162,7 @@ class Runtime:
             f"{self.settings.domain}/requested-at"))
         # The pass works on its own deep copy (driver._Pass), so the cached status is not mutated
         # and needs no second copy here; likewise the pass's result is cached as it is.
-        previous = memory.status if memory.status is not None else dict(body.get("status") or {})
+        previous = memory.persisted if memory.persisted is not None else dict(body.get("status") or {})
         result = (apply_pass if branch == "apply" else delete_pass)(body, memory, self.env)
         if not result.finished:
             self._persist(body, memory, previous, result)
@@ -183,7 +188,17 @@ class Runtime:
 
     def _persist(self, body: Mapping[str, Any], memory: Memory, previous: Mapping[str, Any],
                  result: PassResult) -> None:
+        """Write the status when it changed in a way that matters now (``statuswrites.py``).
+
+        ``previous`` is the status as last persisted; ``memory.status`` may be newer (progress
+        that was allowed to wait), and is what the next pass starts from."""
         if result.status == previous:
+            memory.status = result.status
+            if memory.persisted is None:
+                memory.persisted = result.status
+            return
+        since = None if memory.written_at is None else time.monotonic() - memory.written_at
+        if may_wait(previous, result.status, since):
             memory.status = result.status
             return
         meta = body["metadata"]
@@ -194,7 +209,8 @@ class Runtime:
                                 query=[("fieldManager", self.settings.domain)])
         except ApiError as error:
             # The cache stays as it was: the next pass recomputes from the last persisted
-            # inventory, so no object recorded only here can have been created unrecorded.
+            # inventory (or from progress on the same items), so no object recorded only here
+            # can have been created unrecorded.
             log.warning("status write failed: %s", error,
                         extra={"fields": {"namespace": meta["namespace"], "name": meta["name"]}})
             if error.retryable:
@@ -211,13 +227,14 @@ class Runtime:
             interval = self.settings.default_interval_duration.total_seconds()
             result.delay = memory.error_backoff.next("StatusWriteFailed", interval)
             return
-        memory.status = result.status
+        memory.status = memory.persisted = result.status
+        memory.written_at = time.monotonic()
 
     def _announce(self, body: Mapping[str, Any], memory: Memory, result: PassResult) -> None:
         for event in result.events:
             self._post_event(body, event)
         ready = ready_event(result.status)
-        if ready is None:
+        if ready is None or not announced(result.status):
             return
         key = (ready.type, ready.reason, ready.message)
         if key != memory.last_event:
@@ -288,6 +305,10 @@ def _api_client(kubeconfig: str | None, pool_size: int) -> Any:
         config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
     else:
         config.load_kube_config(config_file=kubeconfig, client_configuration=configuration)  # type: ignore[no-untyped-call]
+    # One pooled connection per worker thread: urllib3 opens a new connection (a TLS handshake,
+    # costly on both ends) for every request beyond the pool and then throws it away, so a pool
+    # smaller than the thread count made every burst of passes re-handshake.
+    configuration.connection_pool_maxsize = max(pool_size, configuration.connection_pool_maxsize or 0)
     return client.ApiClient(configuration)
 
 

@@ -30,6 +30,7 @@ from .concurrency import Outcome, default_executor, run_bounded
 from .discovery import ApiResource, Discovery
 from .errors import ApiError, PermanentApiError, TransientApiError
 from .events import EventSender
+from .flowcontrol import FlowControl
 from .ratelimit import RateLimiter, default_rate_limiter
 
 __all__ = [
@@ -112,6 +113,7 @@ class ClusterClient:
         request_timeout: tuple[float, float] = (10.0, 60.0),
         impersonate_user: str | None = None,
         event_client: ClusterClient | None = None,
+        flow_control: FlowControl | None = None,
     ) -> None:
         # A private ApiClient over a copy of the configuration: its own connection pool and
         # headers, so impersonation or a caller's use of ``api_client`` never mixes with ours.
@@ -129,6 +131,8 @@ class ClusterClient:
         self._timeout = request_timeout
         self.impersonated_user = impersonate_user
         self.rate_limiter = rate_limiter or default_rate_limiter()
+        # Optional: sees every response and may turn the limiter off (flowcontrol.py).
+        self.flow_control = flow_control
         self.executor: Executor = executor or default_executor()
         self.accounting = accounting or RequestAccounting()
         self.discovery = Discovery(lambda path: self.request("discovery", "GET", path))
@@ -158,6 +162,7 @@ class ClusterClient:
             request_timeout=self._timeout,
             impersonate_user=user,
             event_client=self.event_client,
+            flow_control=self.flow_control,
         )
 
     def routed(self, other: ClusterClient, use_other: Callable[[str], bool]) -> ClusterClient:
@@ -213,6 +218,8 @@ class ClusterClient:
             )
             response = self._api.call_api(*serialized, _request_timeout=self._timeout)
             status = int(response.status)
+            if self.flow_control is not None:
+                self.flow_control.observe(response.headers)
             data: bytes = response.response.data
             response.response.release_conn()
         except ApiException as exc:  # raised by the REST layer only for TLS failures

@@ -30,7 +30,7 @@ DEFAULTS = {
     "allow_cluster_scoped_objects": False,
     "allow_cross_namespace_objects": False,
     "allow_cross_namespace_dependencies": False,
-    "dependent_events": True,
+    "dependent_events": False,
     "url_sources": True,
     "url_source_allowed_networks": (),
     "helm_binary": "helm",
@@ -38,6 +38,7 @@ DEFAULTS = {
     "health_port": 8081,
     "log_format": LogFormat.JSON,
     "log_level": LogLevel.INFO,
+    "shard": "",
     "peering": None,
     "priority": 100,
     "dev": False,
@@ -64,7 +65,7 @@ VALUES: dict[str, tuple[str, Any]] = {
     "allow_cluster_scoped_objects": ("1", True),
     "allow_cross_namespace_objects": ("yes", True),
     "allow_cross_namespace_dependencies": ("on", True),
-    "dependent_events": ("off", False),
+    "dependent_events": ("on", True),
     "url_sources": ("false", False),
     "url_source_allowed_networks": ("127.0.0.1, 10.0.0.0/8", ("127.0.0.1/32", "10.0.0.0/8")),
     "helm_binary": ("/opt/bin/helm", "/opt/bin/helm"),
@@ -72,6 +73,7 @@ VALUES: dict[str, tuple[str, Any]] = {
     "health_port": ("9000", 9000),
     "log_format": ("text", LogFormat.TEXT),
     "log_level": ("DEBUG", LogLevel.DEBUG),
+    "shard": ("eu-1", "eu-1"),
     "peering": ("oam", "oam"),
     "priority": ("-5", -5),
     "dev": ("TRUE", True),
@@ -152,6 +154,24 @@ def test_derived_values() -> None:
     assert Settings.from_sources({"priority": 5}, {}).peering_priority == 5
 
 
+def test_the_client_side_limit_is_explicit_only_when_given() -> None:
+    # Not given: the bucket applies until the server shows API Priority and Fairness.
+    assert not Settings().kube_api_qps_explicit
+    assert not Settings.from_sources({"kube_api_burst": "7"}, {}).kube_api_qps_explicit
+    # Given (flag or environment, the default value included): the bucket always applies.
+    assert Settings.from_sources({"kube_api_qps": "50"}, {}).kube_api_qps_explicit
+    assert Settings.from_sources({}, {"OAM_OPERATOR_KUBE_API_QPS": "0"}).kube_api_qps_explicit
+
+
+def test_shard_label_and_peering_name() -> None:
+    assert Settings().shard_label == "oam-operator.dev/shard"
+    assert Settings(domain="example.org").shard_label == "example.org/shard"
+    assert Settings().peering_name is None
+    assert Settings(peering="oam").peering_name == "oam"
+    assert Settings(peering="oam", shard="eu-1").peering_name == "oam-eu-1"
+    assert Settings(shard="eu-1").peering_name is None
+
+
 def test_settings_are_immutable() -> None:
     settings = Settings()
     with pytest.raises(ValueError, match="frozen"):
@@ -204,6 +224,8 @@ INVALID = [
     ("health_port", "0", "must be between 1 and 65535"),
     ("log_format", "xml", "must be one of json, text"),
     ("log_level", "trace", "must be one of debug, info, warning, error"),
+    ("shard", "EU_1", "must be a DNS-1123 label (lower-case letters, digits and '-'; at most 63 characters)"),
+    ("shard", "a" * 64, "must be a DNS-1123 label"),
     ("peering", "My Peering", "must be a DNS-1123 subdomain"),
     ("priority", "high", INTEGER),
     ("dev", "sometimes", "must be true or false"),

@@ -62,6 +62,10 @@ def test_restricted_pod_security(render: Render) -> None:
 def test_default_arguments_are_the_documented_defaults(render: Render) -> None:
     argv = args(render())
     assert settings_of(argv) == Settings.from_sources({}, {})
+    # --kube-api-qps is not passed: the bucket lasts only until the server shows APF.
+    assert not any(arg.startswith("--kube-api-qps") for arg in argv)
+    assert not settings_of(argv).kube_api_qps_explicit
+    assert "--no-dependent-events" in argv
 
 
 def test_every_operator_value_reaches_its_flag(render: Render) -> None:
@@ -73,10 +77,10 @@ def test_every_operator_value_reaches_its_flag(render: Render) -> None:
             "defaultAdoptionPolicy": "Never", "defaultProfile": "", "clusterId": "prod-1",
             "requireServiceAccount": True, "defaultServiceAccount": "deployer", "useOperatorIdentity": True,
             "allowClusterScopedObjects": True,
-            "allowCrossNamespaceObjects": True, "allowCrossNamespaceDependencies": True,
+            "allowCrossNamespaceObjects": True, "allowCrossNamespaceDependencies": True, "dependentEvents": True,
             "logFormat": "text", "logLevel": "debug",
             "urlSources": {"enabled": False, "allowedNetworks": ["10.0.0.0/8", "127.0.0.1"]},
-            "extraArgs": ["--no-dependent-events"],
+            "extraArgs": ["--no-url-sources"],
             "extraEnv": [{"name": "EXTRA", "value": "1"}],
         },
         "metrics": {"port": 9090}, "health": {"port": 9091}, "peering": {"enabled": True, "name": "ops",
@@ -91,10 +95,11 @@ def test_every_operator_value_reaches_its_flag(render: Render) -> None:
         "default_profile": "", "cluster_id": "prod-1", "require_service_account": True,
         "default_service_account": "deployer", "use_operator_identity": True, "allow_cluster_scoped_objects": True,
         "allow_cross_namespace_objects": True, "allow_cross_namespace_dependencies": True,
-        "dependent_events": False, "url_sources": False,
+        "dependent_events": True, "url_sources": False,
         "url_source_allowed_networks": ["10.0.0.0/8", "127.0.0.1/32"], "helm_binary": "helm", "metrics_port": 9090, "health_port": 9091,
-        "log_format": "text", "log_level": "debug", "peering": "ops", "priority": 7, "dev": False,
+        "log_format": "text", "log_level": "debug", "shard": "", "peering": "ops", "priority": 7, "dev": False,
     }
+    assert settings_of(args(objects)).kube_api_qps_explicit
     env = container(objects)["env"]
     assert {"name": "EXTRA", "value": "1"} in env
     ports = {p["name"]: p["containerPort"] for p in container(objects)["ports"]}

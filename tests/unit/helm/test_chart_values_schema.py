@@ -13,7 +13,7 @@ from tools.devcluster.helm import CHART, HelmError, template
 
 SCHEMA = json.loads((CHART / "values.schema.json").read_text())
 VALUES = yaml.safe_load((CHART / "values.yaml").read_text())
-JSON_TYPES: dict[str, type | tuple[type, ...]] = {"string": str, "boolean": bool, "integer": int, "number": (int, float), "object": dict, "array": list}
+JSON_TYPES: dict[str, type | tuple[type, ...]] = {"string": str, "boolean": bool, "integer": int, "number": (int, float), "object": dict, "array": list, "null": type(None)}
 
 
 def leaves(values: dict[str, Any], schema: dict[str, Any], path: str = "") -> list[tuple[str, Any, dict[str, Any]]]:

@@ -54,6 +54,16 @@ app.kubernetes.io/part-of: oam-operator
 {{- default (include "oam-operator.fullname" .) .Values.peering.name }}
 {{- end }}
 
+{{/* The peering objects' names: the main one, then <name>-<shard> per shard (what the operator
+joins with --peering=<name> --shard=<shard>), one per line. */}}
+{{- define "oam-operator.peeringNames" -}}
+{{- $name := include "oam-operator.peeringName" . }}
+{{- $name }}
+{{- range .Values.sharding.shards }}
+{{ printf "%s-%s" $name . }}
+{{- end }}
+{{- end }}
+
 {{/* "true" when the operator's rights are confined to its watched namespaces (§12.1). */}}
 {{- define "oam-operator.namespaced" -}}
 {{- if and .Values.rbac.namespaced .Values.operator.watchNamespaces }}true{{ end }}
@@ -92,7 +102,9 @@ app.kubernetes.io/part-of: oam-operator
 {{- end }}
 - --max-concurrent-reconciles={{ int $o.maxConcurrentReconciles }}
 - --apply-concurrency={{ int $o.applyConcurrency }}
+{{- if not (kindIs "invalid" $o.kubeApiQps) }}
 - --kube-api-qps={{ $o.kubeApiQps }}
+{{- end }}
 - --kube-api-burst={{ int $o.kubeApiBurst }}
 - --default-interval={{ $o.defaultInterval }}
 - --default-timeout={{ $o.defaultTimeout }}
@@ -111,6 +123,7 @@ app.kubernetes.io/part-of: oam-operator
 - {{ include "oam-operator.boolFlag" (dict "flag" "allow-cluster-scoped-objects" "value" $o.allowClusterScopedObjects) }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "allow-cross-namespace-objects" "value" $o.allowCrossNamespaceObjects) }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "allow-cross-namespace-dependencies" "value" $o.allowCrossNamespaceDependencies) }}
+- {{ include "oam-operator.boolFlag" (dict "flag" "dependent-events" "value" $o.dependentEvents) }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "url-sources" "value" $o.urlSources.enabled) }}
 {{- if $o.urlSources.allowedNetworks }}
 - --url-source-allowed-networks={{ join "," $o.urlSources.allowedNetworks }}
