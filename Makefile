@@ -11,7 +11,7 @@ help:
 	@echo "make test          create .venv, build or reuse the control plane, build the image, run the whole suite"
 	@echo "make image         build the operator image with podman (localhost/oam-operator:<version>)"
 	@echo "make test-unit     the pure tests only (no control plane)"
-	@echo "make lint          ruff + mypy"
+	@echo "make lint          ruff + mypy + the import-direction check (tools/lint_imports.py)"
 	@echo "make bench         the benchmarks on the local control plane; writes bench/results/REPORT.md"
 	@echo "make cluster-up / cluster-down   a full control plane named 'dev'"
 
@@ -54,7 +54,8 @@ test-cluster: venv devcluster image
 lint: venv
 	$(VENV)/bin/ruff check operator tests tools bench
 	$(VENV)/bin/mypy
-	$(VENV)/bin/mypy --strict tools/devcluster
+	$(VENV)/bin/mypy --strict tools/devcluster tools/lint_imports.py
+	$(PY) tools/lint_imports.py operator/oam_operator
 
 cluster-up: venv devcluster
 	$(PY) -m tools.devcluster up --profile full --name dev

@@ -1,0 +1,171 @@
+"""The import-direction check of `make lint` (docs/architecture.md#dependency-direction).
+
+The package has three rooms with a one-way dependency: `controller` drives `reconciler` and
+`oam`; `reconciler` never imports `oam` or kopf; `oam` imports nothing that talks to a cluster.
+Review alone does not keep that true: one convenient import inside a function is enough to make
+`oam` load the kubernetes client. This check reads every module's imports with `ast` (top-level
+and function-local alike, relative ones resolved) and follows them through the package, so a
+rule also catches a neutral module in between that pulls in what a room must not reach.
+
+Rules:
+- `oam`: no module it reaches imports `kubernetes` or `kopf`, and it reaches no module of
+  `reconciler` or `controller`.
+- `reconciler`: it reaches no module of `oam` or `controller`, and nothing that imports `kopf`.
+- `kopf` is imported only by modules of `controller`.
+
+Run: `python tools/lint_imports.py [PACKAGE_DIR]` (default `operator/oam_operator`); exit 1 and
+one line per violation, naming the import chain.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+CLUSTER_LIBRARIES = ("kubernetes", "kopf")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A room (a subpackage) and what it must never reach through imports."""
+
+    room: str
+    forbidden_rooms: tuple[str, ...]
+    forbidden_libraries: tuple[str, ...]
+
+
+RULES = (
+    Rule("oam", forbidden_rooms=("reconciler", "controller"), forbidden_libraries=CLUSTER_LIBRARIES),
+    Rule("reconciler", forbidden_rooms=("oam", "controller"), forbidden_libraries=("kopf",)),
+)
+KOPF_ROOM = "controller"
+
+
+def module_name(package_dir: Path, path: Path) -> str:
+    """The dotted name of a file below the package directory (`pkg/a/__init__.py` → `pkg.a`)."""
+    parts = list(path.relative_to(package_dir.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports_of(tree: ast.AST, module: str, is_package: bool) -> set[str]:
+    """Every module name an import statement of this module names, relative ones made absolute."""
+    names: set[str] = set()
+    base = module.split(".") if is_package else module.split(".")[:-1]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                anchor = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+                prefix = ".".join(anchor)
+                target = f"{prefix}.{node.module}" if node.module else prefix
+            else:
+                target = node.module or ""
+            names.add(target)
+            # `from pkg import sub` may name a submodule: keep both; unknown names are ignored later.
+            names.update(f"{target}.{alias.name}" for alias in node.names)
+    return names
+
+
+@dataclass
+class Package:
+    """The modules of one package and the imports each of them names."""
+
+    name: str
+    imports: dict[str, set[str]]
+
+    @classmethod
+    def read(cls, package_dir: Path) -> Package:
+        imports: dict[str, set[str]] = {}
+        for path in sorted(package_dir.rglob("*.py")):
+            module = module_name(package_dir, path)
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            imports[module] = imports_of(tree, module, path.name == "__init__.py")
+        return cls(package_dir.name, imports)
+
+    def local(self, name: str) -> str | None:
+        """The package's module that an imported name refers to (its longest known prefix)."""
+        parts = name.split(".")
+        while parts:
+            candidate = ".".join(parts)
+            if candidate in self.imports:
+                return candidate
+            parts.pop()
+        return None
+
+    def room_of(self, module: str) -> str | None:
+        parts = module.split(".")
+        return parts[1] if len(parts) > 1 and parts[0] == self.name else None
+
+    def external(self, module: str) -> set[str]:
+        """Top-level names of the libraries a module imports directly."""
+        return {
+            name.split(".")[0] for name in self.imports[module]
+            if not name.startswith(self.name + ".") and name != self.name
+        }
+
+    def chains_from(self, start: str) -> dict[str, list[str]]:
+        """Every package module reachable from `start`, each with one import chain leading to it."""
+        chains = {start: [start]}
+        queue = [start]
+        while queue:
+            current = queue.pop(0)
+            for name in sorted(self.imports[current]):
+                target = self.local(name)
+                if target is None or target in chains:
+                    continue
+                chains[target] = chains[current] + [target]
+                queue.append(target)
+                # Importing `pkg.a.b` runs `pkg/__init__` and `pkg/a/__init__` too.
+                parent = target
+                while "." in parent:
+                    parent = parent.rsplit(".", 1)[0]
+                    if parent in self.imports and parent not in chains:
+                        chains[parent] = chains[current] + [parent]
+                        queue.append(parent)
+        return chains
+
+
+def violations(package: Package) -> list[str]:
+    """One line per broken rule, deterministic order."""
+    found: set[str] = set()
+    for rule in RULES:
+        for module in package.imports:
+            if package.room_of(module) != rule.room:
+                continue
+            named: set[str] = set()  # one line per forbidden target, with its shortest chain
+            for reached, chain in package.chains_from(module).items():
+                path = " -> ".join(chain)
+                room = package.room_of(reached)
+                if room in rule.forbidden_rooms and room not in named:
+                    named.add(room)
+                    found.add(f"{module}: {rule.room} must not reach {room} ({path})")
+                for library in sorted(package.external(reached) & set(rule.forbidden_libraries) - named):
+                    named.add(library)
+                    found.add(f"{module}: {rule.room} must not reach {library} ({path} imports {library})")
+    for module in package.imports:
+        if "kopf" in package.external(module) and package.room_of(module) != KOPF_ROOM:
+            found.add(f"{module}: only {KOPF_ROOM} imports kopf")
+    return sorted(found)
+
+
+def main(argv: Iterable[str]) -> int:
+    args = list(argv)
+    package_dir = Path(args[0] if args else "operator/oam_operator")
+    problems = violations(Package.read(package_dir))
+    for line in problems:
+        print(line)
+    if problems:
+        print(f"import direction: {len(problems)} violation(s)", file=sys.stderr)
+        return 1
+    print(f"import direction: clean ({package_dir})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
