@@ -112,9 +112,48 @@ def _application(index: int, objects: int, per_component: int = 1, data: bool = 
             "spec": {"components": components}}
 
 
+SYSTEM_AGENTS = ("kube-", "kwok", "kubectl", "Go-http-client")
+
+
+def print_audit_breakdown(audit_log: Path, offset: int, apps: int) -> None:
+    """Every request the operator process made until Ready, per Application, grouped.
+
+    The operator's metric counts only its kubernetes-client requests; the audit log also shows
+    kopf's own (watches, finalizer and progress patches), which are what a fleet pays for too.
+    """
+    time.sleep(1)  # the API server flushes its audit buffer
+    counts: dict[tuple[str, str, str], int] = {}
+    with audit_log.open("rb") as f:
+        f.seek(offset)
+        for line in f:
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            agent = str(event.get("userAgent", ""))
+            if event.get("stage") != "ResponseComplete" or agent.startswith(SYSTEM_AGENTS):
+                continue
+            ref = event.get("objectRef") or {}
+            resource = ref.get("resource", event.get("requestURI", "?").split("?")[0])
+            if ref.get("subresource"):
+                resource += "/" + ref["subresource"]
+            key = (agent.split("/")[0].split(" ")[0], event["verb"], resource)
+            counts[key] = counts.get(key, 0) + 1
+    print("\n## Requests to Ready by user agent, verb and resource (audit log)\n")
+    print("| user agent | verb | resource | requests | per Application |")
+    print("|---|---|---|---|---|")
+    for (agent, verb, resource), count in sorted(counts.items(), key=lambda kv: -kv[1]):
+        print(f"| {agent} | {verb} | {resource} | {count} | {count / apps:.2f} |")
+    total = sum(counts.values())
+    print(f"| all | | | {total} | {total / apps:.2f} |\n")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--apps", type=int, default=200)
+    parser.add_argument("--audit", action="store_true",
+                        help="audit the API server and print the operator's requests to Ready by user agent, "
+                             "verb and resource (kopf's own requests included)")
     parser.add_argument("--objects", type=int, default=10)
     parser.add_argument("--timeout", type=float, default=900)
     parser.add_argument("--json", metavar="FILE", help="also write the figures to FILE as JSON")
@@ -138,7 +177,8 @@ def main() -> int:
                         help="one more flag for `oam-operator run` (repeatable)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="oam-bench-operator-"))
-    plane = dc.start("full", run_dir=work / "cluster")
+    plane = dc.start("full", run_dir=work / "cluster", audit=args.audit)
+    audit_log = work / "cluster" / "logs" / "audit.log"
     operators: list[subprocess.Popen[bytes]] = []
     succeeded = False
     try:
@@ -177,6 +217,7 @@ def main() -> int:
         apps = [application(i, args.objects, args.per_component, data=not args.no_data, shards=args.shards)
                 for i in range(args.apps)]
         (work / "apps.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": apps}))
+        audit_start = audit_log.stat().st_size if args.audit and audit_log.exists() else 0
         started = time.monotonic()
         apply = ["apply", "--server-side"] if args.server_side else ["apply"]
         subprocess.run([kubectl, *kc, *apply, "-f", str(work / "apps.json")], check=True, capture_output=True)
@@ -193,6 +234,8 @@ def main() -> int:
             time.sleep(1)
         elapsed = time.monotonic() - started
         after_ready = requests(metrics_port)
+        if args.audit:
+            print_audit_breakdown(audit_log, audit_start, args.apps)
         sizes = {"status": 0, "inventory": 0, "object": 0}
         for item in items:
             status = item.get("status") or {}

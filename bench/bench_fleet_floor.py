@@ -1,0 +1,128 @@
+"""The control plane's own floor for the fleet benchmark (issue 13): no operator at all.
+
+`bench_operator.py` times N Applications of M objects (M-1 ConfigMaps and one Deployment, each
+in its own namespace) from creation to Ready. Part of that time is not the operator's: the
+controller manager must create a ReplicaSet and a Pod per Deployment, the scheduler bind each
+Pod, kwok mark it running, and the controllers write every status back. This benchmark applies
+exactly the objects the operator would create, with `kubectl apply --server-side` (one process,
+several in parallel with ``--parallel``), on a fresh full control plane, and prints:
+- the time until every object is applied, and until every Deployment is Available;
+- the load average before and after.
+No operator can make the same objects Ready faster than this on the same machine, so it is the
+yardstick for the "1,000 Applications in 60 s" target.
+
+Usage: ``python bench/bench_fleet_floor.py [--apps 1000] [--objects 10] [--parallel 4] [--json FILE]``.
+Nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tools.devcluster import devcluster as dc  # noqa: E402
+
+
+def objects_of(index: int, objects: int) -> list[dict[str, Any]]:
+    """The objects `bench_operator.application(index, objects)` makes the operator create."""
+    namespace = f"bench-{index:03d}"
+    out: list[dict[str, Any]] = [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"cm-{j}", "namespace": namespace},
+         "data": {"k": str(j)}}
+        for j in range(objects - 1)
+    ]
+    labels = {"app": "web"}
+    out.append({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": namespace},
+                "spec": {"replicas": 1, "selector": {"matchLabels": labels},
+                         "template": {"metadata": {"labels": labels},
+                                      "spec": {"containers": [{"name": "c", "image": "registry.invalid/w:1"}]}}}})
+    return out
+
+
+def available(deployment: dict[str, Any]) -> bool:
+    status = deployment.get("status") or {}
+    generation = (deployment.get("metadata") or {}).get("generation")
+    return bool(
+        status.get("observedGeneration") == generation
+        and status.get("availableReplicas", 0) >= 1
+        and status.get("updatedReplicas", 0) >= 1
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--apps", type=int, default=1000)
+    parser.add_argument("--objects", type=int, default=10)
+    parser.add_argument("--parallel", type=int, default=4, help="kubectl processes applying at once")
+    parser.add_argument("--timeout", type=float, default=900)
+    parser.add_argument("--json", metavar="FILE")
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="oam-bench-floor-"))
+    plane = dc.start("full", run_dir=work / "cluster")
+    try:
+        kubectl = str(dc.find_binaries().kubectl)
+        kc = ["--kubeconfig", plane.handle.kubeconfig]
+        namespaces = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": f"bench-{i:03d}"}}
+                      for i in range(args.apps)]
+        (work / "namespaces.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": namespaces}))
+        subprocess.run([kubectl, *kc, "apply", "-f", str(work / "namespaces.json")], check=True, capture_output=True)
+        files = []
+        for part in range(args.parallel):
+            items = [o for i in range(part, args.apps, args.parallel) for o in objects_of(i, args.objects)]
+            path = work / f"objects-{part}.json"
+            path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+            files.append(path)
+        load_before = os.getloadavg()
+        started = time.monotonic()
+        with ThreadPoolExecutor(args.parallel) as pool:
+            runs = list(pool.map(lambda f: subprocess.run(
+                [kubectl, *kc, "apply", "--server-side", "--field-manager", "floor", "-f", str(f)],
+                capture_output=True), files))
+        applied_s = time.monotonic() - started
+        failed = [r.stderr.decode()[-300:] for r in runs if r.returncode]
+        if failed:
+            print("kubectl apply failed:", *failed, sep="\n", file=sys.stderr)
+            return 1
+        api = plane.api()
+        ready = 0
+        while time.monotonic() - started < args.timeout:
+            code, listed = api.get("/apis/apps/v1/deployments")
+            ready = sum(1 for d in (listed.get("items", []) if code == 200 else []) if available(d))
+            if ready == args.apps:
+                break
+            time.sleep(1)
+        ready_s = time.monotonic() - started
+        load_after = os.getloadavg()
+        print(f"## Control-plane floor: {args.apps} × {args.objects} objects applied by kubectl (full profile)\n")
+        print("| figure | value |")
+        print("|---|---|")
+        print(f"| objects | {args.apps * args.objects:,} ({args.parallel} kubectl processes) |")
+        print(f"| all applied | {applied_s:.1f} s |")
+        print(f"| Deployments Available | {ready}/{args.apps} |")
+        print(f"| time until all Available | {ready_s:.1f} s |")
+        print(f"| load average before → after | {' '.join(f'{x:.1f}' for x in load_before)} → "
+              f"{' '.join(f'{x:.1f}' for x in load_after)} |")
+        if args.json:
+            Path(args.json).write_text(json.dumps({
+                "benchmark": "fleet-floor", "apps": args.apps, "objects": args.objects, "parallel": args.parallel,
+                "applied_s": applied_s, "ready": ready, "ready_s": ready_s,
+                "load_before": load_before, "load_after": load_after}, indent=2) + "\n")
+        return 0 if ready == args.apps else 1
+    finally:
+        plane.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
