@@ -1,17 +1,20 @@
-"""kopf's diff base without the spec (issue 18 §5).
+"""kopf's diff base, kept nowhere: the operator needs no diff, so it pays no write for one.
 
 kopf's default diff base is the whole essence of the object (spec, labels, annotations),
-JSON-encoded into the ``<domain>/last-handled-configuration`` annotation. An Application
-whose spec is larger than the API server's 256 KiB limit on annotations then makes every
-kopf patch fail, so the finalizer is never removed and ``kubectl delete`` hangs; a deeply
-nested spec makes kopf's deep copies and diffs recurse per level.
+JSON-encoded into the ``<domain>/last-handled-configuration`` annotation. That costs twice:
+an Application whose spec is larger than the API server's 256 KiB limit on annotations makes
+every kopf patch fail (the finalizer is never removed, ``kubectl delete`` hangs), and every
+new Application pays one more write for the annotation, after the finalizer's — at a
+thousand Applications, a thousand patches that nobody reads.
 
 The operator's handlers need no diff: the apply loop is a daemon that reads the live body
-each pass and the delete branch is a deletion handler. So the essence kept here is only
-``metadata.generation`` — it changes exactly when the spec does, it is a few bytes, and it
-is built without copying or walking the spec. kopf still sees "something changed" when the
-generation moves and keeps its bookkeeping (``fully_handled_once``) as before. An old
-spec-sized annotation left by an earlier version is simply replaced by the small one.
+each pass (the generation it has handled is ``status.observedGeneration``) and the delete
+branch is a deletion handler, which kopf selects by ``deletionTimestamp`` and the finalizer,
+not by a diff. So this storage reports every object as already handled in its current state
+(``fetch`` is the current essence, which is only ``metadata.generation`` so that it is built
+without copying or walking the spec) and stores nothing: kopf sees no creation or update
+cause, runs no change handler (there is none) and writes no annotation. An annotation left
+by an earlier version stays as it is and is ignored.
 """
 
 from __future__ import annotations
@@ -22,17 +25,15 @@ from typing import Any, cast
 import kopf
 
 
-class GenerationDiffBaseStorage(kopf.AnnotationsDiffBaseStorage):
-    """An annotation diff base holding ``{"generation": N}`` only."""
+class StatelessDiffBaseStorage(kopf.DiffBaseStorage):
+    """A diff base that is always the object's current generation and is never written."""
 
     def build(self, *, body: kopf.Body, extra_fields: Iterable[Any] | None = None) -> kopf.BodyEssence:
         generation = int((body.get("metadata") or {}).get("generation") or 0)
         return cast(kopf.BodyEssence, {"generation": generation})
 
     def fetch(self, *, body: kopf.Body) -> kopf.BodyEssence | None:
-        stored = super().fetch(body=body)
-        if stored is None:
-            return None
-        if set(stored) != {"generation"}:  # a spec-sized base of an earlier version: replace it
-            return cast(kopf.BodyEssence, {"generation": -1})
-        return stored
+        return self.build(body=body)
+
+    def store(self, *, body: kopf.Body, patch: kopf.Patch, essence: kopf.BodyEssence) -> None:
+        return None

@@ -28,7 +28,7 @@ import kopf
 from oam_operator.api.meta import GROUP, VERSION
 from oam_operator.settings import Settings
 
-from .diffbase import GenerationDiffBaseStorage
+from .diffbase import StatelessDiffBaseStorage
 from .incluster import connection_info
 from .runtime import Runtime
 from .sharding import shard_filter, shard_selector
@@ -99,10 +99,8 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
     async def startup(settings: kopf.OperatorSettings, **_: Any) -> None:
         settings.persistence.finalizer = domain
         settings.persistence.progress_storage = kopf.AnnotationsProgressStorage(prefix=domain)
-        # The diff base holds the generation only, never the spec (diffbase.py).
-        settings.persistence.diffbase_storage = GenerationDiffBaseStorage(
-            prefix=domain, key="last-handled-configuration"
-        )
+        # No diff base is written: the operator needs none (diffbase.py).
+        settings.persistence.diffbase_storage = StatelessDiffBaseStorage()
         settings.posting.enabled = False
         settings.watching.server_timeout = 600
         settings.networking.request_timeout = 60

@@ -17,7 +17,7 @@ from oam_operator.controller.depth import (
     nesting_depth,
     prepare_process,
 )
-from oam_operator.controller.diffbase import GenerationDiffBaseStorage
+from oam_operator.controller.diffbase import StatelessDiffBaseStorage
 
 
 def nested(levels: int) -> dict[str, Any]:
@@ -75,17 +75,16 @@ def body(generation: int, annotations: dict[str, str] | None = None, spec: Any =
                       "spec": spec if spec is not None else {"components": []}})
 
 
-def test_the_diff_base_holds_the_generation_only() -> None:
-    storage = GenerationDiffBaseStorage(prefix="oam-operator.dev", key="last-handled-configuration")
+def test_the_diff_base_is_the_current_generation_and_is_never_written() -> None:
+    storage = StatelessDiffBaseStorage()
     big = body(3, spec={"components": [{"name": "c", "properties": {"blob": "x" * 300_000}}]})
     essence = storage.build(body=big)
     assert essence == {"generation": 3}
     patch = kopf.Patch()
     storage.store(body=big, patch=patch, essence=essence)
-    stored = patch["metadata"]["annotations"]["oam-operator.dev/last-handled-configuration"]
-    assert stored == '{"generation":3}\n'
-    assert storage.fetch(body=body(3, {"oam-operator.dev/last-handled-configuration": stored})) == {"generation": 3}
-    assert storage.fetch(body=body(3)) is None
-    # an earlier version's spec-sized base differs from every new one, so kopf replaces it
+    assert dict(patch) == {}  # no annotation, so no write for it
+    # every object reads as handled in its current state: kopf sees neither a creation nor an
+    # update cause, whatever an earlier version left in the annotation
+    assert storage.fetch(body=body(3)) == {"generation": 3}
     old = json.dumps({"spec": {"components": []}})
-    assert storage.fetch(body=body(3, {"oam-operator.dev/last-handled-configuration": old})) == {"generation": -1}
+    assert storage.fetch(body=body(4, {"oam-operator.dev/last-handled-configuration": old})) == {"generation": 4}
