@@ -225,7 +225,11 @@ def main() -> int:
         ready_count = 0
         items: list[Any] = []
         while time.monotonic() - started < args.timeout:
-            code, listed = api.get("/apis/oam-operator.dev/v1alpha1/applications")
+            try:
+                code, listed = api.get("/apis/oam-operator.dev/v1alpha1/applications")
+            except OSError:  # an overloaded API server: look again
+                time.sleep(1)
+                continue
             items = listed.get("items", []) if code == 200 else []
             ready_count = sum(1 for a in items if (a.get("status") or {}).get("state") == "Ready"
                               and a["status"].get("observedGeneration") == a["metadata"]["generation"])

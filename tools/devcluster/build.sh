@@ -252,6 +252,24 @@ check_versions() {
   esac
 }
 
+# A line every 30 s while a long step runs, so a cold build (tens of minutes on 2 cores) is never
+# silent: the elapsed time and a count that grows — the lines of the step's log, or with a pattern
+# as $4 the lines matching it (`go mod download -x` logs one ": 200 OK" line per file fetched).
+progress() {
+  local pid="$1" comp="$2" what="$3" pattern="${4:-}" t0 count
+  t0=$(date +%s)
+  while kill -0 "$pid" 2>/dev/null; do
+    for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
+    kill -0 "$pid" 2>/dev/null || break
+    if [ -n "$pattern" ]; then
+      count=$(grep -c -e "$pattern" "$log" || true)
+    else
+      count=$(grep -c '' "$log" || true)
+    fi
+    note "  $comp: $(( $(date +%s) - t0 ))s, $count $what"
+  done
+}
+
 summary=()
 for comp in "${components[@]}"; do
   v=$(version_of "$comp")
@@ -273,7 +291,10 @@ for comp in "${components[@]}"; do
     say "$comp v$v: module ready"
   fi
   say "$comp v$v: downloading modules"
-  (cd "$moddir" && go mod download >>"$log" 2>&1) || fail "$comp" "$log" "$comp v$v: go mod download failed"
+  (cd "$moddir" && exec go mod download -x >>"$log" 2>&1) &
+  pid=$!
+  progress "$pid" "$comp" "files fetched so far" ": 200 OK"
+  wait "$pid" || fail "$comp" "$log" "$comp v$v: go mod download failed"
   hash=$(cd "$moddir" && go mod download -json "$(module_path_of "$comp")@v$v" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin).get("Origin",{}).get("Hash",""))' 2>/dev/null || true)
   partial="$cache/$comp/v$v.partial-$$"
   rm -rf "$partial"; mkdir -p "$partial/bin"
@@ -287,11 +308,7 @@ for comp in "${components[@]}"; do
     exec /usr/bin/time -v -o "$timefile" go build -v "${build_flags[@]}" -ldflags "-s -w $flags" -o "$out" $(tool_packages_of "$comp" "$v")
   ) >>"$log" 2>&1 &
   pid=$!
-  t0=$(date +%s)
-  while kill -0 "$pid" 2>/dev/null; do
-    for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
-    kill -0 "$pid" 2>/dev/null && note "  $comp: $(( $(date +%s) - t0 ))s, $(grep -c '' "$log") packages compiled so far"
-  done
+  progress "$pid" "$comp" "packages compiled so far"
   wait "$pid" || fail "$comp" "$log" "$comp v$v: go build failed"
   say "$comp v$v: checking versions"
   why=$(check_versions "$comp" "$v" "$partial/bin" "$flags") || fail "$comp" "$log" "$comp v$v: version check failed: $why"
