@@ -497,6 +497,29 @@ def scale_section(step: dict[str, Any] | None) -> str:
     return text
 
 
+def floor_section(step: dict[str, Any] | None) -> str:
+    head = "## 4c. The control plane's own floor: the fleet's objects applied by kubectl (step `floor`)\n\n"
+    fig = (step or {}).get("figures") or {}
+    if not fig:
+        return head + "_Not run for this report's results (`bench/run_all.py --only floor --merge`)._"
+    text = head + (
+        f"Run {step.get('date_utc') if step else ''}. `bench/bench_fleet_floor.py`: a fresh full control plane, no "
+        f"operator; the objects the operator creates for {fig['apps']:,} Applications ({fig['objects'] - 1} ConfigMaps "
+        f"and one Deployment each, own namespace) applied with `kubectl apply --server-side` by {fig['parallel']} "
+        "kubectl processes at once, then the time until every Deployment is Available (controller manager, "
+        "scheduler and kwok doing their part). No operator can make the same objects Ready sooner on this "
+        "machine: it is the yardstick of §4b.\n\n")
+    rows = [
+        ("objects", f"{fig['apps'] * fig['objects']:,}"),
+        ("all applied", f"{fmt(fig.get('applied_s'), 1)} s"),
+        ("Deployments Available", f"{fig.get('ready'):,}/{fig['apps']:,}"),
+        ("time until all Available", f"**{fmt(fig.get('ready_s'), 1)} s**"),
+        ("load average before → after", " / ".join(f"{x:.1f}" for x in fig.get("load_before") or []) + " → "
+         + " / ".join(f"{x:.1f}" for x in fig.get("load_after") or [])),
+    ]
+    return text + table(("figure", "value"), rows)
+
+
 def inventory_section(step: dict[str, Any] | None) -> tuple[str, dict[str, Any]]:
     failure = _failure(step, "inventory")
     runs = [r.get("figures") or {} for r in (step or {}).get("runs", [])]
@@ -527,7 +550,7 @@ def inventory_section(step: dict[str, Any] | None) -> tuple[str, dict[str, Any]]
     text += table(("figure", "value"), rows)
     text += ("\n\nFor scale: etcd refuses values over 1.5 MiB by default (`--max-request-bytes`), which bounds the "
              "whole object; the spec grows with the spec, the inventory (`status.compactInventory`, about 75 "
-             "bytes per object) with the objects; kopf's diff base annotation holds the generation only.")
+             "bytes per object) with the objects; kopf keeps no diff base annotation (controller/diffbase.py).")
     return text, {"status_bytes": status, "objects": n, "object_bytes": whole}
 
 
@@ -631,7 +654,8 @@ def render(results: dict[str, Any], out: Path) -> str:
         f"{step_times}.\n"
     )
     sections = [intro, headline_section(t_sum, r_sum, n_sum, o_sum, i_sum, steps.get("peer"), config),
-                machine_section(machine), t_text, r_text, n_text, o_text, scale_section(steps.get("scale")), i_text,
+                machine_section(machine), t_text, r_text, n_text, o_text, scale_section(steps.get("scale")),
+                floor_section(steps.get("floor")), i_text,
                 p_text]
     return "\n\n".join(s.rstrip() for s in sections) + "\n"
 

@@ -24,6 +24,9 @@ Steps (``--only`` picks some, comma-separated):
   to Ready on the full control plane, operator peak RSS, requests per Application, steady state;
 - ``scale``      — ``bench_operator.py`` once per fleet size of ``--scale`` (default 200, 1,000,
   and 2,000 across 2 shards): time to Ready, requests, peak RSS, steady state, as they grow;
+- ``floor``      — ``bench_fleet_floor.py --json``: the objects of ``--floor-apps`` (default 1,000)
+  Applications applied by kubectl alone, no operator, until every Deployment is Available: what
+  the control plane itself needs on this machine, the yardstick of the ``scale`` step;
 - ``inventory``  — ``bench_operator.py --apps 1 --objects 10000 --per-component 100 --server-side
   --no-data --skip-steady --json``: 10,000 objects in one Application to Ready, and the JSON size
   of the status the operator persisted, bytes per object (100 ``manifests`` components: the CRD
@@ -56,7 +59,7 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 RESULTS = BENCH / "results"
 LOGS = RESULTS / "logs"
-STEPS = ("transform", "reconciler", "kubectl-noop", "peer", "operator", "scale", "inventory")
+STEPS = ("transform", "reconciler", "kubectl-noop", "peer", "operator", "scale", "floor", "inventory")
 
 sys.path.insert(0, str(ROOT))
 
@@ -545,6 +548,17 @@ def step_scale(args: argparse.Namespace) -> dict[str, Any]:
     return {"runs": runs, "ok": all(r["figures"] and r["exit_code"] == 0 for r in runs)}
 
 
+def step_floor(args: argparse.Namespace) -> dict[str, Any]:
+    """``bench_fleet_floor.py``: the fleet's objects applied by kubectl, no operator (the yardstick)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "floor.json"
+        run = _run_script("bench_fleet_floor.py", ["--apps", str(args.floor_apps), "--objects", str(args.objects),
+                                                   "--json", str(out)], "floor", timeout=1800)
+        run["figures"] = json.loads(out.read_text()) if out.exists() else None
+    run["ok"] = bool(run["figures"]) and run["exit_code"] == 0
+    return run
+
+
 def step_inventory(args: argparse.Namespace) -> dict[str, Any]:
     per_component = 100
     runs = _operator_runs(["--apps", "1", "--objects", str(args.inventory_objects), "--per-component",
@@ -574,6 +588,7 @@ STEP_FUNCS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
     "peer": step_peer,
     "operator": step_operator,
     "scale": step_scale,
+    "floor": step_floor,
     "inventory": step_inventory,
 }
 
@@ -588,6 +603,8 @@ def main() -> int:
     parser.add_argument("--peer-repeats", type=int, default=1, help="repetitions inside the peer benchmark")
     parser.add_argument("--apps", type=int, default=200, help="Applications in the operator benchmark")
     parser.add_argument("--objects", type=int, default=10, help="objects per Application in the operator benchmark")
+    parser.add_argument("--floor-apps", type=int, default=1000,
+                        help="Applications whose objects the floor step applies with kubectl (no operator)")
     parser.add_argument("--inventory-objects", type=int, default=10000,
                         help="objects of the inventory-size Application")
     parser.add_argument("--out", type=Path, default=RESULTS / "results.json")
