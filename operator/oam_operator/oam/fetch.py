@@ -1,4 +1,5 @@
-"""The default ``UrlReader`` (transform.md §9.10): http(s) only, bounded in size, time and redirects.
+"""The default ``UrlReader`` (docs/transform.md#raw-objects-passthrough-crd-and-manifests): http(s) only, bounded in
+size, time and redirects.
 
 The transform never does I/O itself; the pipeline (``pipeline.py``) injects this reader so a
 ``manifests``/``crd`` URL source can be read when objects are generated.
