@@ -1,4 +1,4 @@
-"""kopf's diff base without the spec (issue 18 §5).
+"""kopf's diff base without the spec (issue 18, docs/operator.md#identity-hostile-input-and-limits).
 
 kopf's default diff base is the whole essence of the object (spec, labels, annotations),
 JSON-encoded into the ``<domain>/last-handled-configuration`` annotation. An Application
