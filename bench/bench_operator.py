@@ -1,4 +1,5 @@
-"""Operator benchmark (issue 7; DESIGN.md §6): many Applications at once on the full control plane.
+"""Operator benchmark (issue 7; docs/architecture.md#performance-targets): many Applications at once on the full control
+plane.
 
 Creates N Applications of M objects each (M-1 ConfigMaps and one Deployment) at once, with the
 operator running as a real process, and prints:

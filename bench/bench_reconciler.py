@@ -1,4 +1,4 @@
-"""Benchmark of the object reconciler against kubectl server-side apply (DESIGN.md §6).
+"""Benchmark of the object reconciler against kubectl server-side apply (docs/architecture.md#performance-targets).
 
 For 50, 200 and 500 objects (half ConfigMaps, half Deployments) in one wave, on a minimal
 control plane (started here with audit logging, or the cluster named by KUBECONFIG):

@@ -280,7 +280,7 @@ def reconciler_section(
     text += table(("objects", "our configuration", "ours s", "kubectl s", "time ratio", "ours requests",
                    "of which Events", "kubectl requests", "request ratio", "request ratio without Events",
                    "component-operator-runtime"), rows)
-    text += ("\n\n¹ See §6: the Go module proxy does not serve github.com/sap/component-operator-runtime, so "
+    text += ("\n\n¹ See section 6: the Go module proxy does not serve github.com/sap/component-operator-runtime, so "
              "the peer could not be built; nothing is filled in for it.")
     if any("²" in r[5] for r in rows):
         text += "\n² At least one run had no audit figure; the client's own request accounting is used there."
@@ -360,10 +360,11 @@ def noop_section(step: dict[str, Any] | None, kubectl: dict[str, Any] | None, ou
         return head + (failure or ""), {}
     counts, _, by_count = _reconciler_rows(step)
     text = head + (
-        "Same runs as §2: once every object is Ready (the bench patches the Deployments' status, the minimal "
+        "Same runs as section 2: once every object is Ready (the bench patches the Deployments' status, the minimal "
         "control plane runs no controllers), one more `apply` call with the operator's default client. Target "
-        "(DESIGN.md §5.4, reconciler.md §14 a): zero writes, and reads ≤ the number of distinct "
-        "(type, namespace) pairs. Requests from the client's accounting (in §2 it agrees with the audit log "
+        "(docs/architecture.md#key-decisions, docs/reconciler.md#batched-reads): zero writes, and reads ≤ the number "
+        "of distinct "
+        "(type, namespace) pairs. Requests from the client's accounting (in section 2 it agrees with the audit log "
         "request for request). **kubectl's counterpart** (step `kubectl-noop` of `bench/run_all.py`, on its own "
         "minimal control plane with audit logging): `kubectl apply --server-side` of the same, unchanged object "
         "set again, with the discovery cache of its first apply (a running reconciler keeps its discovery too), "
@@ -394,7 +395,7 @@ def noop_section(step: dict[str, Any] | None, kubectl: dict[str, Any] | None, ou
     text += table(("objects", "(type, namespace) pairs", "ours reads", "ours writes", "ours by kind (last run)",
                    "ours ms", "apply returned", "kubectl re-apply requests", "kubectl by verb (last)", "kubectl ms",
                    "request ratio ours/kubectl", "component-operator-runtime"), rows)
-    text += "\n\n¹ See §6."
+    text += "\n\n¹ See section 6."
     if k_failure:
         text += f"\n\nkubectl's counterpart: {k_failure}"
     plt = _plt()
@@ -508,7 +509,7 @@ def floor_section(step: dict[str, Any] | None) -> str:
         f"and one Deployment each, own namespace) applied with `kubectl apply --server-side` by {fig['parallel']} "
         "kubectl processes at once, then the time until every Deployment is Available (controller manager, "
         "scheduler and kwok doing their part). No operator can make the same objects Ready sooner on this "
-        "machine: it is the yardstick of §4b.\n\n")
+        "machine: it is the yardstick of section 4b.\n\n")
     rows = [
         ("objects", f"{fig['apps'] * fig['objects']:,}"),
         ("all applied", f"{fmt(fig.get('applied_s'), 1)} s"),
@@ -619,11 +620,12 @@ def headline_section(t: dict[str, Any], r: dict[str, Any], noop: dict[str, Any],
                             ("flux", "fluxcd/pkg/ssa")):
             s_ = first_s(tool)
             if s_ is not None and kubectl_s:
-                rows.append((f"first apply, {largest} objects — {label} (§6, one run)",
+                rows.append((f"first apply, {largest} objects — {label} (section 6, one run)",
                              f"{s_:.2f} s vs kubectl {kubectl_s:.2f} s", f"{s_ / kubectl_s:.2f}× kubectl's time"))
     else:
-        rows.append(("component-operator-runtime and fluxcd/pkg/ssa (peers)", "not measured", "see §6"))
-    return "## Headline figures (DESIGN.md §6)\n\n" + table(("figure", "measured", "against"), rows)
+        rows.append(("component-operator-runtime and fluxcd/pkg/ssa (peers)", "not measured", "see section 6"))
+    heading = "## Headline figures (docs/architecture.md#performance-targets)\n\n"
+    return heading + table(("figure", "measured", "against"), rows)
 
 
 def render(results: dict[str, Any], out: Path) -> str:

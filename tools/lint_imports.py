@@ -1,4 +1,4 @@
-"""The import-direction check of `make lint` (docs/architecture.md#dependency-direction).
+"""The import-direction check of `make lint` (docs/architecture.md#rooms-and-dependency-direction).
 
 The package has three rooms with a one-way dependency: `controller` drives `reconciler` and
 `oam`; `reconciler` never imports `oam` or kopf; `oam` imports nothing that talks to a cluster.

@@ -1,6 +1,7 @@
 """oam-operator: deploys OAM-style Application resources onto Kubernetes in ordered waves.
 
-Subpackages (DESIGN.md §3): ``oam`` (the pure transform), ``reconciler`` (the object
+Subpackages (docs/architecture.md#rooms-and-dependency-direction): ``oam`` (the pure transform), ``reconciler`` (the
+object
 reconciler), ``controller`` (the kopf driver), ``api`` (the CRD models).
 """
 

@@ -1,4 +1,4 @@
-"""The ``oam-operator`` command line (operator.md §11).
+"""The ``oam-operator`` command line (docs/operator.md#the-command-line).
 
 Commands whose issue has not landed yet exit 1 with a one-line ``not implemented yet``:
 nothing here pretends to work.
@@ -111,7 +111,8 @@ def _read_file(path: str, what: str) -> str:
 
 
 def _apply_package(package_path: str, values_path: str | None, set_values: tuple[str, ...], text: str) -> str:
-    """Resolve the kurel package's parameters and substitute them in the application text (§12)."""
+    """Resolve the kurel package's parameters and substitute them in the application text
+    (docs/transform.md#package-parameters)."""
     from oam_operator.oam.errors import OamError
     from oam_operator.oam.gofmt import go_quote
     from oam_operator.oam.params import parse_package, parse_set, parse_values, resolve_parameters, substitute
@@ -141,7 +142,8 @@ def _run_build(
     operator_policies: bool = False,
     output_format: str = "yaml",
 ) -> None:
-    """``oam-operator build`` (transform.md §3.1, §3.7, §8.7, §14.1).
+    """``oam-operator build`` (docs/transform.md#order-of-validation, docs/transform.md#errors-printed-by-build,
+    docs/transform.md#printing-the-tree, docs/transform.md#output-stream-and-object-content).
 
     By default the operator's own policy types are refused exactly as kurel refuses them (no
     handler); ``operator_policies`` registers the operator's handlers, which validate them
@@ -247,7 +249,7 @@ def _default_text(value: object) -> str:
 
 
 def settings_params() -> list[click.Parameter]:
-    """One option per setting (operator.md §7): its meaning, default and environment variable.
+    """One option per setting (docs/operator.md#settings): its meaning, default and environment variable.
 
     Values reach ``Settings.from_sources`` unparsed, so a flag and its variable are validated alike.
     """

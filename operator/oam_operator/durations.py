@@ -13,7 +13,7 @@ from datetime import timedelta
 
 __all__ = ["CRD_DURATION_PATTERN", "format_seconds", "parse_go_duration", "parse_go_duration_ns"]
 
-# The spelling accepted by the CRD (operator.md §1.2): unsigned, units ms/s/m/h. A subset of Go's grammar.
+# The spelling accepted by the CRD (docs/operator.md#spec-fields): unsigned, units ms/s/m/h. A subset of Go's grammar.
 CRD_DURATION_PATTERN = r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$"
 
 _UNITS_NS = {

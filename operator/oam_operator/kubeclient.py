@@ -1,4 +1,4 @@
-"""Cluster access of the ``status`` and ``reconcile`` commands (operator.md §11).
+"""Cluster access of the ``status`` and ``reconcile`` commands (docs/operator.md#the-command-line).
 
 A kubeconfig becomes an ``ApiClient`` the way kubectl reads it: ``--kubeconfig`` (else
 ``$KUBECONFIG``, colon-separated lists merged, else ``~/.kube/config``, else the in-cluster

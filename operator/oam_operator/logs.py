@@ -1,4 +1,4 @@
-"""Logging set-up (operator.md §10): one JSON object per line, or text for humans.
+"""Logging set-up (docs/operator.md#logging): one JSON object per line, or text for humans.
 
 kopf's own records go through the same formatter. Structured fields are passed as
 ``extra={"fields": {...}}`` (a record may not carry ``name`` itself) and become top-level

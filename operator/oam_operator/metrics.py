@@ -1,4 +1,4 @@
-"""Prometheus metrics of the operator (operator.md §8).
+"""Prometheus metrics of the operator (docs/operator.md#metrics).
 
 ``OperatorMetrics`` owns its own ``CollectorRegistry`` (with the process, platform and GC
 collectors the default registry would have), so tests and several operators in one process do
@@ -69,7 +69,7 @@ def reconcile_result(state: State | None) -> str:
 
 
 class OperatorMetrics:
-    """Every metric of §8, registered in ``self.registry``."""
+    """Every metric of docs/operator.md#metrics, registered in ``self.registry``."""
 
     def __init__(self, registry: CollectorRegistry | None = None, *, process_collectors: bool = True) -> None:
         self.registry = registry if registry is not None else CollectorRegistry()

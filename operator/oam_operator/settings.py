@@ -1,4 +1,4 @@
-"""Operator settings (operator.md §7): every flag of ``oam-operator run``, from flags and environment.
+"""Operator settings (docs/operator.md#settings): every flag of ``oam-operator run``, from flags and environment.
 
 Each setting ``x_y`` has the flag ``--x-y`` and the environment variable ``OAM_OPERATOR_X_Y``
 (``namespaces`` is ``--namespace``, repeatable, and ``OAM_OPERATOR_NAMESPACE``, comma-separated);
@@ -17,7 +17,8 @@ Decisions where the spec is silent:
   ``reconciler/flowcontrol.py``), then the server's flow control and its 429 ``Retry-After`` pace
   the operator, as kpt does; an explicit value always keeps the bucket (``kube_api_qps_explicit``);
 - ``--dependent-events`` is off by default: a reconcile posts Events on the Application (one per
-  change of its Ready condition, §9), not one per object it created or updated (what Flux does);
+  change of its Ready condition, docs/operator.md#events-on-the-application), not one per object it created or updated
+  (what Flux does);
   ``--dependent-events`` turns the reconciler's per-object Events on again;
 - ``--shard NAME`` makes the instance reconcile only Applications labelled
   ``<domain>/shard=NAME`` (a DNS-1123 label: it also names the shard's Deployment and peering);
@@ -32,7 +33,7 @@ Decisions where the spec is silent:
 - URL sources (``--url-sources``, on by default) may reach only public addresses unless a network
   is listed in ``--url-source-allowed-networks`` (comma-separated CIDRs or addresses), which also
   governs chart downloads; ``--helm-binary`` names the renderer of ``delivery: template`` charts
-  (docs/operator.md "URL sources and charts").
+  (docs/operator.md#url-sources-and-charts).
 - least privilege by default (issue 18): an Application without ``spec.serviceAccountName``
   acts as ``--default-service-account`` (``default``: the ServiceAccount every namespace has,
   with no rights until someone grants them) of its namespace; acting with the operator's own

@@ -1,4 +1,4 @@
-"""Bodies of ``oam-operator status`` and ``oam-operator reconcile`` (operator.md §11).
+"""Bodies of ``oam-operator status`` and ``oam-operator reconcile`` (docs/operator.md#the-command-line).
 
 ``cli.py`` declares only their options, so concurrent edits of the other commands never touch
 this logic. Each body returns the process exit code; a failure prints ``Error: <message>`` on

@@ -1,4 +1,4 @@
-"""What ``oam-operator status`` shows (operator.md §11): a view of an Application's status, its
+"""What ``oam-operator status`` shows (docs/operator.md#the-command-line): a view of an Application's status, its
 text and JSON renderings, the exit codes and the ``--wait`` loop. Pure: the cluster read and the
 clock are passed in, so every rule here is unit-tested without a cluster.
 
@@ -10,16 +10,18 @@ Decisions where the spec is silent:
 
 - **Bundle membership.** An item is *being pruned* when it is no longer desired (``digest`` is
   ``""``) and its phase is ``ScheduledForDeletion``, ``ScheduledForCompletion`` or ``Deleting``
-  (reconciler.md §5.3/§5.4); its ``applyOrder`` is stale, so it belongs to no bundle. Every other
+  (docs/reconciler.md#phases-and-statuses, docs/reconciler.md#item-state-machine); its ``applyOrder`` is stale, so it
+  belongs to no bundle. Every other
   item belongs to the first bundle whose ``waves`` range contains its ``applyOrder``. Items no
   bundle claims (a status without ``bundles``) are listed under ``(no bundle)``, before
   ``(pruning)``, and in JSON under the extra key ``"unassigned"`` (always present, usually ``[]``).
 - **Item order.** Within a bundle, the order the reconciler applies them: ascending
-  ``applyOrder``, then the kind's apply priority (reconciler.md §6.3), ties in inventory order.
+  ``applyOrder``, then the kind's apply priority (docs/reconciler.md#kind-priorities), ties in inventory order.
   Pruned items keep inventory (deletion) order.
 - **Columns.** Bundle lines: name padded to ``max(10, longest + 2)``, state to 10, ``ready/objects``
   to ``max(6, longest + 2)``. Item lines: ``Kind name`` padded to ``max(38, longest + 2)`` over the
-  whole tree, phase to ``max(9, longest of its section) + 2``. These reproduce §11's example.
+  whole tree, phase to ``max(9, longest of its section) + 2``. These reproduce the example in
+  docs/operator.md#the-command-line.
 - **No status yet.** State ``<none>``, Ready ``Unknown``, revision 0 and a message saying the
   operator has not processed the Application (is it running?). JSON then has ``"state": null``.
 - **Dependencies** (``status.dependencies``, app-dependency policies): a header line
@@ -296,7 +298,7 @@ def build_view(app: Mapping[str, Any], domain: str = DEFAULT_DOMAIN) -> StatusVi
 
 
 def exit_code(view: StatusView) -> int:
-    """0 when the Application is Ready, 3 otherwise (operator.md §11)."""
+    """0 when the Application is Ready, 3 otherwise (docs/operator.md#the-command-line)."""
     return EXIT_READY if view.state == "Ready" else EXIT_NOT_READY
 
 
@@ -439,7 +441,7 @@ def _item_lines(items: Sequence[ItemView], app_namespace: str, label_width: int,
 
 
 def render_text(view: StatusView, tree: bool = False, color: bool = False) -> str:
-    """The text of operator.md §11: header, message, bundle lines and, with ``tree``, their items."""
+    """The text of docs/operator.md#the-command-line: header, message, bundle lines and, with ``tree``, their items."""
     lines = _header(view, color)
     sections: list[tuple[str, Sequence[ItemView]]] = [
         (line, bundle.items if tree else ())
@@ -462,7 +464,7 @@ def render_text(view: StatusView, tree: bool = False, color: bool = False) -> st
 
 
 def to_json(view: StatusView) -> dict[str, Any]:
-    """The ``-o json`` document (operator.md §11), plus ``"unassigned"`` (see the module doc)."""
+    """The ``-o json`` document (docs/operator.md#the-command-line), plus ``"unassigned"`` (see the module doc)."""
     return {
         "name": view.name,
         "namespace": view.namespace,

@@ -1,4 +1,4 @@
-"""The local Kubernetes control plane for tests and the demo (devcluster.md)."""
+"""The local Kubernetes control plane for tests and the demo (docs/devcluster.md)."""
 
 from .devcluster import (
     Binaries,

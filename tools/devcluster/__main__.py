@@ -1,4 +1,5 @@
-"""CLI: ``python -m tools.devcluster up|down|env|kubeconfig|status|logs|build`` (devcluster.md §6).
+"""CLI: ``python -m tools.devcluster up|down|env|kubeconfig|status|logs|build``
+(docs/devcluster.md#the-devcluster-command).
 
 Messages go to stderr; only ``env``, ``kubeconfig`` and ``status --json`` write to stdout.
 """

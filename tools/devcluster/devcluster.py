@@ -1,4 +1,4 @@
-"""Start and stop a loopback-only Kubernetes control plane (devcluster.md §5).
+"""Start and stop a loopback-only Kubernetes control plane (docs/devcluster.md#the-control-plane-library).
 
 Profiles: ``minimal`` (etcd + kube-apiserver, envtest parity) and ``full`` (minimal +
 kube-controller-manager + kube-scheduler + kwok with fake nodes, so workloads become
@@ -149,7 +149,7 @@ class Binaries:
 
 
 def find_binaries(versions: Mapping[str, str] | None = None) -> Binaries:
-    """Locate the binaries in ``OAM_DEVCLUSTER_BIN_DIR`` or in the build cache (§4.3)."""
+    """Locate the binaries in ``OAM_DEVCLUSTER_BIN_DIR`` or in the build cache (docs/devcluster.md#the-build-cache)."""
     pins = dict(versions or pinned_versions())
     bin_dir = os.environ.get("OAM_DEVCLUSTER_BIN_DIR")
     found: dict[str, Path | None] = {}
@@ -228,7 +228,7 @@ def process_alive(pid: int, start_time: int | None) -> bool:
 
 @dataclass
 class ClusterHandle:
-    """What fixtures and the CLI pass around (devcluster.md §5.1)."""
+    """What fixtures and the CLI pass around (docs/devcluster.md#library-api)."""
 
     name: str
     profile: str
@@ -372,7 +372,7 @@ def port_refuses(port: int) -> bool:
 def component_flags(profile: str, run: Path, ports: Mapping[str, int], verbosity: str,
                     audit: bool, extra: Mapping[str, list[str]] | None = None,
                     kwok_stages: Path | None = None) -> dict[str, list[str]]:
-    """Flags of every component for ``profile`` (devcluster.md §5.4–5.8)."""
+    """Flags of every component for ``profile`` (docs/devcluster.md#component-flags)."""
     pki_dir = run / "pki"
     etcd = [
         "--name=devcluster",
@@ -561,7 +561,7 @@ class ControlPlane:
         self._write_state()
 
     def stop(self, keep: bool | None = None) -> None:
-        """Stop every component in reverse start order; idempotent (devcluster.md §5.11)."""
+        """Stop every component in reverse start order; idempotent (docs/devcluster.md#teardown-and-stale-runs)."""
         if self._stopped:
             return
         self._stopped = True
@@ -893,7 +893,7 @@ def _apiserver_ready(api: ApiServer) -> bool:
 
 def _insecure_context() -> ssl.SSLContext:
     # The controller manager and scheduler serve a self-signed in-memory certificate; only
-    # these health probes skip verification (devcluster.md §5.6).
+    # these health probes skip verification (docs/devcluster.md#component-flags).
     context = ssl.create_default_context()
     context.check_hostname = False
     context.verify_mode = ssl.CERT_NONE

@@ -1,4 +1,5 @@
-"""Derive the replace directives a Kubernetes tools module needs (devcluster.md §4.4).
+"""Derive the replace directives a Kubernetes tools module needs
+(docs/devcluster.md#the-kubernetes-module-and-its-staging-replaces).
 
 ``k8s.io/kubernetes`` pins every staging module to ``v0.0.0`` and maps it to
 ``./staging/src/...``, which only resolves inside its own repository. The staging modules

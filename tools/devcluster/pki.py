@@ -1,4 +1,4 @@
-"""A throw-away PKI for one control plane run (devcluster.md §5.3).
+"""A throw-away PKI for one control plane run (docs/devcluster.md#pki-and-identities).
 
 One ECDSA P-256 CA per run signs the API server's serving certificate and every client
 certificate, so clients verify TLS and the same CA authenticates them. The service-account

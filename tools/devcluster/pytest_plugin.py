@@ -1,4 +1,4 @@
-"""pytest wiring for the local control plane (devcluster.md §7).
+"""pytest wiring for the local control plane (docs/devcluster.md#pytest-integration).
 
 Importing this module sets ``KUBECONFIG`` before anything imports ``kubernetes`` (which
 reads it once, at import): ``tests/conftest.py`` imports it as its very first statement.

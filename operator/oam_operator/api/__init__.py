@@ -1,4 +1,5 @@
-"""Pydantic models of the CRDs (spec, status, inventory) and CRD generation (operator.md §1, §2).
+"""Pydantic models of the CRDs (spec, status, inventory) and CRD generation (docs/operator.md#the-application-resource,
+docs/operator.md#the-clusterprofile-resource).
 
 The models are the single source of the CRD schemas (``api/crd.py`` renders them into
 ``crds/``) and the typed view the operator and the CLI read Applications through.

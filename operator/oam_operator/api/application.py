@@ -1,4 +1,4 @@
-"""The Application kind: spec (operator.md §1.2) and status (§1.4).
+"""The Application kind: spec (docs/operator.md#spec-fields) and status (docs/operator.md#status-fields).
 
 Defaults: a spec field whose default is a constant carries it as a CRD default too, so the stored
 object shows the effective value; ``interval``, ``timeout``, ``adoptionPolicy`` and

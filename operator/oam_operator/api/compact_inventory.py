@@ -1,6 +1,7 @@
-"""The compact inventory encoding of ``status.compactInventory`` (issue 18 §6).
+"""The compact inventory encoding of ``status.compactInventory`` (issue 18,
+docs/operator.md#identity-hostile-input-and-limits).
 
-component-operator-runtime's inventory JSON (``status.inventory``, reconciler.md §5.1) takes
+component-operator-runtime's inventory JSON (``status.inventory``, docs/reconciler.md#inventory-items) takes
 about 380 bytes per object: every item spells out its group, version, kind, four policies,
 two orders, a 64-character hex digest, phase, status and a timestamp. An Application of
 3,000 objects then no longer fits into etcd's request limit (1.5 MiB) and every status write

@@ -1,7 +1,8 @@
-"""States, reasons and kstatus-compatible conditions of an Application (operator.md §1.5, §4.1).
+"""States, reasons and kstatus-compatible conditions of an Application (docs/operator.md#conditions,
+docs/operator.md#states-reasons-and-messages).
 
 ``conditions_for`` is the one place that turns a state into conditions, so the controller and
-any reader agree on the table of §1.5: ``Ready`` is always present; ``Reconciling`` and
+any reader agree on the table of docs/operator.md#conditions: ``Ready`` is always present; ``Reconciling`` and
 ``Stalled`` are present with status ``True`` when they apply and removed otherwise; all carry the
 state's reason and message; ``lastTransitionTime`` changes only when a condition's status does.
 """
@@ -43,7 +44,7 @@ class State(StrEnum):
 
 
 class Reason(StrEnum):
-    """Reasons of the Ready condition (operator.md §4.1)."""
+    """Reasons of the Ready condition (docs/operator.md#states-reasons-and-messages)."""
 
     FIRST_SEEN = "FirstSeen"
     SUSPENDED = "Suspended"
@@ -116,11 +117,12 @@ class Condition(ApiModel):
     @field_validator("reason", mode="before")
     @classmethod
     def _legacy_reason(cls, value: Any) -> Any:
-        """Read the upstream misspelling ``Reytrying`` as ``Retrying`` (operator.md §4.1)."""
+        """Read the upstream misspelling ``Reytrying`` as ``Retrying``
+        (docs/operator.md#states-reasons-and-messages)."""
         return _LEGACY_REASONS.get(value, value) if isinstance(value, str) else value
 
 
-# §1.5: (Ready status, Reconciling present) per state; Stalled is present exactly in Error.
+# docs/operator.md#conditions: (Ready status, Reconciling present) per state; Stalled is present exactly in Error.
 _READY_STATUS = {
     State.READY: ConditionStatus.TRUE,
     State.PENDING: ConditionStatus.UNKNOWN,
@@ -145,7 +147,7 @@ def conditions_for(
     now: datetime,
     previous: Sequence[Condition] | None = None,
 ) -> list[Condition]:
-    """The conditions of §1.5 for ``state``, in the order Ready, Reconciling, Stalled.
+    """The conditions of docs/operator.md#conditions for ``state``, in the order Ready, Reconciling, Stalled.
 
     ``previous`` are the conditions last persisted: a condition whose status is unchanged keeps
     its ``lastTransitionTime``, so a pass that changes nothing writes nothing.

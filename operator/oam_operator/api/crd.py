@@ -1,4 +1,5 @@
-"""The CustomResourceDefinitions, generated from the models (operator.md §1.6, §2).
+"""The CustomResourceDefinitions, generated from the models (docs/operator.md#printer-columns,
+docs/operator.md#the-clusterprofile-resource).
 
 Output is deterministic — sorted keys, fixed line width, no timestamps or versions stamped in —
 so the checked-in ``crds/`` files can be compared byte for byte with ``render()``. One file per

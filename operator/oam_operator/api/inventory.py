@@ -1,8 +1,9 @@
-"""The inventory item as persisted in ``status.inventory`` (reconciler.md §5.1).
+"""The inventory item as persisted in ``status.inventory`` (docs/reconciler.md#inventory-items).
 
 The JSON is the Go implementation's: same names, same order, same omission rules, so the CRD
 declares every field (typed, enums included) instead of preserving unknown fields. Reading is
-lenient as §5.1 requires: unknown fields are ignored, missing orders read as 0, missing strings
+lenient as docs/reconciler.md#inventory-items requires: unknown fields are ignored, missing orders read as 0, missing
+strings
 as ``""``, missing policies as the reconciler's built-in defaults, and ``lastAppliedAt`` accepts
 fractions and offsets; writing is canonical.
 """
@@ -21,7 +22,7 @@ __all__ = ["INVENTORY_FIELDS", "InventoryItem", "ObjectStatus", "Phase", "TypeVe
 
 
 class Phase(StrEnum):
-    """Lifecycle phase of an inventory item (reconciler.md §5.3)."""
+    """Lifecycle phase of an inventory item (docs/reconciler.md#phases-and-statuses)."""
 
     SCHEDULED_FOR_APPLICATION = "ScheduledForApplication"
     CREATING = "Creating"
@@ -103,7 +104,8 @@ class InventoryItem(ApiModel):
 
     @model_serializer(mode="wrap")
     def _omit_empty(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> dict[str, Any]:
-        """§5.1 omission rules: ``group`` is always written; namespace, managedTypes, phase, status and
+        """docs/reconciler.md#inventory-items omission rules: ``group`` is always written; namespace, managedTypes,
+        phase, status and
         lastAppliedAt only when set."""
         data: dict[str, Any] = handler(self)
         keys = ("namespace", "managedTypes", "phase", "status", "lastAppliedAt", "adopted")
@@ -115,7 +117,7 @@ class InventoryItem(ApiModel):
         return data
 
 
-# The JSON names in their serialisation order (reconciler.md §5.1).
+# The JSON names in their serialisation order (docs/reconciler.md#inventory-items).
 INVENTORY_FIELDS = (
     "group",
     "version",

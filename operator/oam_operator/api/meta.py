@@ -41,7 +41,7 @@ KIND_DESCRIPTION = (
 
 # Key under which a field's CRD default travels through the JSON schema (api/openapi.py turns it
 # into ``default``). Pydantic's own ``default`` is not used: fields whose default is an operator
-# setting must not get a CRD default (operator.md §1.2), and status fields get none at all.
+# setting must not get a CRD default (docs/operator.md#spec-fields), and status fields get none at all.
 CRD_DEFAULT_KEY = "x-oam-crd-default"
 
 

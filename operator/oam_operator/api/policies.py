@@ -1,4 +1,4 @@
-"""Policy enums shared by the Application spec and the inventory (reconciler.md §4).
+"""Policy enums shared by the Application spec and the inventory (docs/reconciler.md#policies).
 
 The values are persisted (spec, inventory) and interchangeable with component-operator-runtime,
 so they are spelled exactly as the Go implementation spells them. Kept here rather than imported
@@ -47,7 +47,7 @@ class DeletePolicy(StrEnum):
 
 
 class ApplicationDeletePolicy(StrEnum):
-    """The delete policies an Application may choose as its default (operator.md §1.2)."""
+    """The delete policies an Application may choose as its default (docs/operator.md#spec-fields)."""
 
     DELETE = "Delete"
     ORPHAN = "Orphan"

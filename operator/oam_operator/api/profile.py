@@ -1,4 +1,5 @@
-"""The ClusterProfile kind (operator.md §2): cluster-scoped platform defaults for trait properties.
+"""The ClusterProfile kind (docs/operator.md#the-clusterprofile-resource): cluster-scoped platform defaults for trait
+properties.
 
 Only the shape is declared; the transform validates the contents of each capability's
 ``rendering`` (and the capability keys), so those stay free-form here.

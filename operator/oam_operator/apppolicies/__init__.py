@@ -1,6 +1,7 @@
 """The operator's own policy types: ``app-dependency``, ``reconciliation`` and ``health-checks``.
 
-The transform refuses these types ("no handler for policy type …", transform.md §7.5): a
+The transform refuses these types ("no handler for policy type …",
+docs/transform.md#policy-types-the-transform-refuses): a
 single-application build has nothing to order against and delivers nothing. The operator
 orchestrates many Applications and delivers them itself, so it registers these handlers
 through the transform's public ``Transformer.register_policy``; ``oam-operator build`` does so

@@ -1,6 +1,6 @@
 """The ``reconciliation`` policy: per-Application ``interval``, ``timeout``, ``retryInterval``, ``suspend``.
 
-The values mean what the spec fields of the same names mean (operator.md §1.2) and obey the
+The values mean what the spec fields of the same names mean (docs/operator.md#spec-fields) and obey the
 same minimums (``interval`` ≥ 30s, ``timeout`` ≥ 10s); ``retryInterval`` (≥ 1s, no spec field)
 replaces the error backoff: an Application in ``Error`` (other than ``TransformFailed``, whose
 policies were never read) is retried every ``retryInterval``. Setting a value here *and* in the

@@ -1,4 +1,4 @@
-"""Requeue delays (operator.md §4.6): per-activity backoff, error backoff and jitter."""
+"""Requeue delays (docs/operator.md#backoff-and-timeouts): per-activity backoff, error backoff and jitter."""
 
 from __future__ import annotations
 

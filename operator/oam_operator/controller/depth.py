@@ -1,4 +1,5 @@
-"""Deeply nested Applications (issue 18 §1): no single object can fail the watch or a pass.
+"""Deeply nested Applications (issue 18, docs/operator.md#identity-hostile-input-and-limits): no single object can fail
+the watch or a pass.
 
 The API server accepts any nesting its JSON decoder accepts: up to 10,000 levels (Go's
 ``encoding/json`` limit, which also bounds what it ever sends back). Python's default

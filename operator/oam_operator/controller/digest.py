@@ -1,4 +1,4 @@
-"""The component digest (operator.md §3.3): what "a new revision" means."""
+"""The component digest (docs/operator.md#owner-id-and-component-digest): what "a new revision" means."""
 
 from __future__ import annotations
 

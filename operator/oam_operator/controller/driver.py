@@ -1,4 +1,4 @@
-"""One pass of the driver (operator.md §4): the apply branch and the delete branch.
+"""One pass of the driver (docs/operator.md#states-and-phases): the apply branch and the delete branch.
 
 A pass is a plain, synchronous function of the Application's body, the operator's memory of
 it (the status cache and the backoff state) and the environment; it returns the new status
@@ -237,7 +237,8 @@ class _Pass:
         return self.now - started >= parse_go_duration(self.timeout_text)
 
     def reconciler_error(self, error: Exception, deleting: bool) -> PassResult:
-        """§4.5: classify an exception of ``apply()``/``delete()``/``is_deletion_allowed()``."""
+        """docs/operator.md#error-handling: classify an exception of
+        ``apply()``/``delete()``/``is_deletion_allowed()``."""
         if isinstance(error, ReconcilerError) and error.retryable:
             self.memory.error_backoff.reset()
             if deleting:
@@ -258,7 +259,7 @@ class _Pass:
         log.exception("internal error in a pass of %s/%s", self.namespace, self.name, exc_info=error)
         return self.fail(Reason.ERROR, f"Internal error: {type(error).__name__}: {error}", error_type="other")
 
-    # -- the apply branch (§4.2) ------------------------------------------------------------------
+    # -- the apply branch (docs/operator.md#the-apply-branch) ----------------------------------------------------------
 
     def apply_branch(self) -> PassResult:
         status, settings = self.status, self.settings
@@ -441,7 +442,7 @@ class _Pass:
                 return int(entry["ready"]), int(entry["objects"])
         return 0, 0
 
-    # -- the delete branch (§4.3) -----------------------------------------------------------------
+    # -- the delete branch (docs/operator.md#the-delete-branch) --------------------------------------------------------
 
     def delete_branch(self) -> PassResult:
         status = self.status
@@ -534,7 +535,7 @@ def transform_application(
         try:
             evaluated = transformer.evaluate_profile(cluster_profile_from_object(profile))
         except OamError as error:
-            # transform.md §11.1: a bad profile fails every Application that uses it.
+            # docs/transform.md#the-clusterprofile-document: a bad profile fails every Application that uses it.
             raise TransformError(f"ClusterProfile {go_quote(profile_name)}", error) from None
         capabilities = evaluated.capabilities
     transformer.validate_authored_properties(app)
@@ -546,12 +547,12 @@ def transform_application(
 
 
 def apply_pass(body: Mapping[str, Any], memory: Memory, env: Environment) -> PassResult:
-    """One run of the apply branch (§4.2) for an Application not being deleted."""
+    """One run of the apply branch (docs/operator.md#the-apply-branch) for an Application not being deleted."""
     return _Pass(body, memory, env).apply_branch()
 
 
 def delete_pass(body: Mapping[str, Any], memory: Memory, env: Environment) -> PassResult:
-    """One run of the delete branch (§4.3)."""
+    """One run of the delete branch (docs/operator.md#the-delete-branch)."""
     return _Pass(body, memory, env).delete_branch()
 
 
@@ -571,7 +572,8 @@ def announced(status: Mapping[str, Any]) -> bool:
 
 
 def ready_event(status: Mapping[str, Any]) -> Event | None:
-    """The Event that reports the Ready condition (§9), or ``None`` when there is none."""
+    """The Event that reports the Ready condition (docs/operator.md#events-on-the-application), or ``None`` when there
+    is none."""
     ready = next((c for c in status.get("conditions") or [] if c.get("type") == "Ready"), None)
     if ready is None:
         return None

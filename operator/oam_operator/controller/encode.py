@@ -1,4 +1,4 @@
-"""Bundles become waves (operator.md §3.4).
+"""Bundles become waves (docs/operator.md#bundles-become-waves).
 
 The transform hands back a bundle tree; the reconciler knows only objects with apply, delete
 and purge orders. This module flattens the tree into one object list and encodes the bundle

@@ -1,4 +1,4 @@
-"""kopf handlers: thin glue between kopf and the passes (operator.md §5).
+"""kopf handlers: thin glue between kopf and the passes (docs/operator.md#running-on-kopf).
 
 The apply branch runs in a per-Application daemon loop, woken on demand; the delete branch
 in a non-optional deletion handler. Change-detecting handlers are deliberately not used for

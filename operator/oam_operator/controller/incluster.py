@@ -1,4 +1,4 @@
-"""How the operator finds the API server from inside a Pod (docs/operator.md "In a Pod").
+"""How the operator finds the API server from inside a Pod (docs/operator.md#in-a-pod).
 
 Kubernetes gives every Pod ``KUBERNETES_SERVICE_HOST``/``KUBERNETES_SERVICE_PORT`` and mounts the
 ServiceAccount's token, CA and namespace under ``/var/run/secrets/kubernetes.io/serviceaccount``;

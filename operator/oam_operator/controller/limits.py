@@ -1,4 +1,5 @@
-"""The hard limit on an Application's size (issue 18 §6): refused before anything is created.
+"""The hard limit on an Application's size (issue 18, docs/operator.md#identity-hostile-input-and-limits): refused
+before anything is created.
 
 The inventory lives in the Application's status, and the whole Application (spec, status,
 metadata) must fit into one etcd request (1.5 MiB by default). With the compact encoding

@@ -1,4 +1,5 @@
-"""``oam-operator run``: settings → logging → metrics → kopf (operator.md §5, §7)."""
+"""``oam-operator run``: settings → logging → metrics → kopf (docs/operator.md#running-on-kopf,
+docs/operator.md#settings)."""
 
 from __future__ import annotations
 

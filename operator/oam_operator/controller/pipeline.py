@@ -1,4 +1,4 @@
-"""The operator's transform pipeline, from its settings (docs/operator.md "URL sources and charts").
+"""The operator's transform pipeline, from its settings (docs/operator.md#url-sources-and-charts).
 
 The operator uses the same ``build_pipeline`` as ``oam-operator build``; what differs is that
 Applications are written by tenants, so every URL the operator fetches on their behalf (URL

@@ -1,4 +1,4 @@
-"""Progress messages built from the reconciler's report (operator.md §4.4)."""
+"""Progress messages built from the reconciler's report (docs/operator.md#progress-messages)."""
 
 from __future__ import annotations
 

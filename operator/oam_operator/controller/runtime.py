@@ -218,7 +218,8 @@ class Runtime:
                 return
             # A refusal that repeats on every retry (the status too large for etcd, a webhook):
             # the status cannot say it, so a Warning Event does (once per message), and the
-            # next attempt waits the error backoff instead of spinning (issue 18 §3, §6).
+            # next attempt waits the error backoff instead of spinning (issue 18,
+            # docs/operator.md#identity-hostile-input-and-limits).
             warning = Event("Warning", "StatusWriteFailed", f"The status could not be written: {error}")
             key = (warning.type, warning.reason, warning.message)
             if key != memory.last_event:

@@ -1,4 +1,4 @@
-"""When a pass's new status must be written, and when it may wait (operator.md §4.6).
+"""When a pass's new status must be written, and when it may wait (docs/operator.md#backoff-and-timeouts).
 
 A status write is a request; at fleet scale most of them were progress: the same
 ``Processing`` state with a new message or new inventory phases, written after every pass.
@@ -6,7 +6,7 @@ The status is written when something a user or a restart depends on changed:
 
 - the state or the Ready condition's reason (every outcome, every state change);
 - the set of inventory items (a checkpoint: an object is recorded before it is created, and
-  a pruned one is dropped, DESIGN.md §5.2);
+  a pruned one is dropped, docs/architecture.md#key-decisions);
 - anything at all, outside ``Processing``;
 - progress within ``Processing``, at most every ``PROGRESS_WRITE_INTERVAL`` seconds, so a
   long rollout still shows where it is (2 s: a pass that only created objects right after its

@@ -1,4 +1,5 @@
-"""Whose identity a pass acts with (operator.md §6, least privilege by default: issue 18 §2).
+"""Whose identity a pass acts with (docs/operator.md#tenancy-and-impersonation, least privilege by default: issue 18,
+docs/operator.md#identity-hostile-input-and-limits).
 
 For an Application in namespace ``ns``:
 

@@ -1,4 +1,4 @@
-"""Which network addresses a URL source may reach (docs/operator.md "URL sources and charts").
+"""Which network addresses a URL source may reach (docs/operator.md#url-sources-and-charts).
 
 An Application is written by a tenant, but the operator fetches its URL sources and charts
 with the operator's own network position: inside the cluster, next to the API server, the

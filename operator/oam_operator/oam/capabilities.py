@@ -1,9 +1,9 @@
-"""Capability resolution at a trait (transform.md §11.3).
+"""Capability resolution at a trait (docs/transform.md#resolving-a-traits-properties).
 
 A ClusterProfile binding supplies platform defaults for a trait's properties. Before a trait's
 handler runs (or its lowering rule lowers it), the engine picks the binding, refuses authored
 platform-reserved keys and merges: a deep copy of the rendering with every authored top-level
-key replacing the rendering's value (D10).
+key replacing the rendering's value (docs/transform.md#resolving-a-traits-properties).
 """
 
 from __future__ import annotations

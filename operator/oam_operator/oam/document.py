@@ -1,7 +1,8 @@
-"""Application and ClusterProfile documents: decoding and validation (transform.md §2, §3.2, §11.1).
+"""Application and ClusterProfile documents: decoding and validation (docs/transform.md#documents,
+docs/transform.md#document-validation, docs/transform.md#the-clusterprofile-document).
 
 Decoding is strict (an undeclared key is a parse error with its line) and validation runs the
-§3.2 checks in their stated order, so the first error is deterministic.
+docs/transform.md#document-validation checks in their stated order, so the first error is deterministic.
 
 Decisions recorded here (the spec names only some decode causes): a list field holding
 something else fails with ``expected a list, got <T>``, a string field holding a mapping or a
@@ -26,7 +27,7 @@ LAUNCHER_API_VERSION = "launcher.gokure.dev/v1alpha1"
 DEFAULT_DOMAIN = "oam-operator.dev"
 LAUNCHER_DOMAIN = "launcher.gokure.dev"
 
-#: §3.3 — types a document may name even before a handler claims them.
+#: docs/transform.md#allow-lists — types a document may name even before a handler claims them.
 COMPONENT_TYPES: tuple[str, ...] = (
     "crd", "cronjob", "daemonset", "helm", "helmchart", "manifests", "oci",
     "passthrough", "postgresql", "statefulset", "webservice", "worker",
@@ -69,7 +70,7 @@ class Component:
     """A component. ``owner`` is the authored component a lowering rule emitted this one for.
 
     ``rule_order`` holds the names this component is applied after, as declared by a lowering
-    rule through :meth:`order_after`; a document cannot author it (§6.3).
+    rule through :meth:`order_after`; a document cannot author it (docs/transform.md#rule-order).
     """
 
     name: str
@@ -82,7 +83,7 @@ class Component:
 
     @property
     def owner_name(self) -> str:
-        """The authored component that owns this one's objects (labels, §13.3)."""
+        """The authored component that owns this one's objects (labels, docs/transform.md#the-component-label)."""
         return self.owner if self.owner is not None else self.name
 
     def order_after(self, *names: str) -> Component:
@@ -122,7 +123,7 @@ class Application:
 
     @property
     def default_domain(self) -> str:
-        """The domain a document implies when none is configured (§2.5)."""
+        """The domain a document implies when none is configured (docs/transform.md#domain-and-namespace)."""
         return LAUNCHER_DOMAIN if self.api_version == LAUNCHER_API_VERSION else DEFAULT_DOMAIN
 
 
@@ -279,7 +280,8 @@ def validate_application(
     component_types: Collection[str] = (),
     trait_types: Collection[str] = (),
 ) -> None:
-    """The §3.2 checks in order; ``*_types`` are extra types claimed by registered handlers."""
+    """The docs/transform.md#document-validation checks in order; ``*_types`` are extra types claimed by registered
+    handlers."""
     if app.api_version not in (API_VERSION, LAUNCHER_API_VERSION):
         raise _api_version_error(app.api_version)
     if app.kind != "Application":
@@ -353,7 +355,8 @@ def decode_application(value: Any, lines: LineIndex | None = None) -> Applicatio
 def parse_application(
     text: str, *, component_types: Collection[str] = (), trait_types: Collection[str] = ()
 ) -> Application:
-    """Load, decode and validate an Application document (§2.3, §3.2)."""
+    """Load, decode and validate an Application document (docs/transform.md#loading-yaml,
+    docs/transform.md#document-validation)."""
     value, lines = load_one(text, "Application")
     app = decode_application(value, lines)
     validate_application(app, component_types, trait_types)
@@ -392,7 +395,7 @@ def _decode_profile(value: Any, dec: _Decoder) -> ClusterProfile:
 
 
 def validate_cluster_profile(profile: ClusterProfile) -> None:
-    """The §11.1 checks in order."""
+    """The docs/transform.md#the-clusterprofile-document checks in order."""
     if profile.api_version not in (API_VERSION, LAUNCHER_API_VERSION):
         raise _api_version_error(profile.api_version)
     if profile.kind != "ClusterProfile":

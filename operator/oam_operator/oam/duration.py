@@ -1,4 +1,5 @@
-"""Go durations (transform.md §14.4): parsed as ``time.ParseDuration`` and printed as Go prints them.
+"""Go durations (docs/transform.md#durations-and-quantities): parsed as ``time.ParseDuration`` and printed as Go prints
+them.
 
 kurel reads every duration field into a ``time.Duration``, so ``60m`` prints as ``1h0m0s``;
 byte compatibility needs the same parse (and its error texts) and the same printing.

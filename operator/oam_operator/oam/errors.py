@@ -1,4 +1,4 @@
-"""The exception types of the transform (transform.md §3.6).
+"""The exception types of the transform (docs/transform.md#error-types).
 
 Errors are data: each carries one exact, deterministic message, which is ``str(exc)`` and
 ``exc.message``. Wrapping joins messages with ``": "`` so a chain reads left to right from the
@@ -20,7 +20,7 @@ class OamError(Exception):
 
 
 class ParseError(OamError):
-    """YAML or envelope decoding failed (§2.3)."""
+    """YAML or envelope decoding failed (docs/transform.md#loading-yaml)."""
 
 
 class ValidationError(OamError):
@@ -28,11 +28,12 @@ class ValidationError(OamError):
 
 
 class PropertyError(OamError):
-    """Authored or emitted property validation against a PropertySchema (§4)."""
+    """Authored or emitted property validation against a PropertySchema (docs/transform.md#properties-and-schemas)."""
 
 
 class PolicyError(OamError):
-    """A policy handler's refusal; the message never names the policy (the transform does, §7.1)."""
+    """A policy handler's refusal; the message never names the policy (the transform does,
+    docs/transform.md#policy-dispatch)."""
 
 
 class TransformError(OamError):
@@ -46,15 +47,16 @@ class TransformError(OamError):
 
 
 class OrderingError(TransformError):
-    """Refusals of the ordering algorithm (§8)."""
+    """Refusals of the ordering algorithm (docs/transform.md#ordering-components-into-groups)."""
 
 
 class CapabilityError(OamError):
-    """ClusterProfile evaluation (§11.2) and missing capabilities (§11.3)."""
+    """ClusterProfile evaluation (docs/transform.md#evaluating-a-profile) and missing capabilities
+    (docs/transform.md#resolving-a-traits-properties)."""
 
 
 class PlatformReservedError(OamError):
-    """An authored value for a platform-reserved property (§4.4)."""
+    """An authored value for a platform-reserved property (docs/transform.md#platform-reserved-properties)."""
 
 
 class GenerationError(OamError):
@@ -62,11 +64,11 @@ class GenerationError(OamError):
 
 
 class ParameterError(OamError):
-    """kurel package parameter resolution (§12)."""
+    """kurel package parameter resolution (docs/transform.md#package-parameters)."""
 
 
 class RegistrationError(OamError):
-    """A programmer error at handler registration (§5.1); never caused by a document."""
+    """A programmer error at handler registration (docs/transform.md#the-transformer); never caused by a document."""
 
 
 class EffectiveValueError(ValidationError):

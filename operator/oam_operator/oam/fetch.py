@@ -1,9 +1,10 @@
-"""The default ``UrlReader`` (transform.md §9.10): http(s) only, bounded in size, time and redirects.
+"""The default ``UrlReader`` (docs/transform.md#raw-objects-passthrough-crd-and-manifests): http(s) only, bounded in
+size, time and redirects.
 
 The transform never does I/O itself; the pipeline (``pipeline.py``) injects this reader so a
 ``manifests``/``crd`` URL source can be read when objects are generated.
 
-With an ``AddressPolicy`` (the operator's case, docs/operator.md "URL sources and charts")
+With an ``AddressPolicy`` (the operator's case, docs/operator.md#url-sources-and-charts)
 every connection, the first and each redirect's, is checked at the moment it is made: the
 host is resolved, every address must pass the policy, and the socket connects to exactly a
 checked address. Proxies from the environment are then not used, because the address

@@ -1,4 +1,5 @@
-"""The handler interfaces of the transform (transform.md §5, §6.1) and their shared types.
+"""The handler interfaces of the transform (docs/transform.md#handlers-and-registries,
+docs/transform.md#what-a-lowering-rule-is) and their shared types.
 
 Handlers are small classes implementing these ``Protocol``s; a new component or trait type is
 one module under ``components/`` or ``traits/`` that implements one of them and registers it,
@@ -29,7 +30,8 @@ CONTRACT_VERSION = "v1alpha1"
 
 @dataclass
 class ContractMetadata:
-    """What a handler promises: its family, version and the capability keys it needs (§5.6)."""
+    """What a handler promises: its family, version and the capability keys it needs
+    (docs/transform.md#schemas-and-contracts)."""
 
     family: str
     version: str = CONTRACT_VERSION
@@ -57,7 +59,7 @@ class ComponentConfig(Protocol):
 
     Optional methods read by traits and the engine: ``service_port() -> int`` (0 = none),
     ``backend_service_name() -> str`` ("" = the component name), ``source_identity() ->
-    SourceSpec | None`` and ``bind_source(name, shared)`` (generated sources, §8.3).
+    SourceSpec | None`` and ``bind_source(name, shared)`` (generated sources, docs/transform.md#generated-sources).
     """
 
     def generate(self, app: TreeApplication) -> list[Object]: ...
@@ -65,7 +67,8 @@ class ComponentConfig(Protocol):
 
 @dataclass(frozen=True)
 class SourceSpec:
-    """A component's source identity (§8.3) and how to build the source when it is generated.
+    """A component's source identity (docs/transform.md#generated-sources) and how to build the source when it is
+    generated.
 
     ``identity`` groups consumers over the document; ``kind`` is the source's Kubernetes kind
     (its lower-case form names it in messages); ``shared_only`` means a single consumer keeps
@@ -96,7 +99,8 @@ class ComponentHandler(Protocol):
 
 
 class TraitOutput:
-    """What a trait handler may add: sub-applications that follow the component's objects (D8)."""
+    """What a trait handler may add: sub-applications that follow the component's objects
+    (docs/transform.md#order-of-objects)."""
 
     def __init__(
         self, component: str, namespace: str, ctx: TransformContext, sources: list[TreeApplication] | None = None

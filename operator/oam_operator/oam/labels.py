@@ -1,4 +1,4 @@
-"""The component label (transform.md §13.3, D7).
+"""The component label (docs/transform.md#the-component-label).
 
 Every object a component owns, and the pod templates of workloads, carry
 ``<domain>/component: <component>`` so the objects of one component can be selected; an

@@ -1,4 +1,4 @@
-"""YAML input loading with Go yaml.v3's core-schema typing (transform.md §2.3).
+"""YAML input loading with Go yaml.v3's core-schema typing (docs/transform.md#loading-yaml).
 
 PyYAML resolves YAML 1.1 (``yes``/``on`` as booleans); kurel's loader resolves the YAML 1.2
 core schema, so ``yes`` stays a string. We compose nodes with ``CSafeLoader`` under a resolver
@@ -208,13 +208,13 @@ def load_all(text: str) -> list[tuple[Any, LineIndex]]:
 
 
 def parse_error(kind: str, cause: str, line: int | None) -> ParseError:
-    """``parse error in <Kind>[ at line <N>]: <cause>`` (§2.3)."""
+    """``parse error in <Kind>[ at line <N>]: <cause>`` (docs/transform.md#loading-yaml)."""
     where = f" at line {line}" if line is not None else ""
     return ParseError(f"parse error in {kind}{where}: {cause}")
 
 
 def load_one(text: str, kind: str) -> tuple[Any, LineIndex]:
-    """Exactly one non-empty document, else the §2.3 parse errors for ``kind``."""
+    """Exactly one non-empty document, else the docs/transform.md#loading-yaml parse errors for ``kind``."""
     try:
         documents = load_all(text)
     except YamlSyntaxError as exc:

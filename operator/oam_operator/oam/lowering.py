@@ -1,4 +1,4 @@
-"""The lowering engine (transform.md §6.2).
+"""The lowering engine (docs/transform.md#what-a-lowering-rule-is).
 
 Lowering rules rewrite higher-level authored elements into terminal ones before handlers run:
 components claimed by a component rule are replaced in place by what the rule emits, then

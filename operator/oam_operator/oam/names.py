@@ -1,4 +1,5 @@
-"""Kubernetes name checks and generated-name rules (transform.md §3.5, §13.1).
+"""Kubernetes name checks and generated-name rules (docs/transform.md#kubernetes-name-checks,
+docs/transform.md#generated-names).
 
 The checks reproduce Kubernetes' validation functions and their texts because those texts
 appear inside messages that embed the error list.
@@ -116,7 +117,7 @@ def label_value_errors(value: str) -> list[str]:
 
 
 def digest(s: str) -> str:
-    """Lowercase hex SHA-256 of the UTF-8 bytes of ``s`` (§13.1)."""
+    """Lowercase hex SHA-256 of the UTF-8 bytes of ``s`` (docs/transform.md#generated-names)."""
     return hashlib.sha256(s.encode("utf-8")).hexdigest()
 
 

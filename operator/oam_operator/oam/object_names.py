@@ -1,6 +1,7 @@
-"""Names the API server would refuse, refused by the transform first (issue 18 §4).
+"""Names the API server would refuse, refused by the transform first
+(docs/operator.md#identity-hostile-input-and-limits).
 
-A component's name is a DNS-1123 subdomain (transform.md §3.5), but the objects generated
+A component's name is a DNS-1123 subdomain (docs/transform.md#kubernetes-name-checks), but the objects generated
 from it put that name where Kubernetes is stricter: a Service's name is a DNS-1123 label (no dots), a
 container's name a DNS-1123 label (no dots), a label value at most 63 characters. Without this check
 the first object the API server refuses (422) is found half-way through an apply wave; with

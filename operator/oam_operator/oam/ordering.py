@@ -1,4 +1,4 @@
-"""Ordering components into groups (transform.md §8.1–8.4).
+"""Ordering components into groups (docs/transform.md#ordering-declarations, docs/transform.md#the-ordering-algorithm).
 
 Three declarations order components: a tier, a dependency rule and a lowering rule's own order.
 They are edges of one graph; each component's level is one more than the highest level of the
@@ -30,7 +30,7 @@ _SOURCE_REFUSAL = "a source a lowering rule generates is applied with the applic
 
 @dataclass
 class Entry:
-    """One component of the lowered document, in document order (§8.2)."""
+    """One component of the lowered document, in document order (docs/transform.md#entries)."""
 
     name: str
     tier: str | None = None
@@ -45,7 +45,8 @@ class Ordering:
 
 
 def check_rule_orders(entries: list[Entry], source_names: set[str]) -> None:
-    """Step 1: a lowering rule may only order a component after another of the document (§6.3)."""
+    """Step 1: a lowering rule may only order a component after another of the document
+    (docs/transform.md#rule-order)."""
     names = {entry.name for entry in entries}
     for entry in entries:
         for target in entry.rule_order:
@@ -59,7 +60,8 @@ def check_rule_orders(entries: list[Entry], source_names: set[str]) -> None:
 
 
 def check_sources(sources: list[GeneratedSource], result: PolicyResult) -> None:
-    """Step 2: shared generated sources can be neither placed nor given dependencies (§8.3)."""
+    """Step 2: shared generated sources can be neither placed nor given dependencies
+    (docs/transform.md#generated-sources)."""
     for source in sources:
         if not source.shared:
             continue
@@ -200,7 +202,7 @@ def group_names(app_name: str, entries: list[Entry], groups: list[list[int]]) ->
 
 
 def order(app_name: str, entries: list[Entry], sources: list[GeneratedSource], result: PolicyResult) -> Ordering:
-    """Steps 1–7 of §8.4."""
+    """Steps 1–7 of docs/transform.md#the-ordering-algorithm."""
     check_rule_orders(entries, {source.name for source in sources if source.shared})
     check_sources(sources, result)
     levels = _Walk(entries, _explicit_edges(entries, result.dependencies)).run()

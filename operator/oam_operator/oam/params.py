@@ -1,4 +1,5 @@
-"""kurel package parameters (transform.md §12, D11): ``kurel.yaml``, ``--values``, ``--set``, ``${param}``.
+"""kurel package parameters (docs/transform.md#package-parameters): ``kurel.yaml``, ``--values``, ``--set``,
+``${param}``.
 
 A package turns an Application into a template: ``kurel.yaml`` declares typed parameters,
 ``--values``/``--set`` supply them, and every ``${name}`` in a scalar value of the application
@@ -78,7 +79,7 @@ class Package:
 
 
 # --------------------------------------------------------------------------------------------
-# kurel.yaml (§12.1)
+# kurel.yaml (docs/transform.md#package-parameters)
 
 
 def _decode_package(value: Any, dec: _Decoder) -> Package:
@@ -157,7 +158,7 @@ def _check_default(p: Parameter) -> None:
 
 
 def validate_package(package: Package) -> None:
-    """The §12.1 checks in order (``ValidationError``)."""
+    """The docs/transform.md#package-parameters checks in order (``ValidationError``)."""
     if package.api_version not in ("oam-operator.dev/v1alpha1", LAUNCHER_API_VERSION):
         raise _api_version_error(package.api_version)
     if package.kind != "Package":
@@ -188,7 +189,7 @@ def parse_package(text: str) -> Package:
 
 
 # --------------------------------------------------------------------------------------------
-# Supplied values (§12.2)
+# Supplied values (docs/transform.md#package-parameters)
 
 
 def parse_values(text: str, path: str) -> dict[str, Any]:
@@ -224,7 +225,7 @@ def missing_package_error(app_dir: str) -> ValidationError:
 
 
 # --------------------------------------------------------------------------------------------
-# Resolution (§12.3)
+# Resolution (docs/transform.md#package-parameters)
 
 
 def is_whole(value: float) -> bool:
@@ -331,7 +332,7 @@ def resolve_parameters(package: Package, supplied: Mapping[str, Any]) -> dict[st
 
 
 # --------------------------------------------------------------------------------------------
-# Substitution in the application YAML (§12.3 step 5)
+# Substitution in the application YAML (docs/transform.md#package-parameters)
 
 
 def yaml_double_quoted(text: str) -> str:

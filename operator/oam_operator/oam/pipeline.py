@@ -1,4 +1,4 @@
-"""The one assembly of the transform with its adapters (docs/architecture.md "The transform pipeline").
+"""The one assembly of the transform with its adapters (docs/architecture.md#the-transform-pipeline).
 
 The transform is pure; reading URL sources and rendering charts are adapters injected through
 the ``TransformContext``. Every consumer — ``oam-operator build`` and the operator — gets its

@@ -1,4 +1,4 @@
-"""Kubernetes resource quantities in canonical form (transform.md §14.5).
+"""Kubernetes resource quantities in canonical form (docs/transform.md#durations-and-quantities).
 
 kurel parses every quantity into ``resource.Quantity`` and prints its canonical string, so
 ``0.5`` prints as ``500m`` and ``2048Mi`` as ``2Gi``. The parse reproduces

@@ -1,4 +1,5 @@
-"""The order ``oam-operator build`` prints objects in: kurel's release order (docs/transform.md "Output order").
+"""The order ``oam-operator build`` prints objects in: kurel's release order
+(docs/architecture.md#output-order-of-oam-operator-build).
 
 The bundle tree (``build --tree``, and the operator's apply waves) keeps its own order: a
 component's objects followed by its traits' objects, a generated source first, and tiers only

@@ -1,4 +1,4 @@
-"""PropertySchema and authored-property checks (transform.md §4).
+"""PropertySchema and authored-property checks (docs/transform.md#properties-and-schemas).
 
 Every handler publishes the shape of the properties it reads, so a key no schema declares is
 an error rather than a silently ignored setting. The engine never injects defaults: ``default``
@@ -18,7 +18,7 @@ from oam_operator.oam.gofmt import go_quote, go_type_name, go_value
 
 @dataclass
 class PropertySchema:
-    """One node of a handler's property schema (§4.1)."""
+    """One node of a handler's property schema (docs/transform.md#the-schema-vocabulary)."""
 
     type: str = ""
     description: str = ""
@@ -32,7 +32,8 @@ class PropertySchema:
 
 
 def scope_schema(trait_type: str) -> PropertySchema:
-    """The engine-owned ``scope`` property accepted on every trait (§4.3)."""
+    """The engine-owned ``scope`` property accepted on every trait
+    (docs/transform.md#validating-authored-properties)."""
     return PropertySchema(
         type="string",
         description=(
@@ -55,7 +56,8 @@ def _enum_equal(a: Any, b: Any) -> bool:
 
 
 def check_value(schema: PropertySchema, value: Any, path: str) -> Any:
-    """Check ``value`` against ``schema`` at ``path`` (§4.2); returns the normalised value."""
+    """Check ``value`` against ``schema`` at ``path`` (docs/transform.md#checking-a-value); returns the normalised
+    value."""
     if value is None:
         return None
     kind = schema.type
@@ -98,7 +100,8 @@ def check_object(
     path: str,
     check_required: bool,
 ) -> dict[str, Any]:
-    """The object check of §4.2.1; ``check_required`` is off for a top level (§4.3)."""
+    """The object check of docs/transform.md#checking-a-value; ``check_required`` is off for a top level
+    (docs/transform.md#validating-authored-properties)."""
     if check_required:
         for key in sorted(fields):
             if fields[key].required and value.get(key) is None:
@@ -115,7 +118,8 @@ def check_object(
 
 
 def check_platform_reserved(fields: Mapping[str, PropertySchema], props: Mapping[str, Any], context: str = "") -> None:
-    """Refuse any authored value, null included, for a platform-reserved field (§4.4).
+    """Refuse any authored value, null included, for a platform-reserved field
+    (docs/transform.md#platform-reserved-properties).
 
     The message is ``<context>: properties…``; without a context the caller adds its own.
     """

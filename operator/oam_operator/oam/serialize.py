@@ -1,4 +1,4 @@
-"""The YAML emitter of ``oam-operator build`` (transform.md §14).
+"""The YAML emitter of ``oam-operator build`` (docs/transform.md#output).
 
 kurel prints objects with go-yaml v2 (a port of libyaml's emitter). We use libyaml's emitter
 through PyYAML's ``CSafeDumper`` when available and reproduce go-yaml's choices on top of it:
@@ -205,5 +205,6 @@ def _ends_keep_chomped(value: Any) -> bool:
 
 
 def dump_objects(objects: Iterable[Object]) -> str:
-    """Objects as a stream joined by ``---`` lines, no leading separator (§14.1)."""
+    """Objects as a stream joined by ``---`` lines, no leading separator
+    (docs/transform.md#output-stream-and-object-content)."""
     return "---\n".join(dump_document(obj) for obj in objects)

@@ -1,4 +1,4 @@
-"""Generated sources (transform.md §8.3, D6).
+"""Generated sources (docs/transform.md#generated-sources).
 
 A component config may report a source identity (a chart repository, an OCI artifact).
 Identities are grouped over the whole document: a source several components share is generated

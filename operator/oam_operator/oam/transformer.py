@@ -1,6 +1,8 @@
-"""The transform: registries, dispatch and ``transform()`` (transform.md §3.1, §5, §7, §8).
+"""The transform: registries, dispatch and ``transform()`` (docs/transform.md#order-of-validation,
+docs/transform.md#handlers-and-registries, docs/transform.md#policies,
+docs/transform.md#ordering-components-into-groups).
 
-Unimplemented built-in types: a type of the §3.3 allow-lists that no handler claims passes
+Unimplemented built-in types: a type of the allow-lists (docs/transform.md#allow-lists) that no handler claims passes
 document validation (it is a built-in type) and is refused by ``transform()`` with the spec's
 no-handler message followed by ``: this built-in type is not implemented yet``, e.g.
 ``no handler for component type "webservice" (component "web"): this built-in type is not
@@ -77,7 +79,7 @@ NOT_IMPLEMENTED = "this built-in type is not implemented yet"
 
 @dataclass
 class TransformContext:
-    """The inputs of one transform besides the document (§5.7)."""
+    """The inputs of one transform besides the document (docs/transform.md#transform-context-and-result)."""
 
     cluster_id: str = "local"
     namespace: str | None = None
@@ -94,7 +96,7 @@ class TransformResult:
     policy_result: PolicyResult
 
     def objects(self) -> list[Object]:
-        """Every generated object, in tree order (§14.6)."""
+        """Every generated object, in tree order (docs/transform.md#order-of-objects)."""
         return self.cluster.objects()
 
 
@@ -123,7 +125,8 @@ def no_policy_handler_message(policy_type: str, policy: str) -> str:
 
 
 def _normalise(obj: Object) -> Object:
-    """Drop ``metadata.creationTimestamp: null`` and an empty top-level ``status`` (§14.2)."""
+    """Drop ``metadata.creationTimestamp: null`` and an empty top-level ``status``
+    (docs/transform.md#output-stream-and-object-content)."""
     meta = obj.get("metadata")
     if isinstance(meta, dict) and "creationTimestamp" in meta and meta["creationTimestamp"] is None:
         del meta["creationTimestamp"]
@@ -143,7 +146,7 @@ class Transformer:
         self._trait_rules: dict[str, TraitLoweringRule] = {}
 
     # ---------------------------------------------------------------------------------------
-    # Registration (§5.1)
+    # Registration (docs/transform.md#the-transformer)
 
     def register_component(self, type_name: str, handler: ComponentHandler) -> None:
         self._check_handler("component", type_name, handler, self._components, self._component_rules)
@@ -201,7 +204,8 @@ class Transformer:
             )
 
     def component_types(self) -> list[str]:
-        """Types claimed by a registered component handler or rule (document validation, §3.2)."""
+        """Types claimed by a registered component handler or rule (document validation,
+        docs/transform.md#document-validation)."""
         return sorted({*self._components, *self._component_rules})
 
     def trait_types(self) -> list[str]:
@@ -211,7 +215,7 @@ class Transformer:
         return sorted(self._policies)
 
     # ---------------------------------------------------------------------------------------
-    # Schemas (§4, §5.6)
+    # Schemas (docs/transform.md#properties-and-schemas, docs/transform.md#schemas-and-contracts)
 
     def _component_schema(self, type_name: str) -> Schema | None:
         owner: Any = self._components.get(type_name) or self._component_rules.get(type_name)
@@ -245,7 +249,7 @@ class Transformer:
         )
 
     # ---------------------------------------------------------------------------------------
-    # Profile (§11.2)
+    # Profile (docs/transform.md#evaluating-a-profile)
 
     def evaluate_profile(self, profile: ClusterProfile) -> ClusterProfile:
         """Validate and default every rendering whose trait type validates renderings."""
@@ -266,7 +270,7 @@ class Transformer:
         return replace(profile, capabilities=capabilities)
 
     # ---------------------------------------------------------------------------------------
-    # Authored properties (§4.3)
+    # Authored properties (docs/transform.md#validating-authored-properties)
 
     def validate_authored_properties(self, app: Application) -> None:
         """Check every authored component, trait and policy against its consumer's schema."""
@@ -297,7 +301,7 @@ class Transformer:
                 check_object(schema_of(handler), False, policy.properties, path, False)
 
     # ---------------------------------------------------------------------------------------
-    # The transform (§3.1 step 5)
+    # The transform (docs/transform.md#order-of-validation)
 
     def transform(self, app: Application, ctx: TransformContext) -> TransformResult:
         """Document → bundle tree with every object generated, or the first error."""
@@ -369,7 +373,8 @@ class Transformer:
         return schema
 
     def _check_claimed(self, components: list[Component]) -> None:
-        """After lowering, every component and trait type must have a handler (§3.4)."""
+        """After lowering, every component and trait type must have a handler
+        (docs/transform.md#types-refused-at-transform-time)."""
         for comp in components:
             if comp.type not in self._components:
                 raise TransformError(no_component_handler_message(comp.type, comp.name))

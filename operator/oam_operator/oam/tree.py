@@ -1,4 +1,5 @@
-"""The bundle tree the transform hands back (transform.md §8.5, §8.7, §14.6).
+"""The bundle tree the transform hands back (docs/transform.md#the-bundle-tree, docs/transform.md#printing-the-tree,
+docs/transform.md#order-of-objects).
 
 One application bundle, flat or with ordered child groups; no bundle per component and no
 delivery settings. Consumers honour: a bundle's own applications before its children, a child
@@ -55,7 +56,7 @@ class Cluster:
     node: Node
 
     def applications(self) -> Iterator[TreeApplication]:
-        """Every application in tree order (§14.6)."""
+        """Every application in tree order (docs/transform.md#order-of-objects)."""
         for bundle in self.node.bundle.walk():
             yield from bundle.applications
 
@@ -85,5 +86,5 @@ def bundle_document(bundle: Bundle) -> dict[str, Any]:
 
 
 def tree_document(cluster: Cluster) -> dict[str, Any]:
-    """The document ``oam-operator build --tree`` prints (§8.7)."""
+    """The document ``oam-operator build --tree`` prints (docs/transform.md#printing-the-tree)."""
     return {"cluster": cluster.name, "node": cluster.node.name, "bundle": bundle_document(cluster.node.bundle)}

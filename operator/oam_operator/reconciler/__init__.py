@@ -1,6 +1,6 @@
 """The object reconciler: applies, prunes and deletes objects with an inventory. No kopf.
 
-A library (spec reconciler.md): build a ``ClusterClient`` for the target cluster, a
+A library (docs/reconciler.md): build a ``ClusterClient`` for the target cluster, a
 ``Reconciler`` with a name and ``ReconcilerOptions``, and call ``apply()``, ``delete()`` and
 ``is_deletion_allowed()`` with an inventory the caller persists after every call.
 """

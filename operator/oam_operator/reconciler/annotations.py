@@ -1,4 +1,4 @@
-"""Policy and order annotations: parsing, kebab normalisation, ranges and exact errors (§3).
+"""Policy and order annotations: parsing, kebab normalisation, ranges and exact errors (docs/reconciler.md#annotations).
 
 Authors write policies in any case style (``IfUnowned``, ``if_unowned``, ``SSAMerge``); the
 value is normalised the way the Go implementation's ``strcase`` kebab conversion does it, so
@@ -93,7 +93,7 @@ def _parse_policy(
 
 
 def parse_order(raw: str, key: str, annotation: str) -> int:
-    """A decimal integer in [-32768, 32767]; anything else raises the §3.3 messages."""
+    """A decimal integer in [-32768, 32767]; anything else raises the docs/reconciler.md#order-annotations messages."""
     if not _ORDER_RE.fullmatch(raw):
         raise _invalid(key, annotation, f"{raw}: not a decimal integer")
     value = int(raw)
@@ -104,7 +104,7 @@ def parse_order(raw: str, key: str, annotation: str) -> int:
 
 @dataclass(frozen=True)
 class AnnotationDefaults:
-    """Defaults for absent policy annotations: the reconciler options (§4)."""
+    """Defaults for absent policy annotations: the reconciler options (docs/reconciler.md#policies)."""
 
     adoption_policy: AdoptionPolicy = AdoptionPolicy.IF_UNOWNED
     update_policy: UpdatePolicy = UpdatePolicy.REPLACE
@@ -134,7 +134,8 @@ class ObjectAnnotations:
 def parse_object_annotations(
     annotations: Mapping[str, str], key: str, name: str, defaults: AnnotationDefaults
 ) -> ObjectAnnotations:
-    """Parse in the order of §6 step 7 and raise the first error (``ObjectValidationError``)."""
+    """Parse in the order of docs/reconciler.md#steps-of-an-apply-call and raise the first error
+    (``ObjectValidationError``)."""
     k = annotation_keys(name)
     adoption = _parse_policy(
         annotations, k["adoption-policy"], AdoptionPolicy, defaults.adoption_policy, key, allow_default=False

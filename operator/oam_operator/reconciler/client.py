@@ -1,11 +1,12 @@
-"""The cluster client seam (spec §1.7): the only way the reconciler talks to a cluster.
+"""The cluster client seam (docs/reconciler.md#the-cluster-client): the only way the reconciler talks to a cluster.
 
 Built on the official client's ``ApiClient`` (configuration, TLS, authentication, request
 serialisation). Discovery is our own (see ``discovery.py`` for why). Every request, discovery
 included, passes the process-wide token bucket and is counted by verb, method and status, so
 tests and benchmarks count requests instead of assuming them.
 
-Events (§12.2) are posted in the background by the event client's ``EventSender`` (see
+Events (docs/reconciler.md#events-on-dependent-objects) are posted in the background by the event client's
+``EventSender`` (see
 ``events.py``): ``send_events()`` queues them, ``flush_events()`` waits for them, ``close()``
 flushes before it closes the connection pool.
 """
@@ -71,7 +72,7 @@ Page = tuple[ObjectList, str]
 
 
 def classify_api_error(status: int, read: bool, message: str = "") -> type[ApiError]:
-    """§14 e: which side of the retry line an HTTP failure falls on.
+    """docs/reconciler.md#errors: which side of the retry line an HTTP failure falls on.
 
     A 5xx is an outage and retried, except the few server errors that are deterministic
     refusals of the request (``_PERMANENT_SERVER_TEXTS``): retrying those forever would hide
@@ -118,7 +119,8 @@ class ClusterClient:
         # A private ApiClient over a copy of the configuration: its own connection pool and
         # headers, so impersonation or a caller's use of ``api_client`` never mixes with ours.
         # urllib3 may retry only connection failures: a 429/503 must reach the caller with its
-        # Retry-After (§14 b) instead of being slept on, unlimited and uncounted, inside urllib3.
+        # Retry-After (docs/reconciler.md#concurrency-and-rate-limiting) instead of being slept on, unlimited and
+        # uncounted, inside urllib3.
         configuration = copy.deepcopy(api_client.configuration)
         configuration.retries = urllib3.Retry(
             total=3, connect=3, read=0, redirect=0, status=0, other=0, respect_retry_after_header=False
@@ -152,7 +154,7 @@ class ClusterClient:
 
     def impersonating(self, user: str) -> ClusterClient:
         """A client acting as ``user`` (e.g. ``system:serviceaccount:ns:name``); Events are
-        still written with this client's own identity (§12.2)."""
+        still written with this client's own identity (docs/reconciler.md#events-on-dependent-objects)."""
         return ClusterClient(
             self._api,
             rate_limiter=self.rate_limiter,
@@ -262,7 +264,7 @@ class ClusterClient:
     # -- typed operations -----------------------------------------------------------------
 
     def resource_for(self, api_version: str, kind: str) -> ApiResource | None:
-        """REST mapping of ``(apiVersion, kind)``, ``None`` for "no match" (§1.7)."""
+        """REST mapping of ``(apiVersion, kind)``, ``None`` for "no match" (docs/reconciler.md#the-cluster-client)."""
         return self.discovery.lookup(api_version, kind)
 
     def get(self, resource: ApiResource, namespace: str, name: str) -> dict[str, Any] | None:
@@ -442,7 +444,8 @@ class ClusterClient:
 
     def send_events(self, events: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
         """Queue ``(namespace, event)`` pairs; the event client posts them in the background, in
-        order, on the shared pool, as background requests of the rate limiter (§12.2)."""
+        order, on the shared pool, as background requests of the rate limiter
+        (docs/reconciler.md#events-on-dependent-objects)."""
         if events:
             self.event_client._sender().submit(events)
 

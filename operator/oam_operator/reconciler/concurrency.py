@@ -1,4 +1,4 @@
-"""Bounded fan-out on a shared thread pool (spec §14 b).
+"""Bounded fan-out on a shared thread pool (docs/reconciler.md#concurrency-and-rate-limiting).
 
 The pool is shared by every reconciler of the process; each call bounds its own share with a
 semaphore, so one large Application cannot starve the others and a call never has more than

@@ -1,4 +1,4 @@
-"""API discovery with a bounded re-discovery rule (spec §1.7).
+"""API discovery with a bounded re-discovery rule (docs/reconciler.md#the-cluster-client).
 
 The dynamic client's own discoverer invalidates its whole cache on every miss and shares a
 cache file in the temp directory between processes; a type that is legitimately absent (a CR
@@ -155,7 +155,7 @@ class Discovery:
             return list(self._load_resources(group, version))
 
     def server_preferred_resources(self) -> list[ApiResource]:
-        """The resources of every group's preferred version; fresh (used rarely, §8)."""
+        """The resources of every group's preferred version; fresh (used rarely, docs/reconciler.md#deletion-checks)."""
         with self._lock:
             self.invalidate()
             out: list[ApiResource] = []

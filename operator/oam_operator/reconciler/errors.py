@@ -1,4 +1,4 @@
-"""The reconciler's exception hierarchy (spec §14 e).
+"""The reconciler's exception hierarchy (docs/reconciler.md#errors).
 
 Errors are data: every refusal has one exact message (``str(error)``), and the class tells
 the driver how to retry: ``retryable`` errors are retried fast with backoff, the others

@@ -1,4 +1,4 @@
-"""Events on dependent objects (spec §12.2).
+"""Events on dependent objects (docs/reconciler.md#events-on-dependent-objects).
 
 Written with the operator's own identity (the client's event client, never the impersonated
 one). An Event is a courtesy: failing to emit one is logged at debug level and never fails a

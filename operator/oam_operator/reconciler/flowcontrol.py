@@ -2,7 +2,8 @@
 
 Every supported Kubernetes version runs API Priority and Fairness (APF): the API server
 queues and sheds load itself, per flow, and tells an overloaded client so with 429 and
-``Retry-After`` (which the client raises as a retryable error carrying the delay, §14 b/e).
+``Retry-After`` (which the client raises as a retryable error carrying the delay,
+docs/reconciler.md#concurrency-and-rate-limiting, docs/reconciler.md#errors).
 A client-side token bucket in front of such a server only throttles a client the server
 would have served. An APF server marks every response it classified with the headers
 ``X-Kubernetes-PF-FlowSchema-UID`` and ``X-Kubernetes-PF-PriorityLevel-UID``.

@@ -1,8 +1,8 @@
 """Identity of objects and owners: keys, GroupKind strings, the hashed owner id, digests.
 
 The hashed owner id must be bit-exact with the Go implementation because it is compared with
-live labels either implementation wrote (spec §2.2). Digests only need to be deterministic
-within this implementation (§2.3).
+live labels either implementation wrote (docs/reconciler.md#owner-id). Digests only need to be deterministic
+within this implementation (docs/reconciler.md#object-digest).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def canonical_json(value: Any) -> str:
 
 
 def manifest_hash(obj: Mapping[str, Any]) -> str:
-    """Hex SHA-256 of the manifest without server-owned bookkeeping fields (§2.3 step 2)."""
+    """Hex SHA-256 of the manifest without server-owned bookkeeping fields (docs/reconciler.md#object-digest)."""
     copy = dict(obj)
     metadata = copy.get("metadata")
     if isinstance(metadata, Mapping):

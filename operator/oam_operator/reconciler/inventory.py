@@ -1,4 +1,4 @@
-"""The inventory item, its JSON form and its phase state machine (spec §5).
+"""The inventory item, its JSON form and its phase state machine (docs/reconciler.md#the-inventory).
 
 The JSON is interchangeable with component-operator-runtime's: same field names, same order,
 same omission rules, same enum spellings. Reading is lenient (unknown fields ignored, missing
@@ -34,7 +34,8 @@ __all__ = [
 
 
 class Phase(StrEnum):
-    """Lifecycle phase of an item (§5.3); ``NONE`` means "drop at the end of the call"."""
+    """Lifecycle phase of an item (docs/reconciler.md#phases-and-statuses); ``NONE`` means "drop at the end of the
+    call"."""
 
     NONE = ""
     SCHEDULED_FOR_APPLICATION = "ScheduledForApplication"
@@ -50,7 +51,7 @@ class Phase(StrEnum):
 
 DELETION_PHASES = frozenset({Phase.SCHEDULED_FOR_DELETION, Phase.DELETING})
 
-# kstatus strings written by the reconciler itself (§5.3).
+# kstatus strings written by the reconciler itself (docs/reconciler.md#phases-and-statuses).
 IN_PROGRESS = "InProgress"
 TERMINATING = "Terminating"
 CURRENT = "Current"
@@ -94,7 +95,7 @@ class InventoryItem(BaseModel):
     last_applied_at: datetime | None = Field(None, alias="lastAppliedAt")
     # Not in component-operator-runtime's JSON (written only when true, ignored by its readers):
     # the object existed without an owner and was adopted, so it is orphaned, never deleted,
-    # when it goes. Set for Namespaces only (issue 18 §7).
+    # when it goes. Set for Namespaces only (issue 18, docs/operator.md#identity-hostile-input-and-limits).
     adopted: bool = False
 
     @field_validator("adoption_policy", "reconcile_policy", "update_policy", "delete_policy", mode="before")
@@ -135,7 +136,7 @@ class InventoryItem(BaseModel):
 
     @property
     def key(self) -> str:
-        """The object key with the recorded version (§5.2)."""
+        """The object key with the recorded version (docs/reconciler.md#inventory-items)."""
         return object_key(self.group, self.version, self.kind, self.namespace, self.name)
 
     def identity(self) -> tuple[str, str, str, str]:
@@ -148,7 +149,8 @@ class InventoryItem(BaseModel):
     def is_managed_by(self, types: Iterable[TypeVersionInfo]) -> bool:
         return any(t.matches(self.group, self.version, self.kind) for t in types)
 
-    # -- the phase state machine (§5.4) ---------------------------------------------------
+    # -- the phase state machine (docs/reconciler.md#item-state-machine)
+    # ---------------------------------------------------
 
     def schedule_application(self, digest: str) -> None:
         """New item, or the desired manifest (digest) changed."""
@@ -203,7 +205,7 @@ class InventoryItem(BaseModel):
     # -- JSON -----------------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
-        """The Go field order and omission rules (§5.1)."""
+        """The Go field order and omission rules (docs/reconciler.md#inventory-items)."""
         out: dict[str, Any] = {"group": self.group, "version": self.version, "kind": self.kind}
         if self.namespace:
             out["namespace"] = self.namespace
@@ -247,7 +249,7 @@ def dump_inventory(items: Iterable[InventoryItem]) -> list[dict[str, Any]]:
 
 def index_items(items: Iterable[InventoryItem]) -> dict[tuple[str, str, str, str], InventoryItem]:
     """Items by identity (group, kind, namespace, name); two items with one identity mean a
-    corrupt inventory (§5.2)."""
+    corrupt inventory (docs/reconciler.md#inventory-items)."""
     index: dict[tuple[str, str, str, str], InventoryItem] = {}
     for item in items:
         if item.identity() in index:
@@ -257,5 +259,5 @@ def index_items(items: Iterable[InventoryItem]) -> dict[tuple[str, str, str, str
 
 
 def sort_for_deletion(items: Sequence[InventoryItem]) -> list[InventoryItem]:
-    """Stable, ascending by ``(deleteOrder, delete priority)`` (§5.5)."""
+    """Stable, ascending by ``(deleteOrder, delete priority)`` (docs/reconciler.md#inventory-order)."""
     return sorted(items, key=lambda i: (i.delete_order, delete_priority(i.group_kind)))

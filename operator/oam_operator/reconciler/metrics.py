@@ -1,4 +1,5 @@
-"""Operation counters (spec §12.1). Optional: prometheus-client is only needed to export them.
+"""Operation counters (docs/reconciler.md#operation-counters). Optional: prometheus-client is only needed to export
+them.
 
 Each counter is anything with ``inc()``; the operator wires them to
 ``oam_operator_operations_total{action}``. HTTP-level accounting lives in the client seam.

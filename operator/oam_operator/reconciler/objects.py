@@ -1,5 +1,5 @@
 """Desired objects: validation and normalisation before anything is read or written
-(spec §6 steps 1–7, §14 g).
+(docs/reconciler.md#steps-of-an-apply-call, docs/reconciler.md#deletion, docs/reconciler.md#target-confinement).
 
 Everything here works on deep copies; the caller's manifests are never mutated. Errors are
 ``ObjectValidationError`` with the exact texts of the spec, raised in object order, step by
@@ -274,7 +274,7 @@ def prepare_objects(
             DesiredObject(index=index, manifest=work, ref=_ref(work), resource=resource, namespaced=namespaced)
         )
 
-    # §14 g: confinement, before anything is read or written.
+    # docs/reconciler.md#target-confinement: confinement, before anything is read or written.
     for d in desired:
         ns = d.ref.namespace
         if not allow_cluster_scoped and (d.namespaced is False or (d.namespaced is None and not ns)):

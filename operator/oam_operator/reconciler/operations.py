@@ -1,4 +1,5 @@
-"""Low-level operations on single objects (spec §9, §10): read, create, update, delete,
+"""Low-level operations on single objects (docs/reconciler.md#object-operations,
+docs/reconciler.md#server-side-apply-and-replace): read, create, update, delete,
 orphan, and the CRD/APIService finalizer handling.
 
 Each operation counts itself (metrics and the call report) when it starts, wraps API errors
@@ -121,7 +122,7 @@ class Operations:
         return str(((live.get("metadata") or {}).get("annotations") or {}).get(self.owner_key) or "")
 
     def report_conflict(self, ref: ObjectRef, live: Mapping[str, Any]) -> None:
-        """A foreign-owned object left alone (§14 c): report, Event, info log."""
+        """A foreign-owned object left alone (docs/reconciler.md#ownership-re-check): report, Event, info log."""
         other = self.foreign_owner(live) or owner_label(live, self.owner_key)
         self.counters.conflict(ref.key)
         log.info("object %s is owned by %s; left unchanged", ref.key, other)
@@ -136,7 +137,7 @@ class Operations:
             raise exc.with_context(f"{context} {ref.key}", ref.key) from None
 
     def read(self, ref: ObjectRef) -> dict[str, Any] | None:
-        """GET; ``None`` when absent or when the type is not served (§9.1)."""
+        """GET; ``None`` when absent or when the type is not served (docs/reconciler.md#reading-objects)."""
         self._start("read", ref)
         resource = self.resource(ref, "error reading object")
         if resource is None:
@@ -158,7 +159,7 @@ class Operations:
             raise exc.with_context(f"error listing {resource.plural} in {where}") from None
 
     def list_pages(self, resource: ApiResource, namespace: str, label_selector: str | None) -> Iterator[Page]:
-        """The pages of one LIST (§14 a), counted once; the caller may stop early."""
+        """The pages of one LIST (docs/reconciler.md#batched-reads), counted once; the caller may stop early."""
         self._start("list")
         try:
             yield from self.client.list_pages(resource, namespace, label_selector=label_selector)
@@ -182,10 +183,11 @@ class Operations:
     def create(
         self, desired: Mapping[str, Any], ref: ObjectRef, policy: UpdatePolicy, *, create_namespace: bool = False
     ) -> dict[str, Any]:
-        """§9.2: POST, or a non-forced apply born with our ``Apply`` entry for SSA policies.
+        """docs/reconciler.md#creating-objects: POST, or a non-forced apply born with our ``Apply`` entry for SSA
+        policies.
 
         With ``create_namespace``, a 404 for a missing namespace creates it and retries once
-        (the safety net of §6 step 12)."""
+        (the safety net of docs/reconciler.md#missing-namespaces)."""
         self._start("create", ref)
         resource = self.resource(ref, "error creating object")
         if resource is None:
@@ -227,7 +229,7 @@ class Operations:
     def update(
         self, desired: Mapping[str, Any], live: Mapping[str, Any], ref: ObjectRef, policy: UpdatePolicy
     ) -> dict[str, Any]:
-        """§9.3: forced server-side apply after the managedFields migration, or PUT."""
+        """docs/reconciler.md#updating-objects: forced server-side apply after the managedFields migration, or PUT."""
         assert not is_terminating(live), f"update of terminating object {ref.key}"
         self._start("update", ref)
         resource = self.resource(ref, "error updating object")
@@ -296,7 +298,7 @@ class Operations:
         return updated
 
     def delete(self, ref: ObjectRef, live: Mapping[str, Any] | None, *, recreating: bool = False) -> None:
-        """§9.4: background DELETE guarded by the live resourceVersion; for CRDs and
+        """docs/reconciler.md#deleting-objects: background DELETE guarded by the live resourceVersion; for CRDs and
         APIServices, wait for their instances to be gone, then drop our finalizer."""
         self._start("delete", ref)
         context = "error deleting (while recreating) object" if recreating else "error deleting object"
@@ -370,7 +372,8 @@ class Operations:
         return False
 
     def patch_finalizers(self, ref: ObjectRef, resource: ApiResource, current: Mapping[str, Any]) -> dict[str, Any]:
-        """§9.6: a merge patch with the complete remaining finalizer list (``[]`` clears it)."""
+        """docs/reconciler.md#finalizer-patches: a merge patch with the complete remaining finalizer list (``[]`` clears
+        it)."""
         meta = current.get("metadata") or {}
         remaining = [f for f in meta.get("finalizers") or [] if f != self.finalizer]
         return self.client.patch(
@@ -383,7 +386,8 @@ class Operations:
         )
 
     def orphan(self, ref: ObjectRef, live: Mapping[str, Any] | None) -> None:
-        """§9.5, §14 d: release an object we own (drop our label, annotations, finalizer)."""
+        """docs/reconciler.md#orphaning-objects, docs/reconciler.md#released-objects: release an object we own (drop our
+        label, annotations, finalizer)."""
         self._start("orphan", ref)
         if live is None:
             return
@@ -428,7 +432,7 @@ class Operations:
     # -- namespaces -------------------------------------------------------------------------
 
     def ensure_namespace(self, namespace: str) -> None:
-        """§4.5: create a bare namespace (name only) when it is missing."""
+        """docs/reconciler.md#missing-namespaces: create a bare namespace (name only) when it is missing."""
         resource = ApiResource("", "v1", "Namespace", "namespaces", False, ())
         try:
             existing = self.client.get(resource, "", namespace)

@@ -1,4 +1,4 @@
-"""Reconciler options (spec §1.2), validated at construction."""
+"""Reconciler options (docs/reconciler.md#options), validated at construction."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def utc_now() -> datetime:
 
 @dataclass(frozen=True)
 class ReconcilerOptions:
-    """Unset (``None``) fields take the defaults of §1.2."""
+    """Unset (``None``) fields take the defaults of docs/reconciler.md#options."""
 
     field_owner: str | None = None
     finalizer: str | None = None

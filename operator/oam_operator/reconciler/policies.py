@@ -1,4 +1,4 @@
-"""Policy enums (spec §4). Their values are persisted in the inventory, so they are spelled
+"""Policy enums (docs/reconciler.md#policies). Their values are persisted in the inventory, so they are spelled
 exactly as the Go implementation spells them."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ __all__ = [
 
 
 class AdoptionPolicy(StrEnum):
-    """Whether an existing object not yet in the inventory may be taken over (§4.1)."""
+    """Whether an existing object not yet in the inventory may be taken over (docs/reconciler.md#adoption-policy)."""
 
     NEVER = "Never"
     IF_UNOWNED = "IfUnowned"
@@ -23,7 +23,7 @@ class AdoptionPolicy(StrEnum):
 
 
 class ReconcilePolicy(StrEnum):
-    """When an in-inventory object is re-applied (§4.2)."""
+    """When an in-inventory object is re-applied (docs/reconciler.md#reconcile-policy)."""
 
     ON_OBJECT_CHANGE = "OnObjectChange"
     ON_OBJECT_OR_COMPONENT_CHANGE = "OnObjectOrComponentChange"
@@ -31,7 +31,7 @@ class ReconcilePolicy(StrEnum):
 
 
 class UpdatePolicy(StrEnum):
-    """How an out-of-sync object is written (§4.3)."""
+    """How an out-of-sync object is written (docs/reconciler.md#update-policy)."""
 
     RECREATE = "Recreate"
     REPLACE = "Replace"
@@ -44,7 +44,7 @@ class UpdatePolicy(StrEnum):
 
 
 class DeletePolicy(StrEnum):
-    """What happens to an object that leaves the desired set or the owner (§4.4)."""
+    """What happens to an object that leaves the desired set or the owner (docs/reconciler.md#delete-policy)."""
 
     DELETE = "Delete"
     ORPHAN = "Orphan"
@@ -61,7 +61,8 @@ class DeletePolicy(StrEnum):
 
 
 class MissingNamespacesPolicy(StrEnum):
-    """Whether namespaces the desired objects live in are created when missing (§4.5)."""
+    """Whether namespaces the desired objects live in are created when missing
+    (docs/reconciler.md#missing-namespaces)."""
 
     DO_NOT_CREATE = "DoNotCreate"
     CREATE = "Create"

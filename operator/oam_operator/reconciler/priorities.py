@@ -1,10 +1,10 @@
-"""Static kind priorities within one apply order and one delete order (spec §6.3).
+"""Static kind priorities within one apply order and one delete order (docs/reconciler.md#kind-priorities).
 
 Within a wave, cluster-wide plumbing (namespaces, webhooks, CRDs, classes, roles) goes first
 and APIServices last; deletion runs the other way round, keeping namespaces and classes until
 their users are gone.
 
-Beyond spec §6.3 (issue 14): the objects a Pod names and needs before it can start —
+Beyond docs/reconciler.md#kind-priorities (issue 14): the objects a Pod names and needs before it can start —
 ServiceAccounts and PersistentVolumeClaims, like ConfigMaps and Secrets — apply at -1, before the
 workloads of their wave (a Deployment racing its ServiceAccount posts ``FailedCreate … serviceaccount
 not found`` Warning Events), and delete at 2, after them.

@@ -1,10 +1,12 @@
-"""A process-wide token bucket through which every API request passes (spec §14 b).
+"""A process-wide token bucket through which every API request passes
+(docs/reconciler.md#concurrency-and-rate-limiting).
 
 Like client-go's flowcontrol limiter: ``qps`` tokens per second, at most ``burst`` saved up.
 Waiters reserve a token under the lock and sleep outside it, so concurrent callers are served
 in arrival order without holding the lock while sleeping.
 
-Background requests (the reconciler's Events, spec §12.2) use ``acquire_idle()``: they take a
+Background requests (the reconciler's Events, docs/reconciler.md#events-on-dependent-objects) use ``acquire_idle()``:
+they take a
 token only when no other request is waiting for one, so they spend idle budget and never push
 a reconcile's own requests back; after ``patience`` seconds they queue like everyone else, so
 they cannot starve either.

@@ -1,4 +1,4 @@
-"""Batched reads (spec §14 a): one LIST per (type, namespace) instead of one GET per object.
+"""Batched reads (docs/reconciler.md#batched-reads): one LIST per (type, namespace) instead of one GET per object.
 
 Every read a wave (or step 8) makes is grouped by ``(apiVersion, kind, namespace)``; a group
 is served by one LIST when enough of its members qualify, and the outcome for every member is
@@ -8,7 +8,8 @@ the one a GET would have had:
   (no item yet) or items without ``lastAppliedAt`` (never written by us, so they usually carry
   no label of ours). The LIST has **no label selector**: it returns every object of the type
   in the namespace, ours, foreign and unlabelled alike, exactly as a GET per name would see
-  them, so adoption (§4.1) and the ownership re-check (§14 c) run on the same live objects.
+  them, so adoption (docs/reconciler.md#adoption-policy) and the ownership re-check
+  (docs/reconciler.md#ownership-re-check) run on the same live objects.
   Run to its last page, it is complete: a member it does not contain does not exist, which is
   what the GET would have answered (404), so no request is made for it.
 - **Owner-filtered LIST** — otherwise, at least ``batch_read_threshold`` members are items we

@@ -1,8 +1,10 @@
-"""The object reconciler: ``apply()``, ``delete()`` and ``is_deletion_allowed()`` (spec §6–§8).
+"""The object reconciler: ``apply()``, ``delete()`` and ``is_deletion_allowed()``
+(docs/reconciler.md#the-apply-algorithm, docs/reconciler.md#deletion, docs/reconciler.md#deletion-checks).
 
 A library with no kopf dependency. All state lives in the inventory the caller passes in and
 persists after every call; the reconciler keeps only its configuration and the report of its
-last call. Work that touches the cluster is bounded-concurrent within a wave (§14 b), but the
+last call. Work that touches the cluster is bounded-concurrent within a wave
+(docs/reconciler.md#concurrency-and-rate-limiting), but the
 inventory is only ever changed by the calling thread, in object order, so results equal those
 of sequential processing.
 """
@@ -122,7 +124,7 @@ class Reconciler:
 
     @property
     def report(self) -> CallReport:
-        """The report of the last call (§1.6)."""
+        """The report of the last call (docs/reconciler.md#the-report-of-the-last-call)."""
         return self._report
 
     # -- plumbing -----------------------------------------------------------------------------
@@ -158,7 +160,7 @@ class Reconciler:
             return outcome
         finally:
             # The call's Events go out in the background now that its own requests are done,
-            # so they never hold up a wave (§12.2; see events.py).
+            # so they never hold up a wave (docs/reconciler.md#events-on-dependent-objects; see events.py).
             call.ops.events.flush()
             self._report = CallReport(
                 outcome=outcome,
@@ -169,7 +171,8 @@ class Reconciler:
             )
 
     def _managed_matcher(self, items: Sequence[InventoryItem]) -> Callable[[str, str, str], bool]:
-        """§6.2: an instance of an additional managed type or of any item's managedTypes."""
+        """docs/reconciler.md#classification: an instance of an additional managed type or of any item's
+        managedTypes."""
         types: list[TypeVersionInfo] = [t for item in items for t in item.managed_types]
         extra = list(self.options.additional_managed_types)
 
@@ -190,10 +193,11 @@ class Reconciler:
     def _adoption_refusal(
         self, policy: AdoptionPolicy, live: Mapping[str, Any], key: str, ops: Operations, cluster_scoped: bool = False
     ) -> OwnershipConflictError | None:
-        """§4.1: ``None`` when the object may be taken over (or is ours).
+        """docs/reconciler.md#adoption-policy: ``None`` when the object may be taken over (or is ours).
 
         A cluster-scoped object without an owner is not adopted under ``IfUnowned`` (issue
-        18 §7): it is shared by every tenant — a Namespace above all, whose deletion takes its
+        18, docs/operator.md#identity-hostile-input-and-limits): it is shared by every tenant — a Namespace above all,
+        whose deletion takes its
         whole content — so taking it over needs an explicit ``Always`` on the object.
         """
         label = owner_label(live, self.keys["owner-id"])
@@ -221,7 +225,8 @@ class Reconciler:
         owner_id: str,
         component_digest: str,
     ) -> bool:
-        """Bring the cluster to ``objects`` (§6); ``True`` when everything is applied, ready,
+        """Bring the cluster to ``objects`` (docs/reconciler.md#the-apply-algorithm); ``True`` when everything is
+        applied, ready,
         purged and pruned. ``inventory`` is updated in place; persist it after every call."""
         call = self._new_call(owner_id)
         return self._run(call, lambda: self._apply(call, inventory, objects, namespace, component_digest)) == "done"
@@ -259,7 +264,7 @@ class Reconciler:
         component_digest: str,
     ) -> Outcome:
         ops = call.ops
-        # Steps 1-7 (and §14 g).
+        # Steps 1-7 (and docs/reconciler.md#target-confinement).
         desired = prepare_objects(
             objects,
             name=self.name,
@@ -272,7 +277,7 @@ class Reconciler:
 
         # Step 8: the new inventory, on a copy. New objects are read and adoption-checked;
         # with enough of them in one (type, namespace), one unfiltered LIST reads them all,
-        # foreign and unlabelled objects included, exactly as GETs would (§14 a, reads.py).
+        # foreign and unlabelled objects included, exactly as GETs would (docs/reconciler.md#batched-reads, reads.py).
         work = [item.model_copy(deep=True) for item in inventory]
         index = index_items(work)
         for d in desired:
@@ -310,7 +315,8 @@ class Reconciler:
             if item.digest != d.digest:
                 item.schedule_application(d.digest)
             if _identity(d.ref) in adopted_namespaces:
-                item.adopted = True  # never deleted: it was not created for this owner (issue 18 §7)
+                item.adopted = True  # never deleted: it was not created for this owner (issue 18,
+                                     # docs/operator.md#identity-hostile-input-and-limits)
             if item.adopted:
                 item.delete_policy = DeletePolicy.ORPHAN
             items_of[d.index] = item
@@ -353,7 +359,8 @@ class Reconciler:
         return "pruning" if self._prune(call, inventory) else "done"
 
     def _validate_set(self, items: Sequence[InventoryItem]) -> None:
-        """§6 step 10: managed instances and namespaced objects against their type/namespace."""
+        """docs/reconciler.md#steps-of-an-apply-call: managed instances and namespaced objects against their
+        type/namespace."""
 
         def check(i: InventoryItem, t: InventoryItem, what: str, of: str) -> None:
             problem = ""
@@ -389,7 +396,7 @@ class Reconciler:
             ops.ensure_namespace(ns)
 
     def _complete_purges(self, call: _Call, inventory: Sequence[InventoryItem]) -> bool:
-        """§6 step 14; True when purges are still pending."""
+        """docs/reconciler.md#waves; True when purges are still pending."""
         ops = call.ops
         pending = False
         for item in inventory:
@@ -420,7 +427,7 @@ class Reconciler:
         ordered: Sequence[DesiredObject],
         items_of: Mapping[int, InventoryItem],
     ) -> Outcome | None:
-        """§6 step 15; an outcome when the call must stop, ``None`` when every wave is ready."""
+        """docs/reconciler.md#waves; an outcome when the call must stop, ``None`` when every wave is ready."""
         is_managed = self._managed_matcher(inventory)
         waves = [
             (order, list(group)) for order, group in itertools.groupby(ordered, lambda d: d.annotations.apply_order)
@@ -496,28 +503,32 @@ class Reconciler:
         return None
 
     def _process(self, call: _Call, d: DesiredObject, item: InventoryItem) -> _Result:
-        """§6 step 15.3 for one object, on a copy of its item (runs in a worker thread).
+        """docs/reconciler.md#waves for one object, on a copy of its item (runs in a worker thread).
 
-        The one read is the wave's (``call.reads``: a LIST result or a GET, §14 a). There is no
+        The one read is the wave's (``call.reads``: a LIST result or a GET, docs/reconciler.md#batched-reads). There is
+        no
         read after a write, and the object a create or update returns is deliberately *not*
         used as the live object of a status step:
 
         - In this call, a created or updated object takes branch a/b, which sets ``Creating``
-          resp. ``Updating`` and counts it unready without analysing its status (§5.4: "a create
+          resp. ``Updating`` and counts it unready without analysing its status (docs/reconciler.md#item-state-machine:
+          "a create
           or update costs at least one more call before Ready"). Analysing the returned object
           here would make a ConfigMap ``Ready`` one call early: a different inventory, return
           value and report, so no status step runs on it, and no GET is made for one.
         - In the next call, step 15 must read the object again: what a write returned is the
           state right after the write, but a status step reads the state *now* (a controller
           may have updated ``status``, someone may have deleted, relabelled or edited the
-          object, a Deployment may have become available), and §14 a forbids caching across
+          object, a Deployment may have become available), and docs/reconciler.md#batched-reads forbids caching across
           calls. That read is cheap: the item is ``Creating``/``Updating`` with
           ``lastAppliedAt``, so its group is served by one owner-filtered LIST.
 
         What a write returns is used where it *is* the state the next step needs: the
         managedFields migration's JSON patch supplies the resourceVersion of the forced apply
-        that follows (§9.3), and Events name the written object's uid and resourceVersion.
-        The CRD/APIService release after a DELETE (§9.4) keeps its GET: a terminating CRD is
+        that follows (docs/reconciler.md#updating-objects), and Events name the written object's uid and
+        resourceVersion.
+        The CRD/APIService release after a DELETE (docs/reconciler.md#deleting-objects) keeps its GET: a terminating CRD
+        is
         updated by the API server right after the DELETE, so the DELETE's answer would mostly
         yield a 409 on the finalizer patch and cost one of its three attempts."""
         ops = call.ops
@@ -612,7 +623,8 @@ class Reconciler:
         *,
         deleting_call: bool,
     ) -> bool:
-        """One delete wave of §6 step 16 (``deleting_call=False``) or §7; True when pending."""
+        """One delete wave of docs/reconciler.md#pruning (``deleting_call=False``) or docs/reconciler.md#deletion; True
+        when pending."""
         ops = call.ops
         if deleting_call:
             targets = list(wave)
@@ -676,7 +688,7 @@ class Reconciler:
         return pending
 
     def _prune(self, call: _Call, inventory: list[InventoryItem]) -> bool:
-        """§6 step 16; True when redundant objects are still pending."""
+        """docs/reconciler.md#pruning; True when redundant objects are still pending."""
         return self._walk_delete_waves(call, inventory, deleting_call=False)
 
     def _walk_delete_waves(self, call: _Call, inventory: list[InventoryItem], *, deleting_call: bool) -> bool:
@@ -697,7 +709,7 @@ class Reconciler:
         return pending
 
     def delete(self, inventory: list[InventoryItem], owner_id: str) -> bool:
-        """Remove every object of the inventory in delete waves (§7); ``True`` once empty."""
+        """Remove every object of the inventory in delete waves (docs/reconciler.md#deletion); ``True`` once empty."""
         call = self._new_call(owner_id)
         return self._run(call, lambda: self._delete(call, inventory)) == "done"
 
@@ -711,7 +723,8 @@ class Reconciler:
     # -- deletion guard -----------------------------------------------------------------------
 
     def is_deletion_allowed(self, inventory: Sequence[InventoryItem], owner_id: str) -> tuple[bool, str]:
-        """``(False, reason)`` while foreign instances of a type the owner brings exist (§8)."""
+        """``(False, reason)`` while foreign instances of a type the owner brings exist
+        (docs/reconciler.md#deletion-checks)."""
         call = self._new_call(owner_id)
         result: tuple[bool, str] = (True, "")
 
@@ -724,7 +737,7 @@ class Reconciler:
         return result
 
     def _foreign_instance_exists(self, call: _Call, resource: ApiResource) -> bool:
-        """Any instance in any namespace without our owner label (§8)."""
+        """Any instance in any namespace without our owner label (docs/reconciler.md#deletion-checks)."""
         everywhere = ApiResource(resource.group, resource.version, resource.kind, resource.plural, False, ())
         selector = f"{call.ops.owner_key}!={call.ops.hashed_owner_id}"
         return bool(call.ops.list(everywhere, "", selector, limit=1))

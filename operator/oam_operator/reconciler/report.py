@@ -1,4 +1,5 @@
-"""The report of the last call (spec §1.6): why a call did not finish, and what it did.
+"""The report of the last call (docs/reconciler.md#the-report-of-the-last-call): why a call did not finish, and what it
+did.
 
 Not persisted; the driver turns it into "why not ready" messages.
 """

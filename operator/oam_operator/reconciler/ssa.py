@@ -1,4 +1,4 @@
-"""Server-side apply specifics: the managedFields migration (spec §10.2).
+"""Server-side apply specifics: the managedFields migration (docs/reconciler.md#managedfields-migration).
 
 Objects once written with PUT (or edited with kubectl) carry ``Update`` entries in
 ``managedFields``. A forced apply alone would leave fields that only those entries own, even

@@ -1,11 +1,11 @@
-"""The status analyzer: a port of kstatus plus status hints (spec reconciler.md §11).
+"""The status analyzer: a port of kstatus plus status hints (docs/reconciler.md#readiness).
 
 The reconciler asks one question of every live object it has applied: is it ready? This
 module answers it without any cluster access. ``compute_kstatus`` is a port of kstatus
 (kubernetes-sigs/cli-utils ``pkg/kstatus/status``, tag v0.37.2), message for message, so
 that readiness means the same thing as with ``kubectl``-adjacent tooling and the Go
 component-operator-runtime. ``DefaultStatusAnalyzer`` wraps it the way component-operator-
-runtime's ``pkg/status`` does: it honours the ``<name>/status-hint`` annotation (§11.2),
+runtime's ``pkg/status`` does: it honours the ``<name>/status-hint`` annotation (docs/reconciler.md#status-hints),
 waits for the extra conditions of CRDs and APIServices, and does not call a running Job
 ready.
 
@@ -49,7 +49,8 @@ __all__ = [
 
 
 class Status(StrEnum):
-    """The kstatus status strings; they are persisted in the inventory exactly so (§5.3)."""
+    """The kstatus status strings; they are persisted in the inventory exactly so
+    (docs/reconciler.md#phases-and-statuses)."""
 
     IN_PROGRESS = "InProgress"
     FAILED = "Failed"
@@ -75,13 +76,15 @@ class StatusAnalysisError(ValueError):
     """The object's status cannot be analysed (malformed fields, bad hints, unknown phase).
 
     ``str()`` is the detail; the reconciler wraps it as ``error checking status of object
-    <key>: <detail>`` in its own (permanent) error class (§11.1, §14 e). It is defined here,
+    <key>: <detail>`` in its own (permanent) error class (docs/reconciler.md#the-status-analyzer,
+    docs/reconciler.md#errors). It is defined here,
     not in the reconciler's error module, so this module stays self-contained.
     """
 
 
 class StatusHintError(StatusAnalysisError):
-    """A syntactically invalid ``<name>/status-hint`` annotation; ``str()`` is the §11.2 text."""
+    """A syntactically invalid ``<name>/status-hint`` annotation; ``str()`` is the docs/reconciler.md#status-hints
+    text."""
 
 
 @runtime_checkable
@@ -94,7 +97,7 @@ class StatusAnalyzer(Protocol):
 
 
 # ---------------------------------------------------------------------------------------
-# Status hints (§11.2)
+# Status hints (docs/reconciler.md#status-hints)
 # ---------------------------------------------------------------------------------------
 
 STATUS_HINT_SUFFIX: Final = "status-hint"
@@ -121,7 +124,7 @@ class StatusHints:
 def parse_status_hints(value: str) -> StatusHints:
     """Parse a status-hint annotation value; raise ``StatusHintError`` on the first bad piece.
 
-    Public so that apply-time validation (§6 step 7) can run the very same check.
+    Public so that apply-time validation (docs/reconciler.md#steps-of-an-apply-call) can run the very same check.
     """
     has_observed_generation = False
     has_ready_condition = False
@@ -308,7 +311,7 @@ def _parse_timestamp(value: object) -> datetime | None:
 
 
 # ---------------------------------------------------------------------------------------
-# kstatus port (§11.3)
+# kstatus port (docs/reconciler.md#kstatus-rules)
 # ---------------------------------------------------------------------------------------
 
 _CURRENT: Final = Status.CURRENT.value
@@ -671,7 +674,7 @@ def compute_kstatus(obj: Mapping[str, Any], *, now: datetime | None = None) -> S
 
 
 # ---------------------------------------------------------------------------------------
-# The analyzer (§11.1)
+# The analyzer (docs/reconciler.md#the-status-analyzer)
 # ---------------------------------------------------------------------------------------
 
 
@@ -708,7 +711,7 @@ class DefaultStatusAnalyzer:
         return parse_status_hints(raw)
 
     def compute(self, obj: Mapping[str, Any]) -> StatusResult:
-        """The readiness of a live object (§11.1 steps 1-6); never mutates ``obj``."""
+        """The readiness of a live object (docs/reconciler.md#the-status-analyzer); never mutates ``obj``."""
         if not isinstance(obj, Mapping):
             raise StatusAnalysisError(f"invalid object: expected an object, got {_json_type(obj)}")
         # Step 1: the fields the hints work on; wrong JSON types raise.

@@ -1,4 +1,4 @@
-"""The ``strcase`` kebab conversion (reconciler.md §3.2), shared by policy annotations and
+"""The ``strcase`` kebab conversion (docs/reconciler.md#policy-annotations), shared by policy annotations and
 status hints. Only ASCII letters and digits are classified; separators become ``-`` without
 collapsing runs; anything else is copied unchanged. Standard library only, so the status
 analyzer keeps its no-dependency import.

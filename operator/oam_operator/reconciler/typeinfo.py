@@ -1,4 +1,5 @@
-"""Type descriptors and the managed-type matching rules (spec §5.6, §6.2).
+"""Type descriptors and the managed-type matching rules (docs/reconciler.md#managed-types,
+docs/reconciler.md#classification).
 
 A CRD or APIService "brings" types; instances of those types (and of the operator's
 additional managed types) are created after, and deleted before, everything else of their wave.

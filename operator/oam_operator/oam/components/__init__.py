@@ -1,7 +1,8 @@
-"""Built-in component types, one module per type (transform.md §9).
+"""Built-in component types, one module per type (docs/transform.md#component-catalog).
 
 Each type module defines ``register(registrar)``; :func:`register_builtin_components` finds
-them all. This build ships ``passthrough``, ``manifests`` and ``crd`` (§9.10); the other types
+them all. This build ships ``passthrough``, ``manifests`` and ``crd``
+(docs/transform.md#raw-objects-passthrough-crd-and-manifests); the other types
 of the allow-list are refused by the transform as not implemented yet.
 """
 

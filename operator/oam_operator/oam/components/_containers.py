@@ -1,4 +1,4 @@
-"""``initContainers`` and ``sidecars`` (transform.md §9.1).
+"""``initContainers`` and ``sidecars`` (docs/transform.md#shared-workload-properties).
 
 Extra containers follow the main container's rules: the image must be pinned, resources get
 the same defaults and ``imagePullPolicy`` is ``IfNotPresent``.

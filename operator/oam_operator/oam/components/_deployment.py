@@ -1,4 +1,4 @@
-"""The ``Deployment`` of ``webservice`` and ``worker`` (transform.md §9.2, §9.3).
+"""The ``Deployment`` of ``webservice`` and ``worker`` (docs/transform.md#workload-components).
 
 A claim that only one node can mount (ReadWriteOnce, ReadWriteOncePod) cannot be shared by
 the old and the new pod of a rolling update, nor by two replicas: such a Deployment is

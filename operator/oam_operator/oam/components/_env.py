@@ -1,4 +1,4 @@
-"""Container ``env`` and ``envFrom`` (transform.md §9.1).
+"""Container ``env`` and ``envFrom`` (docs/transform.md#shared-workload-properties).
 
 Entries become Kubernetes ``EnvVar``/``EnvFromSource`` objects in authored order, shaped as
 the typed API objects serialise (unset optional fields omitted).

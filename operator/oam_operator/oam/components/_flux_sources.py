@@ -1,4 +1,5 @@
-"""Flux source objects and the configs that generate them (transform.md §8.3, §9.7, §9.8).
+"""Flux source objects and the configs that generate them (docs/transform.md#generated-sources,
+docs/transform.md#the-helm-component, docs/transform.md#the-oci-component).
 
 A ``helm`` inline source and a shared ``oci`` source are *generated sources*: the engine asks a
 consumer for its :class:`SourceSpec`, groups consumers by identity and builds one
@@ -72,7 +73,8 @@ def go_json_string(value: str) -> str:
 
 
 def oci_artifact_identity(url: str, version: str, interval: str) -> str:
-    """``oci-artifact:{"url":…,"version":…,"interval":…}`` (§8.3), with the effective interval."""
+    """``oci-artifact:{"url":…,"version":…,"interval":…}`` (docs/transform.md#generated-sources), with the effective
+    interval."""
     fields = ",".join(
         f"{go_json_string(key)}:{go_json_string(value)}"
         for key, value in (("url", url), ("version", version), ("interval", interval))

@@ -8,7 +8,7 @@ from oam_operator.oam.handlers import ContractMetadata
 
 
 class TypeHandler:
-    """Claims exactly ``TYPE`` and publishes the built-in contract for it (§5.6)."""
+    """Claims exactly ``TYPE`` and publishes the built-in contract for it (docs/transform.md#schemas-and-contracts)."""
 
     TYPE: ClassVar[str] = ""
 

@@ -1,11 +1,11 @@
-"""The configs a ``helm`` component builds (transform.md §8.3, §9.7).
+"""The configs a ``helm`` component builds (docs/transform.md#generated-sources, docs/transform.md#the-helm-component).
 
 Native (``native``/``flux``) delivery emits a ``HelmRelease``; an inline source is reported as
 a source identity so the engine generates it (named after the component, or shared by the
 application). Template delivery renders the chart at generation time through the injected
 ``ChartRenderer`` and emits the rendered objects.
 
-The spec orders a release after its generated source (§6.3); that edge points at a source and
+The spec orders a release after its generated source (docs/transform.md#rule-order); that edge points at a source and
 is dropped by the ordering (sources go with the application bundle, before every group), so
 the config does not declare it.
 """

@@ -1,4 +1,5 @@
-"""The default ``ChartRenderer`` (transform.md §5.7, §9.7): the ``helm`` binary.
+"""The default ``ChartRenderer`` (docs/transform.md#transform-context-and-result, docs/transform.md#the-helm-component):
+the ``helm`` binary.
 
 The transform never runs processes itself; the CLI and the operator inject this renderer so a
 ``delivery: template`` chart can be rendered when objects are generated. It runs

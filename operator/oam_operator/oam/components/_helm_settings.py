@@ -1,4 +1,4 @@
-"""Reading and checking the properties of a ``helm``/``helmchart`` component (transform.md §9.7).
+"""Reading and checking the properties of a ``helm``/``helmchart`` component (docs/transform.md#the-helm-component).
 
 The checks run in the spec's order, so the first refusal is deterministic. Messages start with
 the type as authored (``helm:`` or ``helmchart:``) so kurel documents keep their texts.
@@ -72,7 +72,7 @@ class HelmSettings:
 
 
 def read_settings(type_name: str, properties: dict[str, Any]) -> HelmSettings:
-    """Parse and check, in the order of §9.7; raises ``ValidationError``."""
+    """Parse and check, in the order of docs/transform.md#the-helm-component; raises ``ValidationError``."""
     prefix = f"{type_name}: "
     props = Props(properties, prefix)
     interval_text = props.string("interval")

@@ -1,4 +1,4 @@
-"""The container image check (transform.md §9.1 ``image``).
+"""The container image check (docs/transform.md#shared-workload-properties ``image``).
 
 An image must name an exact build: a digest, or a tag other than ``latest``; a floating
 reference deploys whatever was pushed last. The reference is parsed as kurel parses it (the

@@ -1,4 +1,4 @@
-"""The blocks of a CloudNativePG ``Cluster`` spec (transform.md §9.9, object 1).
+"""The blocks of a CloudNativePG ``Cluster`` spec (docs/transform.md#the-postgresql-component, object 1).
 
 Each function reads one property block, checks it with the spec's messages and returns the
 fragment of ``Cluster.spec`` it produces (``None`` when it produces nothing).

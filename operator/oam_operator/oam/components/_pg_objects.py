@@ -1,4 +1,5 @@
-"""The objects a ``postgresql`` component adds beside its Cluster (transform.md §9.9, objects 2–4).
+"""The objects a ``postgresql`` component adds beside its Cluster (docs/transform.md#the-postgresql-component, objects
+2–4).
 
 ``Pooler C-pooler`` when the pooler is enabled, ``ObjectStore C`` (with the Cluster's
 WAL-archiver plugin) when ``objectStore`` is given, and one ``Database C-<db>`` per database.

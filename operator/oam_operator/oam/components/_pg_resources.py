@@ -1,10 +1,12 @@
-"""CPU and memory of a CloudNativePG cluster (transform.md §9.9 ``resources``).
+"""CPU and memory of a CloudNativePG cluster (docs/transform.md#the-postgresql-component ``resources``).
 
-Like a workload's resources (§9.1) but limited to ``cpu`` and ``memory`` and without defaults:
+Like a workload's resources (docs/transform.md#shared-workload-properties) but limited to ``cpu`` and ``memory`` and
+without defaults:
 the instances get exactly what the author wrote, canonically printed.
 
 Decisions recorded here: within a section the names are checked before the values; sections
-are checked ``requests`` then ``limits``; the quantity and request/limit messages are §9.1's,
+are checked ``requests`` then ``limits``; the quantity and request/limit messages are those of
+docs/transform.md#shared-workload-properties,
 with its ``invalid resources configuration: `` prefix as kurel prints them (the cpu/memory
 restriction is postgresql's own and carries none); a null quantity is unset.
 """

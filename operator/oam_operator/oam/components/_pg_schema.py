@@ -1,4 +1,4 @@
-"""The property schema of the ``postgresql`` component (transform.md §9.9).
+"""The property schema of the ``postgresql`` component (docs/transform.md#the-postgresql-component).
 
 Blocks the spec calls *open* accept undeclared keys; their declared keys are still checked.
 Keys marked required in the spec are required in the schema, so ``build`` reports a missing

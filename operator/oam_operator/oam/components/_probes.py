@@ -1,4 +1,4 @@
-"""Container ``probes`` and ``lifecycle`` hooks (transform.md §9.1).
+"""Container ``probes`` and ``lifecycle`` hooks (docs/transform.md#shared-workload-properties).
 
 Both are Kubernetes handlers written as in a pod spec; they are checked here so a mistake is
 refused with a message instead of an object the API server rejects. No defaults are added.

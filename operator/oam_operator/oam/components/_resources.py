@@ -1,4 +1,4 @@
-"""Container ``resources`` and their defaults (transform.md §9.1 ``resources``).
+"""Container ``resources`` and their defaults (docs/transform.md#shared-workload-properties ``resources``).
 
 Every container gets requests (``cpu: 100m``, ``memory: 128Mi`` when absent) and a memory
 limit equal to its memory request when no limit is set, so no pod runs unbounded in memory;

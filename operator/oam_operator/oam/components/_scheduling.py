@@ -1,4 +1,5 @@
-"""Where pods run: ``affinity``, topology spread and ``tolerations`` (transform.md §9.1, §9.5).
+"""Where pods run: ``affinity``, topology spread and ``tolerations`` (docs/transform.md#shared-workload-properties,
+docs/transform.md#workload-components).
 
 Spreading replicas over nodes (and, from three replicas, over zones) is the default so one
 node or zone failure does not take every replica down; it stays a preference across zones so

@@ -1,4 +1,4 @@
-"""PropertySchemas of the shared workload properties (transform.md §9.1).
+"""PropertySchemas of the shared workload properties (docs/transform.md#shared-workload-properties).
 
 The schemas let ``validate_authored_properties`` refuse a misspelt key or a wrongly typed value
 before a handler reads it; the handlers still check what they read, for library callers that

@@ -1,4 +1,5 @@
-"""Rules of a container ``securityContext`` beyond its schema (transform.md §9.1, as kurel checks them).
+"""Rules of a container ``securityContext`` beyond its schema (docs/transform.md#shared-workload-properties, as kurel
+checks them).
 
 The schema types each field; these rules refuse what types cannot: a field written as ``null``
 (presence before type, ``securityContext.<f>: must be <kind>, got <nil>``), negative ids, and

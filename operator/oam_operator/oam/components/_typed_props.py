@@ -1,6 +1,7 @@
 """Typed reads of authored properties for the helm, oci and postgresql handlers.
 
-``validate_authored_properties`` (§4.3) already refuses wrongly typed values with the schema's
+``validate_authored_properties`` (docs/transform.md#validating-authored-properties) already refuses wrongly typed values
+with the schema's
 message; a library caller that skips it reaches the handler directly. Decision recorded here:
 the handler then refuses a value of the wrong type on a key it reads with
 ``<prefix><path>: expected <type>, got <Go type name>`` instead of guessing, and treats an

@@ -1,4 +1,4 @@
-"""Reading loosely typed property values the way the workload types need (transform.md §9.1).
+"""Reading loosely typed property values the way the workload types need (docs/transform.md#shared-workload-properties).
 
 Properties arrive as decoded YAML. ``validate_authored_properties`` has usually type-checked
 them, but a library caller may skip that step, so the handlers read values defensively and

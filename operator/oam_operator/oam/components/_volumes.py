@@ -1,4 +1,5 @@
-"""Pod ``volumes``, their mounts and the PersistentVolumeClaims they generate (transform.md §9.1, §13.2).
+"""Pod ``volumes``, their mounts and the PersistentVolumeClaims they generate
+(docs/transform.md#shared-workload-properties, docs/transform.md#pvc-names).
 
 A volume entry is flat: ``{name, mountPath, type, readOnly}`` plus the keys of its type
 (``hostPath``: ``path``; ``emptyDir``: ``sizeLimit``; ``pvc``: ``size``, ``storageClass``,

@@ -1,4 +1,5 @@
-"""The ``crd`` component (transform.md §9.10): CustomResourceDefinitions from inline YAML or a URL.
+"""The ``crd`` component (docs/transform.md#raw-objects-passthrough-crd-and-manifests): CustomResourceDefinitions from
+inline YAML or a URL.
 
 Only CRDs: mixing other kinds in would hide ordering mistakes (a CRD must exist before its
 resources), which is what the ``manifests`` component and the tiers are for.

@@ -1,4 +1,5 @@
-"""The ``cronjob`` component (transform.md §9.6): a CronJob running the main container on a schedule.
+"""The ``cronjob`` component (docs/transform.md#workload-components): a CronJob running the main container on a
+schedule.
 
 Objects, in order: ``CronJob C``, ``ServiceAccount C``, the claims of ``pvc`` volumes. The
 ``app`` label is on the CronJob, its job template and the pod template, so every Job and pod

@@ -1,4 +1,4 @@
-"""The ``daemonset`` component (transform.md §9.5): one pod per node, optionally behind a Service.
+"""The ``daemonset`` component (docs/transform.md#workload-components): one pod per node, optionally behind a Service.
 
 Objects, in order: ``DaemonSet C``, ``Service C`` (port ``http``, only when ``port`` > 0),
 ``ServiceAccount C``, the claims of ``pvc`` volumes. Node agents often must run on tainted

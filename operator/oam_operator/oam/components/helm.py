@@ -1,9 +1,9 @@
-"""The ``helm`` component and its alias ``helmchart`` (transform.md §9.7, D6).
+"""The ``helm`` component and its alias ``helmchart`` (docs/transform.md#the-helm-component).
 
 One handler serves both names; messages start with the type as authored, so kurel documents
 keep their texts, and both report the contract family ``helm``. Native delivery (``flux`` is a
 synonym) hands the chart to Flux as a ``HelmRelease``; an inline chart source is a generated
-source (§8.3) applied with the application bundle before every group. Template delivery
+source (docs/transform.md#generated-sources) applied with the application bundle before every group. Template delivery
 renders the chart when objects are generated and emits what it renders.
 """
 

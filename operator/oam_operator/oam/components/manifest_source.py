@@ -1,4 +1,5 @@
-"""The manifest source shared by ``crd`` and ``manifests`` (transform.md §9.10).
+"""The manifest source shared by ``crd`` and ``manifests``
+(docs/transform.md#raw-objects-passthrough-crd-and-manifests).
 
 Exactly one of ``inline`` (multi-document YAML) or ``url`` (http/https). An inline source is
 parsed and checked when the config is built; a URL source is read through the injected

@@ -1,4 +1,5 @@
-"""The ``manifests`` component (transform.md §9.10): arbitrary objects from inline YAML or a URL.
+"""The ``manifests`` component (docs/transform.md#raw-objects-passthrough-crd-and-manifests): arbitrary objects from
+inline YAML or a URL.
 
 Namespaced objects without a namespace get the transform namespace; the scope of a kind comes
 from a built-in table, else a CRD in the same source, else ``scopeOverrides``. An object whose
@@ -81,7 +82,8 @@ def parse_scope_overrides(value: Any) -> dict[tuple[str, str], str]:
 
 #: What kurel's typed decoding of a known kind adds to an object that lacks it: a Namespace
 #: round-trips through its Go type, whose ``spec`` is not omitted when empty. Other kinds of
-#: the table round-trip without additions for what a manifest can hold here (§9.10 keeps
+#: the table round-trip without additions for what a manifest can hold here
+#: (docs/transform.md#raw-objects-passthrough-crd-and-manifests keeps
 #: workload kinds as written).
 _TYPED_ZERO_VALUES: dict[tuple[str, str], dict[str, Any]] = {("", "Namespace"): {"spec": {}}}
 

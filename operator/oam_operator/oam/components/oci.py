@@ -1,4 +1,4 @@
-"""The ``oci`` component (transform.md §9.8, D6): a Flux Kustomization of an OCI artifact.
+"""The ``oci`` component (docs/transform.md#the-oci-component): a Flux Kustomization of an OCI artifact.
 
 Alone on its artifact, a component keeps its ``OCIRepository`` among its own objects, so
 placing or ordering the component moves the source with it. Several components on the same

@@ -1,4 +1,4 @@
-"""The ``passthrough`` component (transform.md §9.10): one object, as written.
+"""The ``passthrough`` component (docs/transform.md#raw-objects-passthrough-crd-and-manifests): one object, as written.
 
 For objects no built-in models; the engine only defaults ``metadata.name`` (the component
 name) and ``metadata.namespace`` (the transform namespace, unless ``clusterScoped``).

@@ -1,4 +1,4 @@
-"""The ``postgresql`` component (transform.md §9.9): a CloudNativePG cluster.
+"""The ``postgresql`` component (docs/transform.md#the-postgresql-component): a CloudNativePG cluster.
 
 Objects, in order: ``Cluster C``; ``Pooler C-pooler`` when the pooler is enabled;
 ``ObjectStore C`` when an object store is given; one ``Database C-<db>`` per database. The

@@ -1,4 +1,4 @@
-"""The ``statefulset`` component (transform.md §9.4): a StatefulSet behind a headless Service.
+"""The ``statefulset`` component (docs/transform.md#workload-components): a StatefulSet behind a headless Service.
 
 Objects, in order: ``StatefulSet C``, the headless ``Service <serviceName>``,
 ``ServiceAccount C``, the claims of ``pvc`` volumes. Each volume-claim template gives every

@@ -1,4 +1,4 @@
-"""The ``webservice`` component (transform.md §9.2): a Deployment behind a ClusterIP Service.
+"""The ``webservice`` component (docs/transform.md#workload-components): a Deployment behind a ClusterIP Service.
 
 Objects, in order: ``Deployment C``, ``Service C`` (port ``http``), ``ServiceAccount C``, the
 claims of ``pvc`` volumes. Routing traits reach it on ``port`` through ``Service C``.

@@ -1,4 +1,4 @@
-"""The ``worker`` component (transform.md §9.3): a Deployment without a Service.
+"""The ``worker`` component (docs/transform.md#workload-components): a Deployment without a Service.
 
 Objects, in order: ``Deployment C``, ``ServiceAccount C``, the claims of ``pvc`` volumes. It
 declares no container port, so probes and hooks must use numeric ports.

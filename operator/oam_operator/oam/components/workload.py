@@ -1,4 +1,4 @@
-"""Shared workload properties and objects (transform.md §9.1).
+"""Shared workload properties and objects (docs/transform.md#shared-workload-properties).
 
 ``webservice``, ``worker``, ``statefulset``, ``daemonset`` and ``cronjob`` run one main
 container (named after the component) built from the same properties; this module parses

@@ -1,4 +1,4 @@
-"""Built-in policy handlers (transform.md §7): ``dependency`` and ``placement``."""
+"""Built-in policy handlers (docs/transform.md#policies): ``dependency`` and ``placement``."""
 
 from __future__ import annotations
 

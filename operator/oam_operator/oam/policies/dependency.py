@@ -1,4 +1,4 @@
-"""The ``dependency`` policy (transform.md §7.3): a component follows the components it names.
+"""The ``dependency`` policy (docs/transform.md#the-dependency-policy): a component follows the components it names.
 
 A policy's edges are staged on a copy and committed only when every rule and the cycle check
 over the accumulated graph pass, so a rejected policy records nothing.
@@ -79,7 +79,8 @@ def _parse_rules(props: dict[str, Any]) -> list[tuple[str, list[str]]]:
 
 
 def find_cycle(deps: dict[str, list[str]]) -> list[str] | None:
-    """The first cycle of the §7.3 walk: roots sorted, dependencies in recorded order.
+    """The first cycle of the docs/transform.md#the-dependency-policy walk: roots sorted, dependencies in recorded
+    order.
 
     Returns the walk from its root followed by the node met again, or ``None``. Iterative, so
     long chains do not hit Python's recursion limit.

@@ -1,4 +1,4 @@
-"""The ``placement`` policy (transform.md §7.4): put a component in a tier.
+"""The ``placement`` policy (docs/transform.md#the-placement-policy): put a component in a tier.
 
 A placement replaces the tier the component's ``<domain>/tier`` annotation names; two
 placements of one component must agree.

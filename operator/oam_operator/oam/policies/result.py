@@ -1,4 +1,5 @@
-"""What policies produce: the ``PolicyResult`` (transform.md §5.4) and the tier order (§7.2)."""
+"""What policies produce: the ``PolicyResult`` (docs/transform.md#policy-handlers) and the tier order
+(docs/transform.md#tiers)."""
 
 from __future__ import annotations
 

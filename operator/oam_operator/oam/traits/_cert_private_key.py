@@ -1,4 +1,5 @@
-"""The ``privateKey`` block of a cert-manager Certificate (``certificate`` trait, §10.5).
+"""The ``privateKey`` block of a cert-manager Certificate (``certificate`` trait,
+docs/transform.md#certificates-secrets-and-configuration).
 
 Key sizes are checked against what cert-manager accepts for the algorithm, so a wrong size
 fails the transform instead of leaving a Certificate that never issues.

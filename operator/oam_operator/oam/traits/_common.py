@@ -1,6 +1,7 @@
-"""Building blocks shared by the built-in traits (transform.md §10.1, §5.3).
+"""Building blocks shared by the built-in traits (docs/transform.md#common-trait-rules,
+docs/transform.md#trait-handlers).
 
-A trait adds sub-applications (objects after the component's own, D8) or decorates the
+A trait adds sub-applications (objects after the component's own, docs/transform.md#order-of-objects) or decorates the
 component by wrapping its config. The wrapper forwards every optional method of the wrapped
 config (``service_port``, ``backend_service_name``, …) so later traits and the engine still see
 what the component offers.
@@ -34,7 +35,7 @@ class Decorated:
     """A component config whose generated objects are modified after the wrapped config made them.
 
     Decorators chain in trait order: the wrapper of the first trait is innermost, so its
-    modification is applied first (§5.3).
+    modification is applied first (docs/transform.md#trait-handlers).
     """
 
     def __init__(self, inner: ComponentConfig, decoration: Decoration) -> None:
@@ -71,7 +72,8 @@ def metadata(name: str, namespace: str | None, labels: dict[str, str] | None = N
 
 
 def sub_application_name(props: dict[str, Any], component: str, suffix: str) -> str:
-    """``name`` if set, else ``C-<suffix>-<scope>`` with a ``scope``, else ``C-<suffix>`` (§10.1)."""
+    """``name`` if set, else ``C-<suffix>-<scope>`` with a ``scope``, else ``C-<suffix>``
+    (docs/transform.md#common-trait-rules)."""
     name = props.get("name")
     if isinstance(name, str) and name:
         return name
@@ -99,12 +101,13 @@ def port_number(value: Any) -> int | None:
 
 
 def stringify_map(value: dict[str, Any]) -> dict[str, str]:
-    """Values rendered as Go's ``%v`` does (annotations, ConfigMap data, labels; §10.7)."""
+    """Values rendered as Go's ``%v`` does (annotations, ConfigMap data, labels;
+    docs/transform.md#certificates-secrets-and-configuration)."""
     return {str(k): go_value(v) for k, v in value.items()}
 
 
 def refuse_rendering_keys(trait_type: str, rendering: dict[str, Any], allowed: Iterable[str]) -> None:
-    """A rendering may hold only the trait's declared rendering keys (§11.2)."""
+    """A rendering may hold only the trait's declared rendering keys (docs/transform.md#evaluating-a-profile)."""
     declared = sorted(allowed)
     for key in sorted(rendering):
         if key not in declared:

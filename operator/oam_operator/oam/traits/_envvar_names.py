@@ -1,4 +1,5 @@
-"""Kubernetes' ``IsEnvVarName`` (apimachinery validation) with its exact texts (transform.md §3.5).
+"""Kubernetes' ``IsEnvVarName`` (apimachinery validation) with its exact texts
+(docs/transform.md#kubernetes-name-checks).
 
 ``external-secret`` with ``envFrom`` turns every secret key into an environment variable, and
 the kubelet skips (with only an event) keys that are not valid names; refusing them in the

@@ -1,4 +1,5 @@
-"""What an ``external-secret`` fetches (§10.6): ``data`` entries, ``dataFrom`` and the ``remoteRef`` shorthand.
+"""What an ``external-secret`` fetches (docs/transform.md#certificates-secrets-and-configuration): ``data`` entries,
+``dataFrom`` and the ``remoteRef`` shorthand.
 
 A ``data`` entry names one key of the produced Secret and where its value lives in the store;
 the defaults (remote key ``<NS>/<secretName>``, property = the secret key) let a team that

@@ -1,4 +1,5 @@
-"""The ``target`` of an ``external-secret`` (§10.6): the produced Secret's name, policies and template.
+"""The ``target`` of an ``external-secret`` (docs/transform.md#certificates-secrets-and-configuration): the produced
+Secret's name, policies and template.
 
 Decisions where the spec is silent: ``target`` that is not a mapping is
 ``'target' must be a map``; a policy outside its set is

@@ -1,4 +1,5 @@
-"""Wiring an ``external-secret``'s produced Secret into the component's workload (§10.6).
+"""Wiring an ``external-secret``'s produced Secret into the component's workload
+(docs/transform.md#certificates-secrets-and-configuration).
 
 A decoration: it runs on the component's generated objects, so it finds the workload whatever
 component type made it (a built-in workload, a ``manifests`` or ``passthrough`` Deployment).

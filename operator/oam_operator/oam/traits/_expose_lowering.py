@@ -1,4 +1,5 @@
-"""Lowering ``expose`` (transform.md §10.4): the merged properties become one ``ingress`` or ``httproute``.
+"""Lowering ``expose`` (docs/transform.md#routing-traits): the merged properties become one ``ingress`` or
+``httproute``.
 
 The platform's controller choice, TLS issuer, auth endpoint and host wildcard arrive through the
 rendering (platform-reserved), the team writes hosts and routes; the lowering turns the
@@ -24,7 +25,7 @@ Decisions where the spec is silent:
 * with ``controllerType: gateway`` an authored ``ingressClassName`` is refused like the other
   ingress-only keys (``ingressClassName is only valid when controllerType is "ingress"``);
   the rule does not invent ``rules``: an ``httproute`` needs them, so ``hostnames`` alone is
-  refused by the emitted-trait check (§4.5);
+  refused by the emitted-trait check (docs/transform.md#emitted-elements);
 * without an evaluated rendering (a library caller) ``controllerType``, ``ingressClassName``
   and ``gatewayName`` are checked again with the rendering messages, without the
   ``expose rendering:`` prefix; platform keys of the other flavour are then dropped, not

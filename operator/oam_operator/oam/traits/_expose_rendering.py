@@ -1,4 +1,5 @@
-"""The ``expose`` capability rendering (transform.md §10.4, §11.2): checked and defaulted once per profile.
+"""The ``expose`` capability rendering (docs/transform.md#routing-traits, docs/transform.md#evaluating-a-profile):
+checked and defaulted once per profile.
 
 The rendering says how the platform exposes services: through an ingress controller (class,
 TLS issuer, nginx ssl and ext-auth settings) or through a Gateway (its name and namespace).
@@ -9,8 +10,8 @@ Decisions where the spec is silent: a key set to null (or, for strings, to ``""`
 absent; the checks run in this order: undeclared keys, value types (sorted by key:
 ``expose rendering: <key> must be a string`` / ``… must be a boolean`` /
 ``… authResponseHeaders must be a string or a list of strings``), ``controllerType`` (a
-non-string is reported as not supported), then the flavour's checks in the order §10.4 lists
-them; ``networkPolicy`` is checked by the NetworkPolicy synthesis (§10.16) when it is used.
+non-string is reported as not supported), then the flavour's checks in the order docs/transform.md#routing-traits lists
+them; ``networkPolicy`` is checked by the NetworkPolicy synthesis (docs/transform.md#network-policies) when it is used.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """``{name, kind}`` references with a default kind: cert-manager ``issuerRef`` and ESO ``secretStoreRef``.
 
 Both traits let the platform name the issuer or store in a ClusterProfile rendering, so the
-same shape is checked twice: in the rendering (when the profile is evaluated, §11.2) and in the
-merged trait properties (when the trait runs, §10.5, §10.6).
+same shape is checked twice: in the rendering (when the profile is evaluated, docs/transform.md#evaluating-a-profile)
+and in the
+merged trait properties (when the trait runs, docs/transform.md#certificates-secrets-and-configuration).
 
 Decisions where the spec is silent: in a rendering the reference itself is optional (a
 binding may only mark the capability as offered), but when present it must be a mapping with

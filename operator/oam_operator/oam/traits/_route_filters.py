@@ -1,4 +1,4 @@
-"""HTTPRoute filters and timeouts (transform.md §10.3), checked before they reach the Gateway.
+"""HTTPRoute filters and timeouts (docs/transform.md#routing-traits), checked before they reach the Gateway.
 
 Each filter is ``{type, <lowerCamel type>: {…}}``; the configuration is validated field by
 field against the Gateway API's rules and emitted with the fields the API defines, whole

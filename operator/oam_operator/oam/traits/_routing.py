@@ -1,4 +1,5 @@
-"""Backend resolution shared by the routing traits ``ingress`` and ``httproute`` (§10.1–10.3).
+"""Backend resolution shared by the routing traits ``ingress`` and ``httproute`` (docs/transform.md#common-trait-rules,
+docs/transform.md#routing-traits).
 
 A route's *implicit* backend is the component's own Service: the component's backend service
 name and service port, or the trait's ``servicePort``/``serviceName`` for a component that
@@ -102,7 +103,8 @@ def annotations_schema(kind: str) -> PropertySchema:
 
 
 def network_policy_schema() -> PropertySchema:
-    """Platform-reserved ``networkPolicy`` (§10.16); its content is checked by the synthesis."""
+    """Platform-reserved ``networkPolicy`` (docs/transform.md#network-policies); its content is checked by the
+    synthesis."""
     source = PropertySchema(
         type="object",
         additional_properties=True,

@@ -1,8 +1,9 @@
 """Duration properties of traits (``certificate`` ``duration``/``renewBefore``, ``external-secret``
-``refreshInterval``): parsed as Go durations and printed as Go prints them (§14.4).
+``refreshInterval``): parsed as Go durations and printed as Go prints them (docs/transform.md#durations-and-quantities).
 
 kurel parses these when it builds the typed object, so a bad value is a generation error
-(``invalid <field> "<d>": <Go duration error>``, §10.5) rather than a trait error.
+(``invalid <field> "<d>": <Go duration error>``, docs/transform.md#certificates-secrets-and-configuration) rather than a
+trait error.
 
 Decisions where the spec is silent: an absent, null or empty value takes the default; a
 non-string value is parsed from its Go ``%v`` text (so ``5`` fails with Go's missing-unit

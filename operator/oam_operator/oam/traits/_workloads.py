@@ -1,4 +1,5 @@
-"""Finding pod specs in a component's generated objects, for decorating traits (§10.6, §10.7, §10.14).
+"""Finding pod specs in a component's generated objects, for decorating traits
+(docs/transform.md#certificates-secrets-and-configuration, docs/transform.md#access-and-security).
 
 Objects are plain mappings, whichever component type made them (a built-in workload, a
 ``manifests`` or ``passthrough`` object), so workloads are recognised by API group and kind,

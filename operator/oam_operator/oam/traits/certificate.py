@@ -1,4 +1,5 @@
-"""The ``certificate`` trait (transform.md §10.5): a cert-manager ``Certificate`` for the component.
+"""The ``certificate`` trait (docs/transform.md#certificates-secrets-and-configuration): a cert-manager ``Certificate``
+for the component.
 
 Capability-required: which issuer signs certificates is a platform decision, so the
 ClusterProfile must bind ``certificate`` (its rendering usually supplies ``issuerRef``) and an

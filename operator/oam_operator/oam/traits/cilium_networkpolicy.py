@@ -1,4 +1,4 @@
-"""The ``cilium-networkpolicy`` trait (transform.md §10.9): a CiliumNetworkPolicy as written.
+"""The ``cilium-networkpolicy`` trait (docs/transform.md#network-policies): a CiliumNetworkPolicy as written.
 
 Cilium's rule language is large and versioned with Cilium itself; the trait passes rules
 through unchecked (kurel checks them against Cilium's Go types) and does not default the

@@ -1,4 +1,5 @@
-"""The ``configmap`` trait (transform.md §10.7): a ConfigMap, optionally mounted into the workload.
+"""The ``configmap`` trait (docs/transform.md#certificates-secrets-and-configuration): a ConfigMap, optionally mounted
+into the workload.
 
 Data values are stringified as Go's ``%v`` does, so a number or boolean written unquoted in
 YAML gives the same ConfigMap kurel gives. The mount is a decoration: it needs the workload's

@@ -1,4 +1,4 @@
-"""The ``expose`` trait lowering rule (transform.md §10.4): "make this component reachable" without
+"""The ``expose`` trait lowering rule (docs/transform.md#routing-traits): "make this component reachable" without
 knowing how the cluster does it.
 
 The ClusterProfile's ``expose`` binding (required) says whether the platform routes through an

@@ -1,4 +1,5 @@
-"""The ``external-secret`` trait (transform.md §10.6): an External Secrets ``ExternalSecret``, optionally
+"""The ``external-secret`` trait (docs/transform.md#certificates-secrets-and-configuration): an External Secrets
+``ExternalSecret``, optionally
 wired into the workload (``envFrom``, ``mountPath``).
 
 The platform usually names the secret store in a ClusterProfile rendering, so teams write only

@@ -1,4 +1,4 @@
-"""The ``httproute`` trait (transform.md §10.3): a Gateway API ``HTTPRoute`` to the component.
+"""The ``httproute`` trait (docs/transform.md#routing-traits): a Gateway API ``HTTPRoute`` to the component.
 
 The route attaches to the authored ``parentRefs`` or, without them, to the gateway named by
 ``gatewayName`` (normally from a ClusterProfile rendering), so teams need not know where the

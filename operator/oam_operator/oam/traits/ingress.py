@@ -1,10 +1,10 @@
-"""The ``ingress`` trait (transform.md §10.2): a ``networking.k8s.io/v1`` Ingress to the component.
+"""The ``ingress`` trait (docs/transform.md#routing-traits): a ``networking.k8s.io/v1`` Ingress to the component.
 
 Paths route to the component's own Service unless they name another one (``backend``); the
 port rules keep a route from silently pointing at a port the Service does not expose.
 ``allowedHostnameWildcard`` and ``networkPolicy`` come only from a ClusterProfile rendering
 (or the ``expose`` rule): the platform decides which hosts a team may claim and where route
-traffic comes from (§10.16).
+traffic comes from (docs/transform.md#network-policies).
 
 Decisions where the spec is silent: an implicit backend with ``portName`` and no ``port``
 routes to that port name; ``backendSelector`` must hold a non-empty ``matchLabels`` mapping

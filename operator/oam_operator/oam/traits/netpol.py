@@ -1,4 +1,4 @@
-"""Traffic-source NetworkPolicy synthesis (transform.md §10.16).
+"""Traffic-source NetworkPolicy synthesis (docs/transform.md#network-policies).
 
 A platform whose namespaces default-deny ingress states, in the ``networkPolicy`` rendering of
 a routing capability, where route traffic comes from (the ingress controller's namespace,

@@ -1,4 +1,5 @@
-"""The ``networkpolicy`` trait (transform.md §10.8): a NetworkPolicy ``C-allow`` for the component's pods.
+"""The ``networkpolicy`` trait (docs/transform.md#network-policies): a NetworkPolicy ``C-allow`` for the component's
+pods.
 
 The policy selects the component's pods by ``app: C`` and lists only the directions the author
 wrote rules for, so adding an egress rule never silently denies ingress.

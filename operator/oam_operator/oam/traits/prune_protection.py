@@ -1,4 +1,4 @@
-"""The ``prune-protection`` trait (transform.md §10.15): keep the component's objects when they leave.
+"""The ``prune-protection`` trait (docs/transform.md#access-and-security): keep the component's objects when they leave.
 
 It marks every object of the component's own application — and a generated source only this
 component uses — with ``kustomize.toolkit.fluxcd.io/prune: disabled``, which the reconciler

@@ -1,4 +1,4 @@
-"""The ``pvc`` trait (transform.md §10.11): a standalone PersistentVolumeClaim named as written.
+"""The ``pvc`` trait (docs/transform.md#scaling-and-storage): a standalone PersistentVolumeClaim named as written.
 
 Unlike a workload's ``pvc`` volume, the claim keeps its authored name (it is meant to be shared
 or referenced by name). ``storageClassName`` may come from a ClusterProfile rendering so the
@@ -9,7 +9,7 @@ Decisions where the spec is silent: an empty ``name`` counts as missing; a non-s
 ``storageClassName`` is ``storageClassName must be a string`` (also in a rendering:
 ``pvc rendering: storageClassName must be a string``); ``accessModes`` that is not a list is
 ``accessModes must be an array``; the claim is not refused when ``ReadWriteOncePod`` is
-combined with other modes (only workload volumes are checked for that, §9.1).
+combined with other modes (only workload volumes are checked for that, docs/transform.md#shared-workload-properties).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The ``rbac`` trait (transform.md §10.13): a Role and RoleBinding for the component's ServiceAccount.
+"""The ``rbac`` trait (docs/transform.md#access-and-security): a Role and RoleBinding for the component's
+ServiceAccount.
 
 Every built-in workload runs as ServiceAccount ``C``; this trait grants it the authored rules
 in the namespace, and cluster-wide with ``clusterWide`` (a ClusterRole and ClusterRoleBinding
@@ -7,7 +8,7 @@ named ``C``, binding the same namespaced ServiceAccount).
 Decisions where the spec is silent: a rule's fields are checked in the order ``apiGroups``,
 ``resources``, ``verbs`` (type first, then emptiness); an empty ``apiGroups`` is omitted like an
 absent one; a non-boolean ``clusterWide`` is ``rbac: clusterWide must be a bool``; rule keys
-other than the three are left to the schema check (§4.3) and ignored here.
+other than the three are left to the schema check (docs/transform.md#validating-authored-properties) and ignored here.
 """
 
 from __future__ import annotations

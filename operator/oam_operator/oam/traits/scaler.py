@@ -1,7 +1,8 @@
-"""The ``scaler`` trait (transform.md §10.10): a HorizontalPodAutoscaler, optionally a PodDisruptionBudget.
+"""The ``scaler`` trait (docs/transform.md#scaling-and-storage): a HorizontalPodAutoscaler, optionally a
+PodDisruptionBudget.
 
 Only ``webservice`` and ``worker`` (Deployments) may carry it; document validation refuses it
-elsewhere (§3.2). The replica bounds are checked on the effective values (after the
+elsewhere (docs/transform.md#document-validation). The replica bounds are checked on the effective values (after the
 ClusterProfile rendering is merged) and reported with the component context, as kurel does,
 because a platform default may be what makes them wrong.
 

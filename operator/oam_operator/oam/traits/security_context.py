@@ -1,4 +1,5 @@
-"""The ``security-context`` trait (transform.md §10.14): pod and container security contexts by PSA level.
+"""The ``security-context`` trait (docs/transform.md#access-and-security): pod and container security contexts by PSA
+level.
 
 The trait makes a component satisfy a Pod Security Admission level without per-workload
 boilerplate: for ``restricted`` it writes the restricted set (non-root, no privilege

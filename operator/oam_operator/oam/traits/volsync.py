@@ -1,4 +1,5 @@
-"""The ``volsync`` trait (transform.md §10.12): a VolSync restic ``ReplicationSource`` backing up a PVC.
+"""The ``volsync`` trait (docs/transform.md#scaling-and-storage): a VolSync restic ``ReplicationSource`` backing up a
+PVC.
 
 Which storage and snapshot classes back the copies is a platform matter, so both may come from
 a ClusterProfile rendering; the schedule and retention are the team's. The repository Secret
