@@ -16,9 +16,9 @@ Decisions:
   yet (Flux), dependencies on other Applications.
 - Admission never fetches the network: a URL source or a ``delivery: template`` chart is
   not read (too slow for a webhook, and a tenant could use the operator as a probe of internal
-  addresses). Its first remote read stops the transform and the Application is admitted;
-  everything checked before that point (the whole document, and the objects of components
-  generated before it) was validated. The operator still refuses it in status, as before.
+  addresses). It stands in for the remote content with a placeholder (``DeferringAdapters``),
+  so everything else — the whole document and every other component's objects — is checked;
+  what the remote content itself holds is refused by the operator in status, as before.
 - An UPDATE whose spec is unchanged (labels, annotations, finalizers, the deletion's
   finalizer removal) and any object being deleted are always admitted, so an invalid
   Application stored while the webhook was off can still be relabelled and deleted. A
@@ -30,6 +30,7 @@ Decisions:
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -40,7 +41,6 @@ import kopf
 from oam_operator.api.compact_inventory import CompactInventoryError, read_status_inventory
 from oam_operator.apppolicies import read_operator_policies
 from oam_operator.oam.errors import OamError
-from oam_operator.oam.gofmt import go_quote
 from oam_operator.oam.pipeline import Pipeline
 from oam_operator.reconciler.errors import ObjectValidationError
 from oam_operator.reconciler.inventory import InventoryItem, load_inventory
@@ -63,18 +63,36 @@ class Tenancy(Protocol):
     def user_for(self, namespace: str, service_account: str) -> str | None: ...
 
 
-class RemoteContentDeferred(OamError):
-    """Raised by admission's adapters instead of reading a URL or a chart (module docstring)."""
+PLACEHOLDER_GROUP = "deferred.admission.oam-operator.dev"
 
 
 class DeferringAdapters:
-    """The ``UrlReader`` and ``ChartRenderer`` of admission's pipeline: they never touch the network."""
+    """The ``UrlReader`` and ``ChartRenderer`` of admission's pipeline: they never touch the network.
+
+    A URL source reads as one placeholder CustomResourceDefinition (acceptable to both the
+    ``manifests`` and the ``crd`` component, named uniquely so two sources never collide; the
+    checks after the transform leave placeholders out), a chart renders as no objects. So the
+    transform goes on past remote content and every other component is still generated and
+    checked.
+    """
+
+    def __init__(self) -> None:
+        self._numbers = itertools.count(1)
 
     def read(self, url: str) -> bytes:
-        raise RemoteContentDeferred(f"reading {go_quote(url)} is left to the operator")
+        plural = f"deferred{next(self._numbers)}s"
+        return (f"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+                f"metadata: {{name: {plural}.{PLACEHOLDER_GROUP}}}\n"
+                f"spec: {{group: {PLACEHOLDER_GROUP}, scope: Namespaced, names: {{plural: {plural}, kind: Deferred}},"
+                f" versions: [{{name: v1, served: true, storage: true}}]}}\n").encode()
 
     def render(self, chart_url: str, version: str, values: dict[str, Any]) -> str:
-        raise RemoteContentDeferred(f"rendering {go_quote(chart_url)} is left to the operator")
+        return ""
+
+
+def _placeholder(obj: Mapping[str, Any]) -> bool:
+    name = str((obj.get("metadata") or {}).get("name") or "")
+    return obj.get("kind") == "CustomResourceDefinition" and name.endswith(f".{PLACEHOLDER_GROUP}")
 
 
 def admission_pipeline(pipeline: Pipeline) -> Pipeline:
@@ -92,17 +110,6 @@ class Validator:
     profiles: Callable[[str], Mapping[str, Any] | None]
     tenancy: Tenancy
     cluster_id: Callable[[], str]
-
-
-def _deferred(error: BaseException) -> bool:
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        if isinstance(current, RemoteContentDeferred):
-            return True
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return False
 
 
 def _inventory(body: Mapping[str, Any]) -> list[InventoryItem]:
@@ -157,13 +164,14 @@ def _checks(validator: Validator, body: Mapping[str, Any], spec: Mapping[str, An
         read_operator_policies(result.policy_result, namespace, spec,
                                allow_cross_namespace=settings.allow_cross_namespace_dependencies)
     except OamError as error:
-        return None if _deferred(error) else str(error)
+        return str(error)
     except ObjectValidationError as error:
         return capitalised(str(error))
-    itself = self_reference(namespace, name, encoded.objects, f"{domain}/component")
+    objects = [obj for obj in encoded.objects if not _placeholder(obj)]
+    itself = self_reference(namespace, name, objects, f"{domain}/component")
     if itself is not None:
         return itself
-    return size_refusal(encoded.objects, _inventory(body), namespace)
+    return size_refusal(objects, _inventory(body), namespace)
 
 
 def register_admission(registry: kopf.OperatorRegistry, validator: Callable[[], Validator | None]) -> None:
