@@ -351,7 +351,7 @@ class Settings(BaseModel):
                 values[name] = environ[env_var(name)]
                 sources[name] = f"{flag_name(name)} ({env_var(name)})"
         try:
-            settings = cls.model_validate(values)
+            return cls.model_validate(values)
         except ValidationError as error:
             first = error.errors()[0]
             name = str(first["loc"][0])
@@ -360,12 +360,15 @@ class Settings(BaseModel):
             shown = ",".join(map(str, raw)) if isinstance(raw, list | tuple) else str(raw)
             where = sources.get(name, flag_name(name))
             raise SettingsError(name, f'invalid value for {where}: "{shown}": {reason}') from None
-        if settings.admission and not settings.admission_cert_dir:
+
+    def combination_error(self) -> SettingsError | None:
+        """A setting that is valid alone but missing for another one (checked by ``run`` at startup)."""
+        if self.admission and not self.admission_cert_dir:
             for needed in ("admission_secret", "admission_hosts"):
-                if not getattr(settings, needed):
-                    raise SettingsError(needed, f"--admission without --admission-cert-dir needs {flag_name(needed)} "
-                                                "(the self-signed certificate's Secret and host names)")
-        return settings
+                if not getattr(self, needed):
+                    return SettingsError(needed, f"--admission without --admission-cert-dir needs {flag_name(needed)} "
+                                                 "(the self-signed certificate's Secret and host names)")
+        return None
 
     @property
     def default_interval_duration(self) -> timedelta:

@@ -59,9 +59,8 @@ class SecretStore:
             path = f"{path}/{body['metadata']['name']}"
             if path in self.objects:
                 raise _error(409)
-        elif method == "PUT":
-            if self.objects[path]["metadata"]["resourceVersion"] != body["metadata"].get("resourceVersion"):
-                raise _error(409)
+        elif self.objects[path]["metadata"]["resourceVersion"] != body["metadata"].get("resourceVersion"):
+            raise _error(409)  # PUT at a stale version
         self.version += 1
         self.writes += 1
         stored = copy.deepcopy(body)
