@@ -22,7 +22,7 @@ from oam_operator.settings import Settings
 
 from .admission import Validator, admission_pipeline
 from .runtime import Runtime
-from .webhookcerts import CERT_FILE, CHECK_INTERVAL, KEY_FILE, CertificateKeeper
+from .webhookcerts import CERT_FILE, CHECK_INTERVAL, KEY_FILE, RETRY_INTERVAL, CertificateKeeper
 
 log = logging.getLogger("oam_operator.controller")
 
@@ -61,10 +61,11 @@ async def start_webhook(kopf_settings: kopf.OperatorSettings, runtime: Runtime,
 async def _keep(keeper: CertificateKeeper) -> None:
     loop = asyncio.get_running_loop()
     while True:
-        await asyncio.sleep(CHECK_INTERVAL)
+        await asyncio.sleep(CHECK_INTERVAL if keeper.configured else RETRY_INTERVAL)
         try:
             await loop.run_in_executor(None, keeper.sync)
         except Exception:  # the next round retries; the current certificate keeps serving
+            keeper.configured = False
             log.exception("webhook certificate check failed")
 
 

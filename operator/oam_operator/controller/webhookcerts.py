@@ -39,6 +39,7 @@ log = logging.getLogger("oam_operator.controller")
 VALIDITY = timedelta(days=365)
 RENEW_BEFORE = timedelta(days=30)
 CHECK_INTERVAL = 600.0  # seconds between two reads of the Secret (another instance may have rotated it)
+RETRY_INTERVAL = 10.0  # seconds until the next round while the webhook configuration is missing
 CERT_FILE, KEY_FILE = "tls.crt", "tls.key"
 
 
@@ -250,14 +251,26 @@ class CertificateKeeper:
         self.directory.mkdir(parents=True, exist_ok=True)
         _write(self.keyfile, certs.key)  # key first: kopf reloads when either file changes
         _write(self.certfile, certs.cert)
-        if self.webhook_configuration:
-            self.patch_ca_bundle(certs.ca)
+        self.configured = not self.webhook_configuration or self.patch_ca_bundle(certs.ca)
         return certs
 
-    def patch_ca_bundle(self, bundle: bytes) -> None:
-        """Set ``caBundle`` of every webhook of the configuration (one JSON patch, only when it differs)."""
+    configured = False
+    """Whether the last ``sync`` found the webhook configuration (else the next round comes sooner)."""
+
+    def patch_ca_bundle(self, bundle: bytes) -> bool:
+        """Set ``caBundle`` of every webhook of the configuration (one JSON patch, only when it differs).
+
+        ``False`` when the configuration does not exist (yet: the Deployment may start first).
+        """
         path = f"/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{self.webhook_configuration}"
-        current = self.client.request("get", "GET", path)
+        try:
+            current = self.client.request("get", "GET", path)
+        except ApiError as error:
+            if error.status != 404:
+                raise
+            log.warning("webhook configuration not found", extra={"fields": {
+                "configuration": self.webhook_configuration}})
+            return False
         wanted = base64.b64encode(bundle).decode()
         operations = [
             {"op": "add", "path": f"/webhooks/{index}/clientConfig/caBundle", "value": wanted}
@@ -265,9 +278,10 @@ class CertificateKeeper:
             if (webhook.get("clientConfig") or {}).get("caBundle") != wanted
         ]
         if not operations:
-            return
+            return True
         version = (current.get("metadata") or {}).get("resourceVersion", "")
         operations.insert(0, {"op": "test", "path": "/metadata/resourceVersion", "value": version})
         self.client.request("patch", "PATCH", path, body=operations, content_type="application/json-patch+json")
         log.info("webhook configuration CA bundle updated",
                  extra={"fields": {"configuration": self.webhook_configuration}})
+        return True
