@@ -96,9 +96,10 @@ def _refused_by_webhook(kube: Kube, body: dict[str, Any]) -> str | None:
         kube.custom.create_namespaced_custom_object(GROUP, VERSION, kube.namespace, "applications", body,
                                                     dry_run="All")
     except ApiException as error:
-        if error.status != 422 or WEBHOOK not in (error.body or ""):
+        if error.status == 422 and WEBHOOK in (error.body or ""):
+            return str(error.body)
+        if error.status != 500:  # 500: the API server's view of the configuration still lacks the CA
             raise
-        return str(error.body)
     return None
 
 
