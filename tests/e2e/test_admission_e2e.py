@@ -11,6 +11,7 @@ webhook was off, and that one can still be relabelled and deleted.
 from __future__ import annotations
 
 import base64
+import json
 import secrets
 import subprocess
 from collections.abc import Iterator
@@ -97,7 +98,7 @@ def _refused_by_webhook(kube: Kube, body: dict[str, Any]) -> str | None:
                                                     dry_run="All")
     except ApiException as error:
         if error.status == 422 and WEBHOOK in (error.body or ""):
-            return str(error.body)
+            return str(json.loads(error.body)["message"])
         if error.status != 500:  # 500: the API server's view of the configuration still lacks the CA
             raise
     return None
@@ -126,6 +127,10 @@ def test_kubectl_apply_is_refused_with_the_transforms_message(start_operator: An
     assert created.stderr == (f'Error from server: error when creating "bad.yaml": admission webhook "{WEBHOOK}" '
                               f"denied the request: {TYPO_MESSAGE}\n")
     assert kube.app_or_none("bad") is None
+    refusals = [line for line in operator.logs() if line.get("msg") == "admission refused"]
+    assert {"level": "info", "namespace": kube.namespace, "name": "bad", "operation": "CREATE", "dry_run": False,
+            "reason": TYPO_MESSAGE}.items() <= refusals[-1].items()
+    assert not any("failed permanently" in str(line.get("msg")) for line in operator.logs())
 
     # A valid one is admitted; changing it into a refused one is not, and the stored spec stays.
     good = _app("good", kube.namespace, _config_map("settings"))
@@ -159,3 +164,28 @@ def test_kubectl_apply_is_refused_with_the_transforms_message(start_operator: An
     assert base64.b64decode(_ca_bundle(kube, chart.name) or "") == base64.b64decode(secret.data["ca.crt"])
     again = _kubectl(kube, "apply", "-f", "bad.yaml", cwd=tmp_path)
     assert again.stderr.endswith(f"denied the request: {TYPO_MESSAGE}\n")
+
+
+def test_certificate_files_from_a_directory_are_served_as_given(start_operator: Any, kube: Kube, chart: Chart,
+                                                                tmp_path: Path) -> None:
+    """cert-manager's mode (``--admission-cert-dir``): the operator serves the mounted pair, issues nothing."""
+    from datetime import UTC, datetime
+
+    from oam_operator.controller.webhookcerts import issue
+
+    certs = issue(["127.0.0.1"], datetime.now(UTC))
+    directory = tmp_path / "webhook-tls"
+    directory.mkdir()
+    (directory / "tls.crt").write_bytes(certs.cert)
+    (directory / "tls.key").write_bytes(certs.key)
+    port = next(f for f in chart.flags if f.startswith("--admission-port=")).split("=", 1)[1]
+    start_operator(kube.namespace, "--admission", f"--admission-port={port}", "--admission-address=127.0.0.1",
+                   f"--admission-cert-dir={directory}")
+    configuration = chart.configuration
+    configuration["webhooks"][0]["clientConfig"]["caBundle"] = base64.b64encode(certs.ca).decode()
+    client.AdmissionregistrationV1Api(kube.api).create_validating_webhook_configuration(configuration)
+    denial = wait_until(lambda: _refused_by_webhook(kube, _app("probe", kube.namespace, NO_TAG)),
+                        default_wait(kube.cluster), "the API server to call the webhook")
+    assert denial == f'admission webhook "{WEBHOOK}" denied the request: {NO_TAG_MESSAGE}'
+    with pytest.raises(ApiException):
+        kube.core.read_namespaced_secret(chart.secret, kube.namespace)  # nothing issued in this mode

@@ -184,6 +184,8 @@ def register_admission(registry: kopf.OperatorRegistry, validator: Callable[[], 
     """
     from oam_operator.api.meta import GROUP, VERSION
 
+    logging.getLogger("kopf.objects").addFilter(_KopfRefusalFilter())
+
     @kopf.on.validate(GROUP, VERSION, "applications", id=WEBHOOK_ID, registry=registry,
                       operations=["CREATE", "UPDATE"], side_effects=False)
     async def validate_application(body: kopf.Body, subresource: str | None, **kwargs: Any) -> None:
@@ -195,7 +197,19 @@ def register_admission(registry: kopf.OperatorRegistry, validator: Callable[[], 
         message = await asyncio.get_running_loop().run_in_executor(
             None, refusal, current, operation or "", snapshot, previous, subresource)
         if message is not None:
+            meta = snapshot.get("metadata") or {}
+            log.info("admission refused", extra={"fields": {
+                "namespace": meta.get("namespace"), "name": meta.get("name"), "operation": operation,
+                "dry_run": bool(kwargs.get("dryrun")), "reason": message}})
             raise kopf.AdmissionError(message, code=422)
+
+
+class _KopfRefusalFilter(logging.Filter):
+    """Drops kopf's error record for each refusal (a refusal is an answer, not an operator error);
+    ``validate_application`` logs one info line of its own instead."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith(f"Webhook {WEBHOOK_ID!r} failed permanently")
 
 
 def _plain(value: Any) -> Any:
