@@ -38,6 +38,11 @@ Decisions where the spec is silent:
   with no rights until someone grants them) of its namespace; acting with the operator's own
   identity needs ``--use-operator-identity``; ``--default-service-account ""`` without it makes
   such Applications fail with ``NotPermitted`` (see ``controller/tenancy.py``).
+- the admission webhook (``--admission``, off by default; docs/admission.md) serves the pair in
+  ``--admission-cert-dir`` (cert-manager's Secret, mounted) or, without it, issues its own
+  certificate for ``--admission-hosts`` into the Secret ``--admission-secret`` (``NAMESPACE/NAME``)
+  and keeps the CA of ``--admission-webhook-configuration`` current; ``run`` refuses
+  ``--admission`` with neither the directory nor that Secret and those hosts.
 """
 
 from __future__ import annotations
