@@ -189,3 +189,15 @@ def test_certificate_files_from_a_directory_are_served_as_given(start_operator: 
     assert denial == f'admission webhook "{WEBHOOK}" denied the request: {NO_TAG_MESSAGE}'
     with pytest.raises(ApiException):
         kube.core.read_namespaced_secret(chart.secret, kube.namespace)  # nothing issued in this mode
+
+
+def test_a_shard_instance_validates_every_application(start_operator: Any, kube: Kube, chart: Chart) -> None:
+    """The webhook is per release, not per shard: an instance running --shard refuses unlabelled ones too."""
+    start_operator(kube.namespace, "--shard=eu", "--admission-address=127.0.0.1", *chart.flags)
+    client.AdmissionregistrationV1Api(kube.api).create_validating_webhook_configuration(chart.configuration)
+    body = _app("unsharded", kube.namespace, TYPO)
+    denial = wait_until(lambda: _refused_by_webhook(kube, body), default_wait(kube.cluster),
+                        "the API server to call the shard's webhook")
+    assert denial == f'admission webhook "{WEBHOOK}" denied the request: {TYPO_MESSAGE}'
+    body["metadata"]["labels"] = {"oam-operator.dev/shard": "us"}
+    assert _refused_by_webhook(kube, body) == denial
