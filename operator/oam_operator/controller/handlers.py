@@ -28,7 +28,6 @@ import kopf
 from oam_operator.api.meta import GROUP, VERSION
 from oam_operator.settings import Settings
 
-from .admission import register_admission
 from .diffbase import GenerationDiffBaseStorage
 from .incluster import connection_info
 from .runtime import Runtime
@@ -92,6 +91,8 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
     domain = settings.domain
     labels = shard_filter(settings)
     if settings.admission:
+        from .admission import register_admission
+
         register_admission(registry, lambda: webhook.get("validator"))
 
     @kopf.on.login(registry=registry)
