@@ -297,6 +297,9 @@ def run(kubeconfig: str | None, **flags: object) -> None:
         settings = Settings.from_sources(flags, os.environ)
     except SettingsError as error:
         fail(str(error))
+    combination = settings.combination_error()
+    if combination is not None:
+        fail(str(combination))
     if kubeconfig:
         os.environ["KUBECONFIG"] = kubeconfig  # kopf's login reads it
     run_operator(settings, kubeconfig)

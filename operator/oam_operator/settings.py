@@ -39,10 +39,16 @@ Decisions where the spec is silent:
   with no rights until someone grants them) of its namespace; acting with the operator's own
   identity needs ``--use-operator-identity``; ``--default-service-account ""`` without it makes
   such Applications fail with ``NotPermitted`` (see ``controller/tenancy.py``).
+- the admission webhook (``--admission``, off by default; docs/admission.md) serves the pair in
+  ``--admission-cert-dir`` (cert-manager's Secret, mounted) or, without it, issues its own
+  certificate for ``--admission-hosts`` into the Secret ``--admission-secret`` (``NAMESPACE/NAME``)
+  and keeps the CA of ``--admission-webhook-configuration`` current; ``run`` refuses
+  ``--admission`` with neither the directory nor that Secret and those hosts.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Callable, Mapping
 from datetime import timedelta
@@ -236,6 +242,50 @@ def _peering(value: Any) -> str | None:
     return _name("subdomain", empty=False)(value)
 
 
+def _address(value: Any) -> str:
+    text = str(value).strip()
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        raise ValueError("must be an IP address to listen on (0.0.0.0: every interface)") from None
+    return text
+
+
+def _text(value: Any) -> str:
+    return str(value).strip()
+
+
+def _secret_ref(value: Any) -> str:
+    text = str(value).strip()
+    if text == "":
+        return ""
+    namespace, slash, name = text.partition("/")
+    try:
+        if not slash:
+            raise ValueError
+        _name("label", empty=False)(namespace)
+        _name("subdomain", empty=False)(name)
+    except ValueError:
+        raise ValueError("must be NAMESPACE/NAME of a Secret") from None
+    return text
+
+
+def _hosts(value: Any) -> tuple[str, ...]:
+    items = value.split(",") if isinstance(value, str) else [str(item) for item in value]
+    hosts: list[str] = []
+    for item in (str(i).strip() for i in items):
+        if not item:
+            continue
+        try:
+            ipaddress.ip_address(item)
+        except ValueError:
+            if not _DNS1123_SUBDOMAIN.match(item):
+                raise ValueError(f'"{item}" is neither a DNS name nor an IP address') from None
+        if item not in hosts:
+            hosts.append(item)
+    return tuple(hosts)
+
+
 class Settings(BaseModel):
     """The operator's configuration; construct it with ``from_sources``."""
 
@@ -275,6 +325,13 @@ class Settings(BaseModel):
     peering: Annotated[str | None, BeforeValidator(_peering)] = None
     priority: Annotated[int, BeforeValidator(_integer())] = 100
     dev: Annotated[bool, BeforeValidator(_boolean)] = False
+    admission: Annotated[bool, BeforeValidator(_boolean)] = False
+    admission_address: Annotated[str, BeforeValidator(_address)] = "0.0.0.0"
+    admission_port: Annotated[int, BeforeValidator(_integer(1, 65535))] = 9443
+    admission_cert_dir: Annotated[str, BeforeValidator(_text)] = ""
+    admission_secret: Annotated[str, BeforeValidator(_secret_ref)] = ""
+    admission_hosts: Annotated[tuple[str, ...], BeforeValidator(_hosts)] = ()
+    admission_webhook_configuration: Annotated[str, BeforeValidator(_name("subdomain", empty=True))] = ""
 
     @classmethod
     def describe(cls, name: str) -> str:
@@ -309,6 +366,15 @@ class Settings(BaseModel):
             shown = ",".join(map(str, raw)) if isinstance(raw, list | tuple) else str(raw)
             where = sources.get(name, flag_name(name))
             raise SettingsError(name, f'invalid value for {where}: "{shown}": {reason}') from None
+
+    def combination_error(self) -> SettingsError | None:
+        """A setting that is valid alone but missing for another one (checked by ``run`` at startup)."""
+        if self.admission and not self.admission_cert_dir:
+            for needed in ("admission_secret", "admission_hosts"):
+                if not getattr(self, needed):
+                    return SettingsError(needed, f"--admission without --admission-cert-dir needs {flag_name(needed)} "
+                                                 "(the self-signed certificate's Secret and host names)")
+        return None
 
     @property
     def default_interval_duration(self) -> timedelta:
@@ -385,4 +451,11 @@ DESCRIPTIONS: dict[str, str] = {
     "peering": "kopf peering object for running several operators (none: no peering).",
     "priority": "kopf peering priority of this instance (the highest one runs).",
     "dev": "Development mode: peering priority 666, for a local operator next to an installed one.",
+    "admission": "Serve the validating admission webhook of Applications (docs/admission.md).",
+    "admission_address": "Address the admission webhook listens on.",
+    "admission_port": "HTTPS port of the admission webhook.",
+    "admission_cert_dir": "Directory with tls.crt and tls.key of the webhook (cert-manager); unset: self-signed.",
+    "admission_secret": "NAMESPACE/NAME of the Secret keeping the self-signed webhook certificate.",
+    "admission_hosts": "DNS names and IPs the self-signed webhook certificate is valid for (comma-separated).",
+    "admission_webhook_configuration": "ValidatingWebhookConfiguration whose caBundle the operator keeps current.",
 }

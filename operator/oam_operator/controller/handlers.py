@@ -87,8 +87,13 @@ async def _sleep(stopped: Any, wake: asyncio.Event, delay: float | None) -> None
 def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settings) -> None:
     """Register every handler on ``registry``; the scheduler is built by the startup handler."""
     holder: dict[str, Scheduler] = {}
+    webhook: dict[str, Any] = {}  # the admission validator and the certificate task (webhook.py)
     domain = settings.domain
     labels = shard_filter(settings)
+    if settings.admission:
+        from .admission import register_admission
+
+        register_admission(registry, lambda: webhook.get("validator"))
 
     @kopf.on.login(registry=registry)
     def login(**kwargs: Any) -> kopf.ConnectionInfo | None:
@@ -107,11 +112,20 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
         settings.queueing.worker_limit = None
         settings.watching.label_selectors[GROUP, "applications"] = shard_selector(runtime.settings)
         await asyncio.get_running_loop().run_in_executor(None, runtime.start)
+        if runtime.settings.admission:
+            from .webhook import start_webhook, validator_for
+
+            webhook["task"] = await start_webhook(settings, runtime, runtime.settings)
+            webhook["validator"] = validator_for(runtime)
         holder["scheduler"] = Scheduler(runtime, runtime.settings)
         log.info("operator started", extra={"fields": {"cluster_id": runtime.cluster_id}})
 
     @kopf.on.cleanup(registry=registry)
     async def cleanup(**_: Any) -> None:
+        if webhook.get("task") is not None:
+            from .webhook import stop_webhook
+
+            await stop_webhook(webhook["task"])
         scheduler = holder.get("scheduler")
         if scheduler is not None:
             for lock in list(scheduler.locks.values()):

@@ -85,3 +85,11 @@ def test_user_entrypoint_and_labels(image: str) -> None:
     assert set(config["Config"]["ExposedPorts"]) == {"8080/tcp", "8081/tcp"}
     assert run(image, "-c", "import os; print(os.getuid(), os.getgid())",
                entrypoint="/opt/oam-operator/bin/python").split() == ["65532", "65532"]
+
+
+def test_the_image_issues_the_webhooks_certificate(image: str) -> None:
+    """The admission webhook's self-signed certificate needs ``cryptography`` (locked) in the image."""
+    script = ("from datetime import datetime, UTC; from oam_operator.controller.webhookcerts import issue, problem; "
+              "now = datetime.now(UTC); hosts = ['oam-webhook.oam-system.svc', '127.0.0.1']; "
+              "print(problem(issue(hosts, now), hosts, now))")
+    assert run(image, "-c", script, entrypoint="/opt/oam-operator/bin/python").strip() == "None"

@@ -5,7 +5,10 @@ An Application with a URL-sourced ``manifests`` component and a ``delivery: temp
 chart, both served from a local HTTP server on 127.0.0.1 (allowed by the chart value
 ``operator.urlSources.allowedNetworks``), reaches Ready and deletes cleanly; a URL source on an
 address outside the allowed networks is refused with the guard's exact message. Liveness and
-metrics answer from inside the container. The image comes from ``make image`` (``make test``
+metrics answer from inside the container. The chart's admission webhook (url mode: the local
+control plane cannot reach Services) is served by the container with its self-signed
+certificate, and an Application the transform refuses is refused by the API server with the
+transform's exact message. The image comes from ``make image`` (``make test``
 builds it first); a missing image fails the test when the cluster is required.
 """
 
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import http.server
 import io
+import json
 import tarfile
 import threading
 from collections.abc import Iterator
@@ -21,9 +25,10 @@ from typing import Any
 
 import pytest
 from appkit import apply_application, delete_application, grant_tenant, ready_condition, wait_state
-from helmkit import service_account_token
+from helmkit import free_port, service_account_token
 from imagekit import start_container_operator
 from kubernetes import client
+from kubernetes.client.rest import ApiException
 
 from tools.devcluster import ClusterHandle
 from tools.devcluster.pytest_plugin import default_wait, wait_until
@@ -84,15 +89,53 @@ def served() -> Iterator[tuple[str, list[str]]]:
         server.server_close()
 
 
+WEBHOOK = "validate.applications.oam-operator.dev"
+TYPO_MESSAGE = ('invalid value "webservise" for "type" in "web"; must be one of: crd, cronjob, daemonset, helm, '
+                "helmchart, manifests, oci, passthrough, postgresql, statefulset, webservice, worker")
+
+
+def refused_at_admission(api: Any, cluster: ClusterHandle, namespace: str, objects: list[dict[str, Any]]) -> None:
+    """The container's webhook refuses an Application the transform refuses, with its exact message."""
+    configuration = next(o for o in objects if o["kind"] == "ValidatingWebhookConfiguration")
+    admission = client.AdmissionregistrationV1Api(api)
+    name = configuration["metadata"]["name"]
+    wait_until(lambda: admission.read_validating_webhook_configuration(name).webhooks[0].client_config.ca_bundle,
+               default_wait(cluster), "the operator to put its CA into the webhook configuration")
+    body = {"apiVersion": "oam-operator.dev/v1alpha1", "kind": "Application",
+            "metadata": {"name": "refused", "namespace": namespace},
+            "spec": {"serviceAccountName": "deployer",
+                     "components": [{"name": "web", "type": "webservise", "properties": {"image": "nginx:1.27"}}]}}
+    custom = client.CustomObjectsApi(api)
+
+    def denial() -> str | None:
+        try:
+            custom.create_namespaced_custom_object("oam-operator.dev", "v1alpha1", namespace, "applications", body,
+                                                   dry_run="All")
+        except ApiException as error:
+            message = str(json.loads(error.body or "{}").get("message", ""))
+            if WEBHOOK in message:
+                return message
+            if error.status not in (500, 503):  # not yet reachable: the API server reports the call's failure
+                raise
+        else:
+            raise AssertionError("a refused Application was admitted")
+        return None
+
+    message = wait_until(denial, default_wait(cluster), "the API server to call the container's webhook")
+    assert message == f'admission webhook "{WEBHOOK}" denied the request: {TYPO_MESSAGE}'
+
+
 def test_the_image_runs_in_cluster_as_the_chart_configures_it(
     operator_image: str, chart_install: Any, full_cluster: ClusterHandle, full_namespace: str,
     full_kube_api: Any, served: tuple[str, list[str]], tmp_path: Path,
 ) -> None:
     base, asked = served
     repository, tag = operator_image.rsplit(":", 1)
+    webhook_port = free_port()
     release = chart_install({
         "image": {"repository": repository, "tag": tag, "pullPolicy": "Never"},
         "rbac": {"mode": "leastPrivilege"},
+        "admission": {"enabled": True, "url": f"https://127.0.0.1:{webhook_port}", "port": webhook_port},
         "operator": {"watchNamespaces": [full_namespace], "defaultInterval": "30s", "logFormat": "json",
                      "urlSources": {"allowedNetworks": ["127.0.0.1/32"]}},
     })
@@ -104,6 +147,7 @@ def test_the_image_runs_in_cluster_as_the_chart_configures_it(
         metrics = operator.exec_get(operator.metrics_port, "/metrics")
         assert metrics.startswith("200\n") and 'oam_operator_build_info{version="0.1.0"} 1.0' in metrics
 
+        refused_at_admission(full_kube_api, full_cluster, full_namespace, release.objects)
         grant_tenant(full_kube_api, full_namespace, "deployer")
         apply_application(full_kube_api, full_namespace, "shipped", {
             "serviceAccountName": "deployer",

@@ -42,6 +42,13 @@ DEFAULTS = {
     "peering": None,
     "priority": 100,
     "dev": False,
+    "admission": False,
+    "admission_address": "0.0.0.0",
+    "admission_port": 9443,
+    "admission_cert_dir": "",
+    "admission_secret": "",
+    "admission_hosts": (),
+    "admission_webhook_configuration": "",
 }
 
 # One valid non-default value per setting, as text (environment) and as the parsed value.
@@ -77,6 +84,13 @@ VALUES: dict[str, tuple[str, Any]] = {
     "peering": ("oam", "oam"),
     "priority": ("-5", -5),
     "dev": ("TRUE", True),
+    "admission": ("on", True),
+    "admission_address": ("127.0.0.1", "127.0.0.1"),
+    "admission_port": ("8443", 8443),
+    "admission_cert_dir": ("/etc/oam-operator/webhook", "/etc/oam-operator/webhook"),
+    "admission_secret": ("oam-system/oam-webhook-tls", "oam-system/oam-webhook-tls"),
+    "admission_hosts": ("oam-webhook.oam-system.svc, 127.0.0.1,", ("oam-webhook.oam-system.svc", "127.0.0.1")),
+    "admission_webhook_configuration": ("oam-admission", "oam-admission"),
 }
 
 
@@ -229,7 +243,26 @@ INVALID = [
     ("peering", "My Peering", "must be a DNS-1123 subdomain"),
     ("priority", "high", INTEGER),
     ("dev", "sometimes", "must be true or false"),
+    ("admission", "maybe", "must be true or false"),
+    ("admission_address", "localhost", "must be an IP address to listen on (0.0.0.0: every interface)"),
+    ("admission_port", "0", "must be between 1 and 65535"),
+    ("admission_secret", "oam-webhook-tls", "must be NAMESPACE/NAME of a Secret"),
+    ("admission_secret", "Oam/x", "must be NAMESPACE/NAME of a Secret"),
+    ("admission_hosts", "svc,Bad_Host", '"Bad_Host" is neither a DNS name nor an IP address'),
+    ("admission_webhook_configuration", "Bad", "must be a DNS-1123 subdomain"),
 ]
+
+
+def test_a_self_signed_webhook_needs_its_secret_and_host_names() -> None:
+    assert Settings.from_sources({"admission": "true", "admission_cert_dir": "/certs"}, {}).combination_error() is None
+    lacking = Settings.from_sources({"admission": "true", "admission_hosts": "127.0.0.1"}, {}).combination_error()
+    assert lacking is not None and lacking.setting == "admission_secret"
+    assert str(lacking) == ("--admission without --admission-cert-dir needs --admission-secret (the self-signed "
+                            "certificate's Secret and host names)")
+    complete = Settings.from_sources({"admission": "true", "admission_hosts": "127.0.0.1",
+                                      "admission_secret": "ns/tls"}, {})
+    assert complete.combination_error() is None
+    assert Settings().combination_error() is None
 
 
 @pytest.mark.parametrize(("name", "text", "reason"), INVALID)

@@ -98,6 +98,9 @@ def test_every_operator_value_reaches_its_flag(render: Render) -> None:
         "dependent_events": True, "url_sources": False,
         "url_source_allowed_networks": ["10.0.0.0/8", "127.0.0.1/32"], "helm_binary": "helm", "metrics_port": 9090, "health_port": 9091,
         "log_format": "text", "log_level": "debug", "shard": "", "peering": "ops", "priority": 7, "dev": False,
+        # admission is off by default (tests/unit/helm/test_chart_admission.py covers its values)
+        "admission": False, "admission_address": "0.0.0.0", "admission_port": 9443, "admission_cert_dir": "",
+        "admission_secret": "", "admission_hosts": [], "admission_webhook_configuration": "",
     }
     assert settings_of(args(objects)).kube_api_qps_explicit
     env = container(objects)["env"]

@@ -82,6 +82,9 @@ joins with --peering=<name> --shard=<shard>), one per line. */}}
 {{- if and .Values.metrics.serviceMonitor.enabled (not (and .Values.metrics.enabled .Values.metrics.service.enabled)) }}
 {{- fail "metrics.serviceMonitor.enabled=true needs metrics.enabled=true and metrics.service.enabled=true" }}
 {{- end }}
+{{- if and .Values.admission.url .Values.admission.certManager.enabled }}
+{{- fail "admission.url and admission.certManager.enabled exclude each other (cert-manager issues the Service's certificate)" }}
+{{- end }}
 {{- if eq (int .Values.metrics.port) (int .Values.health.port) }}
 {{- fail "metrics.port and health.port must differ" }}
 {{- end }}
@@ -135,6 +138,9 @@ joins with --peering=<name> --shard=<shard>), one per line. */}}
 {{- if .Values.peering.enabled }}
 - --peering={{ include "oam-operator.peeringName" . }}
 - --priority={{ int .Values.peering.priority }}
+{{- end }}
+{{- with (include "oam-operator.admissionArgs" .) }}
+{{ . }}
 {{- end }}
 {{- range $o.extraArgs }}
 - {{ . }}
@@ -222,4 +228,42 @@ labels and, with crds.keep, helm.sh/resource-policy: keep. Arguments: root, file
 {{- $_ := set $metadata "annotations" (dict "helm.sh/resource-policy" "keep") }}
 {{- end }}
 {{- toYaml $crd }}
+{{- end }}
+
+{{/* The admission webhook's names (docs/admission.md): its configuration, Service, Secret and host names. */}}
+{{- define "oam-operator.webhookName" -}}
+{{- include "oam-operator.fullname" . | trunc 53 | trimSuffix "-" }}-admission
+{{- end }}
+
+{{- define "oam-operator.webhookSecret" -}}
+{{- include "oam-operator.fullname" . | trunc 52 | trimSuffix "-" }}-webhook-tls
+{{- end }}
+
+{{- define "oam-operator.webhookService" -}}
+{{- include "oam-operator.fullname" . | trunc 55 | trimSuffix "-" }}-webhook
+{{- end }}
+
+{{/* The serving certificate's host names, comma-separated: the URL's host, or the Service's DNS names. */}}
+{{- define "oam-operator.webhookHosts" -}}
+{{- if .Values.admission.url }}
+{{- (urlParse .Values.admission.url).hostname }}
+{{- else }}
+{{- $service := include "oam-operator.webhookService" . }}
+{{- printf "%s.%s.svc,%s.%s.svc.cluster.local" $service .Release.Namespace $service .Release.Namespace }}
+{{- end }}
+{{- end }}
+
+{{/* The webhook flags of `oam-operator run`, as a YAML list (empty when admission is off). */}}
+{{- define "oam-operator.admissionArgs" -}}
+{{- if .Values.admission.enabled }}
+- --admission
+- --admission-port={{ int .Values.admission.port }}
+{{- if .Values.admission.certManager.enabled }}
+- --admission-cert-dir=/etc/oam-operator/webhook
+{{- else }}
+- --admission-secret={{ .Release.Namespace }}/{{ include "oam-operator.webhookSecret" . }}
+- --admission-hosts={{ include "oam-operator.webhookHosts" . }}
+- --admission-webhook-configuration={{ include "oam-operator.webhookName" . }}
+{{- end }}
+{{- end }}
 {{- end }}

@@ -1,0 +1,220 @@
+"""The validating admission webhook of Applications (docs/admission.md).
+
+``refusal`` is the decision: a pure function of the request's Application (and, for an
+UPDATE, the stored one) that returns the message the operator would write into the
+Application's ``Ready`` condition, or ``None`` to admit it. It runs the checks of the apply
+branch (``driver.py``) in the same order and with the same transform pipeline, so the message
+``kubectl apply`` prints is exactly the one the status would carry.
+
+Decisions:
+
+- Only what the document decides is refused: its nesting depth, the ServiceAccount rule
+  (``tenancy.py``), the transform (document, properties, traits, policies, ordering, generated
+  objects, the ClusterProfile it uses), the operator's own policies, a self-reference and the
+  status size limit. What depends on the cluster's state is left to the status: a missing
+  ClusterProfile (``kubectl apply -f dir/`` may create the Application first), APIs not served
+  yet (Flux), dependencies on other Applications.
+- Admission never fetches the network: a URL source or a ``delivery: template`` chart is
+  not read (too slow for a webhook, and a tenant could use the operator as a probe of internal
+  addresses). It stands in for the remote content with a placeholder (``DeferringAdapters``),
+  so everything else — the whole document and every other component's objects — is checked;
+  what the remote content itself holds is refused by the operator in status, as before.
+- An UPDATE whose spec is unchanged (labels, annotations, finalizers, the deletion's
+  finalizer removal) and any object being deleted are always admitted, so an invalid
+  Application stored while the webhook was off can still be relabelled and deleted. A
+  suspended Application is admitted: the operator does not transform it either.
+- An unexpected failure of the check refuses with the message the operator would write for
+  it (``Internal error: <type>: <error>``), like any other refusal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import kopf
+
+from oam_operator.api.compact_inventory import CompactInventoryError, read_status_inventory
+from oam_operator.apppolicies import read_operator_policies
+from oam_operator.oam.errors import OamError
+from oam_operator.oam.pipeline import Pipeline
+from oam_operator.reconciler.errors import ObjectValidationError
+from oam_operator.reconciler.inventory import InventoryItem, load_inventory
+from oam_operator.settings import Settings
+
+from .depth import depth_refusal
+from .driver import MAX_MESSAGE, transform_application
+from .limits import size_refusal
+from .progress import capitalised
+from .selfref import self_reference
+from .tenancy import NotPermitted
+
+log = logging.getLogger("oam_operator.controller")
+
+WEBHOOK_ID = "validate-applications"
+"""kopf's handler id, and so the URL path (``/validate-applications``) the webhook configuration calls."""
+
+
+class Tenancy(Protocol):
+    def user_for(self, namespace: str, service_account: str) -> str | None: ...
+
+
+PLACEHOLDER_GROUP = "deferred.admission.oam-operator.dev"
+
+
+class DeferringAdapters:
+    """The ``UrlReader`` and ``ChartRenderer`` of admission's pipeline: they never touch the network.
+
+    A URL source reads as one placeholder CustomResourceDefinition (acceptable to both the
+    ``manifests`` and the ``crd`` component, named uniquely so two sources never collide; the
+    checks after the transform leave placeholders out), a chart renders as no objects. So the
+    transform goes on past remote content and every other component is still generated and
+    checked.
+    """
+
+    def __init__(self) -> None:
+        self._numbers = itertools.count(1)
+
+    def read(self, url: str) -> bytes:
+        plural = f"deferred{next(self._numbers)}s"
+        return (f"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+                f"metadata: {{name: {plural}.{PLACEHOLDER_GROUP}}}\n"
+                f"spec: {{group: {PLACEHOLDER_GROUP}, scope: Namespaced, names: {{plural: {plural}, kind: Deferred}},"
+                f" versions: [{{name: v1, served: true, storage: true}}]}}\n").encode()
+
+    def render(self, chart_url: str, version: str, values: dict[str, Any]) -> str:
+        return ""
+
+
+def _placeholder(obj: Mapping[str, Any]) -> bool:
+    name = str((obj.get("metadata") or {}).get("name") or "")
+    return obj.get("kind") == "CustomResourceDefinition" and name.endswith(f".{PLACEHOLDER_GROUP}")
+
+
+def admission_pipeline(pipeline: Pipeline) -> Pipeline:
+    """``pipeline``'s transformer (with every handler and policy the operator registered), no network."""
+    adapters = DeferringAdapters()
+    return Pipeline(pipeline.transformer, adapters, adapters, pipeline.options)
+
+
+@dataclass
+class Validator:
+    """What ``refusal`` needs from the operator: its settings, transform, ClusterProfiles and identity rules."""
+
+    settings: Settings
+    pipeline: Pipeline  # built by ``admission_pipeline``
+    profiles: Callable[[str], Mapping[str, Any] | None]
+    tenancy: Tenancy
+    cluster_id: Callable[[], str]
+
+
+def _inventory(body: Mapping[str, Any]) -> list[InventoryItem]:
+    try:
+        return load_inventory(read_status_inventory(body.get("status") or {}))
+    except (CompactInventoryError, ValueError, TypeError, KeyError):
+        return []  # the operator reports an unreadable inventory itself
+
+
+def refusal(validator: Validator, operation: str, body: Mapping[str, Any],
+            old: Mapping[str, Any] | None = None, subresource: str | None = None) -> str | None:
+    """The message refusing this request, or ``None`` to admit it (module docstring)."""
+    if operation not in ("CREATE", "UPDATE") or subresource:
+        return None
+    meta = body.get("metadata") or {}
+    if meta.get("deletionTimestamp"):
+        return None
+    spec = body.get("spec") or {}
+    if operation == "UPDATE" and old is not None and (old.get("spec") or {}) == spec:
+        return None
+    try:
+        message = _checks(validator, body, spec, meta)
+    except Exception as error:  # the operator's own message for an unexpected failure
+        log.exception("admission check failed unexpectedly")
+        message = f"Internal error: {type(error).__name__}: {error}"
+    return None if message is None else message.replace("\n", " ")[:MAX_MESSAGE]
+
+
+def _checks(validator: Validator, body: Mapping[str, Any], spec: Mapping[str, Any],
+            meta: Mapping[str, Any]) -> str | None:
+    settings = validator.settings
+    namespace, name = str(meta.get("namespace") or ""), str(meta.get("name") or "")
+    if spec.get("suspend"):
+        return None
+    too_deep = depth_refusal(spec)
+    if too_deep is not None:
+        return too_deep
+    profile_name = spec.get("profile") or settings.default_profile
+    profile = validator.profiles(profile_name) if profile_name else None
+    if spec.get("profile") and profile is None:
+        return None  # may be created next; the status says "not found" until it is
+    try:
+        validator.tenancy.user_for(namespace, spec.get("serviceAccountName") or "")
+    except NotPermitted as refused:
+        return str(refused)
+    domain = settings.domain
+    try:
+        encoded, result = transform_application(
+            body, validator.pipeline, cluster_id=validator.cluster_id(), domain=domain, profile=profile,
+            profile_name=profile_name if profile is not None else "",
+        )
+        read_operator_policies(result.policy_result, namespace, spec,
+                               allow_cross_namespace=settings.allow_cross_namespace_dependencies)
+    except OamError as error:
+        return str(error)
+    except ObjectValidationError as error:
+        return capitalised(str(error))
+    objects = [obj for obj in encoded.objects if not _placeholder(obj)]
+    itself = self_reference(namespace, name, objects, f"{domain}/component")
+    if itself is not None:
+        return itself
+    return size_refusal(objects, _inventory(body), namespace)
+
+
+def register_admission(registry: kopf.OperatorRegistry, validator: Callable[[], Validator | None]) -> None:
+    """The kopf handler: CREATE and UPDATE of ``applications`` (never the status, never DELETE).
+
+    No label filter: every instance, whichever shard it serves, validates every Application
+    (the check is the same everywhere; docs/admission.md). ``validator()`` is ``None`` until the
+    operator has started; a request before that is refused so the API server retries or applies
+    ``failurePolicy``.
+    """
+    from oam_operator.api.meta import GROUP, VERSION
+
+    logging.getLogger("kopf.objects").addFilter(_KopfRefusalFilter())
+
+    @kopf.on.validate(GROUP, VERSION, "applications", id=WEBHOOK_ID, registry=registry,
+                      operations=["CREATE", "UPDATE"], side_effects=False)
+    async def validate_application(body: kopf.Body, subresource: str | None, **kwargs: Any) -> None:
+        old, operation = kwargs.get("old"), kwargs.get("operation")
+        current = validator()
+        if current is None:
+            raise kopf.AdmissionError("the operator is starting; try again", code=503)
+        snapshot, previous = _plain(body), (_plain(old) if old is not None else None)
+        message = await asyncio.get_running_loop().run_in_executor(
+            None, refusal, current, operation or "", snapshot, previous, subresource)
+        if message is not None:
+            meta = snapshot.get("metadata") or {}
+            log.info("admission refused", extra={"fields": {
+                "namespace": meta.get("namespace"), "name": meta.get("name"), "operation": operation,
+                "dry_run": bool(kwargs.get("dryrun")), "reason": message}})
+            raise kopf.AdmissionError(message, code=422)
+
+
+class _KopfRefusalFilter(logging.Filter):
+    """Drops kopf's error record for each refusal (a refusal is an answer, not an operator error);
+    ``validate_application`` logs one info line of its own instead."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith(f"Webhook {WEBHOOK_ID!r} failed permanently")
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value

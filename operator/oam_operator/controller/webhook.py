@@ -1,0 +1,77 @@
+"""Serving the admission webhook: kopf's HTTPS server with our certificate (docs/admission.md).
+
+The chart, not kopf, owns the ValidatingWebhookConfiguration (``settings.admission.managed`` is
+left unset): kopf only serves ``/validate-applications``. The certificate files come from
+``--admission-cert-dir`` (cert-manager's Secret, mounted) or from ``CertificateKeeper``
+(self-signed, in ``--admission-secret``); kopf's server re-reads changed files by itself, and
+the keeper's loop re-checks the Secret every ``CHECK_INTERVAL`` seconds, so a rotation by
+another instance (or by cert-manager) reaches every instance without a restart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import tempfile
+from pathlib import Path
+
+import kopf
+
+from oam_operator.settings import Settings
+
+from .admission import Validator, admission_pipeline
+from .runtime import Runtime
+from .webhookcerts import CERT_FILE, CHECK_INTERVAL, KEY_FILE, RETRY_INTERVAL, CertificateKeeper
+
+log = logging.getLogger("oam_operator.controller")
+
+
+def validator_for(runtime: Runtime) -> Validator:
+    """The validator of a started runtime: its transform (no network), profiles and identity rules."""
+    assert runtime.env is not None
+    return Validator(settings=runtime.settings, pipeline=admission_pipeline(runtime.pipeline),
+                     profiles=runtime.profile, tenancy=runtime.env.clients, cluster_id=lambda: runtime.cluster_id)
+
+
+async def start_webhook(kopf_settings: kopf.OperatorSettings, runtime: Runtime,
+                        settings: Settings) -> asyncio.Task[None] | None:
+    """Configure kopf's server; with a self-signed certificate, issue it first and keep it current."""
+    loop = asyncio.get_running_loop()
+    keeper: CertificateKeeper | None = None
+    if settings.admission_cert_dir:
+        directory = Path(settings.admission_cert_dir)
+    else:
+        directory = Path(tempfile.mkdtemp(prefix="oam-operator-webhook-"))
+        keeper = CertificateKeeper(runtime.client, settings.admission_secret, settings.admission_hosts, directory,
+                                   settings.admission_webhook_configuration)
+        await loop.run_in_executor(None, keeper.sync)
+    kopf_settings.admission.server = kopf.WebhookServer(
+        addr=settings.admission_address, port=settings.admission_port,
+        certfile=str(directory / CERT_FILE), pkeyfile=str(directory / KEY_FILE),
+    )
+    log.info("admission webhook configured", extra={"fields": {
+        "address": settings.admission_address, "port": settings.admission_port,
+        "certificates": str(directory) if keeper is None else settings.admission_secret}})
+    if keeper is None:
+        return None
+    return asyncio.create_task(_keep(keeper), name="oam-operator webhook certificate")
+
+
+async def _keep(keeper: CertificateKeeper) -> None:
+    loop = asyncio.get_running_loop()
+    while True:
+        await asyncio.sleep(CHECK_INTERVAL if keeper.configured else RETRY_INTERVAL)
+        try:
+            await loop.run_in_executor(None, keeper.sync)
+        except Exception:  # the next round retries; the current certificate keeps serving
+            keeper.configured = False
+            log.exception("webhook certificate check failed")
+
+
+async def stop_webhook(task: asyncio.Task[None] | None) -> None:
+    if task is None:
+        return
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
