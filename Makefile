@@ -10,7 +10,7 @@ help:
 	@echo "make demo          the operator on the full local control plane, reconciling examples/shop.yaml to Ready"
 	@echo "make test          create .venv, build or reuse the control plane, build the image, run the whole suite"
 	@echo "make image         build the operator image with podman (localhost/oam-operator:<version>)"
-	@echo "make test-unit     the pure tests only (no control plane)"
+	@echo "make test-unit     the pure tests only: tests/unit (no control plane, podman or network)"
 	@echo "make lint          ruff + mypy + the import-direction check (tools/lint_imports.py)"
 	@echo "make bench         the benchmarks on the local control plane; writes bench/results/REPORT.md"
 	@echo "make cluster-up / cluster-down   a full control plane named 'dev'"
@@ -45,8 +45,10 @@ test: venv devcluster image
 	$(PY) -m tools.devcluster down --stale
 	OAM_REQUIRE_CLUSTER=1 $(PY) -m pytest $(PYTEST_ARGS)
 
+# The pure tier: tests/unit needs no control plane, podman or network (tests/unit/conftest.py
+# refuses a test there that asks for a cluster); tests/integration and tests/e2e run in `make test`.
 test-unit: venv
-	$(PY) -m pytest -m "not cluster and not full_cluster" $(PYTEST_ARGS)
+	$(PY) -m pytest tests/unit $(PYTEST_ARGS)
 
 test-cluster: venv devcluster image
 	OAM_REQUIRE_CLUSTER=1 $(PY) -m pytest -m "cluster or full_cluster" $(PYTEST_ARGS)

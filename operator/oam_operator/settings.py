@@ -57,9 +57,9 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 
-from .api.policies import AdoptionPolicy, UpdatePolicy
 from .durations import format_seconds, parse_go_duration
 from .oam.addresses import parse_networks
+from .persisted.policies import AdoptionPolicy, UpdatePolicy
 
 __all__ = [
     "DESCRIPTIONS",

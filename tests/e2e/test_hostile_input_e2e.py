@@ -159,18 +159,8 @@ def test_a_typed_patch_failure_is_stalled_not_retried(start_operator: Any, kube:
 # -- §4 names ----------------------------------------------------------------------------------
 
 
-def test_names_the_api_server_would_refuse_are_refused_before_anything_is_touched(
-    start_operator: Any, kube: Kube
-) -> None:
-    start_operator(kube.namespace)
-    web = {"name": "web.v2", "type": "webservice", "properties": {"image": "nginx:1", "port": 80}}
-    kube.apply_app("names", {"components": [configmap_component("first"), web]})
-    app = kube.wait_state("names", "Error", "TransformFailed")
-    assert ready_message(app).endswith(
-        'component "web.v2": Deployment "web.v2": spec.template.spec.containers[0].name "web.v2" is not a DNS-1123 '
-        "label (at most 63 characters: lower-case letters, digits and '-', starting and ending with a letter or "
-        "digit)")
-    assert kube.owned() == []  # not even the valid component's ConfigMap
+# The names the API server would refuse are refused by the transform, a pure pass: the case is
+# in tests/unit/controller/test_passes.py ("a transform failure touches nothing").
 
 
 # -- §5 deletion always finishes ---------------------------------------------------------------

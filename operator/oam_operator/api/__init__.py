@@ -5,6 +5,8 @@ The models are the single source of the CRD schemas (``api/crd.py`` renders them
 ``crds/``) and the typed view the operator and the CLI read Applications through.
 """
 
+from ..persisted.inventory import InventoryItem, ObjectStatus, Phase, TypeVersionInfo
+from ..persisted.policies import AdoptionPolicy, ApplicationDeletePolicy, DeletePolicy, ReconcilePolicy, UpdatePolicy
 from .application import (
     Application,
     ApplicationSpec,
@@ -18,9 +20,7 @@ from .application import (
     Waves,
 )
 from .conditions import Condition, ConditionStatus, ConditionType, Reason, State, conditions_for, find_condition
-from .inventory import InventoryItem, ObjectStatus, Phase, TypeVersionInfo
 from .meta import API_VERSION, GROUP, VERSION, ObjectMeta, format_timestamp
-from .policies import AdoptionPolicy, ApplicationDeletePolicy, DeletePolicy, ReconcilePolicy, UpdatePolicy
 from .profile import Capability, ClusterProfile, ClusterProfileSpec, GitopsEngine
 
 __all__ = [

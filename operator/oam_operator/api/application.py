@@ -17,8 +17,9 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from ..durations import CRD_DURATION_PATTERN, parse_go_duration
+from ..persisted.inventory import InventoryItem
+from ..persisted.policies import AdoptionPolicy, ApplicationDeletePolicy, UpdatePolicy
 from .conditions import Condition, State
-from .inventory import InventoryItem
 from .meta import (
     API_VERSION,
     API_VERSION_DESCRIPTION,
@@ -29,7 +30,6 @@ from .meta import (
     crd_default,
     metadata_field,
 )
-from .policies import AdoptionPolicy, ApplicationDeletePolicy, UpdatePolicy
 
 __all__ = [
     "DNS1123_SUBDOMAIN_OR_EMPTY",

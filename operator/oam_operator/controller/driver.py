@@ -9,7 +9,6 @@ it testable step by step without kopf.
 
 from __future__ import annotations
 
-import copy
 import logging
 import time
 from collections.abc import Callable, Mapping
@@ -17,10 +16,20 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic import ValidationError
+
+from oam_operator.api.application import (
+    ApplicationSpec,
+    ApplicationStatus,
+    BundleState,
+    BundleStatus,
+    CompactInventory,
+    Waves,
+)
 from oam_operator.api.compact_inventory import CompactInventoryError, read_status_inventory
+from oam_operator.api.compact_inventory import decode as decode_inventory
 from oam_operator.api.compact_inventory import encode as encode_inventory
 from oam_operator.api.conditions import Condition, Reason, State, conditions_for
-from oam_operator.api.meta import format_timestamp
 from oam_operator.api.summary import summary_of
 from oam_operator.durations import parse_go_duration
 from oam_operator.oam.document import application_from_object, cluster_profile_from_object
@@ -138,15 +147,44 @@ def _is_ready(item: InventoryItem) -> bool:
     return item.phase is Phase.COMPLETED or (item.phase is Phase.READY and item.status == "Current")
 
 
+def _second(now: datetime) -> datetime:
+    """``now`` as persisted (UTC, whole seconds), so a pass compares what the next one reads."""
+    aware = now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
+    return aware.replace(microsecond=0)
+
+
+_SPEC_FIELDS = {"profile": "profile", "serviceAccountName": "service_account_name", "suspend": "suspend",
+                "interval": "interval", "timeout": "timeout", "adoptionPolicy": "adoption_policy",
+                "updatePolicy": "update_policy", "deletePolicy": "delete_policy"}
+
+
+def _read_spec(raw: Mapping[str, Any]) -> ApplicationSpec:
+    """The typed spec. The API server validates it against the CRD (generated from the same
+    model), so validation fails only for an object that bypassed it (a test, another tool);
+    then the fields the pass reads are taken as they are, as lenient as the transform is."""
+    try:
+        return ApplicationSpec.model_validate(raw)
+    except ValidationError:
+        fields = {name: raw[key] for key, name in _SPEC_FIELDS.items() if raw.get(key) is not None}
+        return ApplicationSpec.model_construct(components=[], **fields)
+
+
 class _Pass:
-    """Shared state of one pass; the two branches below are its methods."""
+    """Shared state of one pass; the two branches below are its methods.
+
+    The branches work on the typed ``ApplicationStatus`` and return at the first outcome; they
+    never stamp the generation, the counts or the conditions themselves. ``finish`` (the
+    epilogue, as component-operator-runtime's reconciler sets its status once after the
+    work) writes those once per pass and renders the status to its persisted JSON.
+    """
 
     def __init__(self, body: Mapping[str, Any], memory: Memory, env: Environment) -> None:
         self.body, self.memory, self.env = body, memory, env
         self.settings = env.settings
         meta = body.get("metadata") or {}
         self.meta = meta
-        self.spec: Mapping[str, Any] = body.get("spec") or {}
+        self.raw_spec: Mapping[str, Any] = body.get("spec") or {}
+        self.spec = _read_spec(self.raw_spec)
         self.namespace: str = meta.get("namespace", "")
         self.name: str = meta.get("name", "")
         self.generation: int = int(meta.get("generation") or 1)
@@ -154,27 +192,48 @@ class _Pass:
         self.domain = self.settings.domain
         self.now = env.clock()
         previous = memory.status if memory.status is not None else body.get("status") or {}
-        self.status: dict[str, Any] = copy.deepcopy(dict(previous))
-        self.interval = _seconds(self.spec.get("interval") or self.settings.default_interval)
-        self.timeout_text: str = self.spec.get("timeout") or self.settings.default_timeout
+        self.status = ApplicationStatus.model_validate(previous)
+        self.interval = _seconds(self.spec.interval or self.settings.default_interval)
+        self.timeout_text: str = self.spec.timeout or self.settings.default_timeout
         self.owner_id = f"{env.cluster_id}/{self.namespace}/{self.name}"
         self.retry_interval: float | None = None  # a reconciliation policy's retryInterval
         self.policy_result: PolicyResult | None = None
+        # What the epilogue writes: the outcome, the generation stamp, the object counts.
+        self.verdict: tuple[State, Reason, str] | None = None
+        self.baseline: list[Condition] = list(self.status.conditions or [])  # for lastTransitionTime
+        self.observes_generation = False
+        self.counts: tuple[int, int] | None = None
 
     # -- status helpers -------------------------------------------------------------------------
 
     def set_state(self, state: State, reason: Reason, message: str) -> None:
-        message = message.replace("\n", " ")[:MAX_MESSAGE]
-        previous = [Condition.model_validate(c) for c in self.status.get("conditions") or []]
-        conditions = conditions_for(state, reason.value, message, self.generation, self.now, previous)
-        self.status["state"] = state.value
-        self.status["conditions"] = [c.to_json() for c in conditions]
-        self.status["summary"] = summary_of(reason.value, message)
+        """Record the pass's outcome; ``finish`` writes state, conditions and summary from it."""
+        self.verdict = (state, reason, message)
+
+    def finish(self, outcome: PassResult) -> PassResult:
+        """The epilogue: stamp ``observedGeneration``, the counts and the outcome once, and render
+        the status to its persisted JSON (``outcome.status``)."""
+        status = self.status
+        if self.observes_generation:
+            status.observed_generation = self.generation
+        if self.counts is not None:
+            status.objects, status.ready_objects = self.counts
+        if self.verdict is not None:
+            state, reason, message = self.verdict
+            message = message.replace("\n", " ")[:MAX_MESSAGE]
+            status.conditions = conditions_for(state, reason.value, message, self.generation, self.now,
+                                               self.baseline)
+            status.state = state
+            status.summary = summary_of(reason.value, message)
+        # Fields read from the persisted status are written back as they were read (a value
+        # the model would default, say in an unreadable ``compactInventory``, is not added).
+        outcome.status = status.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_unset=True)
+        return outcome
 
     def result(self, delay: float | None, result: str, *, jitter: bool = True, **extra: Any) -> PassResult:
         if delay is not None and delay > 0 and jitter:
             delay = self.env.jitter(delay)
-        return PassResult(self.status, delay, result, **extra)
+        return PassResult({}, delay, result, **extra)
 
     def fail(self, reason: Reason, message: str, *, error_type: str, delay: float | None = None) -> PassResult:
         """An ``Error`` state: permanent until the input, a permission or another owner changes."""
@@ -191,9 +250,9 @@ class _Pass:
         cross_namespace = settings.allow_cross_namespace_objects
         events = settings.dependent_events and self.annotations.get(f"{self.domain}/disable-events") != "true"
         options = ReconcilerOptions(
-            adoption_policy=AdoptionPolicy(spec.get("adoptionPolicy") or settings.default_adoption_policy.value),
-            update_policy=UpdatePolicy(spec.get("updatePolicy") or settings.default_update_policy.value),
-            delete_policy=DeletePolicy(spec.get("deletePolicy") or "Delete"),
+            adoption_policy=AdoptionPolicy(spec.adoption_policy or settings.default_adoption_policy.value),
+            update_policy=UpdatePolicy(spec.update_policy or settings.default_update_policy.value),
+            delete_policy=DeletePolicy(spec.delete_policy or "Delete"),
             missing_namespaces_policy=(
                 MissingNamespacesPolicy.CREATE if cross_namespace else MissingNamespacesPolicy.DO_NOT_CREATE
             ),
@@ -206,7 +265,7 @@ class _Pass:
             clock=self.env.clock,
         )
         if client is None:
-            client = self.env.clients.for_application(self.namespace, self.spec.get("serviceAccountName") or "")
+            client = self.env.clients.for_application(self.namespace, self.spec.service_account_name or "")
         return Reconciler(self.domain, client, options)
 
     def deletion_client(self) -> tuple[ClusterClient, bool]:
@@ -216,7 +275,7 @@ class _Pass:
         operator's identity per pass until the namespace is seen terminating (which is final).
         """
         clients = self.env.clients
-        client = clients.for_deletion(self.namespace, self.spec.get("serviceAccountName") or "")
+        client = clients.for_deletion(self.namespace, self.spec.service_account_name or "")
         if client is clients.operator_client:
             return client, False
         if not self.memory.namespace_terminating:
@@ -229,16 +288,20 @@ class _Pass:
             return clients.inside_namespace(client, self.namespace), True
         return client, False
 
+    def processing(self) -> None:
+        """Processing has started now, unless it already had."""
+        if self.status.processing_since is None:
+            self.status.processing_since = _second(self.now)
+
     def timed_out(self) -> bool:
-        since = self.status.get("processingSince")
-        if not since:
+        since = self.status.processing_since
+        if since is None:
             return False
-        started = datetime.fromisoformat(since.replace("Z", "+00:00"))
-        return self.now - started >= parse_go_duration(self.timeout_text)
+        return self.now - since >= parse_go_duration(self.timeout_text)
 
     def reconciler_error(self, error: Exception, deleting: bool) -> PassResult:
-        """docs/operator.md#error-handling: classify an exception of
-        ``apply()``/``delete()``/``is_deletion_allowed()``."""
+        """Classify an exception of ``apply()``/``delete()``/``is_deletion_allowed()``
+        (docs/operator.md#error-handling)."""
         if isinstance(error, ReconcilerError) and error.retryable:
             self.memory.error_backoff.reset()
             if deleting:
@@ -259,64 +322,62 @@ class _Pass:
         log.exception("internal error in a pass of %s/%s", self.namespace, self.name, exc_info=error)
         return self.fail(Reason.ERROR, f"Internal error: {type(error).__name__}: {error}", error_type="other")
 
-    # -- the apply branch (docs/operator.md#the-apply-branch) ----------------------------------------------------------
+    # -- the apply branch (docs/operator.md#the-apply-branch) ---------------------------------------------
 
     def apply_branch(self) -> PassResult:
+        """Every outcome of the apply branch observes the generation, except an unreadable
+        inventory (the status is not this pass's to vouch for)."""
         status, settings = self.status, self.settings
-        if not status.get("observedGeneration"):
+        self.observes_generation = True
+        if not status.observed_generation:
             # First seen: recorded, and the pass goes on at once. No write of its own: the
             # pass's one status write (the inventory checkpoint) follows in a few milliseconds,
-            # so a separate Pending/FirstSeen write (and Event) would only cost requests.
-            self.set_state(State.PENDING, Reason.FIRST_SEEN, "First seen")
-            status["observedGeneration"] = self.generation
-        if self.spec.get("suspend"):
+            # so a separate Pending/FirstSeen write (and Event) would only cost requests. The
+            # outcome's conditions take their transition times from this state.
+            self.baseline = conditions_for(State.PENDING, Reason.FIRST_SEEN.value, "First seen", self.generation,
+                                           self.now, self.baseline)
+            status.state = State.PENDING
+        if self.spec.suspend:
             self.set_state(State.PENDING, Reason.SUSPENDED, "Reconciliation is suspended")
-            status["observedGeneration"] = self.generation
             return self.result(None, "pending")
-        too_deep = depth_refusal(self.spec)
+        too_deep = depth_refusal(self.raw_spec)
         if too_deep is not None:  # before anything walks the spec recursively (depth.py)
-            status["observedGeneration"] = self.generation
             self.set_state(State.ERROR, Reason.TRANSFORM_FAILED, too_deep)
             self.memory.backoff.reset()
             return self.result(self.interval, "error", error_type="transform")
 
-        profile_name = self.spec.get("profile") or settings.default_profile
+        profile_name = self.spec.profile or settings.default_profile
         self.memory.profile_name = profile_name
         profile = self.env.profiles(profile_name) if profile_name else None
-        if self.spec.get("profile") and profile is None:
-            status["observedGeneration"] = self.generation
+        if self.spec.profile and profile is None:
             return self.fail(Reason.PROFILE_NOT_FOUND, f"ClusterProfile {profile_name} not found", error_type="other")
         resolved = profile_name if profile is not None else ""
-        status["profile"] = resolved
-        digest = component_digest(self.domain, self.generation, dict(self.spec), resolved,
+        status.profile = resolved
+        digest = component_digest(self.domain, self.generation, dict(self.raw_spec), resolved,
                                   (profile or {}).get("spec") if profile is not None else None)
-        if not status.get("processingDigest"):
-            status["processingDigest"] = digest
-        elif status["processingDigest"] != digest:
-            status["processingDigest"] = digest
-            status.pop("processingSince", None)
+        if not status.processing_digest:
+            status.processing_digest = digest
+        elif status.processing_digest != digest:
+            status.processing_digest = digest
+            status.processing_since = None
             self.memory.backoff.reset()
             self.set_state(State.PROCESSING, Reason.RESTARTING,
                            "Restarting processing due to changes of the Application or its ClusterProfile")
-            status["observedGeneration"] = self.generation
             return self.result(0.0, "progressing")
 
         try:
             reconciler = self.reconciler()
         except NotPermitted as refusal:
-            status["observedGeneration"] = self.generation
             return self.fail(Reason.NOT_PERMITTED, str(refusal), error_type="other")
 
         try:
             encoded = self.transform(profile, resolved)
             policies = orchestration.read(self, self.policy_result or PolicyResult())
         except OamError as error:
-            status["observedGeneration"] = self.generation
             self.set_state(State.ERROR, Reason.TRANSFORM_FAILED, str(error))
             self.memory.backoff.reset()
             return self.result(self.interval, "error", error_type="transform")
         except ObjectValidationError as error:
-            status["observedGeneration"] = self.generation
             return self.fail(Reason.INVALID_OBJECTS, capitalised(str(error)), error_type="validation")
         held = orchestration.hold(self, policies)
         if held is not None:
@@ -324,37 +385,35 @@ class _Pass:
 
         itself = self_reference(self.namespace, self.name, encoded.objects, f"{self.domain}/component")
         if itself is not None:
-            status["observedGeneration"] = self.generation
             return self.fail(Reason.INVALID_OBJECTS, itself, error_type="validation")
         missing = missing_flux_apis(encoded.objects, _served_by(reconciler), self.domain)
         if missing is not None:
-            status["observedGeneration"] = self.generation
             return self.fail(Reason.MISSING_API, missing, error_type="other")
 
         requested = self.annotations.get(f"{self.domain}/requested-at")
         try:
-            inventory = read_inventory(status)
+            inventory = _inventory_of(status)
         except CompactInventoryError as error:
+            self.observes_generation = False
             return self.fail(Reason.ERROR, capitalised(str(error)), error_type="other")
         too_large = size_refusal(encoded.objects, inventory, self.namespace)
         if too_large is not None:  # before apply(): nothing may be created that the status cannot record
-            status["observedGeneration"] = self.generation
             return self.fail(Reason.INVALID_OBJECTS, too_large, error_type="validation")
-        if requested is not None and requested != status.get("lastHandledReconcileAt"):
+        if requested is not None and requested != status.last_handled_reconcile_at:
             for item in inventory:
                 if item.phase is Phase.READY:
                     item.last_applied_at = None
             self.memory.backoff.reset()
-            status["lastHandledReconcileAt"] = requested
+            status.last_handled_reconcile_at = requested
 
-        if not status.get("revision") and status.get("lastAppliedAt"):
-            status["revision"] = 1
-        if status.get("processingDigest") != status.get("lastProcessingDigest"):
-            status["revision"] = int(status.get("revision") or 0) + 1
-            status["lastProcessingDigest"] = status["processingDigest"]
+        if not status.revision and status.last_applied_at:
+            status.revision = 1
+        if status.processing_digest != status.last_processing_digest:
+            status.revision = int(status.revision or 0) + 1
+            status.last_processing_digest = status.processing_digest
 
         before = dump_inventory(inventory)
-        was_ready = status.get("state") == State.READY.value
+        was_ready = status.state is State.READY
         try:
             done = reconciler.apply(inventory, encoded.objects, self.namespace, self.owner_id, digest)
         except Exception as error:
@@ -369,20 +428,20 @@ class _Pass:
         if done and (unhealthy := orchestration.health(self, policies, operations)) is not None:
             return unhealthy
         if done:
-            applied_changed = status.get("appliedGeneration") != self.generation
-            status["appliedGeneration"] = self.generation
+            applied_changed = status.applied_generation != self.generation
+            status.applied_generation = self.generation
             if not was_ready or applied_changed:
-                status["lastAppliedAt"] = format_timestamp(self.now)
-            status.pop("processingSince", None)
+                status.last_applied_at = _second(self.now)
+            status.processing_since = None
             self.memory.backoff.reset()
             self.memory.error_backoff.reset()
-            self.set_state(State.READY, Reason.READY,
-                           f"Applied revision {status.get('revision', 1)}: {objects} objects ready")
+            revision = status.revision if status.revision is not None else 1
+            self.set_state(State.READY, Reason.READY, f"Applied revision {revision}: {objects} objects ready")
             return self.result(self.interval, "ready", operations=operations)
         if after != before:
             self.memory.backoff.reset()
         self.memory.error_backoff.reset()
-        status.setdefault("processingSince", format_timestamp(self.now))
+        self.processing()
         bundle = encoded.bundle_of_wave(report.wave) if report.wave is not None else None
         bundle_ready, bundle_objects = self.bundle_counts(bundle.name if bundle else None)
         new_items = len(after) - len(before)
@@ -410,50 +469,44 @@ class _Pass:
         return encoded
 
     def summarise(self, inventory: list[InventoryItem], encoded: EncodedTree) -> tuple[int, int]:
-        """Fill ``objects``, ``readyObjects`` and ``bundles``; return (ready, objects)."""
-        status = self.status
+        """Count the objects (for the epilogue) and fill ``bundles``; return (ready, objects)."""
         ready = sum(1 for item in inventory if _is_ready(item))
-        status["objects"] = len(inventory)
-        status["readyObjects"] = ready
-        status["observedGeneration"] = self.generation
+        self.counts = (len(inventory), ready)
         bundles = []
         all_before_ready = True
         for plan in encoded.bundles:
             members = [i for i in inventory if plan.holds(i.group, i.kind, i.namespace, i.name, self.namespace)]
             bundle_ready = sum(1 for item in members if _is_ready(item))
             complete = bundle_ready == plan.objects
-            state = "Ready" if complete else ("Applying" if all_before_ready else "Pending")
+            state = BundleState.READY if complete else (
+                BundleState.APPLYING if all_before_ready else BundleState.PENDING)
             all_before_ready = all_before_ready and complete
-            bundles.append({
-                "name": plan.name,
-                "dependsOn": list(plan.depends_on),
-                "objects": plan.objects,
-                "ready": bundle_ready,
-                "state": state,
-                "waves": {"first": plan.first_wave, "last": plan.last_wave},
-            })
-        status["bundles"] = bundles
+            bundles.append(BundleStatus(name=plan.name, depends_on=list(plan.depends_on), objects=plan.objects,
+                                        ready=bundle_ready, state=state,
+                                        waves=Waves(first=plan.first_wave, last=plan.last_wave)))
+        self.status.bundles = bundles
         return ready, len(inventory)
 
     def bundle_counts(self, bundle: str | None) -> tuple[int, int]:
         """(ready, objects) of ``bundle`` from the summary ``summarise`` just wrote."""
-        for entry in self.status.get("bundles") or []:
-            if entry["name"] == bundle:
-                return int(entry["ready"]), int(entry["objects"])
+        for entry in self.status.bundles or []:
+            if entry.name == bundle:
+                return entry.ready, entry.objects
         return 0, 0
 
-    # -- the delete branch (docs/operator.md#the-delete-branch) --------------------------------------------------------
+    # -- the delete branch (docs/operator.md#the-delete-branch) ---------------------------------------------
 
     def delete_branch(self) -> PassResult:
+        """The delete branch leaves ``observedGeneration`` as it was: deletion is no new spec."""
         status = self.status
         if self.annotations.get(f"{self.domain}/abandon") == "true":
             write_inventory(status, [])
             return self.result(None, "deleted", finished=True,
                                events=[Event("Warning", "Abandoned", "Objects left in place; inventory dropped")])
-        status.pop("processingDigest", None)
-        status.pop("processingSince", None)
+        status.processing_digest = None
+        status.processing_since = None
         try:
-            inventory = read_inventory(status)
+            inventory = _inventory_of(status)
         except CompactInventoryError as error:
             return self.fail(Reason.ERROR, capitalised(str(error)), error_type="other")
         if not inventory:
@@ -480,8 +533,7 @@ class _Pass:
             return self.reconciler_error(error, deleting=True)
         after = dump_inventory(inventory)
         write_inventory(status, after)
-        status["objects"] = len(inventory)
-        status["readyObjects"] = sum(1 for item in inventory if _is_ready(item))
+        self.counts = (len(inventory), sum(1 for item in inventory if _is_ready(item)))
         operations = dict(reconciler.report.operations)
         if done:
             return self.result(None, "deleted", finished=True, operations=operations)
@@ -495,14 +547,21 @@ class _Pass:
 
 
 def read_inventory(status: Mapping[str, Any]) -> list[InventoryItem]:
-    """The persisted inventory: ``compactInventory``, else a c-o-r ``inventory`` (an upgrade, a tool)."""
+    """The persisted inventory of a status in its JSON form (``oam-operator diff`` reads a live one)."""
     return load_inventory(read_status_inventory(status))
 
 
-def write_inventory(status: dict[str, Any], dumped: list[dict[str, Any]]) -> None:
+def _inventory_of(status: ApplicationStatus) -> list[InventoryItem]:
+    """The persisted inventory: ``compactInventory``, else a c-o-r ``inventory`` (an upgrade, a tool)."""
+    if status.compact_inventory is not None:
+        return load_inventory(decode_inventory(status.compact_inventory.model_dump(mode="json", exclude_none=True)))
+    return [item.model_copy(deep=True) for item in status.inventory or []]
+
+
+def write_inventory(status: ApplicationStatus, dumped: list[dict[str, Any]]) -> None:
     """Persist ``dumped`` (c-o-r JSON) in the compact encoding; a c-o-r ``inventory`` is dropped."""
-    status["compactInventory"] = encode_inventory(dumped)
-    status.pop("inventory", None)
+    status.compact_inventory = CompactInventory.model_validate(encode_inventory(dumped))
+    status.inventory = None
 
 
 def transform_application(
@@ -548,12 +607,14 @@ def transform_application(
 
 def apply_pass(body: Mapping[str, Any], memory: Memory, env: Environment) -> PassResult:
     """One run of the apply branch (docs/operator.md#the-apply-branch) for an Application not being deleted."""
-    return _Pass(body, memory, env).apply_branch()
+    p = _Pass(body, memory, env)
+    return p.finish(p.apply_branch())
 
 
 def delete_pass(body: Mapping[str, Any], memory: Memory, env: Environment) -> PassResult:
     """One run of the delete branch (docs/operator.md#the-delete-branch)."""
-    return _Pass(body, memory, env).delete_branch()
+    p = _Pass(body, memory, env)
+    return p.finish(p.delete_branch())
 
 
 _UNANNOUNCED = frozenset({Reason.FIRST_SEEN.value, Reason.PROCESSING.value, Reason.DELETION_PROCESSING.value})
@@ -572,8 +633,8 @@ def announced(status: Mapping[str, Any]) -> bool:
 
 
 def ready_event(status: Mapping[str, Any]) -> Event | None:
-    """The Event that reports the Ready condition (docs/operator.md#events-on-the-application), or ``None`` when there
-    is none."""
+    """The Event that reports the Ready condition (docs/operator.md#events-on-the-application), or
+    ``None`` when there is none."""
     ready = next((c for c in status.get("conditions") or [] if c.get("type") == "Ready"), None)
     if ready is None:
         return None

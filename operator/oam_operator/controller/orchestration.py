@@ -31,8 +31,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from oam_operator.api.application import DependencyStatus
 from oam_operator.api.conditions import Reason, State
-from oam_operator.api.meta import format_timestamp
 from oam_operator.apppolicies import AppRef, OperatorPolicies, ResolvedCheck, cycle_message, read_operator_policies
 from oam_operator.apppolicies.graph import dependants_message, waiting_message
 from oam_operator.durations import parse_go_duration
@@ -56,7 +56,7 @@ def _index(p: _Pass) -> AppIndex:
 
 def read(p: _Pass, result: PolicyResult) -> OperatorPolicies:
     return read_operator_policies(
-        result, p.namespace, p.spec, allow_cross_namespace=p.settings.allow_cross_namespace_dependencies
+        result, p.namespace, p.raw_spec, allow_cross_namespace=p.settings.allow_cross_namespace_dependencies
     )
 
 
@@ -77,20 +77,18 @@ def hold(p: _Pass, policies: OperatorPolicies) -> PassResult | None:
     status = p.status
     if policies.suspend:
         p.set_state(State.PENDING, Reason.SUSPENDED, "Reconciliation is suspended")
-        status["observedGeneration"] = p.generation
         return p.result(None, "pending")
     if not policies.depends_on:
-        status.pop("dependencies", None)
+        status.dependencies = None
         return None
     index = _index(p)
     own = AppRef(p.namespace, p.name)
     states = index.states(policies.depends_on)
-    status["dependencies"] = [s.to_status() for s in states]
-    status["observedGeneration"] = p.generation
+    status.dependencies = [DependencyStatus.model_validate(s.to_status()) for s in states]
     cycle = index.find_cycle(own, policies.depends_on)
     if cycle is not None:
         return p.fail(Reason.DEPENDENCY_CYCLE, cycle_message(cycle), error_type="other")
-    new_revision = status.get("processingDigest") != status.get("lastProcessingDigest")
+    new_revision = status.processing_digest != status.last_processing_digest
     if new_revision and not all(s.ready for s in states):
         p.set_state(State.WAITING, Reason.DEPENDENCIES_NOT_READY, waiting_message(p.namespace, states))
         p.memory.backoff.reset()
@@ -121,7 +119,7 @@ def health(p: _Pass, policies: OperatorPolicies, operations: dict[str, int]) -> 
     checks: Sequence[ResolvedCheck] = policies.health_checks
     if not checks:
         return None
-    client = p.env.clients.for_application(p.namespace, p.spec.get("serviceAccountName") or "")
+    client = p.env.clients.for_application(p.namespace, p.spec.service_account_name or "")
     analyzer = DefaultStatusAnalyzer(p.domain, clock=p.env.clock)
     try:
         details = [(check, _detail(client, check, analyzer)) for check in checks]
@@ -134,7 +132,7 @@ def health(p: _Pass, policies: OperatorPolicies, operations: dict[str, int]) -> 
     if len(failing) > 3:
         shown += f", and {len(failing) - 3} more"
     message = f"Waiting for health checks ({len(checks) - len(failing)}/{len(checks)} ready): {shown}"
-    p.status.setdefault("processingSince", format_timestamp(p.now))
+    p.processing()
     delay = p.memory.backoff.next("Processing")
     if p.timed_out():
         p.set_state(State.ERROR, Reason.TIMEOUT, f"Reconciliation timed out after {p.timeout_text}: {message}")

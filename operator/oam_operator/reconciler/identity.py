@@ -13,6 +13,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from oam_operator.persisted.inventory import group_kind_string, object_key
+
 __all__ = [
     "ONCE_DIGEST",
     "canonical_json",
@@ -30,17 +32,6 @@ def split_api_version(api_version: str) -> tuple[str, str]:
     """``apps/v1`` → ``("apps", "v1")``; ``v1`` → ``("", "v1")`` (the core group)."""
     group, sep, version = api_version.partition("/")
     return (group, version) if sep else ("", group)
-
-
-def object_key(group: str, version: str, kind: str, namespace: str, name: str) -> str:
-    """The upstream key format used in every message, e.g. ``/v1, Kind=ConfigMap shop/web``."""
-    gvk = f"{group}/{version}, Kind={kind}"
-    return f"{gvk} {namespace}/{name}" if namespace else f"{gvk} {name}"
-
-
-def group_kind_string(group: str, kind: str) -> str:
-    """``Kind`` for the core group, else ``Kind.group`` (e.g. ``Deployment.apps``)."""
-    return f"{kind}.{group}" if group else kind
 
 
 def hash_owner_id(owner_id: str) -> str:

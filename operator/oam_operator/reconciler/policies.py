@@ -1,9 +1,18 @@
 """Policy enums (docs/reconciler.md#policies). Their values are persisted in the inventory, so they are spelled
-exactly as the Go implementation spells them."""
+exactly as the Go implementation spells them.
+
+Defined once in ``oam_operator.persisted.policies``; re-exported here as part of the library.
+"""
 
 from __future__ import annotations
 
-from enum import StrEnum
+from oam_operator.persisted.policies import (
+    AdoptionPolicy,
+    DeletePolicy,
+    MissingNamespacesPolicy,
+    ReconcilePolicy,
+    UpdatePolicy,
+)
 
 __all__ = [
     "AdoptionPolicy",
@@ -12,57 +21,3 @@ __all__ = [
     "ReconcilePolicy",
     "UpdatePolicy",
 ]
-
-
-class AdoptionPolicy(StrEnum):
-    """Whether an existing object not yet in the inventory may be taken over (docs/reconciler.md#adoption-policy)."""
-
-    NEVER = "Never"
-    IF_UNOWNED = "IfUnowned"
-    ALWAYS = "Always"
-
-
-class ReconcilePolicy(StrEnum):
-    """When an in-inventory object is re-applied (docs/reconciler.md#reconcile-policy)."""
-
-    ON_OBJECT_CHANGE = "OnObjectChange"
-    ON_OBJECT_OR_COMPONENT_CHANGE = "OnObjectOrComponentChange"
-    ONCE = "Once"
-
-
-class UpdatePolicy(StrEnum):
-    """How an out-of-sync object is written (docs/reconciler.md#update-policy)."""
-
-    RECREATE = "Recreate"
-    REPLACE = "Replace"
-    SSA_MERGE = "SsaMerge"
-    SSA_OVERRIDE = "SsaOverride"
-
-    @property
-    def is_ssa(self) -> bool:
-        return self in (UpdatePolicy.SSA_MERGE, UpdatePolicy.SSA_OVERRIDE)
-
-
-class DeletePolicy(StrEnum):
-    """What happens to an object that leaves the desired set or the owner (docs/reconciler.md#delete-policy)."""
-
-    DELETE = "Delete"
-    ORPHAN = "Orphan"
-    ORPHAN_ON_APPLY = "OrphanOnApply"
-    ORPHAN_ON_DELETE = "OrphanOnDelete"
-
-    @property
-    def orphans_on_apply(self) -> bool:
-        return self in (DeletePolicy.ORPHAN, DeletePolicy.ORPHAN_ON_APPLY)
-
-    @property
-    def orphans_on_delete(self) -> bool:
-        return self in (DeletePolicy.ORPHAN, DeletePolicy.ORPHAN_ON_DELETE)
-
-
-class MissingNamespacesPolicy(StrEnum):
-    """Whether namespaces the desired objects live in are created when missing
-    (docs/reconciler.md#missing-namespaces)."""
-
-    DO_NOT_CREATE = "DoNotCreate"
-    CREATE = "Create"

@@ -9,21 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict
+from oam_operator.persisted.inventory import TypeVersionInfo, group_matches
 
 __all__ = ["NameInfo", "TypeInfo", "TypeVersionInfo", "group_matches"]
-
-
-def group_matches(pattern: str, group: str) -> bool:
-    """``*`` matches any group (the core group too); ``*.<suffix>`` matches a suffix;
-    any other pattern with ``*`` never matches; otherwise exact equality."""
-    if pattern == "*":
-        return True
-    if pattern.startswith("*.") and "*" not in pattern[2:]:
-        return group.endswith(pattern[1:])
-    if "*" in pattern:
-        return False
-    return pattern == group
 
 
 @dataclass(frozen=True)
@@ -35,26 +23,6 @@ class TypeInfo:
 
     def matches(self, group: str, kind: str) -> bool:
         return group_matches(self.group, group) and (self.kind == "*" or self.kind == kind)
-
-
-class TypeVersionInfo(BaseModel):
-    """A ``managedTypes`` entry of an inventory item (JSON ``{group, version, kind}``)."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-    group: str = ""
-    version: str = ""
-    kind: str = ""
-
-    def matches(self, group: str, version: str, kind: str) -> bool:
-        return (
-            group_matches(self.group, group)
-            and (self.version == "*" or self.version == version)
-            and (self.kind == "*" or self.kind == kind)
-        )
-
-    def to_json(self) -> dict[str, str]:
-        return {"group": self.group, "version": self.version, "kind": self.kind}
 
 
 @dataclass(frozen=True)

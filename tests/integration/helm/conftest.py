@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helmkit import (
+
+from tests.integration.integrationkit import (
     ChartOperator,
     Obj,
     apply,
@@ -31,7 +32,6 @@ from helmkit import (
     start_chart_operator,
     token_kubeconfig,
 )
-
 from tools.devcluster import BinariesMissing, ClusterHandle
 from tools.devcluster.helm import render, require_helm
 from tools.devcluster.pytest_plugin import default_wait, require_cluster, wait_until
@@ -50,7 +50,7 @@ def helm() -> Path:
 @pytest.fixture(scope="session")
 def operator_image() -> str:
     """The tag of the image ``make image`` built (missing → skip, or fail with ``OAM_REQUIRE_CLUSTER=1``)."""
-    from imagekit import image_missing, image_tag
+    from tests.integration.integrationkit import image_missing, image_tag
 
     why = image_missing()
     if why is not None:

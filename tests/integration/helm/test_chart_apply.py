@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helmkit import apply, apply_crds, is_crd
 from kubernetes import client
 
+from tests.integration.integrationkit import apply, apply_crds, is_crd
 from tools.devcluster import ClusterHandle
 from tools.devcluster.helm import render
 from tools.devcluster.pytest_plugin import RUN_ID, RUN_LABEL

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from appkit import (
+from tests.integration.integrationkit import (
+    api_as,
     apply_application,
+    can_i,
     config_and_deployment,
     delete_application,
     grant_tenant,
@@ -17,8 +19,6 @@ from appkit import (
     ready_condition,
     wait_state,
 )
-from helmkit import api_as, can_i
-
 from tools.devcluster import ClusterHandle
 
 

@@ -8,8 +8,13 @@ import json
 from typing import Any
 
 import pytest
-from appkit import (
+from kubernetes import client
+from kubernetes.client.exceptions import ApiException
+
+from tests.integration.integrationkit import (
+    api_as,
     apply_application,
+    can_i,
     config_and_deployment,
     delete_application,
     grant_tenant,
@@ -17,10 +22,6 @@ from appkit import (
     ready_condition,
     wait_state,
 )
-from helmkit import api_as, can_i
-from kubernetes import client
-from kubernetes.client.exceptions import ApiException
-
 from tools.devcluster import ClusterHandle
 
 NOT_PERMITTED = "spec.serviceAccountName is required (the operator runs with --require-service-account)"

@@ -8,10 +8,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from appkit import apply_application, config_and_deployment, delete_application, grant_tenant, wait_state
-from helmkit import api_as, can_i
 from kubernetes import client
 
+from tests.integration.integrationkit import (
+    api_as,
+    apply_application,
+    can_i,
+    config_and_deployment,
+    delete_application,
+    grant_tenant,
+    wait_state,
+)
 from tools.devcluster import ClusterHandle
 from tools.devcluster.pytest_plugin import default_wait, wait_until
 

@@ -9,7 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
-from imagekit import podman
+
+from tests.integration.integrationkit import podman
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -24,12 +24,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from appkit import apply_application, delete_application, grant_tenant, ready_condition, wait_state
-from helmkit import free_port, service_account_token
-from imagekit import start_container_operator
 from kubernetes import client
 from kubernetes.client.rest import ApiException
 
+from tests.integration.integrationkit import (
+    apply_application,
+    delete_application,
+    free_port,
+    grant_tenant,
+    ready_condition,
+    service_account_token,
+    start_container_operator,
+    wait_state,
+)
 from tools.devcluster import ClusterHandle
 from tools.devcluster.pytest_plugin import default_wait, wait_until
 

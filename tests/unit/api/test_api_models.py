@@ -29,7 +29,7 @@ from oam_operator.api import (
     State,
     UpdatePolicy,
 )
-from oam_operator.api.inventory import INVENTORY_FIELDS
+from oam_operator.persisted.inventory import INVENTORY_FIELDS
 
 # An Application as the API server returns it: CRD defaults applied, status written by the operator.
 APPLICATION: dict[str, Any] = {
@@ -340,7 +340,8 @@ def test_inventory_item_reading_is_lenient() -> None:
     )
     assert (item.group, item.version, item.namespace, item.digest) == ("", "", "", "")
     assert (item.apply_order, item.delete_order) == (0, 0)
-    assert item.phase is None and item.status is None
+    # One definition (persisted.inventory): unset is Go's zero value, as the reconciler reads it.
+    assert item.phase is Phase.NONE and item.status == ""
     assert item.adoption_policy is AdoptionPolicy.IF_UNOWNED
     assert item.reconcile_policy is ReconcilePolicy.ON_OBJECT_CHANGE
     assert item.update_policy is UpdatePolicy.REPLACE

@@ -6,6 +6,7 @@ tests/integration/cli); the kubeconfig handling and the API error texts are test
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterator
@@ -19,7 +20,7 @@ from click.testing import CliRunner
 from kubernetes.client.exceptions import ApiException
 from test_statusview import SPEC_EXAMPLE, ready_app, shop
 
-from oam_operator import kubeclient, statuscli
+from oam_operator import kubeclient, statuscli, statusview
 from oam_operator.cli import main
 from oam_operator.kubeclient import ApiFailure, describe_api_error
 from oam_operator.statuscli import requested_at_value
@@ -43,6 +44,15 @@ class FakeCluster:
     reads: list[tuple[str, str]] = field(default_factory=list)
     patches: list[tuple[str, str, dict[str, str]]] = field(default_factory=list)
     connection: FakeConnection = field(default_factory=FakeConnection)
+    now: float = 0.0  # the fake monotonic clock of the --wait poll
+    slept: list[float] = field(default_factory=list)
+
+    def clock(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
 
     def get(self, conn: Any, namespace: str, name: str) -> dict[str, Any]:
         self.reads.append((namespace, name))
@@ -69,6 +79,9 @@ class FakeCluster:
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeCluster]:
     cluster = FakeCluster()
+    # The poll waits on a fake clock: a --wait between two reads takes no wall time.
+    monkeypatch.setattr(statuscli, "wait_for", functools.partial(statusview.wait_for, clock=cluster.clock,
+                                                                 sleep=cluster.sleep))
     monkeypatch.setattr(statuscli, "_connect", lambda kubeconfig, context: cluster.connection)
     monkeypatch.setattr(kubeclient, "get_application", cluster.get)
     monkeypatch.setattr(kubeclient, "annotate_application", cluster.annotate)

@@ -4,6 +4,8 @@ and a ``render`` function over the chart."""
 
 from __future__ import annotations
 
+import copy
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -35,7 +37,12 @@ def helm_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def render(helm: Path, helm_home: Path) -> Callable[..., list[dict[str, Any]]]:
     """``render(values=None, release="oam", namespace="oam-system")`` → the rendered objects."""
 
+    rendered: dict[str, list[dict[str, Any]]] = {}  # one helm run per distinct input, each test gets a copy
+
     def run(values: dict[str, Any] | None = None, **kwargs: Any) -> list[dict[str, Any]]:
-        return render_chart(helm, helm_home, values=values, **kwargs)
+        key = json.dumps([values, kwargs], sort_keys=True, default=str)
+        if key not in rendered:
+            rendered[key] = render_chart(helm, helm_home, values=values, **kwargs)
+        return copy.deepcopy(rendered[key])
 
     return run

@@ -6,8 +6,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from chartkit import args, container, of_kind, one, rule_set
-from test_chart_deployment import settings_of
+
+from tests.unit.helm.test_chart_deployment import settings_of
+from tests.unit.unitkit import args, container, of_kind, one, rule_set
 
 Render = Callable[..., list[dict[str, Any]]]
 NAME = "oam-oam-operator-admission"

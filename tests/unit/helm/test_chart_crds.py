@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from chartkit import of_kind
 
+from tests.unit.unitkit import of_kind
 from tools.devcluster.helm import CHART
 
 ROOT = Path(__file__).resolve().parents[3]

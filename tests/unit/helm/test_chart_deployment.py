@@ -7,10 +7,10 @@ from collections.abc import Callable
 from typing import Any
 
 import click
-from chartkit import args, container, of_kind, one
 
 from oam_operator.cli import main
 from oam_operator.settings import Settings
+from tests.unit.unitkit import args, container, of_kind, one
 
 Render = Callable[..., list[dict[str, Any]]]
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from chartkit import args, has_wildcard, of_kind, one, rule_set, rules
+from tests.unit.unitkit import args, has_wildcard, of_kind, one, rule_set, rules
 
 Render = Callable[..., list[dict[str, Any]]]
 

@@ -7,8 +7,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from chartkit import of_kind, one
 from test_chart_deployment import settings_of
+
+from tests.unit.unitkit import of_kind, one
 
 Render = Callable[..., list[dict[str, Any]]]
 

@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from dockerfilekit import parse
+
+from tests.unit.unitkit import parse
 
 ROOT = Path(__file__).resolve().parents[3]
 DOCKERFILE = parse(ROOT / "Dockerfile")
