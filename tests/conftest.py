@@ -1,7 +1,7 @@
 """Shared test configuration.
 
 The devcluster plugin must be imported first: it sets KUBECONFIG before anything imports
-the ``kubernetes`` package (devcluster.md §7.1).
+the ``kubernetes`` package (docs/devcluster.md#pytest-integration).
 """
 
 import tools.devcluster.pytest_plugin  # noqa: F401  (first statement: sets KUBECONFIG)

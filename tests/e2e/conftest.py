@@ -1,5 +1,5 @@
 """End-to-end harness: the operator as a real process (``oam-operator run``) against the full
-control plane (operator.md §14).
+control plane (docs/operator.md#the-operator).
 
 Each test gets its own namespace and its own operator process watching only that namespace
 (``--namespace``), so operators with different settings never reconcile each other's

@@ -1,4 +1,6 @@
-"""Suspension, drift correction, profiles, timeouts, metrics and logs (operator.md §14)."""
+"""Suspension, drift correction, profiles, timeouts, metrics and logs
+(docs/operator.md#states-and-phases, docs/operator.md#the-clusterprofile-resource,
+docs/operator.md#metrics, docs/operator.md#logging)."""
 
 from __future__ import annotations
 

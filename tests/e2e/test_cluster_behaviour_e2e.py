@@ -1,4 +1,6 @@
-"""kubectl integration, API refusals, namespace deletion and peering (operator.md §14)."""
+"""kubectl integration, API refusals, namespace deletion and peering
+(docs/operator.md#printer-columns, docs/operator.md#error-handling,
+docs/operator.md#the-delete-branch, docs/operator.md#running-on-kopf)."""
 
 from __future__ import annotations
 

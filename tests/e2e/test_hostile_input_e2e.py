@@ -1,4 +1,5 @@
-"""Hostile input never stops the operator or widens a tenant's rights (issue 18 §1-§7).
+"""Hostile input never stops the operator or widens a tenant's rights
+(issue 18 points 1-7, docs/operator.md#identity-hostile-input-and-limits).
 
 Every test runs the operator as a real process against the full control plane, next to
 healthy Applications where that matters, and asserts the exact refusal.
@@ -58,7 +59,7 @@ def stalled(app: dict[str, Any]) -> bool:
     return found is not None and found["status"] == "True"
 
 
-# -- §1 deep nesting ---------------------------------------------------------------------------
+# -- issue 18 point 1: deep nesting -------------------------------------------------------------
 
 
 def test_deep_applications_never_stop_the_operator(start_operator: Any, kube: Kube, deep_recursion: None) -> None:
@@ -97,7 +98,7 @@ def test_deep_applications_never_stop_the_operator(start_operator: Any, kube: Ku
     assert not [e for e in operator.logs() if "RecursionError" in json.dumps(e)]
 
 
-# -- §2 least privilege ------------------------------------------------------------------------
+# -- issue 18 point 2: least privilege ----------------------------------------------------------
 
 
 def _cluster_admin_binding() -> dict[str, Any]:
@@ -139,7 +140,7 @@ def test_the_operator_identity_is_an_explicit_opt_in(start_operator: Any, kube: 
     assert binding.role_ref.name == "cluster-admin"
 
 
-# -- §3 permanent API errors -------------------------------------------------------------------
+# -- issue 18 point 3: permanent API errors -----------------------------------------------------
 
 
 def test_a_typed_patch_failure_is_stalled_not_retried(start_operator: Any, kube: Kube) -> None:
@@ -156,14 +157,14 @@ def test_a_typed_patch_failure_is_stalled_not_retried(start_operator: Any, kube:
     assert stalled(app)
 
 
-# -- §4 names ----------------------------------------------------------------------------------
+# -- issue 18 point 4: names --------------------------------------------------------------------
 
 
 # The names the API server would refuse are refused by the transform, a pure pass: the case is
 # in tests/unit/controller/test_passes.py ("a transform failure touches nothing").
 
 
-# -- §5 deletion always finishes ---------------------------------------------------------------
+# -- issue 18 point 5: deletion always finishes -------------------------------------------------
 
 
 def test_an_application_larger_than_the_annotation_limit_is_deleted(start_operator: Any, kube: Kube) -> None:
@@ -220,7 +221,7 @@ def test_deleting_the_namespace_finishes_after_the_tenants_binding_is_gone(
                default_wait(kube.cluster) + 60, "the namespace to be deleted")
 
 
-# -- §6 the hard limit -------------------------------------------------------------------------
+# -- issue 18 point 6: the hard limit -----------------------------------------------------------
 
 
 def test_past_the_hard_limit_the_application_is_stalled_and_nothing_is_created(
@@ -242,7 +243,7 @@ def test_past_the_hard_limit_the_application_is_stalled_and_nothing_is_created(
     assert inventory(app) == []
 
 
-# -- §7 no accidental adoption -----------------------------------------------------------------
+# -- issue 18 point 7: no accidental adoption ---------------------------------------------------
 
 
 def test_an_existing_namespace_is_not_adopted_and_never_deleted(start_operator: Any, kube: Kube) -> None:

@@ -1,4 +1,5 @@
-"""220 seeded hostile Applications thrown at a running operator (issue 18 §8).
+"""220 seeded hostile Applications thrown at a running operator
+(issue 18 point 8, docs/operator.md#identity-hostile-input-and-limits).
 
 Each generated Application carries the outcome it must reach: the API server's own refusal
 (status code and message) or the operator's (state, reason, exact Ready message). The

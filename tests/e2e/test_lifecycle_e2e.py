@@ -1,4 +1,5 @@
-"""The operator process from Application to Ready, through changes, to deletion (operator.md §14)."""
+"""The operator process from Application to Ready, through changes, to deletion
+(docs/operator.md#states-and-phases)."""
 
 from __future__ import annotations
 

@@ -7,7 +7,8 @@ A seeded sample of 20 cases kurel refuses in its transform (``transforming appli
 test namespace — tier annotations moved to the operator's domain, its ClusterProfile created
 as a cluster-scoped ``ClusterProfile`` of its own and named by ``spec.profile`` — and must end
 in ``Error``/``TransformFailed`` with the Ready condition ``False`` and kurel's message without
-the CLI's step prefix (operator.md §4.1: the transform's text verbatim; transform.md §3.7), an
+the CLI's step prefix (docs/operator.md#states-reasons-and-messages: the transform's text verbatim;
+docs/transform.md#errors-printed-by-build), an
 empty inventory, a matching Warning Event, and no object created anywhere.
 
 Cases are left out of the sample by rule, never by hand: a message naming the Application or

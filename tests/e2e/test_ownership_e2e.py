@@ -1,4 +1,5 @@
-"""Ownership, adoption, orphaning, abandoning and foreign finalizers (operator.md §14)."""
+"""Ownership, adoption, orphaning, abandoning and foreign finalizers
+(docs/reconciler.md#adoption-policy, docs/reconciler.md#delete-policy, docs/operator.md#the-delete-branch)."""
 
 from __future__ import annotations
 

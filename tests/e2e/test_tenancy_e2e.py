@@ -1,4 +1,4 @@
-"""Tenancy (operator.md §6): confinement, impersonation and the mandatory ServiceAccount."""
+"""Tenancy (docs/operator.md#tenancy-and-impersonation): confinement, impersonation and the mandatory ServiceAccount."""
 
 from __future__ import annotations
 

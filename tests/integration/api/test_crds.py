@@ -1,4 +1,5 @@
-"""The checked-in CRDs on a real API server (operator.md §1, §2, §14 "Lifecycle" and "Errors").
+"""The checked-in CRDs on a real API server (docs/operator.md#the-application-resource,
+docs/operator.md#the-clusterprofile-resource).
 
 The CRDs are applied from ``crds/`` with ``kubectl apply --server-side`` (what a user does) and
 left installed: other tests of the session use them, and the control plane is thrown away at the
@@ -76,7 +77,7 @@ def custom(kube_api: Any, crds: None) -> Any:
 
 
 def application(name: str, **spec: Any) -> dict[str, Any]:
-    """The example Application of operator.md §1.1 (without a ServiceAccount), plus ``spec`` overrides."""
+    """An example Application (docs/operator.md#spec-fields) without a ServiceAccount, plus ``spec`` overrides."""
     body: dict[str, Any] = {
         "apiVersion": f"{GROUP}/{VERSION}",
         "kind": "Application",
@@ -277,7 +278,7 @@ def test_application_round_trips_with_status_through_the_status_subresource(cust
     replaced = custom.replace_namespaced_custom_object(GROUP, VERSION, namespace, "applications", "shop", read)
     assert replaced["status"]["state"] == "Processing"
 
-    # "Fields that disappeared set to null" (operator.md §4.6) removes them.
+    # "Fields that disappeared set to null" (docs/operator.md#backoff-and-timeouts) removes them.
     cleared = custom.patch_namespaced_custom_object_status(
         GROUP, VERSION, namespace, "applications", "shop", {"status": {"processingSince": None}}
     )

@@ -1,4 +1,4 @@
-"""``oam-operator status`` and ``reconcile`` against the real control plane (operator.md §11).
+"""``oam-operator status`` and ``reconcile`` against the real control plane (docs/operator.md#the-command-line).
 
 The CRDs from ``crds/`` are applied server-side (idempotent; other tests of the session may have
 applied them already) and left installed. Each test creates an Application, writes its status
@@ -113,7 +113,8 @@ def conditions(state: str, reason: str, message: str, generation: int) -> list[d
 
 
 def processing_status(ns: str, generation: int) -> dict[str, Any]:
-    """§11's example situation in namespace ``ns``, plus a cluster-scoped object and one in another namespace."""
+    """The shop example of ``oam-operator status`` (docs/operator.md#the-command-line) in namespace ``ns``,
+    plus a cluster-scoped object and one in another namespace."""
     message = "Waiting for bundle shop-01 (0/2 ready): Deployment web (Creating), Service web (Creating)"
     return {
         "observedGeneration": generation,

@@ -1,4 +1,5 @@
-"""Acceptance checks 5–8 of devcluster.md §10 on the full control plane (real controllers)."""
+"""The full control plane (real controllers): workloads on fake nodes, garbage collection, namespace deletion,
+namespace defaults (docs/devcluster.md#the-local-control-plane)."""
 
 from __future__ import annotations
 
@@ -147,7 +148,8 @@ def test_namespace_deletion_completes(full_cluster: ClusterHandle, full_kube_api
 
 @pytest.mark.requires_bare_apiserver
 def test_namespace_deletion_stays_terminating_without_controllers(cluster: ClusterHandle, kube_api: Any) -> None:
-    """Documents the minimal profile's gap (devcluster.md §8.1): nothing finalizes namespaces."""
+    """Documents the minimal profile's gap (docs/devcluster.md#the-local-control-plane):
+    nothing finalizes namespaces."""
     core = client.CoreV1Api(kube_api)
     name = f"t-ns-terminating-{id(core) % 100000:05d}"
     core.create_namespace({"metadata": {"name": name}})

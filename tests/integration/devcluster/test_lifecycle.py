@@ -1,4 +1,5 @@
-"""Acceptance checks 9–11 and 13 of devcluster.md §10: teardown, start failure, skip/fail, CLI."""
+"""Teardown, start failure, skip/fail and the CLI (docs/devcluster.md#teardown-and-stale-runs,
+docs/devcluster.md#pytest-integration, docs/devcluster.md#the-devcluster-command)."""
 
 from __future__ import annotations
 

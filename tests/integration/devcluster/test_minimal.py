@@ -1,4 +1,6 @@
-"""Acceptance checks 2–4 and 12 of devcluster.md §10 on the minimal control plane."""
+"""The minimal control plane: readiness and version over verified TLS, KUBECONFIG set before the client is
+imported, a CRD and its custom resources, server-side apply (docs/devcluster.md#the-control-plane-library,
+docs/devcluster.md#pytest-integration)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Every rendered object of every documented value combination is accepted by the API server
 (server-side dry-run apply after the CRDs are applied for real): the manifests validate against
-the Kubernetes schemas (operator.md §12). The ServiceMonitor is left out: its CRD belongs to the
+the Kubernetes schemas (docs/chart.md#the-helm-chart). The ServiceMonitor is left out: its CRD belongs to the
 Prometheus Operator, which the local control plane does not have."""
 
 from __future__ import annotations

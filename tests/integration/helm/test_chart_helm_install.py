@@ -1,5 +1,6 @@
 """`helm install`, `upgrade` and `uninstall` of the chart on the full local control plane
-(operator.md §14, Helm item): into a namespace that enforces the `restricted` Pod Security
+(docs/chart.md#the-helm-chart, docs/image.md#the-container-image): into a namespace that
+enforces the `restricted` Pod Security
 Standard the operator's Pod is admitted and scheduled, running as UID 65532 with a read-only root
 filesystem; an upgrade to leastPrivilege replaces the rules; uninstall keeps the CRDs. The values
 are the defaults (no process binds the ports: kwok only simulates the Pod).

@@ -1,6 +1,6 @@
 """rbac.mode=full (the default) is enough: the operator, run with the chart's arguments as the
 chart's ServiceAccount (a TokenRequest token), reconciles a ConfigMap + Deployment Application
-to Ready and deletes it again (operator.md §12.1). With the chart's defaults an Application
+to Ready and deletes it again (docs/chart.md#the-helm-chart). With the chart's defaults an Application
 without spec.serviceAccountName acts as its namespace's ``default`` ServiceAccount (least
 privilege, issue 18): refused until that account is granted the rights."""
 

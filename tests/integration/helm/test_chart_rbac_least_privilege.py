@@ -1,4 +1,4 @@
-"""rbac.mode=leastPrivilege (operator.md §12.1): the operator's own identity cannot create
+"""rbac.mode=leastPrivilege (docs/chart.md#the-helm-chart): the operator's own identity cannot create
 objects (403); an Application whose spec.serviceAccountName has a Role reaches Ready through
 impersonation; one without gets Error/NotPermitted (--require-service-account is forced)."""
 

@@ -1,4 +1,4 @@
-"""Namespace-scoped mode (rbac.namespaced with operator.watchNamespaces, operator.md §12.1): the
+"""Namespace-scoped mode (rbac.namespaced with operator.watchNamespaces, docs/chart.md#the-helm-chart): the
 operator's rights are a Role in each watched namespace plus a small ClusterRole, and they are
 enough to reconcile, in full and in leastPrivilege mode, with kopf peering on (a KopfPeering
 object in the namespace)."""

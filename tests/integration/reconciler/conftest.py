@@ -1,4 +1,4 @@
-"""Fixtures for the reconciler's integration tests (spec reconciler.md §15).
+"""Fixtures for the reconciler's integration tests (docs/reconciler.md#the-reconciler).
 
 Test CRDs live in group ``testing.oam-operator.dev``: ``Foo`` and ``Bar`` are installed once
 per session, ``Baz`` is applied by the tests that need it. ``Foo`` defaults its status to
@@ -253,7 +253,8 @@ class Harness:
         finally:
             self._persist(inventory)
             if self.reconciler.report.outcome == "checkpoint":
-                # No object is ever written before its inventory item is persisted (§6 step 11).
+                # No object is ever written before its inventory item is persisted
+                # (docs/reconciler.md#steps-of-an-apply-call).
                 assert self._object_writes() == writes_before
 
     def _object_writes(self) -> int:
@@ -319,7 +320,8 @@ def make_harness(
     """Build a reconciler under test: name ``reconciler.testing.oam-operator.dev``,
     ``SsaOverride``, additional managed type ``{testing.oam-operator.dev, Bar}``, reapply
     interval 9 minutes, events off, unless overridden. Every scenario runs twice: with
-    batched reads and with GETs only (§15); tests that measure one mode set it explicitly."""
+    batched reads and with GETs only (docs/reconciler.md#batched-reads);
+    tests that measure one mode set it explicitly."""
     clients: list[ClusterClient] = []
     cluster_id = str(uuid.uuid4())
 

@@ -1,4 +1,5 @@
-"""apply(): single objects, steady state, checkpoint, drift, namespaces, scope (spec §15 Apply)."""
+"""apply(): single objects, steady state, checkpoint, drift, namespaces, scope
+(docs/reconciler.md#steps-of-an-apply-call)."""
 
 from __future__ import annotations
 

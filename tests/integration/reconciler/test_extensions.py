@@ -1,4 +1,5 @@
-"""The extensions of spec §14 and the remaining checklist items of §15."""
+"""Where the reconciler goes beyond the Go implementation (docs/reconciler.md#scale-and-safety), and the remaining
+integration checks: Events, Job readiness, an inventory written by the Go implementation."""
 
 from __future__ import annotations
 

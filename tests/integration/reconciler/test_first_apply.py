@@ -1,4 +1,5 @@
-"""First apply costs about one request per object (§14 a for new objects, §12.2 background
+"""First apply costs about one request per object (docs/reconciler.md#batched-reads for new objects,
+docs/reconciler.md#events-on-dependent-objects for background
 Events), with the same outcomes as GETs: counted by the client's request accounting; every
 scenario runs with batched reads and GET-only (the ``batch_reads`` fixture)."""
 

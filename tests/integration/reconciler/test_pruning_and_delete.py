@@ -1,4 +1,5 @@
-"""Redundant objects during apply(), delete() and is_deletion_allowed() (spec §15)."""
+"""Redundant objects during apply(), delete() and is_deletion_allowed()
+(docs/reconciler.md#pruning, docs/reconciler.md#deletion, docs/reconciler.md#deletion-checks)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Exact errors, untouched inventories, adoption and confinement (spec §15)."""
+"""Exact errors, untouched inventories, adoption and confinement
+(docs/reconciler.md#errors, docs/reconciler.md#adoption-policy, docs/reconciler.md#target-confinement)."""
 
 from __future__ import annotations
 

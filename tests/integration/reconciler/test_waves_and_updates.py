@@ -1,4 +1,5 @@
-"""apply(): waves, purges, managed instances, update and reconcile policies (spec §15 Apply)."""
+"""apply(): waves, purges, managed instances, update and reconcile policies
+(docs/reconciler.md#waves, docs/reconciler.md#policies)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Conditions per state (operator.md §1.5) and the legacy reason spelling (§4.1)."""
+"""Conditions per state (docs/operator.md#conditions) and the legacy reason spelling
+(docs/operator.md#states-reasons-and-messages)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""CRD generation (operator.md §1.2, §1.6, §2): checked-in files, structure, extensions, CLI."""
+"""CRD generation (docs/operator.md#spec-fields, docs/operator.md#printer-columns,
+docs/operator.md#the-clusterprofile-resource): checked-in files, structure, extensions, CLI."""
 
 from __future__ import annotations
 
@@ -218,7 +219,8 @@ def test_status_declares_every_field_of_section_1_4() -> None:
             "readyObjects",
             "bundles",
             "inventory",
-            "compactInventory",  # issue 18 §6: what the operator writes; inventory is still read
+            "compactInventory",  # issue 18, docs/operator.md#identity-hostile-input-and-limits:
+            # what the operator writes; inventory is still read
             "profile",
             "appliedGeneration",
             "lastAppliedAt",

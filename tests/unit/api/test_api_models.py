@@ -1,4 +1,5 @@
-"""The CRD models: round trips, defaults, validation, the inventory item JSON (reconciler.md §5.1)."""
+"""The CRD models: round trips, defaults, validation, the inventory item JSON
+(docs/reconciler.md#inventory-items)."""
 
 from __future__ import annotations
 
@@ -162,7 +163,7 @@ APPLICATION: dict[str, Any] = {
     },
 }
 
-# The example of reconciler.md §5.1, with a full digest.
+# The example of docs/reconciler.md#inventory-items, with a full digest.
 ITEM_JSON = (
     '{"group":"apps","version":"v1","kind":"Deployment","namespace":"shop","name":"web",'
     '"adoptionPolicy":"IfUnowned","reconcilePolicy":"OnObjectChange","updatePolicy":"SsaMerge",'
@@ -281,7 +282,7 @@ def test_status_rejects_unknown_states() -> None:
         ApplicationStatus.model_validate({"state": "Done"})
 
 
-# -- inventory item (reconciler.md §5.1) --
+# -- inventory item (docs/reconciler.md#inventory-items) --
 
 
 def test_inventory_item_serialises_exactly_like_the_go_implementation() -> None:

@@ -1,4 +1,4 @@
-"""Operator metrics (operator.md §8): names, types, labels, per-Application series, serving."""
+"""Operator metrics (docs/operator.md#metrics): names, types, labels, per-Application series, serving."""
 
 from __future__ import annotations
 

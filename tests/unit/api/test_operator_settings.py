@@ -1,4 +1,4 @@
-"""Operator settings (operator.md §7): defaults, environment, flags win, one-line errors."""
+"""Operator settings (docs/operator.md#settings): defaults, environment, flags win, one-line errors."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Through the transform's public API only: ``register_policy`` (via ``register_operator_policies``),
 ``validate_authored_properties`` and ``transform``; refusals name the policy once, like the
-built-in policies' (transform.md §7.1).
+built-in policies' (docs/transform.md#policy-dispatch).
 """
 
 from __future__ import annotations

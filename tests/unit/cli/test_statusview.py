@@ -1,7 +1,8 @@
-"""``oam-operator status`` rendering (operator.md §11) from realistic Application statuses.
+"""``oam-operator status`` rendering (docs/operator.md#the-command-line) from realistic Application statuses.
 
 The statuses are what the operator writes: the inventory in the reconciler's deletion order
-(reconciler.md §5.5), encoded apply orders per bundle (operator.md §3.4), conditions per §1.5.
+(docs/reconciler.md#inventory-order), encoded apply orders per bundle (docs/operator.md#bundles-become-waves),
+conditions per docs/operator.md#conditions.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from oam_operator.statusview import (
 
 DIGEST = "5f0c" + "0" * 60
 
-# operator.md §11, verbatim.
+# What ``oam-operator status --tree`` prints for the shop example (docs/operator.md#the-command-line).
 SPEC_EXAMPLE = """\
 Application shop/shop  State: Processing  Ready: Unknown  Revision: 3  Objects: 3/6 ready
 Message: Waiting for bundle shop-01 (0/2 ready): Deployment web (Creating), Service web (Creating)
@@ -59,7 +60,7 @@ def item(
     status: str = "Current",
     digest: str = DIGEST,
 ) -> dict[str, Any]:
-    """An inventory item in the reconciler's JSON (reconciler.md §5.1)."""
+    """An inventory item in the reconciler's JSON (docs/reconciler.md#inventory-items)."""
     raw: dict[str, Any] = {"group": group, "version": version, "kind": kind}
     if namespace:
         raw["namespace"] = namespace
@@ -94,9 +95,10 @@ def condition(type_: str, status: str, reason: str, message: str) -> dict[str, A
 
 
 def shop() -> dict[str, Any]:
-    """The Application behind §11's example: bundle shop-00 ready, shop-01 being applied, a
+    """The Application behind the shop example: bundle shop-00 ready, shop-01 being applied, a
     ConfigMap of a removed component being pruned. The inventory is in deletion order: shop-01
-    (delete order 0) before shop-00 (delete order 1), Services/Secrets after workloads (§6.3)."""
+    (delete order 0) before shop-00 (delete order 1), Services/Secrets after workloads
+    (docs/reconciler.md#kind-priorities)."""
     message = "Waiting for bundle shop-01 (0/2 ready): Deployment web (Creating), Service web (Creating)"
     return {
         "apiVersion": "oam-operator.dev/v1alpha1",

@@ -39,7 +39,7 @@ def test_tree_lists_the_dependencies_first() -> None:
     assert lines[3:] == [
         "",
         "(depends on)",
-        "├── " + "Application db".ljust(38) + "Processing",  # the label column of §11's tree (38)
+        "├── " + "Application db".ljust(38) + "Processing",  # label column (38), docs/operator.md#the-command-line
         "├── " + "Application infra/cache".ljust(38) + "Missing",
         "└── " + "Application queue".ljust(38) + "Ready",
     ]

@@ -1,4 +1,4 @@
-"""Bundles become waves (operator.md §3.4): the encoding of orders, pure."""
+"""Bundles become waves (docs/operator.md#bundles-become-waves): the encoding of orders, pure."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Pure parts of tools/devcluster (devcluster.md §10, unit tier): no control plane needed."""
+"""Pure parts of tools/devcluster (unit tier): no control plane needed
+(docs/devcluster.md#the-kubernetes-module-and-its-staging-replaces, docs/devcluster.md#the-control-plane-library)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The chart's CRD templates render exactly the repository's crds/ (operator.md §12, §1.6).
+"""The chart's CRD templates render exactly the repository's crds/
+(docs/chart.md#the-helm-chart, docs/operator.md#printer-columns).
 
 files/crds/ holds byte-identical copies of crds/ (a chart cannot read files outside itself);
 after `oam-operator crd --output-dir crds` regenerates the CRDs, refresh them with

@@ -1,4 +1,4 @@
-"""The operator's Deployment (operator.md §12): one Recreate replica, restricted pod security,
+"""The operator's Deployment (docs/chart.md#the-helm-chart): one Recreate replica, restricted pod security,
 liveness on the health port, a writable /tmp only, and arguments `oam-operator run` accepts."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`helm lint --strict` passes for every documented value combination (operator.md §12)."""
+"""`helm lint --strict` passes for every documented value combination (docs/chart.md#the-helm-chart)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`helm template` in each RBAC mode (operator.md §12.1) renders the documented objects."""
+"""`helm template` in each RBAC mode (docs/chart.md#the-helm-chart) renders the documented objects."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""NOTES.txt tells the user to delete every Application before uninstalling (operator.md §12)."""
+"""NOTES.txt tells the user to delete every Application before uninstalling
+(docs/chart.md#the-helm-chart)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""values.schema.json types every value of values.yaml and rejects unknown keys (operator.md §12)."""
+"""values.schema.json types every value of values.yaml and rejects unknown keys
+(docs/chart.md#the-helm-chart)."""
 
 from __future__ import annotations
 

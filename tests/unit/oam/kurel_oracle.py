@@ -23,12 +23,14 @@ from oam_operator.cli import main
 
 ORACLE = (Path(__file__).parents[3] / ".." / "shared" / "kurel-oracle").resolve()
 
-#: The prefixes of transform.md §4.3 (authored-property validation), after the CLI's step prefix.
+#: The prefixes of authored-property validation (docs/transform.md#validating-authored-properties),
+#: after the CLI's step prefix.
 _SCHEMA_PATH = (
     r'(component "[^"]*" \(type "[^"]*"\)|component "[^"]*": trait "[^"]*"|policy "[^"]*" \(type "[^"]*"\)): '
     r"properties"
 )
-#: The schema's value/object-check causes (§4.2): an undeclared key, a mistyped value, an enum miss.
+#: The schema's value/object-check causes (docs/transform.md#checking-a-value):
+#: an undeclared key, a mistyped value, an enum miss.
 _SCHEMA_CAUSE = r'(unsupported field "|expected [a-z]+, got |value .* not in allowed set \[|"[^"]*" is required$)'
 SCHEMA_REFUSAL = re.compile(rf"^Error: transforming application: {_SCHEMA_PATH}[^:]*: {_SCHEMA_CAUSE}")
 
@@ -82,7 +84,8 @@ def build(case: Case) -> Outcome:
 
 
 def is_schema_refusal(stderr: str) -> bool:
-    """Whether a refusal is the authored-property validation's (transform.md §4.3) message."""
+    """Whether a refusal is the authored-property validation's message
+    (docs/transform.md#validating-authored-properties)."""
     return SCHEMA_REFUSAL.match(stderr) is not None
 
 
@@ -91,7 +94,8 @@ _KUREL_LOWERING = re.compile(
     r'lowering document "(?P<a>[^"]*)" in document "(?P=a)" \(kind "Application"\): '
     r'trait "(?P<t>[^"]*)" on component "(?P<c>[^"]*)" in document "(?P=a)" \(kind "Application"\): '
 )
-#: kurel's trace of the lowering rounds after a lowering refusal (§4.5 states the message without it).
+#: kurel's trace of the lowering rounds after a lowering refusal (docs/transform.md#emitted-elements
+#: states the message without it).
 _ROUNDS = re.compile(r"(\n  round \d+: [^\n]*)+(?=\n$)")
 _PLATFORM_RESERVED = re.compile(
     r'^Error: transforming application: component "[^"]*" trait "[^"]*": properties: "[^"]*" is platform-reserved '
@@ -121,25 +125,38 @@ def spec_stated_refusal(kurel: str, ours: str) -> str | None:
     later = kurel.startswith(("Error: transforming application: ", "Error: generating manifests: "))
     if later and is_schema_refusal(ours):
         return (
-            "§3.1/§4.3: authored properties are checked against the schema before any handler runs, "
+            "docs/transform.md#order-of-validation, docs/transform.md#validating-authored-properties: "
+            "authored properties are checked against the schema before any handler runs, "
             "so the schema's message comes first"
         )
     if later and _PLATFORM_RESERVED.match(ours):
-        return "§3.1/§4.3 step 1: the platform-reserved check runs on every trait before the transform"
+        return (
+            "docs/transform.md#platform-reserved-properties: the platform-reserved check runs on every trait "
+            "before the transform"
+        )
     if _HELM_FLUX.search(kurel):
-        return "§9.7: helm delivery flux is a synonym of native"
+        return "docs/transform.md#the-helm-component: helm delivery flux is a synonym of native"
     if _KUREL_NO_PORT.sub(_OUR_NO_PORT, kurel) == ours != kurel:
-        return "§10.3: an httproute rule without backendRefs and no service port has the rule-level message"
+        return (
+            "docs/transform.md#routing-traits: an httproute rule without backendRefs and no service port has the "
+            "rule-level message"
+        )
     lowered = _KUREL_LOWERING.sub(lambda m: f'component "{m["c"]}" trait "{m["t"]}": ', _ROUNDS.sub("", kurel))
     if lowered != kurel and lowered == ours:
-        return '§3.6/§11.3/§4.5: a lowering rule\'s refusal has the context component "<c>" trait "<t>"'
+        return (
+            "docs/transform.md#what-a-lowering-rule-is, docs/transform.md#emitted-elements: "
+            'a lowering rule\'s refusal has the context component "<c>" trait "<t>"'
+        )
     if kurel.replace(_API_VERSION, _OUR_API_VERSION) == ours != kurel:
-        return "§3.2 step 1: the apiVersion message names both accepted apiVersions"
+        return "docs/transform.md#document-validation: the apiVersion message names both accepted apiVersions"
     if kurel.replace(_KUREL_COMPONENT_TYPES, _OUR_COMPONENT_TYPES) == ours != kurel:
-        return "§3.3: the component allow-list includes helm"
+        return "docs/transform.md#allow-lists: the component allow-list includes helm"
     prefix = _PARSE_LINE.match(kurel)
     if prefix and ours.startswith(prefix[1]) and "\n" not in ours.rstrip("\n"):
-        return "§2.3: a parse error's cause cannot be byte-identical to Go's yaml library; the prefix is"
+        return (
+            "docs/transform.md#loading-yaml: a parse error's cause cannot be byte-identical to Go's yaml "
+            "library; the prefix is"
+        )
     return None
 
 
@@ -161,7 +178,8 @@ def verdict(case: Case, ours: Outcome) -> str:
 
     ``refused-by-schema``: kurel built the case, ours refuses it with the schema's message
     because the Application carries an authored property the schema does not declare or types
-    differently (kurel ignores those; §4.3 refuses them by design).
+    differently (kurel ignores those;
+    docs/transform.md#validating-authored-properties refuses them by design).
     """
     if case.rc == 0:
         if ours.rc == 0:

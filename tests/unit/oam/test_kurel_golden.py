@@ -1,4 +1,5 @@
-"""Compatibility with ``kurel build`` (transform.md §14.7), against the reference cases in ../shared/kurel-golden.
+"""Compatibility with ``kurel build`` (docs/transform.md#compatibility-with-kurel), against
+ the reference cases in ../shared/kurel-golden.
 
 Each case folder holds ``app.yaml``, ``cluster.yaml`` and ``expected.yaml`` (kurel's exact
 output), sometimes ``kurel.yaml``/``values.yaml``. ``oam-operator build app.yaml --profile
@@ -29,7 +30,7 @@ from oam_operator.oam.labels import component_label_value
 GOLDEN = (Path(__file__).parents[3] / ".." / "shared" / "kurel-golden").resolve()
 LAUNCHER_LABEL = "launcher.gokure.dev/component"
 OURS_LABEL = "oam-operator.dev/component"
-#: what an ``expose`` rendering's controllerType lowers to (§10.4)
+#: what an ``expose`` rendering's controllerType lowers to (docs/transform.md#routing-traits)
 EXPOSE_TARGETS = {"ingress": "ingress", "gateway": "httproute"}
 
 

@@ -7,7 +7,8 @@ cluster.yaml --no-component-label`` inside its folder (kurel_oracle.py) and must
 * kurel built it → ours prints the same bytes (``build`` prints in kurel's release order,
   oam/release_order.py; the bundle tree keeps D2/D6/D8); or ours refuses it
   with the schema's message because the Application carries an authored property the schema
-  does not declare or types differently (§4.3: kurel ignores those, ours refuses by design).
+  does not declare or types differently (kurel ignores those, ours refuses by design:
+  docs/transform.md#validating-authored-properties).
 * kurel refused it → ours refuses it (exit 1) with kurel's words, unless a rule of
   ``spec_stated_refusal`` finds that the spec states our text (each rule names its section).
 
@@ -38,26 +39,35 @@ from kurel_oracle import (
 #: Cases kurel builds whose bytes ours differs from on purpose, beyond the ordering rule.
 BUILT_DIFFERENTLY = {
     "2-01191": (
-        "§10.9: a cilium-networkpolicy endpointSelector is passed through as written; kurel's typed "
+        "docs/transform.md#network-policies: a cilium-networkpolicy endpointSelector is passed through as written; "
+        "kurel's typed "
         "decoding drops the unknown key bogusNested"
     ),
 }
 
 #: Cases kurel refuses that ours builds on purpose.
 ACCEPTED_ON_PURPOSE = {
-    "2-00030": "§9.7: helm delivery flux is a synonym of native (kurel's release knows only native and template)",
-    "2-01874": "§10.11/§14.5: a pvc size is a quantity, and a bare number (size: 123) is read as its decimal text",
+    "2-00030": (
+        "docs/transform.md#the-helm-component: helm delivery flux is a synonym of native "
+        "(kurel's release knows only native and template)"
+    ),
+    "2-01874": (
+        "docs/transform.md#scaling-and-storage, docs/transform.md#durations-and-quantities: a pvc size is a quantity, "
+        "and a bare number (size: 123) is read as its decimal text"
+    ),
 }
 
 #: Cases both refuse, where the first refusal differs on purpose and no rule decides it.
 REFUSED_DIFFERENTLY = {
     "2-00425": (
-        "D2/§3.1 step 5: kurel applies traits tier by tier with its default tiers (postgresql in services), "
+        "D2, docs/transform.md#order-of-validation: kurel applies traits tier by tier "
+        "with its default tiers (postgresql in services), "
         "so it reaches component jobs' ingress first; ours applies them in document order and first refuses "
         "component db's networkpolicy"
     ),
     "2-02310": (
-        "D2/§3.1 step 5: kurel applies traits tier by tier with its default tiers (daemonset in infra), "
+        "D2, docs/transform.md#order-of-validation: kurel applies traits tier by tier "
+        "with its default tiers (daemonset in infra), "
         "so it reaches component db's ingress first; ours applies them in document order and first refuses "
         "component worker's security-context"
     ),

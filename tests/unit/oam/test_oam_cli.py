@@ -1,4 +1,6 @@
-"""``oam-operator build`` and ``oam-operator schema`` (transform.md §3.7, §8.7, §14.1; operator.md §11)."""
+"""``oam-operator build`` and ``oam-operator schema`` (docs/transform.md#errors-printed-by-build,
+docs/transform.md#printing-the-tree,
+docs/transform.md#output-stream-and-object-content; docs/operator.md#the-command-line)."""
 
 from __future__ import annotations
 

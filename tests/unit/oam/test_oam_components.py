@@ -1,4 +1,5 @@
-"""Component types passthrough, manifests, crd (transform.md §9.10), unimplemented types, labels (§13.3)."""
+"""Component types passthrough, manifests, crd, unimplemented types, labels
+(docs/transform.md#raw-objects-passthrough-crd-and-manifests, docs/transform.md#the-component-label)."""
 
 from __future__ import annotations
 

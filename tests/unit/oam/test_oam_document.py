@@ -1,4 +1,5 @@
-"""Document loading, decoding and validation (transform.md §2.3, §3.2, §11.1)."""
+"""Document loading, decoding and validation (docs/transform.md#loading-yaml, docs/transform.md#document-validation,
+docs/transform.md#the-clusterprofile-document)."""
 
 from __future__ import annotations
 

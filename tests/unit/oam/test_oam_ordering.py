@@ -1,4 +1,4 @@
-"""Ordering and the bundle tree (transform.md §8)."""
+"""Ordering and the bundle tree (docs/transform.md#ordering-components-into-groups)."""
 
 from __future__ import annotations
 

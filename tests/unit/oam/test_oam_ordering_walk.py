@@ -1,4 +1,5 @@
-"""The linear level walk equals the spec's walk over materialised tier edges (transform.md §8.4).
+"""The linear level walk equals the spec's walk over materialised tier edges
+(docs/transform.md#the-ordering-algorithm).
 
 The implementation skips a finished tier's edges instead of following them one by one; this
 checks, on random documents with and without cycles, that levels and the cycle message are

@@ -1,4 +1,4 @@
-"""Policy dispatch and the built-in policy handlers (transform.md §5.4, §7)."""
+"""Policy dispatch and the built-in policy handlers (docs/transform.md#policy-handlers, docs/transform.md#policies)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""PropertySchema checks and authored-property validation (transform.md §4)."""
+"""PropertySchema checks and authored-property validation (docs/transform.md#properties-and-schemas)."""
 
 from __future__ import annotations
 

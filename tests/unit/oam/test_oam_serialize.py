@@ -1,4 +1,4 @@
-"""Output serialisation (transform.md §14), Go formatting helpers and generated-name rules."""
+"""Output serialisation (docs/transform.md#output), Go formatting helpers and generated-name rules."""
 
 from __future__ import annotations
 

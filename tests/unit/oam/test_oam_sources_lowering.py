@@ -1,4 +1,5 @@
-"""Generated sources (§8.3) and the lowering engine (§6) through test handlers.
+"""Generated sources (docs/transform.md#generated-sources) and the lowering engine (docs/transform.md#lowering-rules)
+through test handlers.
 
 The built-in helm/oci types land in a later issue; these tests drive the same machinery with
 small handlers defined here.

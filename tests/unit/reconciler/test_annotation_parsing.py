@@ -1,4 +1,5 @@
-"""Annotation parsing (spec §3): kebab normalisation, policies, orders, durations, hints."""
+"""Annotation parsing (docs/reconciler.md#annotations):
+kebab normalisation, policies, orders, durations, hints."""
 
 from __future__ import annotations
 

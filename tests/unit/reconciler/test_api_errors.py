@@ -1,4 +1,5 @@
-"""API error mapping against a stub server on loopback (spec §14 e): 429 carries Retry-After."""
+"""API error mapping against a stub server on loopback (docs/reconciler.md#errors):
+429 carries Retry-After."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Events are posted in the background after the call (spec §12.2): collected per call, sent in
+"""Events are posted in the background after the call (docs/reconciler.md#events-on-dependent-objects):
+collected per call, sent in
 order on the shared pool, as background requests that yield to queued ones in the rate limiter."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Constructor and option validation, metrics wiring, report defaults (spec §1.1, §1.2, §12.1)."""
+"""Constructor and option validation, metrics wiring, report defaults
+(docs/reconciler.md#constructing-a-reconciler, docs/reconciler.md#options, docs/reconciler.md#operation-counters)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The inventory item JSON (spec §5.1): exact field names, order, omission rules, lenient reads."""
+"""The inventory item JSON (docs/reconciler.md#inventory-items):
+exact field names, order, omission rules, lenient reads."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Kind priorities within one apply order and one delete order (spec §6.3)."""
+"""Kind priorities within one apply order and one delete order (docs/reconciler.md#kind-priorities)."""
 
 from __future__ import annotations
 

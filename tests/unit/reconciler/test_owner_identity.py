@@ -1,4 +1,4 @@
-"""Identity: hashed owner id (bit-exact with Go), digests, keys (spec §2)."""
+"""Identity: hashed owner id (bit-exact with Go), digests, keys (docs/reconciler.md#identity-and-digests)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The phase state machine of an inventory item (spec §5.3, §5.4)."""
+"""The phase state machine of an inventory item
+(docs/reconciler.md#phases-and-statuses, docs/reconciler.md#item-state-machine)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Read planning of §14 a, extended to new objects: which (type, namespace) groups a wave
+"""Read planning of batched reads (docs/reconciler.md#batched-reads), extended to new objects:
+which (type, namespace) groups a wave
 LISTs, with or without the owner selector, and that every read answers what a GET would."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The managedFields migration of server-side apply (spec §10.2)."""
+"""The managedFields migration of server-side apply (docs/reconciler.md#managedfields-migration)."""
 
 from __future__ import annotations
 

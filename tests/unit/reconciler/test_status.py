@@ -1,4 +1,5 @@
-"""Unit tests of the status analyzer (reconciler spec §11): the analyzer table of §11.4, the
+"""Unit tests of the status analyzer (docs/reconciler.md#readiness): the analyzer table of
+docs/reconciler.md#the-status-analyzer, the
 status hints, the extra conditions, the Job rule, and every branch of the kstatus port."""
 
 from __future__ import annotations
@@ -61,7 +62,8 @@ def cond(
 
 
 # ---------------------------------------------------------------------------------------
-# §11.4: the analyzer table (3 observedGenerations x 2 hint settings x 18 groups = 108 rows)
+# The analyzer table (3 observedGenerations x 2 hint settings x 18 groups = 108 rows),
+# docs/reconciler.md#the-status-analyzer
 # ---------------------------------------------------------------------------------------
 
 R = tuple[str, str]
@@ -122,7 +124,8 @@ TABLE = _table()
 
 
 def _spec_rule(hints: list[str], conditions: list[dict[str, Any]], og: int | None, og_hint: bool) -> str:
-    """The §11.4 rule, written independently of the implementation, to cross-check TABLE."""
+    """The rule of the analyzer table (docs/reconciler.md#the-status-analyzer),
+    written independently of the implementation, to cross-check TABLE."""
     ready = [c for c in conditions if c["type"] == "Ready"]
     effective = og
     if og_hint and effective is None:
@@ -186,7 +189,7 @@ def test_table_examples_from_the_spec() -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# §11.2: status hints
+# Status hints (docs/reconciler.md#status-hints)
 # ---------------------------------------------------------------------------------------
 
 
@@ -329,7 +332,7 @@ def test_extra_conditions_do_not_override_a_non_current_result() -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# §11.1 steps 3, 5, 6: CRD / APIService extra conditions, the Job rule
+# docs/reconciler.md#the-status-analyzer: CRD / APIService extra conditions, the Job rule
 # ---------------------------------------------------------------------------------------
 
 CRD_V1 = {
@@ -448,7 +451,7 @@ def test_job_completions_default_to_parallelism() -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# §11.3 generic rules
+# docs/reconciler.md#kstatus-rules: generic rules
 # ---------------------------------------------------------------------------------------
 
 
@@ -607,7 +610,7 @@ def test_per_kind_rules_are_keyed_by_group_and_kind(api_version: str, kind: str,
 
 
 # ---------------------------------------------------------------------------------------
-# §11.3 per-kind rules
+# docs/reconciler.md#kstatus-rules: per-kind rules
 # ---------------------------------------------------------------------------------------
 
 

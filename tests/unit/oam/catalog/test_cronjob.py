@@ -1,4 +1,4 @@
-"""The ``cronjob`` component (transform.md §9.6)."""
+"""The ``cronjob`` component (docs/transform.md#workload-components)."""
 
 from __future__ import annotations
 
@@ -127,7 +127,8 @@ def test_schema_checks() -> None:
     assert error("cronjob", with_image(schedule="0 2 * * *", restartPolicy="Always")) == (
         'component "c" (type "cronjob"): properties.restartPolicy: value Always not in allowed set [Never OnFailure]'
     )
-    # a missing schedule is the handler's to report (§4.3: no required check at the top level)
+    # a missing schedule is the handler's to report (no required check at the top level:
+    # docs/transform.md#validating-authored-properties)
     assert error("cronjob", with_image()) == "component \"c\": required property 'schedule' missing or not a string"
     # the image is checked before the schedule
     assert handler_error("cronjob", {"image": "busybox"}).startswith('image "busybox" rejected')

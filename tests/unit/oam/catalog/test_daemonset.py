@@ -1,4 +1,4 @@
-"""The ``daemonset`` component (transform.md §9.5)."""
+"""The ``daemonset`` component (docs/transform.md#workload-components)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ``statefulset`` component (transform.md §9.4)."""
+"""The ``statefulset`` component (docs/transform.md#workload-components)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ``webservice`` component (transform.md §9.2)."""
+"""The ``webservice`` component (docs/transform.md#workload-components)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ``worker`` component (transform.md §9.3)."""
+"""The ``worker`` component (docs/transform.md#workload-components)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``env`` and ``envFrom`` of the workload types (transform.md §9.1)."""
+"""``env`` and ``envFrom`` of the workload types (docs/transform.md#shared-workload-properties)."""
 
 from __future__ import annotations
 

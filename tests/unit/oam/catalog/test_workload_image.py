@@ -1,4 +1,4 @@
-"""The ``image`` property of every workload type (transform.md §9.1)."""
+"""The ``image`` property of every workload type (docs/transform.md#shared-workload-properties)."""
 
 from __future__ import annotations
 

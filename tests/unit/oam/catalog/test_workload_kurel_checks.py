@@ -1,4 +1,5 @@
-"""Checks the kurel oracle corpus showed missing (transform.md §9.1, §9.10; tests/unit/oam/test_kurel_oracle.py).
+"""Checks the kurel oracle corpus showed missing (docs/transform.md#shared-workload-properties,
+docs/transform.md#raw-objects-passthrough-crd-and-manifests; tests/unit/oam/test_kurel_oracle.py).
 
 A property written with a null value is present: where kurel's handler checks presence before
 type, ours refuses the null with kurel's message rather than treating it as absent.

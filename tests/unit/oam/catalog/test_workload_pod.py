@@ -1,4 +1,5 @@
-"""Pod-level workload properties: extra containers, scheduling, command/args (transform.md §9.1)."""
+"""Pod-level workload properties: extra containers, scheduling, command/args
+(docs/transform.md#shared-workload-properties)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""``probes``, ``lifecycle`` and ``securityContext`` of the main container (transform.md §9.1)."""
+"""``probes``, ``lifecycle`` and ``securityContext`` of the main container
+(docs/transform.md#shared-workload-properties)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Container ``resources`` and their defaults (transform.md §9.1, §14.5)."""
+"""Container ``resources`` and their defaults (docs/transform.md#shared-workload-properties,
+docs/transform.md#durations-and-quantities)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The published schemas of the workload types: keys, descriptions, and defaults equal to behaviour (§4, §9)."""
+"""The published schemas of the workload types: keys, descriptions, and defaults equal to behaviour
+(docs/transform.md#properties-and-schemas, docs/transform.md#component-catalog)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""examples/shop.yaml: the workload types together, ordered by placement and dependency policies (§8, §9)."""
+"""examples/shop.yaml: the workload types together, ordered by placement and dependency policies
+(docs/transform.md#ordering-components-into-groups, docs/transform.md#workload-components)."""
 
 from __future__ import annotations
 

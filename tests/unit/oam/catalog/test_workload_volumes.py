@@ -1,4 +1,5 @@
-"""``volumes``, their mounts and the PersistentVolumeClaims they generate (transform.md §9.1, §13.2)."""
+"""``volumes``, their mounts and the PersistentVolumeClaims they generate
+(docs/transform.md#shared-workload-properties, docs/transform.md#pvc-names)."""
 
 from __future__ import annotations
 

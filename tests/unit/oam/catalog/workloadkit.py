@@ -70,7 +70,8 @@ def config(type_name: str, props: dict[str, Any], name: str = "c") -> ComponentC
 
 
 def error(type_name: str, props: dict[str, Any], name: str = "c", validate: bool = True) -> str:
-    """The message of the first error; ``validate=False`` is a library caller skipping §4.3."""
+    """The message of the first error; ``validate=False`` is a library caller skipping
+    docs/transform.md#validating-authored-properties."""
     with pytest.raises(OamError) as info:
         run(type_name, props, name, validate=validate)
     return str(info.value)

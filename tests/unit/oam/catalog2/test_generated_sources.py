@@ -1,4 +1,6 @@
-"""Generated sources of the real ``helm`` and ``oci`` types and their ordering (transform.md §8.3–8.5, D6)."""
+"""Generated sources of the real ``helm`` and ``oci`` types and their ordering
+(docs/transform.md#generated-sources, docs/transform.md#the-ordering-algorithm,
+docs/transform.md#the-bundle-tree, D6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ``helm`` component and its ``helmchart`` alias (transform.md §9.7)."""
+"""The ``helm`` component and its ``helmchart`` alias (docs/transform.md#the-helm-component)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ``oci`` component (transform.md §9.8)."""
+"""The ``oci`` component (docs/transform.md#the-oci-component)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""kurel package parameters (transform.md §12): the package, supplied values, resolution, substitution."""
+"""kurel package parameters (docs/transform.md#package-parameters):
+the package, supplied values, resolution, substitution."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ def pkg(*parameters: Parameter) -> Package:
 
 
 # ---------------------------------------------------------------------------------------------
-# The package (§12.1)
+# The package (docs/transform.md#package-parameters)
 
 
 def test_parse_package() -> None:
@@ -159,7 +160,7 @@ def test_package_accepts_defaults_that_fit(parameter: dict[str, Any]) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Supplied values (§12.2)
+# Supplied values (docs/transform.md#package-parameters)
 
 
 def test_values_file() -> None:
@@ -185,7 +186,7 @@ def test_set_flags() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Resolution (§12.3)
+# Resolution (docs/transform.md#package-parameters)
 
 
 def test_coercion_promotes_supplied_values() -> None:
@@ -275,7 +276,7 @@ def test_default_resolution_errors(parameters: list[Parameter], message: str) ->
 
 
 # ---------------------------------------------------------------------------------------------
-# Substitution (§12.3 step 5)
+# Substitution (docs/transform.md#package-parameters)
 
 PACKAGE = pkg(
     Parameter("image", "string"),

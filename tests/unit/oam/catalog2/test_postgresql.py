@@ -1,4 +1,4 @@
-"""The ``postgresql`` component: a CloudNativePG cluster (transform.md §9.9)."""
+"""The ``postgresql`` component: a CloudNativePG cluster (docs/transform.md#the-postgresql-component)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """Helpers for the catalog III tests (certificate, external-secret, volsync, expose, ClusterProfile capabilities).
 
 Two ways in: the library (``transform`` with capabilities evaluated from a rendering map, for
-exact handler messages) and the CLI (``oam-operator build --profile``, for the whole §3.1
+exact handler messages) and the CLI (``oam-operator build --profile``, for the whole
+docs/transform.md#order-of-validation
 pipeline with its prefixes).
 """
 

@@ -1,6 +1,8 @@
-"""ClusterProfile capabilities end to end (transform.md §11, §3.1, §3.7): ``oam-operator build --profile``.
+"""ClusterProfile capabilities end to end (docs/transform.md#cluster-profiles-and-capabilities,
+docs/transform.md#order-of-validation, docs/transform.md#errors-printed-by-build): ``oam-operator build --profile``.
 
-Evaluation (§11.2) validates and defaults renderings once per profile; resolution (§11.3) picks
+Evaluation (docs/transform.md#evaluating-a-profile) validates and defaults renderings once per profile;
+resolution (docs/transform.md#resolving-a-traits-properties) picks
 the scoped or unscoped binding per trait, refuses capability-required traits without one and
 authored platform-reserved keys, and merges the rendering under the authored properties at the
 top level only (D10).

@@ -1,4 +1,5 @@
-"""The ``certificate`` trait (transform.md §10.5, §11): capability-required, rendering, object, messages."""
+"""The ``certificate`` trait (docs/transform.md#certificates-secrets-and-configuration,
+docs/transform.md#cluster-profiles-and-capabilities): capability-required, rendering, object, messages."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The ``expose`` lowering rule (transform.md §10.4, §6.2, §11.3): to ``ingress`` or ``httproute``, sealed."""
+"""The ``expose`` lowering rule (docs/transform.md#routing-traits, docs/transform.md#what-a-lowering-rule-is,
+docs/transform.md#resolving-a-traits-properties): to ``ingress`` or ``httproute``, sealed."""
 
 from __future__ import annotations
 
@@ -348,7 +349,8 @@ def test_platform_reserved_keys_are_refused(key: str, value: Any, validate: bool
 
 
 def test_reserved_check_comes_before_the_missing_binding_only_in_validation() -> None:
-    # validate_authored_properties (pipeline step 4) runs before the transform's §11.3 order
+    # validate_authored_properties (pipeline step 4) runs before the transform's order of
+    # docs/transform.md#resolving-a-traits-properties
     assert expose_error({}, True, rules=RULES, gatewayName="x") == f'{CTX}: properties: "gatewayName" {RESERVED}'
     assert expose_error({}, False, rules=RULES, gatewayName="x") == f'{CTX}: capability "expose" {NOT_FOUND}'
 

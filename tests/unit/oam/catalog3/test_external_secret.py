@@ -1,4 +1,5 @@
-"""The ``external-secret`` trait (transform.md §10.6): store resolution, data, target, envFrom/mount wiring."""
+"""The ``external-secret`` trait (docs/transform.md#certificates-secrets-and-configuration):
+store resolution, data, target, envFrom/mount wiring."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The ``volsync`` trait (transform.md §10.12): the ReplicationSource, its defaults, classes and messages."""
+"""The ``volsync`` trait (docs/transform.md#scaling-and-storage):
+the ReplicationSource, its defaults, classes and messages."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ``cilium-networkpolicy`` trait (transform.md §10.9): rules passed through as written."""
+"""The ``cilium-networkpolicy`` trait (docs/transform.md#network-policies): rules passed through as written."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The ``configmap`` trait (transform.md §10.7): the ConfigMap, Go-style data, the mount decoration."""
+"""The ``configmap`` trait (docs/transform.md#certificates-secrets-and-configuration):
+the ConfigMap, Go-style data, the mount decoration."""
 
 from __future__ import annotations
 

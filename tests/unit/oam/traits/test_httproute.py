@@ -1,4 +1,4 @@
-"""The ``httproute`` trait (transform.md §10.3): parentRefs, matches, backends, filters, timeouts."""
+"""The ``httproute`` trait (docs/transform.md#routing-traits): parentRefs, matches, backends, filters, timeouts."""
 
 from __future__ import annotations
 

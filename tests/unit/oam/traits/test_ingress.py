@@ -1,4 +1,4 @@
-"""The ``ingress`` trait (transform.md §10.2): defaults, backends, messages, capabilities."""
+"""The ``ingress`` trait (docs/transform.md#routing-traits): defaults, backends, messages, capabilities."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Traffic-source NetworkPolicy synthesis (transform.md §10.16)."""
+"""Traffic-source NetworkPolicy synthesis (docs/transform.md#network-policies)."""
 
 from __future__ import annotations
 

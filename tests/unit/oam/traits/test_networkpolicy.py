@@ -1,4 +1,4 @@
-"""The ``networkpolicy`` trait (transform.md §10.8)."""
+"""The ``networkpolicy`` trait (docs/transform.md#network-policies)."""
 
 from __future__ import annotations
 

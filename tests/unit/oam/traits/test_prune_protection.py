@@ -1,4 +1,5 @@
-"""The ``prune-protection`` trait (transform.md §10.15): the component's own objects, not its traits'."""
+"""The ``prune-protection`` trait (docs/transform.md#access-and-security):
+the component's own objects, not its traits'."""
 
 from __future__ import annotations
 

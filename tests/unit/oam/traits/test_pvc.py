@@ -1,4 +1,5 @@
-"""The ``pvc`` trait (transform.md §10.11): the claim, sizes, access modes, the storage-class rendering."""
+"""The ``pvc`` trait (docs/transform.md#scaling-and-storage):
+the claim, sizes, access modes, the storage-class rendering."""
 
 from __future__ import annotations
 

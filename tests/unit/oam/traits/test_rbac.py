@@ -1,4 +1,4 @@
-"""The ``rbac`` trait (transform.md §10.13): Role and RoleBinding, cluster-wide variants, messages."""
+"""The ``rbac`` trait (docs/transform.md#access-and-security): Role and RoleBinding, cluster-wide variants, messages."""
 
 from __future__ import annotations
 

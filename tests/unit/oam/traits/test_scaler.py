@@ -1,4 +1,5 @@
-"""The ``scaler`` trait (transform.md §10.10): HPA, PDB, effective-value checks, allowed component types."""
+"""The ``scaler`` trait (docs/transform.md#scaling-and-storage):
+HPA, PDB, effective-value checks, allowed component types."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ``security-context`` trait (transform.md §10.14): PSA-level pod and container contexts."""
+"""The ``security-context`` trait (docs/transform.md#access-and-security): PSA-level pod and container contexts."""
 
 from __future__ import annotations
 

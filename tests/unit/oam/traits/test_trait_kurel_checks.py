@@ -1,4 +1,5 @@
-"""Trait checks the kurel oracle corpus showed missing (transform.md §10.3, §10.4, §10.14)."""
+"""Trait checks the kurel oracle corpus showed missing
+(docs/transform.md#routing-traits, docs/transform.md#access-and-security)."""
 
 from __future__ import annotations
 
