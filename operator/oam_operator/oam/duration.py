@@ -6,81 +6,30 @@ byte compatibility needs the same parse (and its error texts) and the same print
 
 from __future__ import annotations
 
-from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.gofmt import go_quote
+from typing import Any
 
-_UNITS: dict[str, int] = {
-    "ns": 1,
-    "us": 1_000,
-    "µs": 1_000,  # U+00B5 micro sign
-    "μs": 1_000,  # U+03BC Greek mu
-    "ms": 1_000_000,
-    "s": 1_000_000_000,
-    "m": 60 * 1_000_000_000,
-    "h": 3600 * 1_000_000_000,
-}
-_MAX = 1 << 63
+from oam_operator.durations import DurationMessages, parse_go_duration_ns
+from oam_operator.oam.errors import GenerationError, ValidationError
+from oam_operator.oam.gofmt import go_quote, go_value
 
 
 class DurationError(ValidationError):
     """A Go ``time.ParseDuration`` error; the message is Go's text."""
 
 
+# Go's texts and quoting, so a refusal reads as kurel's does.
+GO_MESSAGES = DurationMessages(
+    invalid="time: invalid duration {text}",
+    missing_unit="time: missing unit in duration {text}",
+    unknown_unit="time: unknown unit {unit} in duration {text}",
+    quote=go_quote,
+    error=DurationError,
+)
+
+
 def parse_duration(text: str) -> int:
-    """Nanoseconds of a Go duration string."""
-    invalid = DurationError(f"time: invalid duration {go_quote(text)}")
-    s = text
-    negative = False
-    if s and s[0] in "+-":
-        negative = s[0] == "-"
-        s = s[1:]
-    if s == "0":
-        return 0
-    if not s:
-        raise invalid
-    total = 0
-    while s:
-        if not (s[0] == "." or "0" <= s[0] <= "9"):
-            raise invalid
-        i = 0
-        while i < len(s) and "0" <= s[i] <= "9":
-            i += 1
-        pre = i > 0
-        whole = int(s[:i]) if pre else 0
-        s = s[i:]
-        frac, scale, post = 0, 1.0, False
-        if s.startswith("."):
-            s = s[1:]
-            i = 0
-            while i < len(s) and "0" <= s[i] <= "9":
-                i += 1
-            post = i > 0
-            for ch in s[:i]:
-                if frac > (_MAX - 1) // 10:
-                    break  # Go drops precision past int64
-                frac = frac * 10 + int(ch)
-                scale *= 10
-            s = s[i:]
-        if not pre and not post:
-            raise invalid
-        i = 0
-        while i < len(s) and s[i] != "." and not ("0" <= s[i] <= "9"):
-            i += 1
-        unit_text, s = s[:i], s[i:]
-        if not unit_text:
-            raise DurationError(f"time: missing unit in duration {go_quote(text)}")
-        unit = _UNITS.get(unit_text)
-        if unit is None:
-            raise DurationError(f"time: unknown unit {go_quote(unit_text)} in duration {go_quote(text)}")
-        if whole > (_MAX - 1) // unit:
-            raise invalid
-        value = whole * unit
-        if frac:
-            value += int(float(frac) * (float(unit) / scale))
-        total += value
-        if total > _MAX - (0 if negative else 1):
-            raise invalid
-    return -total if negative else total
+    """Nanoseconds of a Go duration string (the project's one parser, with Go's error texts)."""
+    return parse_go_duration_ns(text, GO_MESSAGES)
 
 
 def _fraction(value: int, digits: int) -> str:
@@ -117,3 +66,28 @@ def format_duration(ns: int) -> str:
 def normalize_duration(text: str) -> str:
     """Parse and print back: ``60m`` → ``1h0m0s``."""
     return format_duration(parse_duration(text))
+
+
+def duration_text(value: Any, default: str) -> str:
+    """The authored text of a trait's duration property, or ``default``.
+
+    Decisions where the spec is silent: an absent, null or empty value takes the default; a
+    non-string value is parsed from its Go ``%v`` text (so ``5`` fails with Go's missing-unit
+    error rather than a type error).
+    """
+    if value is None or value == "":
+        return default
+    return value if isinstance(value, str) else go_value(value)
+
+
+def go_duration(text: str, label: str) -> str:
+    """``text`` printed as a Go duration; ``label`` names it in the error (``duration``, ``renewBefore``).
+
+    kurel parses trait durations (``certificate`` ``duration``/``renewBefore``, ``external-secret``
+    ``refreshInterval``) when it builds the typed object, so a bad value is a generation error
+    (``invalid <field> "<d>": <Go duration error>``) rather than a trait error.
+    """
+    try:
+        return normalize_duration(text)
+    except DurationError as exc:
+        raise GenerationError(f"invalid {label} {go_quote(text)}: {exc.message}") from exc

@@ -9,24 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-DNS1123_SUBDOMAIN_FMT = DNS1123_LABEL_FMT + r"(\." + DNS1123_LABEL_FMT + ")*"
-_LABEL_RE = re.compile("^" + DNS1123_LABEL_FMT + "$")
-_SUBDOMAIN_RE = re.compile("^" + DNS1123_SUBDOMAIN_FMT + "$")
-
-DNS1123_LABEL_MAX = 63
-DNS1123_SUBDOMAIN_MAX = 253
-
-_SUBDOMAIN_MSG = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-    "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
-    "validation is '" + DNS1123_SUBDOMAIN_FMT + "')"
-)
-_LABEL_MSG = (
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
-    "start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
-    "validation is '" + DNS1123_LABEL_FMT + "')"
-)
+from oam_operator.dns1123 import DNS1123_LABEL_MAX, dns1123_subdomain_errors, max_length_error
 
 _QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _QUALIFIED_NAME_RE = re.compile("^" + _QUALIFIED_NAME_FMT + "$")
@@ -43,38 +26,6 @@ _LABEL_VALUE_MSG = (
     "must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex "
     "used for validation is '" + _LABEL_VALUE_FMT + "')"
 )
-
-
-def _max_len(limit: int) -> str:
-    return f"must be no more than {limit} characters"
-
-
-def dns1123_subdomain_errors(value: str) -> list[str]:
-    """Kubernetes' ``IsDNS1123Subdomain``: the list of violations (length first)."""
-    errors: list[str] = []
-    if len(value) > DNS1123_SUBDOMAIN_MAX:
-        errors.append(_max_len(DNS1123_SUBDOMAIN_MAX))
-    if not _SUBDOMAIN_RE.match(value):
-        errors.append(_SUBDOMAIN_MSG)
-    return errors
-
-
-def dns1123_label_errors(value: str) -> list[str]:
-    """Kubernetes' ``IsDNS1123Label``."""
-    errors: list[str] = []
-    if len(value) > DNS1123_LABEL_MAX:
-        errors.append(_max_len(DNS1123_LABEL_MAX))
-    if not _LABEL_RE.match(value):
-        errors.append(_LABEL_MSG)
-    return errors
-
-
-def is_dns1123_subdomain(value: str) -> bool:
-    return len(value) <= DNS1123_SUBDOMAIN_MAX and _SUBDOMAIN_RE.match(value) is not None
-
-
-def is_dns1123_label(value: str) -> bool:
-    return len(value) <= DNS1123_LABEL_MAX and _LABEL_RE.match(value) is not None
 
 
 def qualified_name_errors(value: str) -> list[str]:
@@ -99,7 +50,7 @@ def qualified_name_errors(value: str) -> list[str]:
     if not name:
         errors.append("name part must be non-empty")
     elif len(name) > DNS1123_LABEL_MAX:
-        errors.append("name part " + _max_len(DNS1123_LABEL_MAX))
+        errors.append("name part " + max_length_error(DNS1123_LABEL_MAX))
     if name and not _QUALIFIED_NAME_RE.match(name):
         errors.append(_QUALIFIED_NAME_MSG)
     return errors
@@ -109,7 +60,7 @@ def label_value_errors(value: str) -> list[str]:
     """Kubernetes' ``IsValidLabelValue``."""
     errors: list[str] = []
     if len(value) > DNS1123_LABEL_MAX:
-        errors.append(_max_len(DNS1123_LABEL_MAX))
+        errors.append(max_length_error(DNS1123_LABEL_MAX))
     if not _LABEL_VALUE_RE.match(value):
         errors.append(_LABEL_VALUE_MSG)
     return errors

@@ -17,9 +17,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from oam_operator.dns1123 import DNS1123_SUBDOMAIN_MAX
 from oam_operator.oam.errors import OrderingError
 from oam_operator.oam.gofmt import go_quote
-from oam_operator.oam.names import DNS1123_SUBDOMAIN_MAX, shorten_with_suffix
+from oam_operator.oam.names import shorten_with_suffix
 from oam_operator.oam.policies.result import TIER_ORDER, PolicyResult
 from oam_operator.oam.sources import GeneratedSource
 

@@ -17,6 +17,7 @@ import copy
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from oam_operator.dns1123 import dns1123_subdomain_errors
 from oam_operator.oam.capabilities import resolve_trait
 from oam_operator.oam.document import (
     COMPONENT_TYPES,
@@ -57,7 +58,6 @@ from oam_operator.oam.handlers import (
 )
 from oam_operator.oam.labels import stamp_component_label
 from oam_operator.oam.lowering import LoweringRules, lower_document
-from oam_operator.oam.names import dns1123_subdomain_errors
 from oam_operator.oam.object_names import check_object_names
 from oam_operator.oam.ordering import Entry, order
 from oam_operator.oam.policies.result import TIER_ORDER, ComponentNames, PolicyResult

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from oam_operator.oam.document import Trait
+from oam_operator.oam.duration import duration_text, go_duration
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.gofmt import go_type_name
 from oam_operator.oam.handlers import ContractMetadata, Object, Schema, TraitOutput
@@ -24,7 +25,6 @@ from oam_operator.oam.schema import PropertySchema
 from oam_operator.oam.traits._cert_private_key import private_key, private_key_schema
 from oam_operator.oam.traits._common import metadata, refuse_rendering_keys
 from oam_operator.oam.traits._named_ref import check_rendering_ref, ref_schema, resolved_kind
-from oam_operator.oam.traits._trait_durations import duration_text, go_duration
 from oam_operator.oam.tree import TreeApplication
 
 TYPE = "certificate"

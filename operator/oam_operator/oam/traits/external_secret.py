@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from oam_operator.dns1123 import dns1123_label_errors
 from oam_operator.oam.document import Trait
-from oam_operator.oam.duration import DurationError, parse_duration
+from oam_operator.oam.duration import DurationError, duration_text, go_duration, parse_duration
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.gofmt import go_quote, go_type_name
 from oam_operator.oam.handlers import ContractMetadata, Object, Schema, TraitOutput
-from oam_operator.oam.names import dns1123_label_errors
 from oam_operator.oam.registry import Registrar
 from oam_operator.oam.schema import PropertySchema
 from oam_operator.oam.traits._common import app_labels, metadata, refuse_rendering_keys
@@ -46,7 +46,6 @@ from oam_operator.oam.traits._es_data import (
 from oam_operator.oam.traits._es_target import target_schema, target_secret_name, target_spec
 from oam_operator.oam.traits._es_wiring import wire_secret
 from oam_operator.oam.traits._named_ref import check_rendering_ref, ref_schema, resolved_kind
-from oam_operator.oam.traits._trait_durations import duration_text, go_duration
 from oam_operator.oam.tree import TreeApplication
 
 TYPE = "external-secret"
