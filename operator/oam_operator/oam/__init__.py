@@ -30,10 +30,10 @@ from oam_operator.oam.errors import (
     TransformError,
     ValidationError,
 )
+from oam_operator.oam.formatting.serialize import dump_objects
 from oam_operator.oam.handlers import ContractMetadata, HandlerContractSet, HandlerSchemaSet
 from oam_operator.oam.policies.result import TIER_ORDER, PolicyResult
 from oam_operator.oam.schema import PropertySchema
-from oam_operator.oam.serialize import dump_objects
 from oam_operator.oam.transformer import TransformContext, Transformer, TransformResult, new_builtin_transformer
 from oam_operator.oam.tree import Bundle, Cluster, Node, TreeApplication, tree_document
 

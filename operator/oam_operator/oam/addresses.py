@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from oam_operator.oam.errors import OamError
-from oam_operator.oam.gofmt import go_quote
+from oam_operator.oam.formatting.gofmt import go_quote
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from oam_operator.oam.document import CapabilityBinding, Trait
 from oam_operator.oam.errors import CAPABILITY_NOT_FOUND, CapabilityError, OamError, TransformError
-from oam_operator.oam.gofmt import go_quote
+from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.handlers import Schema
 from oam_operator.oam.schema import check_platform_reserved
 

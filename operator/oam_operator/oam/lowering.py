@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from oam_operator.oam.capabilities import resolve_trait
 from oam_operator.oam.document import Application, CapabilityBinding, Component, Trait
 from oam_operator.oam.errors import LOWERING_MAX_DEPTH, OamError, PropertyError, TransformError
-from oam_operator.oam.gofmt import go_quote
+from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.handlers import (
     ComponentLoweringRule,
     LoweringContext,

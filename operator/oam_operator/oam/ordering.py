@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from oam_operator.dns1123 import DNS1123_SUBDOMAIN_MAX
 from oam_operator.oam.errors import OrderingError
-from oam_operator.oam.gofmt import go_quote
+from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.names import shorten_with_suffix
 from oam_operator.oam.policies.result import TIER_ORDER, PolicyResult
 from oam_operator.oam.sources import GeneratedSource

@@ -27,7 +27,7 @@ from oam_operator.oam.components._helm_renderer import (
 from oam_operator.oam.document import CapabilityBinding
 from oam_operator.oam.errors import OamError
 from oam_operator.oam.fetch import MAX_BYTES, TIMEOUT_SECONDS, HttpUrlReader
-from oam_operator.oam.gofmt import go_quote
+from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.handlers import ChartRenderer, UrlReader
 from oam_operator.oam.transformer import TransformContext, Transformer, new_builtin_transformer
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from oam_operator.oam.errors import PROPERTY_PLATFORM_RESERVED, PlatformReservedError, PropertyError
-from oam_operator.oam.gofmt import go_quote, go_type_name, go_value
+from oam_operator.oam.formatting.gofmt import go_quote, go_type_name, go_value
 
 
 @dataclass

@@ -35,7 +35,7 @@ from oam_operator.oam.errors import (
     RegistrationError,
     TransformError,
 )
-from oam_operator.oam.gofmt import go_quote
+from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.handlers import (
     ChartRenderer,
     ComponentConfig,

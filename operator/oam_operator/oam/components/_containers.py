@@ -19,7 +19,7 @@ from oam_operator.oam.components._image import check_image
 from oam_operator.oam.components._resources import build_resources
 from oam_operator.oam.components._values import as_int, opt_list, strings
 from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.gofmt import go_quote, go_type_name
+from oam_operator.oam.formatting.gofmt import go_quote, go_type_name
 
 Object = dict[str, Any]
 PULL_POLICY = "IfNotPresent"

@@ -12,7 +12,7 @@ from typing import Any
 from oam_operator.oam.components._scheduling import topology_spread
 from oam_operator.oam.components.workload import Workload
 from oam_operator.oam.errors import GenerationError
-from oam_operator.oam.gofmt import go_quote
+from oam_operator.oam.formatting.gofmt import go_quote
 
 Object = dict[str, Any]
 

@@ -24,7 +24,7 @@ from oam_operator.oam.components._flux_sources import (
 )
 from oam_operator.oam.components._helm_settings import HelmSettings
 from oam_operator.oam.errors import GenerationError, OamError
-from oam_operator.oam.gofmt import go_quote, go_value
+from oam_operator.oam.formatting.gofmt import go_quote, go_value
 from oam_operator.oam.handlers import ChartRenderer, ComponentConfig, Object, SourceSpec
 from oam_operator.oam.loader import YamlSyntaxError, load_all
 from oam_operator.oam.tree import TreeApplication

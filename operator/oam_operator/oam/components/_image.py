@@ -14,7 +14,7 @@ import string
 from dataclasses import dataclass
 
 from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.gofmt import go_quote
+from oam_operator.oam.formatting.gofmt import go_quote
 
 _TAG_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
 _REPO_CHARS = frozenset(string.ascii_lowercase + string.digits + "_-./")

@@ -26,7 +26,7 @@ from typing import Any
 from oam_operator.oam.components._pg_schema import DEFAULT_SYNC_NUMBER, DEFAULT_TOPOLOGY_KEY
 from oam_operator.oam.components._typed_props import Props, string_values, strings
 from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.gofmt import go_quote, go_type_name
+from oam_operator.oam.formatting.gofmt import go_quote, go_type_name
 
 ENSURE_VALUES = ("present", "absent")
 SYNC_METHODS = ("any", "first")

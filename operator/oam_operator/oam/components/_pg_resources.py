@@ -15,8 +15,8 @@ from typing import Any
 
 from oam_operator.oam.components._typed_props import Props
 from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.gofmt import go_quote, go_value
-from oam_operator.oam.quantity import Quantity, QuantityError, format_quantity, parse_quantity
+from oam_operator.oam.formatting.gofmt import go_quote, go_value
+from oam_operator.oam.formatting.quantity import Quantity, QuantityError, format_quantity, parse_quantity
 
 SUPPORTED = ("cpu", "memory")
 SECTIONS = ("requests", "limits")

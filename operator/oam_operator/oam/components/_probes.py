@@ -22,7 +22,7 @@ from typing import Any
 
 from oam_operator.oam.components._values import ABSENT, as_int
 from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.gofmt import go_quote, go_type_name
+from oam_operator.oam.formatting.gofmt import go_quote, go_type_name
 
 PROBE_PREFIX = "invalid probe configuration: "
 LIFECYCLE_PREFIX = "invalid lifecycle configuration: "

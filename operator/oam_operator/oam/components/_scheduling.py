@@ -11,7 +11,7 @@ from typing import Any
 
 from oam_operator.oam.components._values import opt_bool, opt_map, opt_str
 from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.gofmt import go_quote, go_type_name, go_value
+from oam_operator.oam.formatting.gofmt import go_quote, go_type_name, go_value
 
 Object = dict[str, Any]
 

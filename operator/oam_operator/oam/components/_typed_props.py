@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.gofmt import go_type_name
+from oam_operator.oam.formatting.gofmt import go_type_name
 
 
 class Props:

@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.gofmt import go_type_name
+from oam_operator.oam.formatting.gofmt import go_type_name
 
 Object = dict[str, Any]
 

@@ -16,7 +16,7 @@ from oam_operator.oam.components._values import as_int, opt_str
 from oam_operator.oam.components.workload import Workload, WorkloadOptions, parse_workload, require_image
 from oam_operator.oam.document import Component
 from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.gofmt import go_quote
+from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.handlers import Object, Schema
 from oam_operator.oam.registry import Registrar
 from oam_operator.oam.schema import PropertySchema as P

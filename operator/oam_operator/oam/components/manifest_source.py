@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from oam_operator.oam.errors import OamError
-from oam_operator.oam.gofmt import go_quote, go_type_name
+from oam_operator.oam.formatting.gofmt import go_quote, go_type_name
 from oam_operator.oam.handlers import Object, UrlReader
 from oam_operator.oam.loader import YamlSyntaxError, load_all
 from oam_operator.oam.schema import PropertySchema

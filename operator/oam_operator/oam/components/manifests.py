@@ -23,7 +23,7 @@ from oam_operator.oam.components.manifest_source import (
 )
 from oam_operator.oam.document import Component
 from oam_operator.oam.errors import GenerationError, OamError, ValidationError
-from oam_operator.oam.gofmt import go_quote
+from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.handlers import ContractMetadata, Object, Schema, UrlReader
 from oam_operator.oam.labels import api_group
 from oam_operator.oam.registry import Registrar

@@ -21,9 +21,9 @@ from oam_operator.oam.components._flux_sources import (
 )
 from oam_operator.oam.components._typed_props import Props
 from oam_operator.oam.document import Component
-from oam_operator.oam.duration import DurationError, normalize_duration
 from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.gofmt import go_quote
+from oam_operator.oam.formatting.duration import DurationError, normalize_duration
+from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.handlers import ComponentConfig, ContractMetadata, Object, Schema, SourceSpec
 from oam_operator.oam.registry import Registrar
 from oam_operator.oam.schema import PropertySchema

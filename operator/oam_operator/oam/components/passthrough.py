@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from oam_operator.oam.components.base import StaticConfig
 from oam_operator.oam.document import Component
 from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.gofmt import go_quote
+from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.handlers import ContractMetadata, Schema
 from oam_operator.oam.registry import Registrar
 from oam_operator.oam.schema import PropertySchema

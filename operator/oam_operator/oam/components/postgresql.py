@@ -28,7 +28,7 @@ from oam_operator.oam.components._typed_props import Props
 from oam_operator.oam.components.base import StaticConfig
 from oam_operator.oam.document import Component
 from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.gofmt import go_quote
+from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.handlers import ContractMetadata, Object, Schema
 from oam_operator.oam.registry import Registrar
 

@@ -32,9 +32,9 @@ from oam_operator.oam.components.workload import (
 )
 from oam_operator.oam.document import Component
 from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.gofmt import go_quote, go_type_name, go_value
+from oam_operator.oam.formatting.gofmt import go_quote, go_type_name, go_value
+from oam_operator.oam.formatting.quantity import QuantityError, canonical_quantity
 from oam_operator.oam.handlers import Object, Schema
-from oam_operator.oam.quantity import QuantityError, canonical_quantity
 from oam_operator.oam.registry import Registrar
 from oam_operator.oam.schema import PropertySchema as P
 from oam_operator.oam.tree import TreeApplication

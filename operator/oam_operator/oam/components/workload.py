@@ -38,7 +38,7 @@ from oam_operator.oam.components._values import ABSENT, opt_list, strings
 from oam_operator.oam.components._volumes import Volumes, build_volumes, claim_object
 from oam_operator.oam.document import Component
 from oam_operator.oam.errors import PropertyError, ValidationError
-from oam_operator.oam.gofmt import go_type_name
+from oam_operator.oam.formatting.gofmt import go_type_name
 from oam_operator.oam.schema import check_value
 
 Object = dict[str, Any]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from oam_operator.oam.document import ApplicationPolicy
 from oam_operator.oam.errors import PolicyError
-from oam_operator.oam.gofmt import go_quote
+from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.handlers import ContractMetadata, Schema
 from oam_operator.oam.policies.result import TIER_ORDER, PolicyResult
 from oam_operator.oam.schema import PropertySchema

@@ -22,7 +22,7 @@ import copy
 from typing import Any
 
 from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.gofmt import go_quote
+from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.handlers import Object
 from oam_operator.oam.schema import PropertySchema
 

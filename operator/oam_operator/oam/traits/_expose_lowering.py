@@ -38,7 +38,7 @@ from typing import Any
 
 from oam_operator.oam.document import Trait
 from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.gofmt import go_value
+from oam_operator.oam.formatting.gofmt import go_value
 from oam_operator.oam.traits._expose_rendering import (
     DEFAULT_GATEWAY_NAMESPACE,
     GATEWAY,

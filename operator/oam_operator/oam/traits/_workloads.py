@@ -11,7 +11,7 @@ import copy
 from typing import Any
 
 from oam_operator.oam.errors import GenerationError
-from oam_operator.oam.gofmt import go_quote
+from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.handlers import Object
 from oam_operator.oam.labels import api_group
 

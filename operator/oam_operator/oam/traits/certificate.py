@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from oam_operator.oam.document import Trait
-from oam_operator.oam.duration import duration_text, go_duration
 from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.gofmt import go_type_name
+from oam_operator.oam.formatting.duration import duration_text, go_duration
+from oam_operator.oam.formatting.gofmt import go_type_name
 from oam_operator.oam.handlers import ContractMetadata, Object, Schema, TraitOutput
 from oam_operator.oam.registry import Registrar
 from oam_operator.oam.schema import PropertySchema

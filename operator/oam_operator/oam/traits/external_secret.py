@@ -26,9 +26,9 @@ from typing import Any
 
 from oam_operator.dns1123 import dns1123_label_errors
 from oam_operator.oam.document import Trait
-from oam_operator.oam.duration import DurationError, duration_text, go_duration, parse_duration
 from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.gofmt import go_quote, go_type_name
+from oam_operator.oam.formatting.duration import DurationError, duration_text, go_duration, parse_duration
+from oam_operator.oam.formatting.gofmt import go_quote, go_type_name
 from oam_operator.oam.handlers import ContractMetadata, Object, Schema, TraitOutput
 from oam_operator.oam.registry import Registrar
 from oam_operator.oam.schema import PropertySchema

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from oam_operator.oam.errors import TransformError
-from oam_operator.oam.gofmt import go_quote
+from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.handlers import ComponentConfig, Object, backend_service_name
 from oam_operator.oam.labels import component_label_value
 from oam_operator.oam.traits._common import FixedObjects, metadata

@@ -18,9 +18,9 @@ from typing import Any
 
 from oam_operator.oam.document import Trait
 from oam_operator.oam.errors import EffectiveValueError, ValidationError
-from oam_operator.oam.gofmt import go_quote, go_value
+from oam_operator.oam.formatting.gofmt import go_quote, go_value
+from oam_operator.oam.formatting.quantity import QuantityError, canonical_quantity
 from oam_operator.oam.handlers import ContractMetadata, Object, Schema, TraitOutput
-from oam_operator.oam.quantity import QuantityError, canonical_quantity
 from oam_operator.oam.registry import Registrar
 from oam_operator.oam.schema import PropertySchema
 from oam_operator.oam.traits._common import FixedObjects, app_labels, metadata, refuse_rendering_keys

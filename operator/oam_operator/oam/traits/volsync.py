@@ -18,7 +18,7 @@ from typing import Any
 
 from oam_operator.oam.document import Trait
 from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.gofmt import go_quote, go_value
+from oam_operator.oam.formatting.gofmt import go_quote, go_value
 from oam_operator.oam.handlers import ContractMetadata, Object, Schema, TraitOutput
 from oam_operator.oam.registry import Registrar
 from oam_operator.oam.schema import PropertySchema

@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.gofmt import go_value
+from oam_operator.oam.formatting.gofmt import go_value
 
 REGEX = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
 ERR_FORMAT = f"quantities must match the regular expression '{REGEX}'"

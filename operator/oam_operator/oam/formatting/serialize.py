@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from oam_operator.oam.gofmt import format_float
+from oam_operator.oam.formatting.gofmt import format_float
 from oam_operator.oam.handlers import Object
 
 _Dumper: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)

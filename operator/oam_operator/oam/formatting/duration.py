@@ -10,7 +10,7 @@ from typing import Any
 
 from oam_operator.durations import DurationMessages, parse_go_duration_ns
 from oam_operator.oam.errors import GenerationError, ValidationError
-from oam_operator.oam.gofmt import go_quote, go_value
+from oam_operator.oam.formatting.gofmt import go_quote, go_value
 
 
 class DurationError(ValidationError):
