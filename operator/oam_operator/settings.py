@@ -53,7 +53,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 from .api.policies import AdoptionPolicy, UpdatePolicy
 from .dns1123 import DNS1123_LABEL_MAX, DNS1123_SUBDOMAIN_MAX, is_dns1123_label, is_dns1123_subdomain
 from .durations import format_seconds, parse_go_duration
-from .oam.addresses import parse_networks
+from .oam.remote.addresses import parse_networks
 
 __all__ = [
     "DESCRIPTIONS",

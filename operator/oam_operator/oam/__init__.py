@@ -5,7 +5,7 @@ Entry points: :func:`parse_application`, :func:`parse_cluster_profile`,
 :func:`dump_objects` / :func:`tree_document` for output.
 """
 
-from oam_operator.oam.document import (
+from oam_operator.oam.document.document import (
     Application,
     ApplicationPolicy,
     CapabilityBinding,
@@ -18,6 +18,10 @@ from oam_operator.oam.document import (
     parse_application,
     parse_cluster_profile,
 )
+from oam_operator.oam.document.schema import PropertySchema
+from oam_operator.oam.engine.handlers import ContractMetadata, HandlerContractSet, HandlerSchemaSet
+from oam_operator.oam.engine.transformer import TransformContext, Transformer, TransformResult, new_builtin_transformer
+from oam_operator.oam.engine.tree import Bundle, Cluster, Node, TreeApplication, tree_document
 from oam_operator.oam.errors import (
     CapabilityError,
     GenerationError,
@@ -31,11 +35,7 @@ from oam_operator.oam.errors import (
     ValidationError,
 )
 from oam_operator.oam.formatting.serialize import dump_objects
-from oam_operator.oam.handlers import ContractMetadata, HandlerContractSet, HandlerSchemaSet
 from oam_operator.oam.policies.result import TIER_ORDER, PolicyResult
-from oam_operator.oam.schema import PropertySchema
-from oam_operator.oam.transformer import TransformContext, Transformer, TransformResult, new_builtin_transformer
-from oam_operator.oam.tree import Bundle, Cluster, Node, TreeApplication, tree_document
 
 __all__ = [
     "TIER_ORDER",

@@ -24,7 +24,7 @@ from click.testing import CliRunner
 
 from oam_operator.cli import main
 from oam_operator.oam import new_builtin_transformer
-from oam_operator.oam.labels import component_label_value
+from oam_operator.oam.engine.labels import component_label_value
 
 GOLDEN = (Path(__file__).parents[3] / ".." / "shared" / "kurel-golden").resolve()
 LAUNCHER_LABEL = "launcher.gokure.dev/component"

@@ -16,8 +16,8 @@ from oam_operator.oam import (
     new_builtin_transformer,
 )
 from oam_operator.oam.components import passthrough
-from oam_operator.oam.labels import stamp_component_label
-from oam_operator.oam.names import digest
+from oam_operator.oam.document.names import digest
+from oam_operator.oam.engine.labels import stamp_component_label
 
 
 def pt(props: dict[str, Any], name: str = "c") -> str:
@@ -273,7 +273,7 @@ def test_namespace_override_and_its_check() -> None:
 
 
 def test_every_built_in_schema_node_is_described() -> None:
-    from oam_operator.oam.schema import walk_schema
+    from oam_operator.oam.document.schema import walk_schema
 
     schemas = new_builtin_transformer().handler_schemas()
     for family in (schemas.components, schemas.traits, schemas.policies):

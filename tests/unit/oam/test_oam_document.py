@@ -6,7 +6,7 @@ import pytest
 from oamtest import LAUNCHER, OURS, cm, document, parse
 
 from oam_operator.oam import ParseError, ValidationError, parse_cluster_profile
-from oam_operator.oam.document import application_from_object
+from oam_operator.oam.document.document import application_from_object
 
 ENUM_COMPONENTS = (
     "crd, cronjob, daemonset, helm, helmchart, manifests, oci, passthrough, postgresql, statefulset, webservice, worker"

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from oamtest import cm, dep, document, place, run, summary, tiered
 
 from oam_operator.oam import OrderingError, TransformContext, TransformError
-from oam_operator.oam.names import digest
+from oam_operator.oam.document.names import digest
 
 
 def shop(policies: list[dict[str, Any]] | None = None) -> Any:

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from oam_operator.oam import OrderingError, PolicyResult
+from oam_operator.oam.engine.ordering import Entry, order
 from oam_operator.oam.formatting.gofmt import go_quote
-from oam_operator.oam.ordering import Entry, order
 from oam_operator.oam.policies.result import TIER_ORDER
 
 

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from oam_operator.oam import OamError, parse_application
-from oam_operator.oam.addresses import AddressPolicy, address_class, parse_networks
 from oam_operator.oam.components._helm_renderer import FetchingChartRenderer, HelmBinaryRenderer
-from oam_operator.oam.fetch import HttpUrlReader
 from oam_operator.oam.pipeline import DisabledUrlReader, PipelineOptions, build_pipeline
+from oam_operator.oam.remote.addresses import AddressPolicy, address_class, parse_networks
+from oam_operator.oam.remote.fetch import HttpUrlReader
 
 BODY = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: served\n"
 

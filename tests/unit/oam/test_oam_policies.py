@@ -16,9 +16,9 @@ from oam_operator.oam import (
     TransformError,
     new_builtin_transformer,
 )
-from oam_operator.oam.handlers import ContractMetadata, Schema
+from oam_operator.oam.document.schema import walk_schema
+from oam_operator.oam.engine.handlers import ContractMetadata, Schema
 from oam_operator.oam.policies import DependencyPolicy, PlacementPolicy
-from oam_operator.oam.schema import walk_schema
 
 HINT = (
     "it configures delivery, which the transform leaves to the consumer that delivers the application; "

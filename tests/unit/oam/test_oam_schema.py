@@ -9,10 +9,10 @@ from oamtest import cm, document, parse, place
 
 from oam_operator.oam import PropertyError, PropertySchema, Transformer, new_builtin_transformer
 from oam_operator.oam.components import passthrough
+from oam_operator.oam.document.schema import check_object, check_value
+from oam_operator.oam.engine.handlers import ContractMetadata, Schema
 from oam_operator.oam.errors import PlatformReservedError
-from oam_operator.oam.handlers import ContractMetadata, Schema
 from oam_operator.oam.policies import PlacementPolicy
-from oam_operator.oam.schema import check_object, check_value
 
 
 @pytest.mark.parametrize(

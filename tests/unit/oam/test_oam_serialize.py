@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
+from oam_operator.oam.document.loader import load_all
+from oam_operator.oam.document.names import digest, shorten, shorten_with_suffix
 from oam_operator.oam.formatting.duration import DurationError, normalize_duration
 from oam_operator.oam.formatting.gofmt import format_float, go_quote, go_value
 from oam_operator.oam.formatting.quantity import ERR_FORMAT, QuantityError, canonical_quantity
 from oam_operator.oam.formatting.serialize import dump_document, dump_objects
-from oam_operator.oam.loader import load_all
-from oam_operator.oam.names import digest, shorten, shorten_with_suffix
 
 GOLDEN = Path(__file__).resolve().parents[3].parent / "shared" / "kurel-golden"
 

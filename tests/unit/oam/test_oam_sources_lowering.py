@@ -22,8 +22,8 @@ from oam_operator.oam import (
     TreeApplication,
     new_builtin_transformer,
 )
-from oam_operator.oam.handlers import ContractMetadata, LoweringContext, Schema, SourceSpec, TraitOutput
-from oam_operator.oam.names import digest
+from oam_operator.oam.document.names import digest
+from oam_operator.oam.engine.handlers import ContractMetadata, LoweringContext, Schema, SourceSpec, TraitOutput
 
 
 class _Source:

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from oamtest import document, run
 
+from oam_operator.oam.engine.object_names import check_object_names, name_rule
 from oam_operator.oam.errors import GenerationError, OamError
-from oam_operator.oam.object_names import check_object_names, name_rule
 
 LONG = "a" * 64
 DNS1123 = ("a DNS-1123 label (at most 63 characters: lower-case letters, digits and '-', starting and ending "

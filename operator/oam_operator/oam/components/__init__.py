@@ -7,7 +7,7 @@ of the allow-list are refused by the transform as not implemented yet.
 
 from __future__ import annotations
 
-from oam_operator.oam.registry import Registrar, register_modules
+from oam_operator.oam.engine.registry import Registrar, register_modules
 
 
 def register_builtin_components(registrar: Registrar) -> None:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from oam_operator.oam.handlers import Object
-from oam_operator.oam.tree import TreeApplication
+from oam_operator.oam.engine.handlers import Object
+from oam_operator.oam.engine.tree import TreeApplication
 
 SOURCE_API_VERSION = "source.toolkit.fluxcd.io/v1"
 HELM_REPOSITORY = "HelmRepository"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from oam_operator.oam.handlers import ContractMetadata
+from oam_operator.oam.engine.handlers import ContractMetadata
 
 
 class TypeHandler:

@@ -23,11 +23,11 @@ from oam_operator.oam.components._flux_sources import (
     SourceRef,
 )
 from oam_operator.oam.components._helm_settings import HelmSettings
+from oam_operator.oam.document.loader import YamlSyntaxError, load_all
+from oam_operator.oam.engine.handlers import ChartRenderer, ComponentConfig, Object, SourceSpec
+from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import GenerationError, OamError
 from oam_operator.oam.formatting.gofmt import go_quote, go_value
-from oam_operator.oam.handlers import ChartRenderer, ComponentConfig, Object, SourceSpec
-from oam_operator.oam.loader import YamlSyntaxError, load_all
-from oam_operator.oam.tree import TreeApplication
 
 HELM_RELEASE_API_VERSION = "helm.toolkit.fluxcd.io/v2"
 

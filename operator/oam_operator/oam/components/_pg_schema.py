@@ -10,8 +10,8 @@ message is the one a user sees; only ``provider`` is an enum, as the spec states
 
 from __future__ import annotations
 
-from oam_operator.oam.handlers import Schema
-from oam_operator.oam.schema import PropertySchema
+from oam_operator.oam.document.schema import PropertySchema
+from oam_operator.oam.engine.handlers import Schema
 
 DEFAULT_PROVIDER = "cnpg"
 DEFAULT_VERSION = "16"

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from oam_operator.oam.document.names import qualified_name_errors
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_type_name, go_value
 from oam_operator.oam.formatting.quantity import Quantity, QuantityError, format_quantity, parse_quantity
-from oam_operator.oam.names import qualified_name_errors
 
 PREFIX = "invalid resources configuration: "
 DEFAULT_CPU_REQUEST = "100m"

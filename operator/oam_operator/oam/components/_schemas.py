@@ -12,7 +12,7 @@ from typing import Any
 from oam_operator.oam.components._resources import DEFAULT_RESOURCES
 from oam_operator.oam.components._scheduling import ANTI_AFFINITY_TYPES, HOSTNAME_KEY
 from oam_operator.oam.components._volumes import DEFAULT_ACCESS_MODES
-from oam_operator.oam.schema import PropertySchema as P
+from oam_operator.oam.document.schema import PropertySchema as P
 
 Schema = dict[str, P]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from oam_operator.oam.handlers import Object
-from oam_operator.oam.tree import TreeApplication
+from oam_operator.oam.engine.handlers import Object
+from oam_operator.oam.engine.tree import TreeApplication
 
 
 @dataclass

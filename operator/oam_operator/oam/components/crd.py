@@ -16,16 +16,16 @@ from oam_operator.oam.components.manifest_source import (
     read_url,
     source_schema,
 )
-from oam_operator.oam.document import Component
+from oam_operator.oam.document.document import Component
+from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, UrlReader
+from oam_operator.oam.engine.labels import api_group
+from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import GenerationError, OamError, ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote
-from oam_operator.oam.handlers import ContractMetadata, Object, Schema, UrlReader
-from oam_operator.oam.labels import api_group
-from oam_operator.oam.registry import Registrar
-from oam_operator.oam.tree import TreeApplication
 
 if TYPE_CHECKING:
-    from oam_operator.oam.transformer import TransformContext
+    from oam_operator.oam.engine.transformer import TransformContext
 
 TYPE = "crd"
 

@@ -14,16 +14,16 @@ from oam_operator.oam.components._handler import TypeHandler
 from oam_operator.oam.components._schemas import common_schema
 from oam_operator.oam.components._values import as_int, opt_str
 from oam_operator.oam.components.workload import Workload, WorkloadOptions, parse_workload, require_image
-from oam_operator.oam.document import Component
+from oam_operator.oam.document.document import Component
+from oam_operator.oam.document.schema import PropertySchema as P
+from oam_operator.oam.engine.handlers import Object, Schema
+from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote
-from oam_operator.oam.handlers import Object, Schema
-from oam_operator.oam.registry import Registrar
-from oam_operator.oam.schema import PropertySchema as P
-from oam_operator.oam.tree import TreeApplication
 
 if TYPE_CHECKING:
-    from oam_operator.oam.transformer import TransformContext
+    from oam_operator.oam.engine.transformer import TransformContext
 
 RESTART_POLICIES = ("Never", "OnFailure")
 DEFAULT_RESTART_POLICY = "OnFailure"

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING
 
 from oam_operator.oam.components._helm_release import HelmReleaseConfig, HelmTemplateConfig
 from oam_operator.oam.components._helm_settings import DEFAULT_INTERVAL, DELIVERIES, NATIVE, read_settings
-from oam_operator.oam.document import Component
-from oam_operator.oam.handlers import ComponentConfig, ContractMetadata, Schema
-from oam_operator.oam.registry import Registrar
-from oam_operator.oam.schema import PropertySchema
+from oam_operator.oam.document.document import Component
+from oam_operator.oam.document.schema import PropertySchema
+from oam_operator.oam.engine.handlers import ComponentConfig, ContractMetadata, Schema
+from oam_operator.oam.engine.registry import Registrar
 
 if TYPE_CHECKING:
-    from oam_operator.oam.transformer import TransformContext
+    from oam_operator.oam.engine.transformer import TransformContext
 
 FAMILY = "helm"
 TYPES = ("helm", "helmchart")

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from oam_operator.oam.document.loader import YamlSyntaxError, load_all
+from oam_operator.oam.document.schema import PropertySchema
+from oam_operator.oam.engine.handlers import Object, UrlReader
 from oam_operator.oam.errors import OamError
 from oam_operator.oam.formatting.gofmt import go_quote, go_type_name
-from oam_operator.oam.handlers import Object, UrlReader
-from oam_operator.oam.loader import YamlSyntaxError, load_all
-from oam_operator.oam.schema import PropertySchema
 
 MAX_RESPONSE_BYTES = 5 * 1024 * 1024
 

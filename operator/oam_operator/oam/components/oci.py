@@ -20,17 +20,17 @@ from oam_operator.oam.components._flux_sources import (
     source_object,
 )
 from oam_operator.oam.components._typed_props import Props
-from oam_operator.oam.document import Component
+from oam_operator.oam.document.document import Component
+from oam_operator.oam.document.schema import PropertySchema
+from oam_operator.oam.engine.handlers import ComponentConfig, ContractMetadata, Object, Schema, SourceSpec
+from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.duration import DurationError, normalize_duration
 from oam_operator.oam.formatting.gofmt import go_quote
-from oam_operator.oam.handlers import ComponentConfig, ContractMetadata, Object, Schema, SourceSpec
-from oam_operator.oam.registry import Registrar
-from oam_operator.oam.schema import PropertySchema
-from oam_operator.oam.tree import TreeApplication
 
 if TYPE_CHECKING:
-    from oam_operator.oam.transformer import TransformContext
+    from oam_operator.oam.engine.transformer import TransformContext
 
 TYPE = "oci"
 PREFIX = "oci: "

@@ -10,15 +10,15 @@ import copy
 from typing import TYPE_CHECKING, Any
 
 from oam_operator.oam.components.base import StaticConfig
-from oam_operator.oam.document import Component
+from oam_operator.oam.document.document import Component
+from oam_operator.oam.document.schema import PropertySchema
+from oam_operator.oam.engine.handlers import ContractMetadata, Schema
+from oam_operator.oam.engine.registry import Registrar
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote
-from oam_operator.oam.handlers import ContractMetadata, Schema
-from oam_operator.oam.registry import Registrar
-from oam_operator.oam.schema import PropertySchema
 
 if TYPE_CHECKING:
-    from oam_operator.oam.transformer import TransformContext
+    from oam_operator.oam.engine.transformer import TransformContext
 
 TYPE = "passthrough"
 _ALLOWED = ("object", "clusterScoped")

@@ -26,14 +26,14 @@ from oam_operator.oam.components._pg_schema import (
 )
 from oam_operator.oam.components._typed_props import Props
 from oam_operator.oam.components.base import StaticConfig
-from oam_operator.oam.document import Component
+from oam_operator.oam.document.document import Component
+from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema
+from oam_operator.oam.engine.registry import Registrar
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote
-from oam_operator.oam.handlers import ContractMetadata, Object, Schema
-from oam_operator.oam.registry import Registrar
 
 if TYPE_CHECKING:
-    from oam_operator.oam.transformer import TransformContext
+    from oam_operator.oam.engine.transformer import TransformContext
 
 TYPE = "postgresql"
 IMAGE_REPOSITORY = "ghcr.io/cloudnative-pg/postgresql"

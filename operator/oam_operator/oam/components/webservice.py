@@ -21,14 +21,14 @@ from oam_operator.oam.components.workload import (
     service,
     service_port,
 )
-from oam_operator.oam.document import Component
-from oam_operator.oam.handlers import Object, Schema
-from oam_operator.oam.registry import Registrar
-from oam_operator.oam.schema import PropertySchema
-from oam_operator.oam.tree import TreeApplication
+from oam_operator.oam.document.document import Component
+from oam_operator.oam.document.schema import PropertySchema
+from oam_operator.oam.engine.handlers import Object, Schema
+from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.tree import TreeApplication
 
 if TYPE_CHECKING:
-    from oam_operator.oam.transformer import TransformContext
+    from oam_operator.oam.engine.transformer import TransformContext
 
 PORT_NAME = "http"
 DEFAULT_PORT = 80

@@ -13,13 +13,13 @@ from oam_operator.oam.components._handler import TypeHandler
 from oam_operator.oam.components._schemas import common_schema, replicas_schema, topology_spread_schema
 from oam_operator.oam.components._values import opt_bool, opt_int
 from oam_operator.oam.components.workload import Workload, WorkloadOptions, parse_workload, require_image
-from oam_operator.oam.document import Component
-from oam_operator.oam.handlers import Object, Schema
-from oam_operator.oam.registry import Registrar
-from oam_operator.oam.tree import TreeApplication
+from oam_operator.oam.document.document import Component
+from oam_operator.oam.engine.handlers import Object, Schema
+from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.tree import TreeApplication
 
 if TYPE_CHECKING:
-    from oam_operator.oam.transformer import TransformContext
+    from oam_operator.oam.engine.transformer import TransformContext
 
 DEFAULT_REPLICAS = 1
 

@@ -36,10 +36,10 @@ from oam_operator.oam.components._schemas import security_context_schema
 from oam_operator.oam.components._security import check_security_context
 from oam_operator.oam.components._values import ABSENT, opt_list, strings
 from oam_operator.oam.components._volumes import Volumes, build_volumes, claim_object
-from oam_operator.oam.document import Component
+from oam_operator.oam.document.document import Component
+from oam_operator.oam.document.schema import check_value
 from oam_operator.oam.errors import PropertyError, ValidationError
 from oam_operator.oam.formatting.gofmt import go_type_name
-from oam_operator.oam.schema import check_value
 
 Object = dict[str, Any]
 

@@ -25,8 +25,8 @@ from typing import Any
 
 import yaml
 
+from oam_operator.oam.engine.handlers import Object
 from oam_operator.oam.formatting.gofmt import format_float
-from oam_operator.oam.handlers import Object
 
 _Dumper: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 

@@ -12,7 +12,7 @@ with the delivery hint (§10.17).
 
 from __future__ import annotations
 
-from oam_operator.oam.registry import Registrar, register_modules
+from oam_operator.oam.engine.registry import Registrar, register_modules
 
 
 def register_builtin_traits(registrar: Registrar) -> None:

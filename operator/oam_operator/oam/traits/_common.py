@@ -12,10 +12,10 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from oam_operator.oam.engine.handlers import ComponentConfig, Object
+from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_value
-from oam_operator.oam.handlers import ComponentConfig, Object
-from oam_operator.oam.tree import TreeApplication
 
 Decoration = Callable[[list[Object]], None]
 

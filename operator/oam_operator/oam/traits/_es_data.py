@@ -21,10 +21,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from oam_operator.oam.document.schema import PropertySchema
+from oam_operator.oam.engine.handlers import Object
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote
-from oam_operator.oam.handlers import Object
-from oam_operator.oam.schema import PropertySchema
 
 DATA_KEYS = ("secretKey", "remoteRef")
 REMOTE_FIELDS = ("key", "property", "version", "decodingStrategy")

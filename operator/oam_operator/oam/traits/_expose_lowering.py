@@ -36,7 +36,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from oam_operator.oam.document import Trait
+from oam_operator.oam.document.document import Trait
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_value
 from oam_operator.oam.traits._expose_rendering import (

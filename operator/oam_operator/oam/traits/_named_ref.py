@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from oam_operator.oam.document.schema import PropertySchema
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote
-from oam_operator.oam.schema import PropertySchema
 
 REF_KEYS = ("kind", "name")
 

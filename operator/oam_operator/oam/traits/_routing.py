@@ -17,10 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from oam_operator.oam.document.schema import PropertySchema
+from oam_operator.oam.engine.handlers import ComponentConfig, backend_service_name, service_port
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote
-from oam_operator.oam.handlers import ComponentConfig, backend_service_name, service_port
-from oam_operator.oam.schema import PropertySchema
 from oam_operator.oam.traits._common import port_number
 
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from oam_operator.oam.engine.handlers import Object
+from oam_operator.oam.engine.labels import api_group
 from oam_operator.oam.errors import GenerationError
 from oam_operator.oam.formatting.gofmt import go_quote
-from oam_operator.oam.handlers import Object
-from oam_operator.oam.labels import api_group
 
 _TEMPLATE = ("spec", "template", "spec")
 _CRONJOB_TEMPLATE = ("spec", "jobTemplate", "spec", "template", "spec")

@@ -15,17 +15,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from oam_operator.oam.document import Trait
+from oam_operator.oam.document.document import Trait
+from oam_operator.oam.document.schema import PropertySchema
+from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.duration import duration_text, go_duration
 from oam_operator.oam.formatting.gofmt import go_type_name
-from oam_operator.oam.handlers import ContractMetadata, Object, Schema, TraitOutput
-from oam_operator.oam.registry import Registrar
-from oam_operator.oam.schema import PropertySchema
 from oam_operator.oam.traits._cert_private_key import private_key, private_key_schema
 from oam_operator.oam.traits._common import metadata, refuse_rendering_keys
 from oam_operator.oam.traits._named_ref import check_rendering_ref, ref_schema, resolved_kind
-from oam_operator.oam.tree import TreeApplication
 
 TYPE = "certificate"
 DEFAULT_ISSUER_KIND = "ClusterIssuer"

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from oam_operator.oam.document import Trait
+from oam_operator.oam.document.document import Trait
+from oam_operator.oam.document.schema import PropertySchema
+from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import GenerationError, ValidationError
-from oam_operator.oam.handlers import ContractMetadata, Object, Schema, TraitOutput
-from oam_operator.oam.registry import Registrar
-from oam_operator.oam.schema import PropertySchema
 from oam_operator.oam.traits._common import (
     Decoration,
     FixedObjects,
@@ -29,7 +30,6 @@ from oam_operator.oam.traits._common import (
     stringify_map,
 )
 from oam_operator.oam.traits._workloads import mount_volume
-from oam_operator.oam.tree import TreeApplication
 
 TYPE = "configmap"
 NO_WORKLOAD = (

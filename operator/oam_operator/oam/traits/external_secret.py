@@ -25,13 +25,14 @@ from __future__ import annotations
 from typing import Any
 
 from oam_operator.dns1123 import dns1123_label_errors
-from oam_operator.oam.document import Trait
+from oam_operator.oam.document.document import Trait
+from oam_operator.oam.document.schema import PropertySchema
+from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.duration import DurationError, duration_text, go_duration, parse_duration
 from oam_operator.oam.formatting.gofmt import go_quote, go_type_name
-from oam_operator.oam.handlers import ContractMetadata, Object, Schema, TraitOutput
-from oam_operator.oam.registry import Registrar
-from oam_operator.oam.schema import PropertySchema
 from oam_operator.oam.traits._common import app_labels, metadata, refuse_rendering_keys
 from oam_operator.oam.traits._envvar_names import env_var_name_errors
 from oam_operator.oam.traits._es_data import (
@@ -46,7 +47,6 @@ from oam_operator.oam.traits._es_data import (
 from oam_operator.oam.traits._es_target import target_schema, target_secret_name, target_spec
 from oam_operator.oam.traits._es_wiring import wire_secret
 from oam_operator.oam.traits._named_ref import check_rendering_ref, ref_schema, resolved_kind
-from oam_operator.oam.tree import TreeApplication
 
 TYPE = "external-secret"
 DEFAULT_STORE_KIND = "ClusterSecretStore"

@@ -29,12 +29,13 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from oam_operator.oam.document import Trait
+from oam_operator.oam.document.document import Trait
+from oam_operator.oam.document.schema import PropertySchema
+from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_value
-from oam_operator.oam.handlers import ContractMetadata, Object, Schema, TraitOutput
-from oam_operator.oam.registry import Registrar
-from oam_operator.oam.schema import PropertySchema
 from oam_operator.oam.traits._common import app_labels, metadata, port_number, stringify_map, sub_application_name
 from oam_operator.oam.traits._route_filters import check_filter, check_timeouts
 from oam_operator.oam.traits._routing import (
@@ -46,7 +47,6 @@ from oam_operator.oam.traits._routing import (
     service_target,
 )
 from oam_operator.oam.traits.netpol import RouteBackend, RouteFacts, RouteObjects
-from oam_operator.oam.tree import TreeApplication
 
 TYPE = "httproute"
 DEFAULT_GATEWAY_NAMESPACE = "gateway-system"

@@ -8,7 +8,7 @@ import pytest
 from workloadkit import IMAGE, LABEL, NS, RESOURCES, config, error, handler_error, objects, with_image
 
 from oam_operator.oam import dump_objects
-from oam_operator.oam.handlers import service_port
+from oam_operator.oam.engine.handlers import service_port
 
 
 def test_defaults() -> None:

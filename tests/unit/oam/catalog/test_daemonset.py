@@ -19,7 +19,7 @@ from workloadkit import (
     with_image,
 )
 
-from oam_operator.oam.handlers import service_port
+from oam_operator.oam.engine.handlers import service_port
 
 
 def test_minimal_objects_have_no_service() -> None:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from workloadkit import IMAGE, NS, RESOURCES, config, error, handler_error, kinds, main_container, objects, with_image
 
-from oam_operator.oam.handlers import backend_service_name, service_port
+from oam_operator.oam.engine.handlers import backend_service_name, service_port
 
 DATA = {"name": "data", "size": "10Gi", "mountPath": "/var/lib/data"}
 

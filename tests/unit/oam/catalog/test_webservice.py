@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from workloadkit import IMAGE, LABEL, NS, RESOURCES, config, error, handler_error, kinds, objects, pod_spec, with_image
 
-from oam_operator.oam.handlers import backend_service_name, service_port
+from oam_operator.oam.engine.handlers import backend_service_name, service_port
 
 
 def test_minimal_objects() -> None:

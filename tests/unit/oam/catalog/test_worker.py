@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from workloadkit import IMAGE, NS, RESOURCES, config, error, handler_error, kinds, objects, with_image
 
-from oam_operator.oam.handlers import service_port
+from oam_operator.oam.engine.handlers import service_port
 
 
 def test_minimal_objects() -> None:

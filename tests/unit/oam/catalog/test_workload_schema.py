@@ -9,7 +9,7 @@ import pytest
 from workloadkit import objects, with_image
 
 from oam_operator.oam import new_builtin_transformer
-from oam_operator.oam.schema import walk_schema
+from oam_operator.oam.document.schema import walk_schema
 
 SHARED = [
     "args", "command", "env", "envFrom", "image", "initContainers", "lifecycle", "probes", "resources",

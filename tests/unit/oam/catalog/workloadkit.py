@@ -15,7 +15,7 @@ from oam_operator.oam import (
     new_builtin_transformer,
     parse_application,
 )
-from oam_operator.oam.handlers import ComponentConfig
+from oam_operator.oam.engine.handlers import ComponentConfig
 
 IMAGE = "ghcr.io/example/app:v1.0.0"
 NS = "ns"

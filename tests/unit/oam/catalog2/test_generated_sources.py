@@ -8,7 +8,7 @@ import pytest
 from catalog2_support import cm, comp, dep, document, error, helm, kinds, oci, place, run, summary
 
 from oam_operator.oam import TransformContext
-from oam_operator.oam.names import digest
+from oam_operator.oam.document.names import digest
 
 HELM_SHARED = "shop-source-d3f34901c4"  # sha256("helm:https://charts.example.com")[:10]
 OCI_SHARED = "shop-source-d2e1496041"  # the spec's example artifact, default interval

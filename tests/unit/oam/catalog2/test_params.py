@@ -8,8 +8,7 @@ import pytest
 import yaml
 
 from oam_operator.oam import ParseError, ValidationError
-from oam_operator.oam.errors import ParameterError
-from oam_operator.oam.params import (
+from oam_operator.oam.document.params import (
     Package,
     Parameter,
     parse_package,
@@ -19,6 +18,7 @@ from oam_operator.oam.params import (
     substitute,
     yaml_double_quoted,
 )
+from oam_operator.oam.errors import ParameterError
 
 
 def package_text(*parameters: dict[str, Any], **envelope: Any) -> str:

@@ -8,7 +8,7 @@ import pytest
 from catalog2_support import comp, document, error, objects, run
 
 from oam_operator.oam import TransformContext, new_builtin_transformer
-from oam_operator.oam.schema import walk_schema
+from oam_operator.oam.document.schema import walk_schema
 
 BASE_SPEC: dict[str, Any] = {
     "instances": 1,

@@ -33,7 +33,7 @@ from catalog3kit import (
 )
 
 from oam_operator.oam import ClusterProfile, TransformContext, new_builtin_transformer, parse_application
-from oam_operator.oam.document import CapabilityBinding
+from oam_operator.oam.document.document import CapabilityBinding
 
 RULES = [{"host": "web.example.com", "paths": [{"path": "/"}]}]
 CERT = {"secretName": "web-tls", "dnsNames": ["web.example.com"]}

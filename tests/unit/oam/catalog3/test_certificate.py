@@ -24,7 +24,7 @@ from catalog3kit import (
 )
 
 from oam_operator.oam import GenerationError, new_builtin_transformer
-from oam_operator.oam.schema import walk_schema
+from oam_operator.oam.document.schema import walk_schema
 
 ISSUER = {"certificate": {"issuerRef": {"name": "letsencrypt-prod"}}}
 MINIMAL = {"secretName": "web-tls", "dnsNames": ["web.example.com"]}

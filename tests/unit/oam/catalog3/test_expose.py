@@ -23,7 +23,7 @@ from catalog3kit import (
 )
 
 from oam_operator.oam import new_builtin_transformer
-from oam_operator.oam.schema import walk_schema
+from oam_operator.oam.document.schema import walk_schema
 
 INGRESS = {"expose": {"controllerType": "ingress", "ingressClassName": "nginx"}}
 GATEWAY = {"expose": {"controllerType": "gateway", "gatewayName": "public"}}

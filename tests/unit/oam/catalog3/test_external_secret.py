@@ -22,7 +22,7 @@ from catalog3kit import (
 )
 
 from oam_operator.oam import GenerationError, new_builtin_transformer
-from oam_operator.oam.schema import walk_schema
+from oam_operator.oam.document.schema import walk_schema
 
 STORE = {"external-secret": {"secretStoreRef": {"name": "vault"}}}
 DATA = [{"secretKey": "DB_PASSWORD", "remoteRef": {"key": "prod/api/db", "property": "password"}}]

@@ -20,7 +20,7 @@ from catalog3kit import (
 )
 
 from oam_operator.oam import new_builtin_transformer
-from oam_operator.oam.schema import walk_schema
+from oam_operator.oam.document.schema import walk_schema
 
 
 def db(*traits: dict[str, Any]) -> dict[str, Any]:

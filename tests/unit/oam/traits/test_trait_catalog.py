@@ -8,8 +8,8 @@ import pytest
 from traitkit import document, error, find, kinds, objects, trait, webservice, worker
 
 from oam_operator.oam import new_builtin_transformer
-from oam_operator.oam.schema import walk_schema
-from oam_operator.oam.transformer import DELIVERY_HINT
+from oam_operator.oam.document.schema import walk_schema
+from oam_operator.oam.engine.transformer import DELIVERY_HINT
 
 MINE = [
     "cilium-networkpolicy",

@@ -16,7 +16,7 @@ from oam_operator.oam import (
     new_builtin_transformer,
     parse_application,
 )
-from oam_operator.oam.document import CapabilityBinding
+from oam_operator.oam.document.document import CapabilityBinding
 
 NS = "shop"
 LAUNCHER = "launcher.gokure.dev/v1alpha1"

@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from oam_operator.dns1123 import DNS1123_SUBDOMAIN_MAX
+from oam_operator.oam.document.names import digest, shorten_with_suffix
+from oam_operator.oam.engine.handlers import ComponentConfig, SourceSpec, bind_source, source_identity
 from oam_operator.oam.errors import OrderingError
 from oam_operator.oam.formatting.gofmt import go_quote
-from oam_operator.oam.handlers import ComponentConfig, SourceSpec, bind_source, source_identity
-from oam_operator.oam.names import digest, shorten_with_suffix
 
 
 @dataclass

@@ -15,11 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from oam_operator.oam.capabilities import resolve_trait
-from oam_operator.oam.document import Application, CapabilityBinding, Component, Trait
-from oam_operator.oam.errors import LOWERING_MAX_DEPTH, OamError, PropertyError, TransformError
-from oam_operator.oam.formatting.gofmt import go_quote
-from oam_operator.oam.handlers import (
+from oam_operator.oam.document.document import Application, CapabilityBinding, Component, Trait
+from oam_operator.oam.document.schema import check_object
+from oam_operator.oam.engine.capabilities import resolve_trait
+from oam_operator.oam.engine.handlers import (
     ComponentLoweringRule,
     LoweringContext,
     Schema,
@@ -27,7 +26,8 @@ from oam_operator.oam.handlers import (
     capability_required,
     schema_of,
 )
-from oam_operator.oam.schema import check_object
+from oam_operator.oam.errors import LOWERING_MAX_DEPTH, OamError, PropertyError, TransformError
+from oam_operator.oam.formatting.gofmt import go_quote
 
 MAX_ROUNDS = 9
 

@@ -20,9 +20,9 @@ import urllib.request
 from typing import Any
 from urllib.parse import urlsplit
 
-from oam_operator.oam.addresses import AddressPolicy
 from oam_operator.oam.errors import OamError
 from oam_operator.oam.formatting.gofmt import go_quote
+from oam_operator.oam.remote.addresses import AddressPolicy
 
 MAX_BYTES = 5 * 1024 * 1024
 TIMEOUT_SECONDS = 30.0

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from oam_operator.oam.handlers import Object
-from oam_operator.oam.names import shorten
+from oam_operator.oam.document.names import shorten
+from oam_operator.oam.engine.handlers import Object
 
 LABEL_VALUE_MAX = 63
 

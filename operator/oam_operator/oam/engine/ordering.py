@@ -18,11 +18,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from oam_operator.dns1123 import DNS1123_SUBDOMAIN_MAX
+from oam_operator.oam.document.names import shorten_with_suffix
+from oam_operator.oam.engine.sources import GeneratedSource
 from oam_operator.oam.errors import OrderingError
 from oam_operator.oam.formatting.gofmt import go_quote
-from oam_operator.oam.names import shorten_with_suffix
 from oam_operator.oam.policies.result import TIER_ORDER, PolicyResult
-from oam_operator.oam.sources import GeneratedSource
 
 ORIGIN_DEPENDENCY = "dependency policy"
 ORIGIN_RULE = "lowering rule"

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from oam_operator.oam.handlers import ComponentConfig, Object
+from oam_operator.oam.engine.handlers import ComponentConfig, Object
 
 
 @dataclass

@@ -13,13 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from oam_operator.oam.schema import PropertySchema
+from oam_operator.oam.document.schema import PropertySchema
 
 if TYPE_CHECKING:
-    from oam_operator.oam.document import Application, ApplicationPolicy, CapabilityBinding, Component, Trait
+    from oam_operator.oam.document.document import Application, ApplicationPolicy, CapabilityBinding, Component, Trait
+    from oam_operator.oam.engine.transformer import TransformContext
+    from oam_operator.oam.engine.tree import TreeApplication
     from oam_operator.oam.policies.result import PolicyResult
-    from oam_operator.oam.transformer import TransformContext
-    from oam_operator.oam.tree import TreeApplication
 
 Object = dict[str, Any]
 Schema = dict[str, PropertySchema]

@@ -37,10 +37,10 @@ from typing import Any
 
 import yaml
 
-from oam_operator.oam.document import LAUNCHER_API_VERSION, _api_version_error, _Decoder
+from oam_operator.oam.document.document import LAUNCHER_API_VERSION, _api_version_error, _Decoder
+from oam_operator.oam.document.loader import CoreLoader, YamlSyntaxError, load_all, load_one
 from oam_operator.oam.errors import ParameterError, ValidationError
 from oam_operator.oam.formatting.gofmt import format_float, go_quote, go_type_name, go_value
-from oam_operator.oam.loader import CoreLoader, YamlSyntaxError, load_all, load_one
 
 STRING = "string"
 INTEGER = "integer"

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from oam_operator.dns1123 import is_dns1123_subdomain
+from oam_operator.oam.document.loader import LineIndex, load_one, parse_error
 from oam_operator.oam.errors import ParseError, ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_type_name, go_value
-from oam_operator.oam.loader import LineIndex, load_one, parse_error
 
 API_VERSION = "oam-operator.dev/v1alpha1"
 LAUNCHER_API_VERSION = "launcher.gokure.dev/v1alpha1"

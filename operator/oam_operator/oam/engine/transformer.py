@@ -18,8 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from oam_operator.dns1123 import dns1123_subdomain_errors
-from oam_operator.oam.capabilities import resolve_trait
-from oam_operator.oam.document import (
+from oam_operator.oam.document.document import (
     COMPONENT_TYPES,
     TRAIT_TYPES,
     Application,
@@ -27,16 +26,9 @@ from oam_operator.oam.document import (
     ClusterProfile,
     Component,
 )
-from oam_operator.oam.errors import (
-    CapabilityError,
-    EffectiveValueError,
-    GenerationError,
-    OamError,
-    RegistrationError,
-    TransformError,
-)
-from oam_operator.oam.formatting.gofmt import go_quote
-from oam_operator.oam.handlers import (
+from oam_operator.oam.document.schema import check_object, check_platform_reserved, scope_schema
+from oam_operator.oam.engine.capabilities import resolve_trait
+from oam_operator.oam.engine.handlers import (
     ChartRenderer,
     ComponentConfig,
     ComponentHandler,
@@ -56,15 +48,23 @@ from oam_operator.oam.handlers import (
     rendering_validator,
     schema_of,
 )
-from oam_operator.oam.labels import stamp_component_label
-from oam_operator.oam.lowering import LoweringRules, lower_document
-from oam_operator.oam.object_names import check_object_names
-from oam_operator.oam.ordering import Entry, order
+from oam_operator.oam.engine.labels import stamp_component_label
+from oam_operator.oam.engine.lowering import LoweringRules, lower_document
+from oam_operator.oam.engine.object_names import check_object_names
+from oam_operator.oam.engine.ordering import Entry, order
+from oam_operator.oam.engine.sources import GeneratedSource, SourceConsumerEntry, collect_sources
+from oam_operator.oam.engine.tree import Bundle, Cluster, Node, TreeApplication
+from oam_operator.oam.errors import (
+    CapabilityError,
+    EffectiveValueError,
+    GenerationError,
+    OamError,
+    RegistrationError,
+    TransformError,
+)
+from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.policies.result import TIER_ORDER, ComponentNames, PolicyResult
-from oam_operator.oam.schema import check_object, check_platform_reserved, scope_schema
-from oam_operator.oam.sources import GeneratedSource, SourceConsumerEntry, collect_sources
 from oam_operator.oam.traits.netpol import NetpolComponent, synthesize_network_policies
-from oam_operator.oam.tree import Bundle, Cluster, Node, TreeApplication
 
 DELIVERY_HINT = (
     "it configures delivery, which the transform leaves to the consumer that delivers the application; "

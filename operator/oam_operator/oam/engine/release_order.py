@@ -23,10 +23,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from oam_operator.oam.document import Component
-from oam_operator.oam.handlers import Object
-from oam_operator.oam.transformer import TransformResult
-from oam_operator.oam.tree import TreeApplication
+from oam_operator.oam.document.document import Component
+from oam_operator.oam.engine.handlers import Object
+from oam_operator.oam.engine.transformer import TransformResult
+from oam_operator.oam.engine.tree import TreeApplication
 
 DEFAULT_PRINT_TIERS = {"daemonset": "infra", "postgresql": "services"}
 PRINT_TIERS = ("infra", "services", "apps")

@@ -11,11 +11,11 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 
-from oam_operator.oam.document import CapabilityBinding, Trait
+from oam_operator.oam.document.document import CapabilityBinding, Trait
+from oam_operator.oam.document.schema import check_platform_reserved
+from oam_operator.oam.engine.handlers import Schema
 from oam_operator.oam.errors import CAPABILITY_NOT_FOUND, CapabilityError, OamError, TransformError
 from oam_operator.oam.formatting.gofmt import go_quote
-from oam_operator.oam.handlers import Schema
-from oam_operator.oam.schema import check_platform_reserved
 
 
 def capability_key(trait: Trait) -> str:
