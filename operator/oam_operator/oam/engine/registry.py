@@ -27,10 +27,11 @@ class Registrar(Protocol):
 
 
 def register_modules(package: str, search_path: Iterable[str], registrar: Registrar) -> None:
-    for info in sorted(pkgutil.iter_modules(list(search_path)), key=lambda m: m.name):
-        if info.name.startswith("_"):
+    found = pkgutil.walk_packages(list(search_path), prefix=package + ".")
+    for info in sorted(found, key=lambda m: m.name.rsplit(".", 1)[-1]):
+        if info.ispkg or info.name.rsplit(".", 1)[-1].startswith("_"):
             continue
-        module = importlib.import_module(f"{package}.{info.name}")
+        module = importlib.import_module(info.name)
         register = getattr(module, "register", None)
         if callable(register):
             register(registrar)
