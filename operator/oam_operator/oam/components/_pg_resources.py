@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from oam_operator.oam.components._typed_props import Props
+from oam_operator.oam.catalog.shared.typed_props import Props
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_value
 from oam_operator.oam.formatting.quantity import Quantity, QuantityError, format_quantity, parse_quantity

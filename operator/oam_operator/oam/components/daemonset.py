@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from oam_operator.oam.components._handler import TypeHandler
+from oam_operator.oam.catalog.shared.type_handler import TypeHandler
 from oam_operator.oam.components._scheduling import TOLERATION_EFFECTS, TOLERATION_OPERATORS, build_tolerations
 from oam_operator.oam.components._schemas import common_schema
 from oam_operator.oam.components._values import opt_int

@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any
 
-from oam_operator.oam.components.base import StaticConfig
+from oam_operator.oam.catalog.shared.static import StaticConfig
 from oam_operator.oam.document.document import Component
 from oam_operator.oam.document.schema import PropertySchema
 from oam_operator.oam.engine.handlers import ContractMetadata, Schema

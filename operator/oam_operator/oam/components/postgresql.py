@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from oam_operator.oam.catalog.shared.static import StaticConfig
+from oam_operator.oam.catalog.shared.typed_props import Props
 from oam_operator.oam.components import _pg_cluster as blocks
 from oam_operator.oam.components._pg_objects import CNPG_API_VERSION, cnpg_object, databases, object_store, pooler
 from oam_operator.oam.components._pg_resources import cluster_resources
@@ -24,8 +26,6 @@ from oam_operator.oam.components._pg_schema import (
     DEFAULT_VERSION,
     postgresql_schema,
 )
-from oam_operator.oam.components._typed_props import Props
-from oam_operator.oam.components.base import StaticConfig
 from oam_operator.oam.document.document import Component
 from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema
 from oam_operator.oam.engine.registry import Registrar

@@ -17,7 +17,7 @@ import copy
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from oam_operator.oam.components._handler import TypeHandler
+from oam_operator.oam.catalog.shared.type_handler import TypeHandler
 from oam_operator.oam.components._schemas import common_schema, replicas_schema
 from oam_operator.oam.components._values import opt_int, opt_str
 from oam_operator.oam.components._volumes import DEFAULT_ACCESS_MODES, access_modes

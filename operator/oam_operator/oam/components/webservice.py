@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from oam_operator.oam.catalog.shared.type_handler import TypeHandler
 from oam_operator.oam.components._deployment import deployment
-from oam_operator.oam.components._handler import TypeHandler
 from oam_operator.oam.components._schemas import common_schema, replicas_schema, topology_spread_schema
 from oam_operator.oam.components._values import opt_bool, opt_int
 from oam_operator.oam.components.workload import (

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from oam_operator.oam.catalog.shared.trait_kit import whole_number
 from oam_operator.oam.document.schema import PropertySchema
 from oam_operator.oam.engine.handlers import Object
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_value
-from oam_operator.oam.traits._common import whole_number
 
 ALGORITHMS = ("RSA", "ECDSA", "Ed25519")
 ENCODINGS = ("PKCS1", "PKCS8")

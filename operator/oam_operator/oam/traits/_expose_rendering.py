@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from oam_operator.oam.catalog.shared.trait_kit import refuse_rendering_keys
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_value
-from oam_operator.oam.traits._common import refuse_rendering_keys
 
 TYPE = "expose"
 INGRESS = "ingress"

@@ -39,11 +39,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from oam_operator.oam.catalog.shared.trait_kit import whole_number
 from oam_operator.oam.engine.handlers import Object
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.duration import DurationError, format_duration, parse_duration
 from oam_operator.oam.formatting.gofmt import go_quote, go_type_name, go_value
-from oam_operator.oam.traits._common import whole_number
 
 REDIRECT_STATUS = (301, 302, 303, 307, 308)
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from oam_operator.oam.catalog.shared.trait_kit import port_number
 from oam_operator.oam.document.schema import PropertySchema
 from oam_operator.oam.engine.handlers import ComponentConfig, backend_service_name, service_port
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote
-from oam_operator.oam.traits._common import port_number
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from oam_operator.oam.catalog.shared.trait_kit import metadata, refuse_rendering_keys
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
 from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
@@ -24,7 +25,6 @@ from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.duration import duration_text, go_duration
 from oam_operator.oam.formatting.gofmt import go_type_name
 from oam_operator.oam.traits._cert_private_key import private_key, private_key_schema
-from oam_operator.oam.traits._common import metadata, refuse_rendering_keys
 from oam_operator.oam.traits._named_ref import check_rendering_ref, ref_schema, resolved_kind
 
 TYPE = "certificate"

@@ -15,13 +15,13 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from oam_operator.oam.catalog.shared.trait_kit import FixedObjects, metadata, refuse_rendering_keys
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
 from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
 from oam_operator.oam.engine.registry import Registrar
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.traits._common import FixedObjects, metadata, refuse_rendering_keys
 
 TYPE = "cilium-networkpolicy"
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from oam_operator.dns1123 import dns1123_label_errors
+from oam_operator.oam.catalog.shared.trait_kit import app_labels, metadata, refuse_rendering_keys
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
 from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
@@ -33,7 +34,6 @@ from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.duration import DurationError, duration_text, go_duration, parse_duration
 from oam_operator.oam.formatting.gofmt import go_quote, go_type_name
-from oam_operator.oam.traits._common import app_labels, metadata, refuse_rendering_keys
 from oam_operator.oam.traits._envvar_names import env_var_name_errors
 from oam_operator.oam.traits._es_data import (
     COMBINED,

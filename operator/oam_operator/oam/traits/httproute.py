@@ -29,6 +29,13 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from oam_operator.oam.catalog.shared.trait_kit import (
+    app_labels,
+    metadata,
+    port_number,
+    stringify_map,
+    sub_application_name,
+)
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
 from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
@@ -36,7 +43,6 @@ from oam_operator.oam.engine.registry import Registrar
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_value
-from oam_operator.oam.traits._common import app_labels, metadata, port_number, stringify_map, sub_application_name
 from oam_operator.oam.traits._route_filters import check_filter, check_timeouts
 from oam_operator.oam.traits._routing import (
     ServiceTarget,

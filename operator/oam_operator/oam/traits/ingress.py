@@ -21,6 +21,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from oam_operator.oam.catalog.shared.trait_kit import (
+    app_labels,
+    metadata,
+    port_number,
+    stringify_map,
+    sub_application_name,
+)
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
 from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
@@ -28,7 +35,6 @@ from oam_operator.oam.engine.registry import Registrar
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_value
-from oam_operator.oam.traits._common import app_labels, metadata, port_number, stringify_map, sub_application_name
 from oam_operator.oam.traits._routing import (
     ServiceTarget,
     annotations_schema,

@@ -34,12 +34,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from oam_operator.oam.catalog.shared.trait_kit import FixedObjects, metadata
 from oam_operator.oam.engine.handlers import ComponentConfig, Object, backend_service_name
 from oam_operator.oam.engine.labels import component_label_value
 from oam_operator.oam.engine.tree import Bundle, TreeApplication
 from oam_operator.oam.errors import TransformError
 from oam_operator.oam.formatting.gofmt import go_quote
-from oam_operator.oam.traits._common import FixedObjects, metadata
 
 POLICY_SUFFIX = "-allow-ingress-traffic"
 NAMESPACE_LABEL = "kubernetes.io/metadata.name"

@@ -18,14 +18,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from oam_operator.oam.document.document import Trait
-from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
-from oam_operator.oam.engine.registry import Registrar
-from oam_operator.oam.engine.tree import TreeApplication
-from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.formatting.gofmt import go_quote, go_value
-from oam_operator.oam.traits._common import (
+from oam_operator.oam.catalog.shared.trait_kit import (
     FixedObjects,
     app_labels,
     metadata,
@@ -33,6 +26,13 @@ from oam_operator.oam.traits._common import (
     stringify_map,
     whole_number,
 )
+from oam_operator.oam.document.document import Trait
+from oam_operator.oam.document.schema import PropertySchema
+from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.tree import TreeApplication
+from oam_operator.oam.errors import ValidationError
+from oam_operator.oam.formatting.gofmt import go_quote, go_value
 
 TYPE = "networkpolicy"
 PROTOCOLS = ("TCP", "UDP", "SCTP")

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from oam_operator.oam.catalog.shared.trait_kit import decorate
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
 from oam_operator.oam.engine.registry import Registrar
 from oam_operator.oam.engine.tree import TreeApplication
-from oam_operator.oam.traits._common import decorate
 
 TYPE = "prune-protection"
 ANNOTATION = "kustomize.toolkit.fluxcd.io/prune"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from oam_operator.oam.catalog.shared.trait_kit import FixedObjects, app_labels, metadata, refuse_rendering_keys
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
 from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
@@ -24,7 +25,6 @@ from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import EffectiveValueError, ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_value
 from oam_operator.oam.formatting.quantity import QuantityError, canonical_quantity
-from oam_operator.oam.traits._common import FixedObjects, app_labels, metadata, refuse_rendering_keys
 
 TYPE = "pvc"
 ACCESS_MODES = ("ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod")

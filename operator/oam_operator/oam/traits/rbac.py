@@ -15,13 +15,13 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from oam_operator.oam.catalog.shared.trait_kit import FixedObjects, app_labels, metadata
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
 from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
 from oam_operator.oam.engine.registry import Registrar
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.traits._common import FixedObjects, app_labels, metadata
 
 TYPE = "rbac"
 RBAC_API = "rbac.authorization.k8s.io"

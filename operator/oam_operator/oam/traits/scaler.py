@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from oam_operator.oam.catalog.shared.trait_kit import FixedObjects, app_labels, metadata, whole_number
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
 from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
 from oam_operator.oam.engine.registry import Registrar
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import EffectiveValueError, ValidationError
-from oam_operator.oam.traits._common import FixedObjects, app_labels, metadata, whole_number
 
 TYPE = "scaler"
 DEFAULT_CPU_UTILIZATION = 80

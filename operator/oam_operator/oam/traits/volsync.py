@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from oam_operator.oam.catalog.shared.trait_kit import FixedObjects, metadata, refuse_rendering_keys, whole_number
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
 from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
@@ -23,7 +24,6 @@ from oam_operator.oam.engine.registry import Registrar
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_value
-from oam_operator.oam.traits._common import FixedObjects, metadata, refuse_rendering_keys, whole_number
 
 TYPE = "volsync"
 COPY_METHODS = ("Snapshot", "Direct", "Clone")
