@@ -9,10 +9,10 @@ of each; a component with none of them is refused rather than silently left unwi
 from __future__ import annotations
 
 from oam_operator.oam.catalog.shared.trait_kit import decorate
+from oam_operator.oam.catalog.workloads.pod_specs import MOUNT_KINDS, mapping_list, mount_volume, pod_specs
 from oam_operator.oam.engine.handlers import Object
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import GenerationError
-from oam_operator.oam.traits._workloads import MOUNT_KINDS, mapping_list, mount_volume, pod_specs
 
 NO_WORKLOAD = (
     "external-secret envFrom/mountPath requires a Deployment, StatefulSet, DaemonSet, or CronJob component; "

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from oam_operator.oam.catalog.shared.trait_kit import Decoration, decorate, whole_number
+from oam_operator.oam.catalog.workloads.pod_specs import SECURITY_KINDS, pod_specs
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
 from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
@@ -26,7 +27,6 @@ from oam_operator.oam.engine.registry import Registrar
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_type_name, go_value
-from oam_operator.oam.traits._workloads import SECURITY_KINDS, pod_specs
 
 TYPE = "security-context"
 LEVELS = ("restricted", "baseline", "privileged")

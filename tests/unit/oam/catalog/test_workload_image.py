@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from workloadkit import error, handler_error, main_container, objects
 
-from oam_operator.oam.components._image import parse_image
+from oam_operator.oam.catalog.workloads.image import parse_image
 
 DIGEST = "sha256:" + "a" * 64
 TYPES = ["webservice", "worker", "statefulset", "daemonset", "cronjob"]

@@ -8,7 +8,7 @@ import pytest
 from workloadkit import NS, error, handler_error, kinds, main_container, objects, pod_spec, with_image
 
 from oam_operator.oam import GenerationError
-from oam_operator.oam.components._volumes import claim_name, escape
+from oam_operator.oam.catalog.workloads.volumes import claim_name, escape
 
 LABEL_ERROR = (
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end "

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from oam_operator.oam.components._env import build_env
-from oam_operator.oam.components._image import check_image
-from oam_operator.oam.components._resources import build_resources
-from oam_operator.oam.components._values import as_int, opt_list, strings
+from oam_operator.oam.catalog.workloads.env import build_env
+from oam_operator.oam.catalog.workloads.image import check_image
+from oam_operator.oam.catalog.workloads.resources import build_resources
+from oam_operator.oam.catalog.workloads.values import as_int, opt_list, strings
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_type_name
 

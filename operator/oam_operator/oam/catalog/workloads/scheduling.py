@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from oam_operator.oam.components._values import opt_bool, opt_map, opt_str
+from oam_operator.oam.catalog.workloads.values import opt_bool, opt_map, opt_str
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_type_name, go_value
 

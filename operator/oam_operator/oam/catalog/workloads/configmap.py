@@ -23,13 +23,13 @@ from oam_operator.oam.catalog.shared.trait_kit import (
     refuse_rendering_keys,
     stringify_map,
 )
+from oam_operator.oam.catalog.workloads.pod_specs import mount_volume
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
 from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
 from oam_operator.oam.engine.registry import Registrar
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import GenerationError, ValidationError
-from oam_operator.oam.traits._workloads import mount_volume
 
 TYPE = "configmap"
 NO_WORKLOAD = (

@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from oam_operator.oam.catalog.shared.type_handler import TypeHandler
-from oam_operator.oam.components._scheduling import TOLERATION_EFFECTS, TOLERATION_OPERATORS, build_tolerations
-from oam_operator.oam.components._schemas import common_schema
-from oam_operator.oam.components._values import opt_int
-from oam_operator.oam.components.workload import (
+from oam_operator.oam.catalog.workloads.scheduling import TOLERATION_EFFECTS, TOLERATION_OPERATORS, build_tolerations
+from oam_operator.oam.catalog.workloads.schemas import common_schema
+from oam_operator.oam.catalog.workloads.values import opt_int
+from oam_operator.oam.catalog.workloads.workload import (
     Workload,
     WorkloadOptions,
     container_port,

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from oam_operator.oam.components._values import ABSENT, as_int
+from oam_operator.oam.catalog.workloads.values import ABSENT, as_int
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_type_name
 

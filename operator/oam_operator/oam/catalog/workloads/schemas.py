@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from oam_operator.oam.components._resources import DEFAULT_RESOURCES
-from oam_operator.oam.components._scheduling import ANTI_AFFINITY_TYPES, HOSTNAME_KEY
-from oam_operator.oam.components._volumes import DEFAULT_ACCESS_MODES
+from oam_operator.oam.catalog.workloads.resources import DEFAULT_RESOURCES
+from oam_operator.oam.catalog.workloads.scheduling import ANTI_AFFINITY_TYPES, HOSTNAME_KEY
+from oam_operator.oam.catalog.workloads.volumes import DEFAULT_ACCESS_MODES
 from oam_operator.oam.document.schema import PropertySchema as P
 
 Schema = dict[str, P]

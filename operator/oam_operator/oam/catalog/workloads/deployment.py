@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from oam_operator.oam.components._scheduling import topology_spread
-from oam_operator.oam.components.workload import Workload
+from oam_operator.oam.catalog.workloads.scheduling import topology_spread
+from oam_operator.oam.catalog.workloads.workload import Workload
 from oam_operator.oam.errors import GenerationError
 from oam_operator.oam.formatting.gofmt import go_quote
 

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from oam_operator.oam.catalog.shared.type_handler import TypeHandler
-from oam_operator.oam.components._schemas import common_schema, replicas_schema
-from oam_operator.oam.components._values import opt_int, opt_str
-from oam_operator.oam.components._volumes import DEFAULT_ACCESS_MODES, access_modes
-from oam_operator.oam.components.workload import (
+from oam_operator.oam.catalog.workloads.schemas import common_schema, replicas_schema
+from oam_operator.oam.catalog.workloads.values import opt_int, opt_str
+from oam_operator.oam.catalog.workloads.volumes import DEFAULT_ACCESS_MODES, access_modes
+from oam_operator.oam.catalog.workloads.workload import (
     Workload,
     WorkloadOptions,
     container_port,

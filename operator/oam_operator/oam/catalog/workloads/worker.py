@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from oam_operator.oam.catalog.shared.type_handler import TypeHandler
-from oam_operator.oam.components._deployment import deployment
-from oam_operator.oam.components._schemas import common_schema, replicas_schema, topology_spread_schema
-from oam_operator.oam.components._values import opt_bool, opt_int
-from oam_operator.oam.components.workload import Workload, WorkloadOptions, parse_workload, require_image
+from oam_operator.oam.catalog.workloads.deployment import deployment
+from oam_operator.oam.catalog.workloads.schemas import common_schema, replicas_schema, topology_spread_schema
+from oam_operator.oam.catalog.workloads.values import opt_bool, opt_int
+from oam_operator.oam.catalog.workloads.workload import Workload, WorkloadOptions, parse_workload, require_image
 from oam_operator.oam.document.document import Component
 from oam_operator.oam.engine.handlers import Object, Schema
 from oam_operator.oam.engine.registry import Registrar

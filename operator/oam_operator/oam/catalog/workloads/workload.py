@@ -26,16 +26,16 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from oam_operator.oam.components._containers import PULL_POLICY, build_containers
-from oam_operator.oam.components._env import build_env, build_env_from
-from oam_operator.oam.components._image import check_image
-from oam_operator.oam.components._probes import build_lifecycle, build_probes
-from oam_operator.oam.components._resources import build_resources
-from oam_operator.oam.components._scheduling import build_affinity
-from oam_operator.oam.components._schemas import security_context_schema
-from oam_operator.oam.components._security import check_security_context
-from oam_operator.oam.components._values import ABSENT, opt_list, strings
-from oam_operator.oam.components._volumes import Volumes, build_volumes, claim_object
+from oam_operator.oam.catalog.workloads.containers import PULL_POLICY, build_containers
+from oam_operator.oam.catalog.workloads.env import build_env, build_env_from
+from oam_operator.oam.catalog.workloads.image import check_image
+from oam_operator.oam.catalog.workloads.probes import build_lifecycle, build_probes
+from oam_operator.oam.catalog.workloads.resources import build_resources
+from oam_operator.oam.catalog.workloads.scheduling import build_affinity
+from oam_operator.oam.catalog.workloads.schemas import security_context_schema
+from oam_operator.oam.catalog.workloads.security import check_security_context
+from oam_operator.oam.catalog.workloads.values import ABSENT, opt_list, strings
+from oam_operator.oam.catalog.workloads.volumes import Volumes, build_volumes, claim_object
 from oam_operator.oam.document.document import Component
 from oam_operator.oam.document.schema import check_value
 from oam_operator.oam.errors import PropertyError, ValidationError

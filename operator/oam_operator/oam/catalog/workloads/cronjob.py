@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from oam_operator.oam.catalog.shared.type_handler import TypeHandler
-from oam_operator.oam.components._schemas import common_schema
-from oam_operator.oam.components._values import as_int, opt_str
-from oam_operator.oam.components.workload import Workload, WorkloadOptions, parse_workload, require_image
+from oam_operator.oam.catalog.workloads.schemas import common_schema
+from oam_operator.oam.catalog.workloads.values import as_int, opt_str
+from oam_operator.oam.catalog.workloads.workload import Workload, WorkloadOptions, parse_workload, require_image
 from oam_operator.oam.document.document import Component
 from oam_operator.oam.document.schema import PropertySchema as P
 from oam_operator.oam.engine.handlers import Object, Schema
