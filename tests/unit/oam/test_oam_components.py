@@ -15,7 +15,7 @@ from oam_operator.oam import (
     TransformError,
     new_builtin_transformer,
 )
-from oam_operator.oam.components import passthrough
+from oam_operator.oam.catalog.manifests import passthrough
 from oam_operator.oam.document.names import digest
 from oam_operator.oam.engine.labels import stamp_component_label
 

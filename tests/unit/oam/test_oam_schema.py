@@ -8,7 +8,7 @@ import pytest
 from oamtest import cm, document, parse, place
 
 from oam_operator.oam import PropertyError, PropertySchema, Transformer, new_builtin_transformer
-from oam_operator.oam.components import passthrough
+from oam_operator.oam.catalog.manifests import passthrough
 from oam_operator.oam.document.schema import check_object, check_value
 from oam_operator.oam.engine.handlers import ContractMetadata, Schema
 from oam_operator.oam.errors import PlatformReservedError

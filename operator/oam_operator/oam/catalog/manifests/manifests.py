@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any
 
-from oam_operator.oam.components.manifest_source import (
+from oam_operator.oam.catalog.manifests.manifest_source import (
     SourceError,
     object_label,
     parse_documents,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from oam_operator.oam.components.manifest_source import (
+from oam_operator.oam.catalog.manifests.manifest_source import (
     SourceError,
     object_label,
     parse_documents,
