@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from oam_operator.oam.components._helm_renderer import (
+from oam_operator.oam.catalog.flux.helm_renderer import (
     DEFAULT_TIMEOUT_SECONDS,
     MAX_CHART_BYTES,
     FetchingChartRenderer,

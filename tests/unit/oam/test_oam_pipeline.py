@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from oam_operator.oam import OamError, parse_application
-from oam_operator.oam.components._helm_renderer import FetchingChartRenderer, HelmBinaryRenderer
+from oam_operator.oam.catalog.flux.helm_renderer import FetchingChartRenderer, HelmBinaryRenderer
 from oam_operator.oam.pipeline import DisabledUrlReader, PipelineOptions, build_pipeline
 from oam_operator.oam.remote.addresses import AddressPolicy, address_class, parse_networks
 from oam_operator.oam.remote.fetch import HttpUrlReader

@@ -11,7 +11,7 @@ import pytest
 from catalog2_support import comp, document, error, objects, run
 
 from oam_operator.oam import GenerationError, OamError, TransformContext, new_builtin_transformer
-from oam_operator.oam.components._helm_renderer import HelmBinaryRenderer
+from oam_operator.oam.catalog.flux.helm_renderer import HelmBinaryRenderer
 
 URL = "https://charts.example.com"
 

@@ -8,7 +8,7 @@ import pytest
 from catalog2_support import comp, document, error, objects, oci, run
 
 from oam_operator.oam import TransformContext, new_builtin_transformer
-from oam_operator.oam.components._flux_sources import go_json_string, oci_artifact_identity
+from oam_operator.oam.catalog.flux.flux_sources import go_json_string, oci_artifact_identity
 
 URL = "oci://registry.example.com/org/platform"
 

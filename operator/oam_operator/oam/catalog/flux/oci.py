@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from oam_operator.oam.catalog.shared.typed_props import Props
-from oam_operator.oam.components._flux_sources import (
+from oam_operator.oam.catalog.flux.flux_sources import (
     OCI_REPOSITORY,
     FluxSourceConfig,
     SourceRef,
     oci_artifact_identity,
     source_object,
 )
+from oam_operator.oam.catalog.shared.typed_props import Props
 from oam_operator.oam.document.document import Component
 from oam_operator.oam.document.schema import PropertySchema
 from oam_operator.oam.engine.handlers import ComponentConfig, ContractMetadata, Object, Schema, SourceSpec

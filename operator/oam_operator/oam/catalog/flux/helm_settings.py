@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from oam_operator.oam.catalog.flux.flux_sources import HELM_CHART, HELM_REPOSITORY, OCI_REPOSITORY
 from oam_operator.oam.catalog.shared.typed_props import Props
-from oam_operator.oam.components._flux_sources import HELM_CHART, HELM_REPOSITORY, OCI_REPOSITORY
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.duration import DurationError, normalize_duration
 from oam_operator.oam.formatting.gofmt import go_quote, go_type_name, go_value

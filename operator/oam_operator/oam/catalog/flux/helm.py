@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from oam_operator.oam.components._helm_release import HelmReleaseConfig, HelmTemplateConfig
-from oam_operator.oam.components._helm_settings import DEFAULT_INTERVAL, DELIVERIES, NATIVE, read_settings
+from oam_operator.oam.catalog.flux.helm_release import HelmReleaseConfig, HelmTemplateConfig
+from oam_operator.oam.catalog.flux.helm_settings import DEFAULT_INTERVAL, DELIVERIES, NATIVE, read_settings
 from oam_operator.oam.document.document import Component
 from oam_operator.oam.document.schema import PropertySchema
 from oam_operator.oam.engine.handlers import ComponentConfig, ContractMetadata, Schema

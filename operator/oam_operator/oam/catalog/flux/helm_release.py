@@ -15,14 +15,14 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from oam_operator.oam.components._flux_sources import (
+from oam_operator.oam.catalog.flux.flux_sources import (
     HELM_REPOSITORY,
     OCI_REPOSITORY,
     SHARED_HELM_INTERVAL,
     FluxSourceConfig,
     SourceRef,
 )
-from oam_operator.oam.components._helm_settings import HelmSettings
+from oam_operator.oam.catalog.flux.helm_settings import HelmSettings
 from oam_operator.oam.document.loader import YamlSyntaxError, load_all
 from oam_operator.oam.engine.handlers import ChartRenderer, ComponentConfig, Object, SourceSpec
 from oam_operator.oam.engine.tree import TreeApplication
