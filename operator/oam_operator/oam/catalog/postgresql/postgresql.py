@@ -14,18 +14,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from oam_operator.oam.catalog.shared.static import StaticConfig
-from oam_operator.oam.catalog.shared.typed_props import Props
-from oam_operator.oam.components import _pg_cluster as blocks
-from oam_operator.oam.components._pg_objects import CNPG_API_VERSION, cnpg_object, databases, object_store, pooler
-from oam_operator.oam.components._pg_resources import cluster_resources
-from oam_operator.oam.components._pg_schema import (
+from oam_operator.oam.catalog.postgresql import cluster as blocks
+from oam_operator.oam.catalog.postgresql.objects import CNPG_API_VERSION, cnpg_object, databases, object_store, pooler
+from oam_operator.oam.catalog.postgresql.resources import cluster_resources
+from oam_operator.oam.catalog.postgresql.schema import (
     DEFAULT_PROVIDER,
     DEFAULT_REPLICAS,
     DEFAULT_STORAGE_SIZE,
     DEFAULT_VERSION,
     postgresql_schema,
 )
+from oam_operator.oam.catalog.shared.static import StaticConfig
+from oam_operator.oam.catalog.shared.typed_props import Props
 from oam_operator.oam.document.document import Component
 from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema
 from oam_operator.oam.engine.registry import Registrar

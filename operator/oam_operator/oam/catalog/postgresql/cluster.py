@@ -23,8 +23,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from oam_operator.oam.catalog.postgresql.schema import DEFAULT_SYNC_NUMBER, DEFAULT_TOPOLOGY_KEY
 from oam_operator.oam.catalog.shared.typed_props import Props, string_values, strings
-from oam_operator.oam.components._pg_schema import DEFAULT_SYNC_NUMBER, DEFAULT_TOPOLOGY_KEY
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_type_name
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from oam_operator.oam.catalog.postgresql.cluster import ENSURE_VALUES, s3_credentials
+from oam_operator.oam.catalog.postgresql.schema import DEFAULT_POOL_MODE, DEFAULT_POOLER_INSTANCES, DEFAULT_POOLER_TYPE
 from oam_operator.oam.catalog.shared.typed_props import Props, string_values
-from oam_operator.oam.components._pg_cluster import ENSURE_VALUES, s3_credentials
-from oam_operator.oam.components._pg_schema import DEFAULT_POOL_MODE, DEFAULT_POOLER_INSTANCES, DEFAULT_POOLER_TYPE
 from oam_operator.oam.engine.handlers import Object
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_value
