@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from oam_operator.oam.catalog.routing.backends import annotations_schema, network_policy_schema, service_schema
+from oam_operator.oam.catalog.routing.expose_lowering import lower_expose
+from oam_operator.oam.catalog.routing.expose_rendering import DEFAULT_GATEWAY_NAMESPACE, TYPE, validate_rendering
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
 from oam_operator.oam.engine.handlers import ContractMetadata, LoweringContext, Schema
 from oam_operator.oam.engine.registry import Registrar
-from oam_operator.oam.traits._expose_lowering import lower_expose
-from oam_operator.oam.traits._expose_rendering import DEFAULT_GATEWAY_NAMESPACE, TYPE, validate_rendering
-from oam_operator.oam.traits._routing import annotations_schema, network_policy_schema, service_schema
 
 
 def _reserved(kind: str, description: str, **extra: Any) -> PropertySchema:

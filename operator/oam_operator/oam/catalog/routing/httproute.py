@@ -29,6 +29,15 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from oam_operator.oam.catalog.routing.backends import (
+    ServiceTarget,
+    annotations_schema,
+    implicit_port,
+    network_policy_schema,
+    service_schema,
+    service_target,
+)
+from oam_operator.oam.catalog.routing.route_filters import check_filter, check_timeouts
 from oam_operator.oam.catalog.shared.trait_kit import (
     app_labels,
     metadata,
@@ -43,15 +52,6 @@ from oam_operator.oam.engine.registry import Registrar
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_value
-from oam_operator.oam.traits._route_filters import check_filter, check_timeouts
-from oam_operator.oam.traits._routing import (
-    ServiceTarget,
-    annotations_schema,
-    implicit_port,
-    network_policy_schema,
-    service_schema,
-    service_target,
-)
 from oam_operator.oam.traits.netpol import RouteBackend, RouteFacts, RouteObjects
 
 TYPE = "httproute"

@@ -21,6 +21,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from oam_operator.oam.catalog.routing.backends import (
+    ServiceTarget,
+    annotations_schema,
+    implicit_port,
+    network_policy_schema,
+    service_schema,
+    service_target,
+)
 from oam_operator.oam.catalog.shared.trait_kit import (
     app_labels,
     metadata,
@@ -35,14 +43,6 @@ from oam_operator.oam.engine.registry import Registrar
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_value
-from oam_operator.oam.traits._routing import (
-    ServiceTarget,
-    annotations_schema,
-    implicit_port,
-    network_policy_schema,
-    service_schema,
-    service_target,
-)
 from oam_operator.oam.traits.netpol import RouteBackend, RouteFacts, RouteObjects
 
 TYPE = "ingress"

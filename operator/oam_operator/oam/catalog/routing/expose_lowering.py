@@ -36,10 +36,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from oam_operator.oam.document.document import Trait
-from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.formatting.gofmt import go_value
-from oam_operator.oam.traits._expose_rendering import (
+from oam_operator.oam.catalog.routing.expose_rendering import (
     DEFAULT_GATEWAY_NAMESPACE,
     GATEWAY,
     INGRESS,
@@ -47,7 +44,10 @@ from oam_operator.oam.traits._expose_rendering import (
     is_set,
     only_for,
 )
-from oam_operator.oam.traits.ingress import check_hostname
+from oam_operator.oam.catalog.routing.ingress import check_hostname
+from oam_operator.oam.document.document import Trait
+from oam_operator.oam.errors import ValidationError
+from oam_operator.oam.formatting.gofmt import go_value
 
 ISSUER_ANNOTATION = "cert-manager.io/cluster-issuer"
 NGINX = "nginx.ingress.kubernetes.io/"
