@@ -25,6 +25,19 @@ from __future__ import annotations
 from typing import Any
 
 from oam_operator.dns1123 import dns1123_label_errors
+from oam_operator.oam.catalog.secrets.envvar_names import env_var_name_errors
+from oam_operator.oam.catalog.secrets.es_data import (
+    COMBINED,
+    data_entries,
+    data_from_entries,
+    data_from_schema,
+    data_schema,
+    remote_ref_schema,
+    shorthand_entry,
+)
+from oam_operator.oam.catalog.secrets.es_target import target_schema, target_secret_name, target_spec
+from oam_operator.oam.catalog.secrets.es_wiring import wire_secret
+from oam_operator.oam.catalog.secrets.named_ref import check_rendering_ref, ref_schema, resolved_kind
 from oam_operator.oam.catalog.shared.trait_kit import app_labels, metadata, refuse_rendering_keys
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
@@ -34,19 +47,6 @@ from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.duration import DurationError, duration_text, go_duration, parse_duration
 from oam_operator.oam.formatting.gofmt import go_quote, go_type_name
-from oam_operator.oam.traits._envvar_names import env_var_name_errors
-from oam_operator.oam.traits._es_data import (
-    COMBINED,
-    data_entries,
-    data_from_entries,
-    data_from_schema,
-    data_schema,
-    remote_ref_schema,
-    shorthand_entry,
-)
-from oam_operator.oam.traits._es_target import target_schema, target_secret_name, target_spec
-from oam_operator.oam.traits._es_wiring import wire_secret
-from oam_operator.oam.traits._named_ref import check_rendering_ref, ref_schema, resolved_kind
 
 TYPE = "external-secret"
 DEFAULT_STORE_KIND = "ClusterSecretStore"

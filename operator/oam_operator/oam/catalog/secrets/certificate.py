@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from oam_operator.oam.catalog.secrets.cert_private_key import private_key, private_key_schema
+from oam_operator.oam.catalog.secrets.named_ref import check_rendering_ref, ref_schema, resolved_kind
 from oam_operator.oam.catalog.shared.trait_kit import metadata, refuse_rendering_keys
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
@@ -24,8 +26,6 @@ from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.duration import duration_text, go_duration
 from oam_operator.oam.formatting.gofmt import go_type_name
-from oam_operator.oam.traits._cert_private_key import private_key, private_key_schema
-from oam_operator.oam.traits._named_ref import check_rendering_ref, ref_schema, resolved_kind
 
 TYPE = "certificate"
 DEFAULT_ISSUER_KIND = "ClusterIssuer"
