@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from oam_operator.dns1123 import dns1123_subdomain_errors
+from oam_operator.oam.catalog.policy.traffic_sources import NetpolComponent, synthesize_network_policies
 from oam_operator.oam.document.document import (
     COMPONENT_TYPES,
     TRAIT_TYPES,
@@ -64,7 +65,6 @@ from oam_operator.oam.errors import (
 )
 from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.policies.result import TIER_ORDER, ComponentNames, PolicyResult
-from oam_operator.oam.traits.netpol import NetpolComponent, synthesize_network_policies
 
 DELIVERY_HINT = (
     "it configures delivery, which the transform leaves to the consumer that delivers the application; "

@@ -29,6 +29,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from oam_operator.oam.catalog.policy.traffic_sources import RouteBackend, RouteFacts, RouteObjects
 from oam_operator.oam.catalog.routing.backends import (
     ServiceTarget,
     annotations_schema,
@@ -52,7 +53,6 @@ from oam_operator.oam.engine.registry import Registrar
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_value
-from oam_operator.oam.traits.netpol import RouteBackend, RouteFacts, RouteObjects
 
 TYPE = "httproute"
 DEFAULT_GATEWAY_NAMESPACE = "gateway-system"

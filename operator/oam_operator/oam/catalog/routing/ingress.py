@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from oam_operator.oam.catalog.policy.traffic_sources import RouteBackend, RouteFacts, RouteObjects
 from oam_operator.oam.catalog.routing.backends import (
     ServiceTarget,
     annotations_schema,
@@ -43,7 +44,6 @@ from oam_operator.oam.engine.registry import Registrar
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_value
-from oam_operator.oam.traits.netpol import RouteBackend, RouteFacts, RouteObjects
 
 TYPE = "ingress"
 PATH_TYPES = ("Prefix", "Exact", "ImplementationSpecific")
