@@ -458,13 +458,9 @@ class Transformer:
 def new_builtin_transformer() -> Transformer:
     """A transformer with every built-in handler this build ships, plus both policies."""
     from oam_operator.oam.catalog import register_builtin_catalog
-    from oam_operator.oam.components import register_builtin_components
     from oam_operator.oam.policies import DependencyPolicy, PlacementPolicy
-    from oam_operator.oam.traits import register_builtin_traits
 
     transformer = Transformer()
-    register_builtin_components(transformer)
-    register_builtin_traits(transformer)
     register_builtin_catalog(transformer)
     transformer.register_policy("dependency", DependencyPolicy())
     transformer.register_policy("placement", PlacementPolicy())
