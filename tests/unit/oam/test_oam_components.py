@@ -15,7 +15,7 @@ from oam_operator.oam import (
     TransformError,
     new_builtin_transformer,
 )
-from oam_operator.oam.catalog.manifests import passthrough
+from oam_operator.oam.catalog.manifests.passthrough import PassthroughHandler
 from oam_operator.oam.document.names import digest
 from oam_operator.oam.engine.labels import stamp_component_label
 
@@ -212,7 +212,7 @@ def test_traits_not_implemented_yet_and_delivery_traits() -> None:
     # A transformer with only the passthrough component (the "web" component below): every trait type of
     # the allow-list is then unhandled, whatever this build ships.
     bare = Transformer()
-    passthrough.register(bare)
+    bare.register_component("passthrough", PassthroughHandler())
     for trait_type in ("ingress", "certificate"):
         assert error(document([cm("web", traits=[{"type": trait_type}])]), transformer=bare) == (
             f'no handler for trait type "{trait_type}" (on component "web"): this built-in type is not implemented yet'

@@ -8,7 +8,7 @@ import pytest
 from oamtest import cm, document, parse, place
 
 from oam_operator.oam import PropertyError, PropertySchema, Transformer, new_builtin_transformer
-from oam_operator.oam.catalog.manifests import passthrough
+from oam_operator.oam.catalog.manifests.passthrough import PassthroughHandler
 from oam_operator.oam.document.schema import check_object, check_value
 from oam_operator.oam.engine.handlers import ContractMetadata, Schema
 from oam_operator.oam.errors import PlatformReservedError
@@ -179,7 +179,7 @@ class _Trait:
 def _with_trait() -> Transformer:
     """The test trait, plus the built-ins these tests use: the passthrough component and placement policy."""
     t = Transformer()
-    passthrough.register(t)
+    t.register_component("passthrough", PassthroughHandler())
     t.register_policy("placement", PlacementPolicy())
     t.register_trait(FAKE_TRAIT, _Trait())
     return t

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from oam_operator.oam.document.schema import PropertySchema
 
@@ -50,6 +50,20 @@ class HandlerContractSet:
     components: dict[str, ContractMetadata] = field(default_factory=dict)
     traits: dict[str, ContractMetadata] = field(default_factory=dict)
     policies: dict[str, ContractMetadata] = field(default_factory=dict)
+
+
+class BuiltinType:
+    """Base of the catalog's handler classes: the types a class claims are declared, not probed.
+
+    ``TYPES`` is set by the registration decorator (``@component(...)``, ``@trait(...)``,
+    ``@trait_lowering(...)`` in :mod:`oam_operator.oam.engine.registry`); ``can_handle`` — the
+    engine's registration check, kept for handlers registered by hand — answers from it.
+    """
+
+    TYPES: ClassVar[tuple[str, ...]] = ()
+
+    def can_handle(self, type_name: str) -> bool:
+        return type_name in self.TYPES
 
 
 class ComponentConfig(Protocol):

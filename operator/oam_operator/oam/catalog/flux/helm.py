@@ -15,8 +15,8 @@ from oam_operator.oam.catalog.flux.helm_release import HelmReleaseConfig, HelmTe
 from oam_operator.oam.catalog.flux.helm_settings import DEFAULT_INTERVAL, DELIVERIES, NATIVE, read_settings
 from oam_operator.oam.document.document import Component
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import ComponentConfig, ContractMetadata, Schema
-from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.handlers import BuiltinType, ComponentConfig, ContractMetadata, Schema
+from oam_operator.oam.engine.registry import component
 
 if TYPE_CHECKING:
     from oam_operator.oam.engine.transformer import TransformContext
@@ -108,10 +108,8 @@ def helm_schema() -> Schema:
     }
 
 
-class HelmHandler:
-    def can_handle(self, component_type: str) -> bool:
-        return component_type in TYPES
-
+@component(*TYPES)
+class HelmHandler(BuiltinType):
     def property_schema(self) -> Schema:
         return helm_schema()
 
@@ -123,9 +121,3 @@ class HelmHandler:
         if settings.native:
             return HelmReleaseConfig(component.name, settings)
         return HelmTemplateConfig(component.name, settings, ctx.chart_renderer)
-
-
-def register(registrar: Registrar) -> None:
-    handler = HelmHandler()
-    for type_name in TYPES:
-        registrar.register_component(type_name, handler)

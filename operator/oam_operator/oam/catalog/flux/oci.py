@@ -22,8 +22,8 @@ from oam_operator.oam.catalog.flux.flux_sources import (
 from oam_operator.oam.catalog.shared.typed_props import Props
 from oam_operator.oam.document.document import Component
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import ComponentConfig, ContractMetadata, Object, Schema, SourceSpec
-from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.handlers import BuiltinType, ComponentConfig, ContractMetadata, Object, Schema, SourceSpec
+from oam_operator.oam.engine.registry import component
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.duration import DurationError, normalize_duration
@@ -125,10 +125,8 @@ class OciConfig:
         return objects
 
 
-class OciHandler:
-    def can_handle(self, component_type: str) -> bool:
-        return component_type == TYPE
-
+@component(TYPE)
+class OciHandler(BuiltinType):
     def property_schema(self) -> Schema:
         return oci_schema()
 
@@ -164,7 +162,3 @@ class OciHandler:
             interval,
             props.string("targetNamespace"),
         )
-
-
-def register(registrar: Registrar) -> None:
-    registrar.register_component(TYPE, OciHandler())

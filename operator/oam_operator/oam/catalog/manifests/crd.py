@@ -17,9 +17,9 @@ from oam_operator.oam.catalog.manifests.manifest_source import (
     source_schema,
 )
 from oam_operator.oam.document.document import Component
-from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, UrlReader
+from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema, UrlReader
 from oam_operator.oam.engine.labels import api_group
-from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.registry import component
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import GenerationError, OamError, ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote
@@ -59,10 +59,8 @@ class CrdConfig:
             raise GenerationError(f"{self.prefix}{exc}") from exc
 
 
-class CrdHandler:
-    def can_handle(self, component_type: str) -> bool:
-        return component_type == TYPE
-
+@component(TYPE)
+class CrdHandler(BuiltinType):
     def property_schema(self) -> Schema:
         return source_schema()
 
@@ -77,7 +75,3 @@ class CrdHandler:
         except (SourceError, OamError) as exc:
             raise ValidationError(f"{prefix}{exc}") from exc
         return CrdConfig(prefix, objects, source.url, ctx.url_reader)
-
-
-def register(registrar: Registrar) -> None:
-    registrar.register_component(TYPE, CrdHandler())

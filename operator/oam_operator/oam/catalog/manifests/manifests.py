@@ -23,9 +23,9 @@ from oam_operator.oam.catalog.manifests.manifest_source import (
 )
 from oam_operator.oam.document.document import Component
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, UrlReader
+from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema, UrlReader
 from oam_operator.oam.engine.labels import api_group
-from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.registry import component
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import GenerationError, OamError, ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote
@@ -148,10 +148,8 @@ class ManifestsConfig:
             raise GenerationError(f"{self.prefix}{exc}") from exc
 
 
-class ManifestsHandler:
-    def can_handle(self, component_type: str) -> bool:
-        return component_type == TYPE
-
+@component(TYPE)
+class ManifestsHandler(BuiltinType):
     def property_schema(self) -> Schema:
         return {
             **source_schema(),
@@ -189,7 +187,3 @@ class ManifestsHandler:
         except (SourceError, OamError) as exc:
             raise ValidationError(f"{prefix}{exc}") from exc
         return ManifestsConfig(prefix, objects, source.url, namespace, overrides, ctx.url_reader)
-
-
-def register(registrar: Registrar) -> None:
-    registrar.register_component(TYPE, ManifestsHandler())

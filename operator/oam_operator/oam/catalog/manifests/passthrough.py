@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from oam_operator.oam.catalog.shared.static import StaticConfig
 from oam_operator.oam.document.document import Component
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import ContractMetadata, Schema
-from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Schema
+from oam_operator.oam.engine.registry import component
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote
 
@@ -24,10 +24,8 @@ TYPE = "passthrough"
 _ALLOWED = ("object", "clusterScoped")
 
 
-class PassthroughHandler:
-    def can_handle(self, component_type: str) -> bool:
-        return component_type == TYPE
-
+@component(TYPE)
+class PassthroughHandler(BuiltinType):
     def property_schema(self) -> Schema:
         return {
             "object": PropertySchema(
@@ -105,7 +103,3 @@ def _materialise(obj: dict[str, Any], name: str, namespace: str, cluster_scoped:
     if not cluster_scoped and not metadata.get("namespace"):
         metadata["namespace"] = namespace
     return built
-
-
-def register(registrar: Registrar) -> None:
-    registrar.register_component(TYPE, PassthroughHandler())

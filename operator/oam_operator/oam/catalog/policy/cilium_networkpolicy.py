@@ -18,8 +18,8 @@ from typing import Any
 from oam_operator.oam.catalog.shared.trait_kit import FixedObjects, metadata, refuse_rendering_keys
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
-from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.engine.registry import trait
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 
@@ -34,10 +34,8 @@ def _rules(direction: str) -> PropertySchema:
     )
 
 
-class CiliumNetworkPolicyTrait:
-    def can_handle(self, trait_type: str) -> bool:
-        return trait_type == TYPE
-
+@trait(TYPE)
+class CiliumNetworkPolicyTrait(BuiltinType):
     def property_schema(self) -> Schema:
         return {
             "name": PropertySchema(type="string", required=True, description="Name of the CiliumNetworkPolicy."),
@@ -85,7 +83,3 @@ class CiliumNetworkPolicyTrait:
             "spec": spec,
         }
         out.add(TreeApplication(name, out.namespace, FixedObjects([obj]), app.owner))
-
-
-def register(registrar: Registrar) -> None:
-    registrar.register_trait(TYPE, CiliumNetworkPolicyTrait())

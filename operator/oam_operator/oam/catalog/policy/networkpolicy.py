@@ -28,8 +28,8 @@ from oam_operator.oam.catalog.shared.trait_kit import (
 )
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
-from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.engine.registry import trait
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_value
@@ -102,10 +102,8 @@ def _schema() -> Schema:
     return {"ingress": rule("from", "ingress"), "egress": rule("to", "egress")}
 
 
-class NetworkPolicyTrait:
-    def can_handle(self, trait_type: str) -> bool:
-        return trait_type == TYPE
-
+@trait(TYPE)
+class NetworkPolicyTrait(BuiltinType):
     def property_schema(self) -> Schema:
         return _schema()
 
@@ -220,7 +218,3 @@ def _port(value: Any, where: str) -> Object:
         raise ValidationError(f"{where}: invalid protocol {go_quote(go_value(protocol))} (must be TCP, UDP, or SCTP)")
     port["protocol"] = text
     return port
-
-
-def register(registrar: Registrar) -> None:
-    registrar.register_trait(TYPE, NetworkPolicyTrait())

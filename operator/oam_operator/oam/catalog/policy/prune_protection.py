@@ -15,8 +15,8 @@ from typing import Any
 
 from oam_operator.oam.catalog.shared.trait_kit import decorate
 from oam_operator.oam.document.document import Trait
-from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
-from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.engine.registry import trait
 from oam_operator.oam.engine.tree import TreeApplication
 
 TYPE = "prune-protection"
@@ -37,10 +37,8 @@ def protect(objects: list[Object]) -> None:
         annotations[ANNOTATION] = VALUE
 
 
-class PruneProtectionTrait:
-    def can_handle(self, trait_type: str) -> bool:
-        return trait_type == TYPE
-
+@trait(TYPE)
+class PruneProtectionTrait(BuiltinType):
     def property_schema(self) -> Schema:
         return {}
 
@@ -51,7 +49,3 @@ class PruneProtectionTrait:
         decorate(app, protect)
         for source in out.sources:
             decorate(source, protect)
-
-
-def register(registrar: Registrar) -> None:
-    registrar.register_trait(TYPE, PruneProtectionTrait())

@@ -18,8 +18,8 @@ from typing import Any
 from oam_operator.oam.catalog.shared.trait_kit import FixedObjects, app_labels, metadata
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
-from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.engine.registry import trait
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 
@@ -37,10 +37,8 @@ def _strings(description: str, item: str, required: bool = False) -> PropertySch
     )
 
 
-class RBACTrait:
-    def can_handle(self, trait_type: str) -> bool:
-        return trait_type == TYPE
-
+@trait(TYPE)
+class RBACTrait(BuiltinType):
     def property_schema(self) -> Schema:
         rule = PropertySchema(
             type="object",
@@ -120,7 +118,3 @@ def _object(kind: str, name: str, namespace: str | None, body: Object) -> Object
 def _copies(objects: list[Object]) -> list[Object]:
     """Objects that share no nested value (the rules are used twice with ``clusterWide``)."""
     return [copy.deepcopy(obj) for obj in objects]
-
-
-def register(registrar: Registrar) -> None:
-    registrar.register_trait(TYPE, RBACTrait())

@@ -22,8 +22,8 @@ from oam_operator.oam.catalog.shared.trait_kit import Decoration, decorate, whol
 from oam_operator.oam.catalog.workloads.pod_specs import SECURITY_KINDS, pod_specs
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
-from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.engine.registry import trait
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_type_name, go_value
@@ -41,10 +41,8 @@ _RESTRICTED_CONFLICTS = (
 )
 
 
-class SecurityContextTrait:
-    def can_handle(self, trait_type: str) -> bool:
-        return trait_type == TYPE
-
+@trait(TYPE)
+class SecurityContextTrait(BuiltinType):
     def property_schema(self) -> Schema:
         schema = {
             "psaLevel": PropertySchema(
@@ -146,7 +144,3 @@ def _decoration(level: str, booleans: dict[str, bool], integers: dict[str, int])
                         container["securityContext"] = container_context()
 
     return decoration
-
-
-def register(registrar: Registrar) -> None:
-    registrar.register_trait(TYPE, SecurityContextTrait())

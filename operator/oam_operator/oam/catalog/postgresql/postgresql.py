@@ -27,8 +27,8 @@ from oam_operator.oam.catalog.postgresql.schema import (
 from oam_operator.oam.catalog.shared.static import StaticConfig
 from oam_operator.oam.catalog.shared.typed_props import Props
 from oam_operator.oam.document.document import Component
-from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema
-from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema
+from oam_operator.oam.engine.registry import component
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote
 
@@ -87,10 +87,8 @@ def build_objects(name: str, namespace: str, properties: dict[str, Any]) -> list
     return [*objects, *database_objects]
 
 
-class PostgresqlHandler:
-    def can_handle(self, component_type: str) -> bool:
-        return component_type == TYPE
-
+@component(TYPE)
+class PostgresqlHandler(BuiltinType):
     def property_schema(self) -> Schema:
         return postgresql_schema()
 
@@ -99,7 +97,3 @@ class PostgresqlHandler:
 
     def build(self, component: Component, namespace: str, ctx: TransformContext) -> StaticConfig:
         return StaticConfig(build_objects(component.name, namespace, component.properties))
-
-
-def register(registrar: Registrar) -> None:
-    registrar.register_component(TYPE, PostgresqlHandler())

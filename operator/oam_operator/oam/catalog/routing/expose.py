@@ -22,8 +22,8 @@ from oam_operator.oam.catalog.routing.expose_lowering import lower_expose
 from oam_operator.oam.catalog.routing.expose_rendering import DEFAULT_GATEWAY_NAMESPACE, TYPE, validate_rendering
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import ContractMetadata, LoweringContext, Schema
-from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, LoweringContext, Schema
+from oam_operator.oam.engine.registry import trait_lowering
 
 
 def _reserved(kind: str, description: str, **extra: Any) -> PropertySchema:
@@ -80,7 +80,8 @@ def _schema() -> Schema:
     }
 
 
-class ExposeRule:
+@trait_lowering(TYPE)
+class ExposeRule(BuiltinType):
     def trait_type(self) -> str:
         return TYPE
 
@@ -98,7 +99,3 @@ class ExposeRule:
 
     def lower_trait(self, trait: Trait, lctx: LoweringContext) -> list[Trait]:
         return [lower_expose(trait.properties, lctx.component.name)]
-
-
-def register(registrar: Registrar) -> None:
-    registrar.register_trait_lowering(ExposeRule())

@@ -48,8 +48,8 @@ from oam_operator.oam.catalog.shared.trait_kit import (
 )
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
-from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.engine.registry import trait
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_value
@@ -127,10 +127,8 @@ def _schema() -> Schema:
     }
 
 
-class HTTPRouteTrait:
-    def can_handle(self, trait_type: str) -> bool:
-        return trait_type == TYPE
-
+@trait(TYPE)
+class HTTPRouteTrait(BuiltinType):
     def property_schema(self) -> Schema:
         return _schema()
 
@@ -304,7 +302,3 @@ def _backend_ref(
     if resolved is not None:
         ref["port"] = resolved
     return ref
-
-
-def register(registrar: Registrar) -> None:
-    registrar.register_trait(TYPE, HTTPRouteTrait())

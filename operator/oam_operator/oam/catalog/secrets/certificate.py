@@ -20,8 +20,8 @@ from oam_operator.oam.catalog.secrets.named_ref import check_rendering_ref, ref_
 from oam_operator.oam.catalog.shared.trait_kit import metadata, refuse_rendering_keys
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
-from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.engine.registry import trait
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.duration import duration_text, go_duration
@@ -79,10 +79,8 @@ class CertificateObject:
         return [{"apiVersion": "cert-manager.io/v1", "kind": "Certificate", "metadata": self.meta, "spec": spec}]
 
 
-class CertificateTrait:
-    def can_handle(self, trait_type: str) -> bool:
-        return trait_type == TYPE
-
+@trait(TYPE)
+class CertificateTrait(BuiltinType):
     def property_schema(self) -> Schema:
         return _schema()
 
@@ -132,7 +130,3 @@ def _dns_names(value: Any) -> list[str]:
         if not isinstance(name, str):
             raise ValidationError(f"dnsNames[{i}]: expected string, got {go_type_name(name)}")
     return list(value)
-
-
-def register(registrar: Registrar) -> None:
-    registrar.register_trait(TYPE, CertificateTrait())

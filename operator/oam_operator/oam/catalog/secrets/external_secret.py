@@ -41,8 +41,8 @@ from oam_operator.oam.catalog.secrets.named_ref import check_rendering_ref, ref_
 from oam_operator.oam.catalog.shared.trait_kit import app_labels, metadata, refuse_rendering_keys
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
-from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.engine.registry import trait
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.duration import DurationError, duration_text, go_duration, parse_duration
@@ -111,10 +111,8 @@ class ExternalSecretObject:
         return [{"apiVersion": "external-secrets.io/v1", "kind": "ExternalSecret", "metadata": self.meta, "spec": spec}]
 
 
-class ExternalSecretTrait:
-    def can_handle(self, trait_type: str) -> bool:
-        return trait_type == TYPE
-
+@trait(TYPE)
+class ExternalSecretTrait(BuiltinType):
     def property_schema(self) -> Schema:
         return _schema()
 
@@ -223,7 +221,3 @@ def _mount_path(value: str, target: str) -> str:
             f"({'; '.join(errors)}); set targetSecretName to a DNS-1123 label"
         )
     return value
-
-
-def register(registrar: Registrar) -> None:
-    registrar.register_trait(TYPE, ExternalSecretTrait())

@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
-from oam_operator.oam.engine.handlers import ContractMetadata
+from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata
 
 
-class TypeHandler:
+class TypeHandler(BuiltinType):
     """Claims exactly ``TYPE`` and publishes the built-in contract for it (§5.6)."""
 
-    TYPE: ClassVar[str] = ""
-
-    def can_handle(self, component_type: str) -> bool:
-        return component_type == self.TYPE
-
     def contract(self) -> ContractMetadata:
-        return ContractMetadata(family=self.TYPE)
+        return ContractMetadata(family=self.TYPES[0])

@@ -19,8 +19,8 @@ from typing import Any
 from oam_operator.oam.catalog.shared.trait_kit import FixedObjects, app_labels, metadata, refuse_rendering_keys
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
-from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.engine.registry import trait
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import EffectiveValueError, ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_value
@@ -31,10 +31,8 @@ ACCESS_MODES = ("ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce
 DEFAULT_ACCESS_MODES = ["ReadWriteOnce"]
 
 
-class PVCTrait:
-    def can_handle(self, trait_type: str) -> bool:
-        return trait_type == TYPE
-
+@trait(TYPE)
+class PVCTrait(BuiltinType):
     def property_schema(self) -> Schema:
         return {
             "name": PropertySchema(type="string", required=True, description="Name of the claim (not qualified)."),
@@ -107,7 +105,3 @@ def _access_modes(value: Any) -> list[str]:
                 f"invalid accessMode {go_quote(go_value(mode))}: must be one of {', '.join(ACCESS_MODES)}"
             )
     return list(value)
-
-
-def register(registrar: Registrar) -> None:
-    registrar.register_trait(TYPE, PVCTrait())

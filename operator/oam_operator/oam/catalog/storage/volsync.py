@@ -19,8 +19,8 @@ from typing import Any
 from oam_operator.oam.catalog.shared.trait_kit import FixedObjects, metadata, refuse_rendering_keys, whole_number
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
-from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.engine.registry import trait
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_value
@@ -70,10 +70,8 @@ def _schema() -> Schema:
     }
 
 
-class VolSyncTrait:
-    def can_handle(self, trait_type: str) -> bool:
-        return trait_type == TYPE
-
+@trait(TYPE)
+class VolSyncTrait(BuiltinType):
     def property_schema(self) -> Schema:
         return _schema()
 
@@ -163,7 +161,3 @@ def _retain(value: Any) -> Object:
             raise ValidationError(f"'retain.{period}' must be a non-negative integer")
         retain[period] = count
     return retain
-
-
-def register(registrar: Registrar) -> None:
-    registrar.register_trait(TYPE, VolSyncTrait())

@@ -26,8 +26,8 @@ from oam_operator.oam.catalog.shared.trait_kit import (
 from oam_operator.oam.catalog.workloads.pod_specs import mount_volume
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
-from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.engine.registry import trait
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import GenerationError, ValidationError
 
@@ -38,10 +38,8 @@ NO_WORKLOAD = (
 )
 
 
-class ConfigMapTrait:
-    def can_handle(self, trait_type: str) -> bool:
-        return trait_type == TYPE
-
+@trait(TYPE)
+class ConfigMapTrait(BuiltinType):
     def property_schema(self) -> Schema:
         return {
             "name": PropertySchema(
@@ -97,7 +95,3 @@ def _mount(name: str, mount_path: str) -> Decoration:
             raise GenerationError(NO_WORKLOAD)
 
     return decoration
-
-
-def register(registrar: Registrar) -> None:
-    registrar.register_trait(TYPE, ConfigMapTrait())

@@ -17,7 +17,7 @@ from oam_operator.oam.catalog.workloads.workload import Workload, WorkloadOption
 from oam_operator.oam.document.document import Component
 from oam_operator.oam.document.schema import PropertySchema as P
 from oam_operator.oam.engine.handlers import Object, Schema
-from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.registry import component
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote
@@ -81,9 +81,8 @@ class CronJobConfig:
         return 0
 
 
+@component("cronjob")
 class CronJobHandler(TypeHandler):
-    TYPE = "cronjob"
-
     def property_schema(self) -> Schema:
         return {
             **common_schema(sidecars=False, affinity=False),
@@ -113,7 +112,3 @@ class CronJobHandler(TypeHandler):
         failed = history_limit(props, "failedJobsHistoryLimit", DEFAULT_FAILED_HISTORY)
         workload = parse_workload(component, namespace, WorkloadOptions())
         return CronJobConfig(workload, schedule, restart_policy, successful, failed)
-
-
-def register(registrar: Registrar) -> None:
-    registrar.register_component(CronJobHandler.TYPE, CronJobHandler())

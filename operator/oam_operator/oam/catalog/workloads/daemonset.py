@@ -25,7 +25,7 @@ from oam_operator.oam.catalog.workloads.workload import (
 from oam_operator.oam.document.document import Component
 from oam_operator.oam.document.schema import PropertySchema as P
 from oam_operator.oam.engine.handlers import Object, Schema
-from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.registry import component
 from oam_operator.oam.engine.tree import TreeApplication
 
 if TYPE_CHECKING:
@@ -64,9 +64,8 @@ class DaemonSetConfig:
         return self.workload.name
 
 
+@component("daemonset")
 class DaemonSetHandler(TypeHandler):
-    TYPE = "daemonset"
-
     def property_schema(self) -> Schema:
         toleration = P(
             type="object",
@@ -101,7 +100,3 @@ class DaemonSetHandler(TypeHandler):
         tolerations = build_tolerations(props.get("tolerations"))
         options = WorkloadOptions(port_name=PORT_NAME if port > 0 else None)
         return DaemonSetConfig(parse_workload(component, namespace, options), port, tolerations)
-
-
-def register(registrar: Registrar) -> None:
-    registrar.register_component(DaemonSetHandler.TYPE, DaemonSetHandler())

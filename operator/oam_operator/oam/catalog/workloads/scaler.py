@@ -18,8 +18,8 @@ from typing import Any
 from oam_operator.oam.catalog.shared.trait_kit import FixedObjects, app_labels, metadata, whole_number
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
-from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.engine.registry import trait
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import EffectiveValueError, ValidationError
 
@@ -52,10 +52,8 @@ def _metric(resource: str, utilization: int) -> Object:
     }
 
 
-class ScalerTrait:
-    def can_handle(self, trait_type: str) -> bool:
-        return trait_type == TYPE
-
+@trait(TYPE)
+class ScalerTrait(BuiltinType):
     def property_schema(self) -> Schema:
         return {
             "minReplicas": PropertySchema(type="integer", description="Lower replica bound (required, >= 1)."),
@@ -128,7 +126,3 @@ class ScalerTrait:
                 }
             )
         out.add(TreeApplication(f"{component}-scaler", out.namespace, FixedObjects(objects), app.owner))
-
-
-def register(registrar: Registrar) -> None:
-    registrar.register_trait(TYPE, ScalerTrait())

@@ -33,7 +33,7 @@ from oam_operator.oam.catalog.workloads.workload import (
 from oam_operator.oam.document.document import Component
 from oam_operator.oam.document.schema import PropertySchema as P
 from oam_operator.oam.engine.handlers import Object, Schema
-from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.registry import component
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_type_name, go_value
@@ -141,9 +141,8 @@ class StatefulSetConfig:
         return self.service_name
 
 
+@component("statefulset")
 class StatefulSetHandler(TypeHandler):
-    TYPE = "statefulset"
-
     def property_schema(self) -> Schema:
         template = P(
             type="object",
@@ -186,7 +185,3 @@ class StatefulSetHandler(TypeHandler):
         options = WorkloadOptions(port_name=PORT_NAME if port > 0 else None, sidecars=True, affinity=True)
         workload = parse_workload(component, namespace, options)
         return StatefulSetConfig(workload, replicas, port, service_name, templates)
-
-
-def register(registrar: Registrar) -> None:
-    registrar.register_component(StatefulSetHandler.TYPE, StatefulSetHandler())

@@ -24,7 +24,7 @@ from oam_operator.oam.catalog.workloads.workload import (
 from oam_operator.oam.document.document import Component
 from oam_operator.oam.document.schema import PropertySchema
 from oam_operator.oam.engine.handlers import Object, Schema
-from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.registry import component
 from oam_operator.oam.engine.tree import TreeApplication
 
 if TYPE_CHECKING:
@@ -59,9 +59,8 @@ class WebserviceConfig:
         return self.workload.name
 
 
+@component("webservice")
 class WebserviceHandler(TypeHandler):
-    TYPE = "webservice"
-
     def property_schema(self) -> Schema:
         return {
             **common_schema(sidecars=True, affinity=True),
@@ -80,7 +79,3 @@ class WebserviceHandler(TypeHandler):
         spread = opt_bool(props, "topologySpread", True)
         options = WorkloadOptions(port_name=PORT_NAME, sidecars=True, affinity=True)
         return WebserviceConfig(parse_workload(component, namespace, options), port, replicas, spread)
-
-
-def register(registrar: Registrar) -> None:
-    registrar.register_component(WebserviceHandler.TYPE, WebserviceHandler())

@@ -15,7 +15,7 @@ from oam_operator.oam.catalog.workloads.values import opt_bool, opt_int
 from oam_operator.oam.catalog.workloads.workload import Workload, WorkloadOptions, parse_workload, require_image
 from oam_operator.oam.document.document import Component
 from oam_operator.oam.engine.handlers import Object, Schema
-from oam_operator.oam.engine.registry import Registrar
+from oam_operator.oam.engine.registry import component
 from oam_operator.oam.engine.tree import TreeApplication
 
 if TYPE_CHECKING:
@@ -38,9 +38,8 @@ class WorkerConfig:
         return 0
 
 
+@component("worker")
 class WorkerHandler(TypeHandler):
-    TYPE = "worker"
-
     def property_schema(self) -> Schema:
         return {
             **common_schema(sidecars=True, affinity=True),
@@ -55,7 +54,3 @@ class WorkerHandler(TypeHandler):
         spread = opt_bool(props, "topologySpread", True)
         options = WorkloadOptions(port_name=None, sidecars=True, affinity=True)
         return WorkerConfig(parse_workload(component, namespace, options), replicas, spread)
-
-
-def register(registrar: Registrar) -> None:
-    registrar.register_component(WorkerHandler.TYPE, WorkerHandler())
