@@ -36,7 +36,7 @@ from tools.devcluster.pytest_plugin import default_wait, wait_until
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit" / "oam"))
 
-from kurel_oracle import ORACLE, Case, build, cases
+from oamkit.kurel import ORACLE, Case, build, cases
 
 SAMPLE_SIZE = 20
 SEED = 17
