@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
-from oamkit.packages import cm, dep, document, helm
 from click.testing import CliRunner
+from oamkit.packages import cm, dep, document, helm
 
 from oam_operator.cli import main
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from oamkit import SHARED
 
 from oam_operator.oam.document.loader import load_all
 from oam_operator.oam.document.names import digest, shorten, shorten_with_suffix
@@ -15,7 +16,7 @@ from oam_operator.oam.formatting.gofmt import format_float, go_quote, go_value
 from oam_operator.oam.formatting.quantity import ERR_FORMAT, QuantityError, canonical_quantity
 from oam_operator.oam.formatting.serialize import dump_document, dump_objects
 
-GOLDEN = Path(__file__).resolve().parents[3].parent / "shared" / "kurel-golden"
+GOLDEN = SHARED / "kurel-golden"
 
 
 @pytest.mark.parametrize(

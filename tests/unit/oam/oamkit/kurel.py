@@ -20,8 +20,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from oam_operator.cli import main
+from oamkit import SHARED
 
-ORACLE = (Path(__file__).parents[3] / ".." / "shared" / "kurel-oracle").resolve()
+ORACLE = SHARED / "kurel-oracle"
 
 #: The prefixes of transform.md §4.3 (authored-property validation), after the CLI's step prefix.
 _SCHEMA_PATH = (

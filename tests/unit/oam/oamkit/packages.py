@@ -1,4 +1,4 @@
-"""Helpers for the helm/oci/postgresql and package-parameter tests: documents, runs, errors."""
+"""The builders of the helm/oci/postgresql and package-parameter tests: documents, runs, errors."""
 
 from __future__ import annotations
 
@@ -11,12 +11,10 @@ from oam_operator.oam import (
     OamError,
     TransformContext,
     TransformResult,
-    new_builtin_transformer,
-    parse_application,
 )
+from oamkit import LAUNCHER, OURS, place
+from oamkit import run as transform
 
-OURS = "oam-operator.dev/v1alpha1"
-LAUNCHER = "launcher.gokure.dev/v1alpha1"
 LABEL = "oam-operator.dev/component"
 
 
@@ -41,9 +39,6 @@ def oci(
     return comp(name, "oci", source={"url": url}, version=version, **props)
 
 
-def place(name: str, component: str, tier: str) -> dict[str, Any]:
-    return {"name": name, "type": "placement", "properties": {"component": component, "tier": tier}}
-
 
 def dep(name: str, component: str, depends_on: list[str]) -> dict[str, Any]:
     return {
@@ -61,11 +56,7 @@ def document(components: list[dict[str, Any]], policies: list[dict[str, Any]] | 
 
 
 def run(text: str, ctx: TransformContext | None = None, validate: bool = True) -> TransformResult:
-    t = new_builtin_transformer()
-    app = parse_application(text, component_types=t.component_types(), trait_types=t.trait_types())
-    if validate:
-        t.validate_authored_properties(app)
-    return t.transform(app, ctx or TransformContext(component_label=False))
+    return transform(text, ctx=ctx or TransformContext(component_label=False), validate=validate)
 
 
 def objects(*components: dict[str, Any], ctx: TransformContext | None = None) -> list[dict[str, Any]]:
@@ -88,3 +79,6 @@ def summary(result: TransformResult) -> list[tuple[str, list[str], list[tuple[st
 
 def kinds(result: TransformResult) -> list[tuple[str, str]]:
     return [(o["kind"], o["metadata"]["name"]) for o in result.objects()]
+
+
+__all__ = ["LABEL", "LAUNCHER", "OURS", "cm", "comp", "dep", "document", "error", "helm", "kinds", "objects", "oci", "place", "run", "summary"]

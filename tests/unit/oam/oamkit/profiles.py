@@ -1,4 +1,4 @@
-"""Helpers for the catalog III tests (certificate, external-secret, volsync, expose, ClusterProfile capabilities).
+"""The builders of the ClusterProfile capability tests (certificate, external-secret, volsync, expose).
 
 Two ways in: the library (``transform`` with capabilities evaluated from a rendering map, for
 exact handler messages) and the CLI (``oam-operator build --profile``, for the whole §3.1
@@ -23,18 +23,15 @@ from oam_operator.oam import (
     TransformContext,
     TransformResult,
     new_builtin_transformer,
-    parse_application,
 )
+from oamkit import LAUNCHER, OURS, find, pod_spec, trait
+from oamkit import kinds_of as kinds
+from oamkit import run as transform
 
 NS = "shop"
-OURS = "oam-operator.dev/v1alpha1"
-LAUNCHER = "launcher.gokure.dev/v1alpha1"
 RESERVED = "is platform-reserved and may only be set via ClusterProfile capability rendering: oam: property is platform-reserved"
 NOT_FOUND = "not found in ClusterProfile: oam: capability key not found in ClusterProfile"
 
-
-def trait(trait_type: str, **props: Any) -> dict[str, Any]:
-    return {"type": trait_type, "properties": props}
 
 
 def component(name: str, type_name: str, *traits: dict[str, Any], **props: Any) -> dict[str, Any]:
@@ -74,28 +71,15 @@ def run(
     label: bool = False,
     evaluate: bool = True,
 ) -> TransformResult:
-    t = new_builtin_transformer()
-    app = parse_application(text, component_types=t.component_types(), trait_types=t.trait_types())
-    if validate:
-        t.validate_authored_properties(app)
     raw = bindings or {}
     caps = capabilities(raw) if evaluate else {k: CapabilityBinding(copy.deepcopy(v)) for k, v in raw.items()}
-    return t.transform(app, TransformContext(capabilities=caps, component_label=label))
+    return transform(text, ctx=TransformContext(capabilities=caps, component_label=label), validate=validate)
 
 
 def objects(text: str, bindings: dict[str, dict[str, Any]] | None = None, **kw: Any) -> list[dict[str, Any]]:
     return run(text, bindings, **kw).objects()
 
 
-def find(objs: list[dict[str, Any]], kind: str, name: str | None = None) -> dict[str, Any]:
-    for obj in objs:
-        if obj["kind"] == kind and (name is None or obj["metadata"]["name"] == name):
-            return obj
-    raise AssertionError(f"no {kind} {name or ''} in {[(o['kind'], o['metadata']['name']) for o in objs]}")
-
-
-def kinds(objs: list[dict[str, Any]]) -> list[tuple[str, str]]:
-    return [(o["kind"], o["metadata"]["name"]) for o in objs]
 
 
 def error(text: str, bindings: dict[str, dict[str, Any]] | None = None, **kw: Any) -> str:
@@ -132,9 +116,4 @@ def build_objects(tmp_path: Path, app_text: str, profile_text: str | None = None
     return list(yaml.safe_load_all(out))
 
 
-def pod_spec(obj: dict[str, Any]) -> dict[str, Any]:
-    if obj["kind"] == "CronJob":
-        spec: dict[str, Any] = obj["spec"]["jobTemplate"]["spec"]["template"]["spec"]
-        return spec
-    template: dict[str, Any] = obj["spec"]["template"]["spec"]
-    return template
+__all__ = ["LAUNCHER", "NOT_FOUND", "NS", "OURS", "RESERVED", "build", "build_objects", "capabilities", "component", "document", "error", "evaluation_error", "find", "kinds", "objects", "pod_spec", "profile_yaml", "run", "trait", "webservice"]

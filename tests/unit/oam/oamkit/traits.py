@@ -1,4 +1,4 @@
-"""Helpers for the trait tests: documents with one component, profiles, running the transform."""
+"""The trait tests' builders: documents with one component, profiles, running the transform."""
 
 from __future__ import annotations
 
@@ -14,17 +14,13 @@ from oam_operator.oam import (
     TransformContext,
     TransformResult,
     new_builtin_transformer,
-    parse_application,
 )
 from oam_operator.oam.document.document import CapabilityBinding
+from oamkit import LAUNCHER, OURS, find, trait
+from oamkit import run as transform
 
 NS = "shop"
-LAUNCHER = "launcher.gokure.dev/v1alpha1"
-OURS = "oam-operator.dev/v1alpha1"
 
-
-def trait(trait_type: str, **props: Any) -> dict[str, Any]:
-    return {"type": trait_type, "properties": props}
 
 
 def webservice(name: str = "web", *traits: dict[str, Any], **props: Any) -> dict[str, Any]:
@@ -79,11 +75,7 @@ def run(
     validate: bool = True,
     label: bool = False,
 ) -> TransformResult:
-    t = new_builtin_transformer()
-    app = parse_application(text, component_types=t.component_types(), trait_types=t.trait_types())
-    if validate:
-        t.validate_authored_properties(app)
-    return t.transform(app, TransformContext(capabilities=caps or {}, component_label=label))
+    return transform(text, ctx=TransformContext(capabilities=caps or {}, component_label=label), validate=validate)
 
 
 def objects(text: str, caps: dict[str, CapabilityBinding] | None = None, **kw: Any) -> list[dict[str, Any]]:
@@ -93,12 +85,6 @@ def objects(text: str, caps: dict[str, CapabilityBinding] | None = None, **kw: A
 def kinds(text: str, caps: dict[str, CapabilityBinding] | None = None) -> list[tuple[str, str]]:
     return [(o["kind"], o["metadata"]["name"]) for o in objects(text, caps)]
 
-
-def find(objs: list[dict[str, Any]], kind: str, name: str | None = None) -> dict[str, Any]:
-    for obj in objs:
-        if obj["kind"] == kind and (name is None or obj["metadata"]["name"] == name):
-            return obj
-    raise AssertionError(f"no {kind} {name or ''} in {[(o['kind'], o['metadata']['name']) for o in objs]}")
 
 
 def error(text: str, caps: dict[str, CapabilityBinding] | None = None, *, validate: bool = False) -> str:
@@ -110,3 +96,6 @@ def error(text: str, caps: dict[str, CapabilityBinding] | None = None, *, valida
 
 def trait_error(component: dict[str, Any], caps: dict[str, CapabilityBinding] | None = None) -> str:
     return error(document(component), caps)
+
+
+__all__ = ["LAUNCHER", "NS", "OURS", "capabilities", "deployment_object", "document", "error", "find", "kinds", "objects", "passthrough", "run", "trait", "trait_error", "webservice", "worker"]

@@ -1,4 +1,4 @@
-"""Helpers for the workload component tests: one-component documents, their objects and errors."""
+"""The workload component tests' builders: one-component documents, their objects and errors."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ from oam_operator.oam import (
     OamError,
     TransformContext,
     TransformResult,
-    new_builtin_transformer,
-    parse_application,
 )
 from oam_operator.oam.engine.handlers import ComponentConfig
+from oamkit import kinds_of as kinds
+from oamkit import main_container, pod_spec
+from oamkit import run as transform
 
 IMAGE = "ghcr.io/example/app:v1.0.0"
 NS = "ns"
@@ -45,23 +46,13 @@ def run(
     label: bool = False,
     traits: list[Any] | None = None,
 ) -> TransformResult:
-    transformer = new_builtin_transformer()
-    app = parse_application(
-        document(type_name, props, name, traits),
-        component_types=transformer.component_types(),
-        trait_types=transformer.trait_types(),
-    )
-    if validate:
-        transformer.validate_authored_properties(app)
-    return transformer.transform(app, TransformContext(component_label=label))
+    ctx = TransformContext(component_label=label)
+    return transform(document(type_name, props, name, traits), ctx=ctx, validate=validate)
 
 
 def objects(type_name: str, props: dict[str, Any], name: str = "c", **kw: Any) -> list[dict[str, Any]]:
     return run(type_name, props, name, **kw).objects()
 
-
-def kinds(objs: list[dict[str, Any]]) -> list[tuple[str, str]]:
-    return [(o["kind"], o["metadata"]["name"]) for o in objs]
 
 
 def config(type_name: str, props: dict[str, Any], name: str = "c") -> ComponentConfig:
@@ -88,14 +79,4 @@ def with_image(**props: Any) -> dict[str, Any]:
     return {"image": IMAGE, **copy.deepcopy(props)}
 
 
-def pod_spec(obj: dict[str, Any]) -> dict[str, Any]:
-    if obj["kind"] == "CronJob":
-        spec: dict[str, Any] = obj["spec"]["jobTemplate"]["spec"]["template"]["spec"]
-        return spec
-    template_spec: dict[str, Any] = obj["spec"]["template"]["spec"]
-    return template_spec
-
-
-def main_container(obj: dict[str, Any]) -> dict[str, Any]:
-    container: dict[str, Any] = pod_spec(obj)["containers"][0]
-    return container
+__all__ = ["IMAGE", "LABEL", "NS", "RESOURCES", "config", "document", "error", "handler_error", "kinds", "main_container", "objects", "pod_spec", "run", "with_image"]

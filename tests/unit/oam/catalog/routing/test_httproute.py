@@ -5,7 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from oamkit.traits import NS, capabilities, document, error, find, kinds, objects, trait, trait_error, webservice, worker
+from oamkit.traits import (
+    NS,
+    capabilities,
+    document,
+    error,
+    find,
+    kinds,
+    objects,
+    trait,
+    trait_error,
+    webservice,
+    worker,
+)
 
 PARENT = [{"name": "gw"}]
 RULE: dict[str, Any] = {"matches": [{"path": {"value": "/"}}]}

@@ -5,7 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from oamkit.traits import NS, capabilities, document, error, find, kinds, objects, trait, trait_error, webservice, worker
+from oamkit.traits import (
+    NS,
+    capabilities,
+    document,
+    error,
+    find,
+    kinds,
+    objects,
+    trait,
+    trait_error,
+    webservice,
+    worker,
+)
 
 from oam_operator.oam import ValidationError, new_builtin_transformer, parse_application
 

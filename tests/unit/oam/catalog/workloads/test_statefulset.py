@@ -5,7 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from oamkit.workloads import IMAGE, NS, RESOURCES, config, error, handler_error, kinds, main_container, objects, with_image
+from oamkit.workloads import (
+    IMAGE,
+    NS,
+    RESOURCES,
+    config,
+    error,
+    handler_error,
+    kinds,
+    main_container,
+    objects,
+    with_image,
+)
 
 from oam_operator.oam.engine.handlers import backend_service_name, service_port
 

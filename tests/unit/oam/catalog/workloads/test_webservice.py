@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
-from oamkit.workloads import IMAGE, LABEL, NS, RESOURCES, config, error, handler_error, kinds, objects, pod_spec, with_image
+from oamkit.workloads import (
+    IMAGE,
+    LABEL,
+    NS,
+    RESOURCES,
+    config,
+    error,
+    handler_error,
+    kinds,
+    objects,
+    pod_spec,
+    with_image,
+)
 
 from oam_operator.oam.engine.handlers import backend_service_name, service_port
 

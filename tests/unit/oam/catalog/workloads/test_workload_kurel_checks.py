@@ -1,4 +1,4 @@
-"""Checks the kurel oracle corpus showed missing (transform.md §9.1, §9.10; tests/unit/oam/test_kurel_oracle.py).
+"""Checks the kurel oracle corpus showed missing (transform.md §9.1, §9.10; tests/unit/oam/kurel/test_kurel_oracle.py).
 
 A property written with a null value is present: where kurel's handler checks presence before
 type, ours refuses the null with kurel's message rather than treating it as absent.

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import yaml
 from click.testing import CliRunner
+from oamkit import REPO_ROOT
 
 from oam_operator.cli import main
 
-EXAMPLE = Path(__file__).resolve().parents[4] / "examples" / "shop.yaml"
+EXAMPLE = REPO_ROOT / "examples" / "shop.yaml"
 
 
 def build(*args: str) -> str:

@@ -21,12 +21,13 @@ import click
 import pytest
 import yaml
 from click.testing import CliRunner
+from oamkit import SHARED
 
 from oam_operator.cli import main
 from oam_operator.oam import new_builtin_transformer
 from oam_operator.oam.engine.labels import component_label_value
 
-GOLDEN = (Path(__file__).parents[3] / ".." / "shared" / "kurel-golden").resolve()
+GOLDEN = SHARED / "kurel-golden"
 LAUNCHER_LABEL = "launcher.gokure.dev/component"
 OURS_LABEL = "oam-operator.dev/component"
 #: what an ``expose`` rendering's controllerType lowers to (§10.4)
