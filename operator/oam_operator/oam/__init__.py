@@ -3,6 +3,16 @@
 Entry points: :func:`parse_application`, :func:`parse_cluster_profile`,
 :func:`new_builtin_transformer` (then ``validate_authored_properties`` and ``transform``),
 :func:`dump_objects` / :func:`tree_document` for output.
+
+Layout, by concern (each subpackage's docstring says what it holds): ``document`` (what an
+author writes: loading, models, property schemas, package parameters, names), ``engine``
+(dispatch, registration, lowering, ordering, generated sources, the bundle tree),
+``catalog`` (the built-in types by family: workloads, manifests, flux, postgresql, routing,
+secrets, storage, policy), ``policies`` (the ``dependency`` and ``placement`` policies),
+``formatting`` (Go- and kurel-compatible output), ``remote`` (URL sources and the network they
+may reach), ``errors`` (the exception types) and ``pipeline`` (the one assembly with its
+adapters). The Go-duration parser and the DNS-1123 check are shared with the operator and live
+outside, in ``oam_operator.durations`` and ``oam_operator.dns1123``.
 """
 
 from oam_operator.oam.document.document import (

@@ -23,7 +23,6 @@ from oam_operator.oam.errors import ParseError
 
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-STR_TAG = "tag:yaml.org,2002:str"
 NULL_TAG = "tag:yaml.org,2002:null"
 BOOL_TAG = "tag:yaml.org,2002:bool"
 INT_TAG = "tag:yaml.org,2002:int"

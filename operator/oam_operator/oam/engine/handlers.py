@@ -93,12 +93,6 @@ class SourceSpec:
     build_source: Callable[[str, bool], ComponentConfig]
 
 
-class SourceConsumer(Protocol):
-    def source_identity(self) -> SourceSpec | None: ...
-
-    def bind_source(self, name: str, shared: bool) -> None: ...
-
-
 class ComponentHandler(Protocol):
     def can_handle(self, component_type: str) -> bool: ...
 
