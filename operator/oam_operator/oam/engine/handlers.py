@@ -1,17 +1,17 @@
 """The handler interfaces of the transform (transform.md §5, §6.1) and their shared types.
 
 Handlers are small classes implementing these ``Protocol``s; a new component or trait type is
-one module under ``components/`` or ``traits/`` that implements one of them and registers it,
-without touching the engine. Optional capabilities (source identity, service port, capability
-awareness, rendering validation) are detected with ``getattr`` so a handler implements only
-what it needs.
+one module in a ``catalog`` family whose class implements one of them and declares its type
+(``engine.registry``), without touching the engine. Optional capabilities (source identity, service port, capability
+awareness, rendering validation) are runtime-checkable protocols below, so a handler implements
+only what it needs and the engine asks for them by name.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from oam_operator.oam.document.schema import PropertySchema
 
@@ -172,52 +172,93 @@ class UrlReader(Protocol):
 
 
 # --------------------------------------------------------------------------------------------
-# Optional capabilities, read defensively
+# Optional interfaces. A handler or config declares one by defining its method; the engine asks
+# with ``isinstance`` against these runtime-checkable protocols (Go's interface assertions), and
+# falls back to the documented default when the interface is absent.
+
+
+@runtime_checkable
+class CapabilityAware(Protocol):
+    """A trait handler or rule that reads platform capabilities (must also validate renderings)."""
+
+    def capability_required(self) -> bool: ...
+
+
+@runtime_checkable
+class RenderingValidator(Protocol):
+    """Checks and defaults a ClusterProfile capability rendering once per profile."""
+
+    def validate_and_apply_defaults(self, rendering: dict[str, Any]) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class HasPropertySchema(Protocol):
+    def property_schema(self) -> Schema: ...
+
+
+@runtime_checkable
+class HasContract(Protocol):
+    def contract(self) -> ContractMetadata: ...
+
+
+@runtime_checkable
+class ServicePortProvider(Protocol):
+    """A config with a Service: its port (0 = none), read by routing traits."""
+
+    def service_port(self) -> int: ...
+
+
+@runtime_checkable
+class BackendServiceNamer(Protocol):
+    """A config whose Service is not named after the component ("" = the component name)."""
+
+    def backend_service_name(self) -> str: ...
+
+
+@runtime_checkable
+class SourceConsumer(Protocol):
+    """A config with a source identity, bound to a generated source (§8.3)."""
+
+    def source_identity(self) -> SourceSpec | None: ...
+
+    def bind_source(self, name: str, shared: bool) -> None: ...
 
 
 def capability_required(handler: object) -> bool:
     """``CapabilityAware.capability_required()``, False when the handler is not capability-aware."""
-    fn = getattr(handler, "capability_required", None)
-    return bool(fn()) if callable(fn) else False
+    return bool(handler.capability_required()) if isinstance(handler, CapabilityAware) else False
 
 
 def is_capability_aware(handler: object) -> bool:
-    return callable(getattr(handler, "capability_required", None))
+    return isinstance(handler, CapabilityAware)
 
 
 def rendering_validator(handler: object) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
-    fn = getattr(handler, "validate_and_apply_defaults", None)
-    return fn if callable(fn) else None
+    return handler.validate_and_apply_defaults if isinstance(handler, RenderingValidator) else None
 
 
 def service_port(config: object) -> int:
-    fn = getattr(config, "service_port", None)
-    return int(fn()) if callable(fn) else 0
+    return int(config.service_port()) if isinstance(config, ServicePortProvider) else 0
 
 
 def backend_service_name(config: object) -> str:
-    fn = getattr(config, "backend_service_name", None)
-    return str(fn()) if callable(fn) else ""
+    return str(config.backend_service_name()) if isinstance(config, BackendServiceNamer) else ""
 
 
 def source_identity(config: object) -> SourceSpec | None:
-    fn = getattr(config, "source_identity", None)
-    result = fn() if callable(fn) else None
+    result = config.source_identity() if isinstance(config, SourceConsumer) else None
     return result if isinstance(result, SourceSpec) else None
 
 
 def bind_source(config: object, name: str, shared: bool) -> None:
-    fn = getattr(config, "bind_source", None)
-    if callable(fn):
-        fn(name, shared)
+    if isinstance(config, SourceConsumer):
+        config.bind_source(name, shared)
 
 
 def schema_of(handler: object) -> Schema:
-    fn = getattr(handler, "property_schema", None)
-    return dict(fn()) if callable(fn) else {}
+    return dict(handler.property_schema()) if isinstance(handler, HasPropertySchema) else {}
 
 
 def contract_of(handler: object, type_name: str) -> ContractMetadata:
-    fn = getattr(handler, "contract", None)
-    result = fn() if callable(fn) else None
+    result = handler.contract() if isinstance(handler, HasContract) else None
     return result if isinstance(result, ContractMetadata) else ContractMetadata(family=type_name)
