@@ -4,8 +4,8 @@ Unimplemented built-in types: a type of the §3.3 allow-lists that no handler cl
 document validation (it is a built-in type) and is refused by ``transform()`` with the spec's
 no-handler message followed by ``: this built-in type is not implemented yet``, e.g.
 ``no handler for component type "webservice" (component "web"): this built-in type is not
-implemented yet``. The component and trait catalog lands module by module under
-``components/`` and ``traits/``; the message disappears as each type registers.
+implemented yet``. The component and trait catalog lands module by module in the families
+of ``catalog/``; the message disappears as each type is declared there.
 
 Decision recorded here: a ``TransformContext.namespace`` (``build --namespace``) must be a
 DNS-1123 subdomain like ``metadata.namespace``, else ``invalid namespace "<ns>": <errors>``.
