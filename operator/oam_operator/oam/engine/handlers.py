@@ -58,6 +58,8 @@ class BuiltinType:
     ``TYPES`` is set by the registration decorator (``@component(...)``, ``@trait(...)``,
     ``@trait_lowering(...)`` in :mod:`oam_operator.oam.engine.registry`); ``can_handle`` — the
     engine's registration check, kept for handlers registered by hand — answers from it.
+    A type whose contract is the default (family = its type name, version ``v1alpha1``, no
+    capability keys) defines no ``contract()``: the engine supplies that default.
     """
 
     TYPES: ClassVar[tuple[str, ...]] = ()

@@ -22,7 +22,7 @@ from oam_operator.oam.catalog.flux.flux_sources import (
 from oam_operator.oam.catalog.shared.typed_props import Props
 from oam_operator.oam.document.document import Component
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import BuiltinType, ComponentConfig, ContractMetadata, Object, Schema, SourceSpec
+from oam_operator.oam.engine.handlers import BuiltinType, ComponentConfig, Object, Schema, SourceSpec
 from oam_operator.oam.engine.registry import component
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
@@ -129,9 +129,6 @@ class OciConfig:
 class OciHandler(BuiltinType):
     def property_schema(self) -> Schema:
         return oci_schema()
-
-    def contract(self) -> ContractMetadata:
-        return ContractMetadata(family=TYPE)
 
     def build(self, component: Component, namespace: str, ctx: TransformContext) -> OciConfig:
         props = Props(component.properties, PREFIX)

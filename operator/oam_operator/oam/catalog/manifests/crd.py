@@ -17,7 +17,7 @@ from oam_operator.oam.catalog.manifests.manifest_source import (
     source_schema,
 )
 from oam_operator.oam.document.document import Component
-from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema, UrlReader
+from oam_operator.oam.engine.handlers import BuiltinType, Object, Schema, UrlReader
 from oam_operator.oam.engine.labels import api_group
 from oam_operator.oam.engine.registry import component
 from oam_operator.oam.engine.tree import TreeApplication
@@ -63,9 +63,6 @@ class CrdConfig:
 class CrdHandler(BuiltinType):
     def property_schema(self) -> Schema:
         return source_schema()
-
-    def contract(self) -> ContractMetadata:
-        return ContractMetadata(family=TYPE)
 
     def build(self, component: Component, namespace: str, ctx: TransformContext) -> CrdConfig:
         prefix = f"crd component {go_quote(component.name)}: "

@@ -23,7 +23,7 @@ from oam_operator.oam.catalog.manifests.manifest_source import (
 )
 from oam_operator.oam.document.document import Component
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema, UrlReader
+from oam_operator.oam.engine.handlers import BuiltinType, Object, Schema, UrlReader
 from oam_operator.oam.engine.labels import api_group
 from oam_operator.oam.engine.registry import component
 from oam_operator.oam.engine.tree import TreeApplication
@@ -174,9 +174,6 @@ class ManifestsHandler(BuiltinType):
                 ),
             ),
         }
-
-    def contract(self) -> ContractMetadata:
-        return ContractMetadata(family=TYPE)
 
     def build(self, component: Component, namespace: str, ctx: TransformContext) -> ManifestsConfig:
         prefix = f"manifests component {go_quote(component.name)}: "

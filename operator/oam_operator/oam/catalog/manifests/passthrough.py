@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from oam_operator.oam.catalog.shared.static import StaticConfig
 from oam_operator.oam.document.document import Component
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Schema
+from oam_operator.oam.engine.handlers import BuiltinType, Schema
 from oam_operator.oam.engine.registry import component
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote
@@ -43,9 +43,6 @@ class PassthroughHandler(BuiltinType):
                 description="The object is cluster-scoped: no namespace is defaulted and none may be set.",
             ),
         }
-
-    def contract(self) -> ContractMetadata:
-        return ContractMetadata(family=TYPE)
 
     def build(self, component: Component, namespace: str, ctx: TransformContext) -> StaticConfig:
         props = component.properties

@@ -18,7 +18,7 @@ from typing import Any
 from oam_operator.oam.catalog.shared.trait_kit import FixedObjects, metadata, refuse_rendering_keys
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.engine.handlers import BuiltinType, Object, Schema, TraitOutput
 from oam_operator.oam.engine.registry import trait
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
@@ -47,9 +47,6 @@ class CiliumNetworkPolicyTrait(BuiltinType):
             "ingress": _rules("ingress"),
             "egress": _rules("egress"),
         }
-
-    def contract(self) -> ContractMetadata:
-        return ContractMetadata(family=TYPE)
 
     def validate_and_apply_defaults(self, rendering: dict[str, Any]) -> dict[str, Any]:
         refuse_rendering_keys(TYPE, rendering, ())

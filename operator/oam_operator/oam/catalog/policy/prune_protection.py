@@ -15,7 +15,7 @@ from typing import Any
 
 from oam_operator.oam.catalog.shared.trait_kit import decorate
 from oam_operator.oam.document.document import Trait
-from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.engine.handlers import BuiltinType, Object, Schema, TraitOutput
 from oam_operator.oam.engine.registry import trait
 from oam_operator.oam.engine.tree import TreeApplication
 
@@ -41,9 +41,6 @@ def protect(objects: list[Object]) -> None:
 class PruneProtectionTrait(BuiltinType):
     def property_schema(self) -> Schema:
         return {}
-
-    def contract(self) -> ContractMetadata:
-        return ContractMetadata(family=TYPE)
 
     def apply(self, trait: Trait, app: TreeApplication, out: TraitOutput) -> None:
         decorate(app, protect)

@@ -18,7 +18,7 @@ from typing import Any
 from oam_operator.oam.catalog.shared.trait_kit import FixedObjects, app_labels, metadata
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.engine.handlers import BuiltinType, Object, Schema, TraitOutput
 from oam_operator.oam.engine.registry import trait
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
@@ -55,9 +55,6 @@ class RBACTrait(BuiltinType):
                 type="boolean", default=False, description="Also grant the rules cluster-wide (ClusterRole)."
             ),
         }
-
-    def contract(self) -> ContractMetadata:
-        return ContractMetadata(family=TYPE)
 
     def apply(self, trait: Trait, app: TreeApplication, out: TraitOutput) -> None:
         props = trait.properties

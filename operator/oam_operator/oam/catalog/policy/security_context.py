@@ -22,7 +22,7 @@ from oam_operator.oam.catalog.shared.trait_kit import Decoration, decorate, whol
 from oam_operator.oam.catalog.workloads.pod_specs import SECURITY_KINDS, pod_specs
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.engine.handlers import BuiltinType, Object, Schema, TraitOutput
 from oam_operator.oam.engine.registry import trait
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
@@ -67,9 +67,6 @@ class SecurityContextTrait(BuiltinType):
             }
         )
         return schema
-
-    def contract(self) -> ContractMetadata:
-        return ContractMetadata(family=TYPE)
 
     def apply(self, trait: Trait, app: TreeApplication, out: TraitOutput) -> None:
         level, booleans, integers = _parse(trait.properties)

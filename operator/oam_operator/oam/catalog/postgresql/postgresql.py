@@ -27,7 +27,7 @@ from oam_operator.oam.catalog.postgresql.schema import (
 from oam_operator.oam.catalog.shared.static import StaticConfig
 from oam_operator.oam.catalog.shared.typed_props import Props
 from oam_operator.oam.document.document import Component
-from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema
+from oam_operator.oam.engine.handlers import BuiltinType, Object, Schema
 from oam_operator.oam.engine.registry import component
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote
@@ -91,9 +91,6 @@ def build_objects(name: str, namespace: str, properties: dict[str, Any]) -> list
 class PostgresqlHandler(BuiltinType):
     def property_schema(self) -> Schema:
         return postgresql_schema()
-
-    def contract(self) -> ContractMetadata:
-        return ContractMetadata(family=TYPE)
 
     def build(self, component: Component, namespace: str, ctx: TransformContext) -> StaticConfig:
         return StaticConfig(build_objects(component.name, namespace, component.properties))

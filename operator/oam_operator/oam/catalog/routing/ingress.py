@@ -39,7 +39,7 @@ from oam_operator.oam.catalog.shared.trait_kit import (
 )
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.engine.handlers import BuiltinType, Object, Schema, TraitOutput
 from oam_operator.oam.engine.registry import trait
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
@@ -127,9 +127,6 @@ def _schema() -> Schema:
 class IngressTrait(BuiltinType):
     def property_schema(self) -> Schema:
         return _schema()
-
-    def contract(self) -> ContractMetadata:
-        return ContractMetadata(family=TYPE)
 
     def apply(self, trait: Trait, app: TreeApplication, out: TraitOutput) -> None:
         props = trait.properties

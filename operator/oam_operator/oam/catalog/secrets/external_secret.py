@@ -41,7 +41,7 @@ from oam_operator.oam.catalog.secrets.named_ref import check_rendering_ref, ref_
 from oam_operator.oam.catalog.shared.trait_kit import app_labels, metadata, refuse_rendering_keys
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.engine.handlers import BuiltinType, Object, Schema, TraitOutput
 from oam_operator.oam.engine.registry import trait
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
@@ -115,9 +115,6 @@ class ExternalSecretObject:
 class ExternalSecretTrait(BuiltinType):
     def property_schema(self) -> Schema:
         return _schema()
-
-    def contract(self) -> ContractMetadata:
-        return ContractMetadata(family=TYPE)
 
     def validate_and_apply_defaults(self, rendering: dict[str, Any]) -> dict[str, Any]:
         refuse_rendering_keys(TYPE, rendering, ("refreshInterval", "secretStoreRef"))

@@ -1,7 +1,6 @@
 """Building blocks more than one catalog family uses.
 
-``type_handler`` (the one-type claim and built-in contract of a handler), ``static`` (a config
-whose objects are known when it is built), ``trait_kit`` (sub-applications and decoration
-shared by the traits) and ``typed_props`` (typed reads of authored properties for helm, oci
-and postgresql).
+``static`` (a config whose objects are known when it is built), ``trait_kit`` (sub-applications
+and decoration shared by the traits) and ``typed_props`` (typed reads of authored properties for
+helm, oci and postgresql).
 """

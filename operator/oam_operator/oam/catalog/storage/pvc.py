@@ -19,7 +19,7 @@ from typing import Any
 from oam_operator.oam.catalog.shared.trait_kit import FixedObjects, app_labels, metadata, refuse_rendering_keys
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.engine.handlers import BuiltinType, Object, Schema, TraitOutput
 from oam_operator.oam.engine.registry import trait
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import EffectiveValueError, ValidationError
@@ -47,9 +47,6 @@ class PVCTrait(BuiltinType):
                 description="Access modes of the claim.",
             ),
         }
-
-    def contract(self) -> ContractMetadata:
-        return ContractMetadata(family=TYPE)
 
     def validate_and_apply_defaults(self, rendering: dict[str, Any]) -> dict[str, Any]:
         refuse_rendering_keys(TYPE, rendering, ("storageClassName",))

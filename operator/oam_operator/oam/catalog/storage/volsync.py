@@ -19,7 +19,7 @@ from typing import Any
 from oam_operator.oam.catalog.shared.trait_kit import FixedObjects, metadata, refuse_rendering_keys, whole_number
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.engine.handlers import BuiltinType, Object, Schema, TraitOutput
 from oam_operator.oam.engine.registry import trait
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
@@ -74,9 +74,6 @@ def _schema() -> Schema:
 class VolSyncTrait(BuiltinType):
     def property_schema(self) -> Schema:
         return _schema()
-
-    def contract(self) -> ContractMetadata:
-        return ContractMetadata(family=TYPE)
 
     def validate_and_apply_defaults(self, rendering: dict[str, Any]) -> dict[str, Any]:
         refuse_rendering_keys(TYPE, rendering, CLASS_FIELDS)

@@ -26,7 +26,7 @@ from oam_operator.oam.catalog.shared.trait_kit import (
 from oam_operator.oam.catalog.workloads.pod_specs import mount_volume
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.engine.handlers import BuiltinType, Object, Schema, TraitOutput
 from oam_operator.oam.engine.registry import trait
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import GenerationError, ValidationError
@@ -55,9 +55,6 @@ class ConfigMapTrait(BuiltinType):
                 description="Mount the ConfigMap as a volume at this path in the workload's first container.",
             ),
         }
-
-    def contract(self) -> ContractMetadata:
-        return ContractMetadata(family=TYPE)
 
     def validate_and_apply_defaults(self, rendering: dict[str, Any]) -> dict[str, Any]:
         refuse_rendering_keys(TYPE, rendering, ())

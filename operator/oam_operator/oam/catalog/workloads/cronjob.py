@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from oam_operator.oam.catalog.shared.type_handler import TypeHandler
 from oam_operator.oam.catalog.workloads.schemas import common_schema
 from oam_operator.oam.catalog.workloads.values import as_int, opt_str
 from oam_operator.oam.catalog.workloads.workload import Workload, WorkloadOptions, parse_workload, require_image
 from oam_operator.oam.document.document import Component
 from oam_operator.oam.document.schema import PropertySchema as P
-from oam_operator.oam.engine.handlers import Object, Schema
+from oam_operator.oam.engine.handlers import BuiltinType, Object, Schema
 from oam_operator.oam.engine.registry import component
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
@@ -82,7 +81,7 @@ class CronJobConfig:
 
 
 @component("cronjob")
-class CronJobHandler(TypeHandler):
+class CronJobHandler(BuiltinType):
     def property_schema(self) -> Schema:
         return {
             **common_schema(sidecars=False, affinity=False),

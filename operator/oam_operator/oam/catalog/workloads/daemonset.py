@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from oam_operator.oam.catalog.shared.type_handler import TypeHandler
 from oam_operator.oam.catalog.workloads.scheduling import TOLERATION_EFFECTS, TOLERATION_OPERATORS, build_tolerations
 from oam_operator.oam.catalog.workloads.schemas import common_schema
 from oam_operator.oam.catalog.workloads.values import opt_int
@@ -24,7 +23,7 @@ from oam_operator.oam.catalog.workloads.workload import (
 )
 from oam_operator.oam.document.document import Component
 from oam_operator.oam.document.schema import PropertySchema as P
-from oam_operator.oam.engine.handlers import Object, Schema
+from oam_operator.oam.engine.handlers import BuiltinType, Object, Schema
 from oam_operator.oam.engine.registry import component
 from oam_operator.oam.engine.tree import TreeApplication
 
@@ -65,7 +64,7 @@ class DaemonSetConfig:
 
 
 @component("daemonset")
-class DaemonSetHandler(TypeHandler):
+class DaemonSetHandler(BuiltinType):
     def property_schema(self) -> Schema:
         toleration = P(
             type="object",

@@ -18,7 +18,7 @@ from typing import Any
 from oam_operator.oam.catalog.shared.trait_kit import FixedObjects, app_labels, metadata, whole_number
 from oam_operator.oam.document.document import Trait
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import BuiltinType, ContractMetadata, Object, Schema, TraitOutput
+from oam_operator.oam.engine.handlers import BuiltinType, Object, Schema, TraitOutput
 from oam_operator.oam.engine.registry import trait
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import EffectiveValueError, ValidationError
@@ -74,9 +74,6 @@ class ScalerTrait(BuiltinType):
                 description="Also create a PodDisruptionBudget (minAvailable 50%); needs minReplicas >= 2.",
             ),
         }
-
-    def contract(self) -> ContractMetadata:
-        return ContractMetadata(family=TYPE)
 
     def apply(self, trait: Trait, app: TreeApplication, out: TraitOutput) -> None:
         props = trait.properties

@@ -17,7 +17,6 @@ import copy
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from oam_operator.oam.catalog.shared.type_handler import TypeHandler
 from oam_operator.oam.catalog.workloads.schemas import common_schema, replicas_schema
 from oam_operator.oam.catalog.workloads.values import opt_int, opt_str
 from oam_operator.oam.catalog.workloads.volumes import DEFAULT_ACCESS_MODES, access_modes
@@ -32,7 +31,7 @@ from oam_operator.oam.catalog.workloads.workload import (
 )
 from oam_operator.oam.document.document import Component
 from oam_operator.oam.document.schema import PropertySchema as P
-from oam_operator.oam.engine.handlers import Object, Schema
+from oam_operator.oam.engine.handlers import BuiltinType, Object, Schema
 from oam_operator.oam.engine.registry import component
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
@@ -142,7 +141,7 @@ class StatefulSetConfig:
 
 
 @component("statefulset")
-class StatefulSetHandler(TypeHandler):
+class StatefulSetHandler(BuiltinType):
     def property_schema(self) -> Schema:
         template = P(
             type="object",

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from oam_operator.oam.catalog.shared.type_handler import TypeHandler
 from oam_operator.oam.catalog.workloads.deployment import deployment
 from oam_operator.oam.catalog.workloads.schemas import common_schema, replicas_schema, topology_spread_schema
 from oam_operator.oam.catalog.workloads.values import opt_bool, opt_int
 from oam_operator.oam.catalog.workloads.workload import Workload, WorkloadOptions, parse_workload, require_image
 from oam_operator.oam.document.document import Component
-from oam_operator.oam.engine.handlers import Object, Schema
+from oam_operator.oam.engine.handlers import BuiltinType, Object, Schema
 from oam_operator.oam.engine.registry import component
 from oam_operator.oam.engine.tree import TreeApplication
 
@@ -39,7 +38,7 @@ class WorkerConfig:
 
 
 @component("worker")
-class WorkerHandler(TypeHandler):
+class WorkerHandler(BuiltinType):
     def property_schema(self) -> Schema:
         return {
             **common_schema(sidecars=True, affinity=True),
