@@ -29,7 +29,7 @@ from oam_operator.oam import (
     TransformContext,
     new_builtin_transformer,
 )
-from oam_operator.oam.document import validate_application
+from oam_operator.oam.document.document import validate_application
 
 TIERS = ("infra", "services", "apps")
 RUNS = 9

@@ -1,9 +1,9 @@
 """Agreement of ``oam-operator build`` with kurel on the oracle corpus (prints figures, asserts nothing).
 
-Runs every case of ../shared/kurel-oracle in-process (tests/unit/oam/kurel_oracle.py) and
+Runs every case of ../shared/kurel-oracle in-process (tests/unit/oam/oamkit/kurel.py) and
 prints how many fall in each verdict; with ``--list VERDICT`` also the case ids and a first
 differing line, to find the general mechanism behind a difference. The pass/fail rules live in
-tests/unit/oam/test_kurel_oracle.py; this script only counts.
+tests/unit/oam/kurel/test_kurel_oracle.py; this script only counts.
 
     .venv/bin/python bench/oracle_agreement.py [--list built-differs] [--json out.json]
 """
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "operator"))
 sys.path.insert(0, str(ROOT / "tests" / "unit" / "oam"))
 
-from kurel_oracle import ORACLE, VERDICTS, Case, Outcome, build, cases, verdict  # noqa: E402
+from oamkit.kurel import ORACLE, VERDICTS, Case, Outcome, build, cases, verdict  # noqa: E402
 
 
 def _first_difference(expected: str, got: str) -> str:

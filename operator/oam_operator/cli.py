@@ -95,7 +95,7 @@ def _check_output_format(value: str) -> str:
 
 def _read_file(path: str, what: str) -> str:
     """A file's text; failures read like Go's ``os.ReadFile`` errors, prefixed as kurel does."""
-    from oam_operator.oam.gofmt import go_quote
+    from oam_operator.oam.formatting.gofmt import go_quote
 
     try:
         with open(path, encoding="utf-8") as handle:
@@ -113,9 +113,9 @@ def _read_file(path: str, what: str) -> str:
 def _apply_package(package_path: str, values_path: str | None, set_values: tuple[str, ...], text: str) -> str:
     """Resolve the kurel package's parameters and substitute them in the application text
     (docs/transform.md#package-parameters)."""
+    from oam_operator.oam.document.params import parse_package, parse_set, parse_values, resolve_parameters, substitute
     from oam_operator.oam.errors import OamError
-    from oam_operator.oam.gofmt import go_quote
-    from oam_operator.oam.params import parse_package, parse_set, parse_values, resolve_parameters, substitute
+    from oam_operator.oam.formatting.gofmt import go_quote
 
     try:
         package = parse_package(_read_file(package_path, "package"))
@@ -163,11 +163,11 @@ def _run_build(
         parse_cluster_profile,
         tree_document,
     )
-    from oam_operator.oam.gofmt import go_quote
-    from oam_operator.oam.params import missing_package_error
+    from oam_operator.oam.document.params import missing_package_error
+    from oam_operator.oam.engine.release_order import release_order
+    from oam_operator.oam.formatting.gofmt import go_quote
+    from oam_operator.oam.formatting.serialize import dump_document
     from oam_operator.oam.pipeline import build_pipeline
-    from oam_operator.oam.release_order import release_order
-    from oam_operator.oam.serialize import dump_document
 
     app_path = os.path.join(file, "app.yaml") if os.path.isdir(file) else file
     app_dir = os.path.dirname(app_path) or "."
@@ -332,9 +332,9 @@ def _run_schema(family: str | None, type_name: str | None, output_format: str) -
 
     from oam_operator.apppolicies import register_operator_policies
     from oam_operator.oam import new_builtin_transformer
-    from oam_operator.oam.gofmt import go_quote
-    from oam_operator.oam.schema import object_json_schema
-    from oam_operator.oam.serialize import dump_document
+    from oam_operator.oam.document.schema import object_json_schema
+    from oam_operator.oam.formatting.gofmt import go_quote
+    from oam_operator.oam.formatting.serialize import dump_document
 
     # The operator's own policy types are part of what it validates, so their schemas are published too.
     transformer = register_operator_policies(new_builtin_transformer())

@@ -57,7 +57,7 @@ def clean(obj: Mapping[str, Any] | None) -> dict[str, Any]:
 
 def unified(live: Mapping[str, Any], desired: Mapping[str, Any], label: str) -> str:
     """A unified diff of two objects' YAML (sorted keys), ``""`` when equal."""
-    from oam_operator.oam.serialize import dump_document
+    from oam_operator.oam.formatting.serialize import dump_document
 
     before = dump_document(dict(live)).splitlines(keepends=True)
     after = dump_document(dict(desired)).splitlines(keepends=True)

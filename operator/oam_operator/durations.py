@@ -1,17 +1,32 @@
 """Go duration strings (``90s``, ``1h30m``, ``1.5h``), parsed exactly as Go's ``time.ParseDuration``.
 
-One parser for every duration the operator reads (settings, ``spec.interval``/``spec.timeout``,
-the reconciler's ``reapply-interval``), so a value means the same everywhere and matches what
-the API server's CEL ``duration()`` accepts. Arithmetic is on integer nanoseconds, like Go,
-including its overflow limit (about 292 years) and its truncation of fractional nanoseconds.
+The one parser for every duration the project reads: the operator's settings,
+``spec.interval``/``spec.timeout``, the reconciler's ``reapply-interval`` and the transform's
+duration properties — so a value means the same everywhere and matches what the API server's
+CEL ``duration()`` accepts. Arithmetic is on integer nanoseconds, like Go, including its
+overflow limit (about 292 years) and its truncation of fractional nanoseconds.
+
+It is stdlib-only, so ``oam``, ``reconciler``, ``api`` and ``controller`` all import it without
+loading a cluster client. A refusal's wording is a parameter (:class:`DurationMessages`): the
+operator's own ``invalid duration '<text>'`` by default, or — for the transform, whose messages
+must match kurel's byte for byte — Go's ``time:`` texts with Go's quoting (``oam.formatting.duration``).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
 
-__all__ = ["CRD_DURATION_PATTERN", "format_seconds", "parse_go_duration", "parse_go_duration_ns"]
+__all__ = [
+    "CRD_DURATION_PATTERN",
+    "OPERATOR_MESSAGES",
+    "DurationMessages",
+    "format_seconds",
+    "parse_go_duration",
+    "parse_go_duration_ns",
+]
 
 # The spelling accepted by the CRD (docs/operator.md#spec-fields): unsigned, units ms/s/m/h. A subset of Go's grammar.
 CRD_DURATION_PATTERN = r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$"
@@ -31,9 +46,33 @@ _NUMBER = re.compile(r"([0-9]*)(?:\.([0-9]*))?")
 _UNIT = re.compile(r"[^0-9.]*")
 
 
-def parse_go_duration_ns(text: str) -> int:
-    """Nanoseconds of ``text``; ``ValueError("invalid duration <text>")`` on anything Go refuses."""
-    error = ValueError(f"invalid duration {text!r}")
+@dataclass(frozen=True)
+class DurationMessages:
+    """How a refusal reads. ``{text}`` is the quoted value, ``{unit}`` the quoted unknown unit.
+
+    ``error`` builds the exception from the finished message, so each caller raises its own type.
+    """
+
+    invalid: str
+    missing_unit: str
+    unknown_unit: str
+    quote: Callable[[str], str] = repr
+    error: Callable[[str], Exception] = ValueError
+
+    def refuse(self, template: str, text: str, unit: str = "") -> Exception:
+        return self.error(template.format(text=self.quote(text), unit=self.quote(unit)))
+
+
+# The operator's wording: one message whatever the fault (settings and annotations wrap it anyway).
+OPERATOR_MESSAGES = DurationMessages(
+    invalid="invalid duration {text}",
+    missing_unit="invalid duration {text}",
+    unknown_unit="invalid duration {text}",
+)
+
+
+def parse_go_duration_ns(text: str, messages: DurationMessages = OPERATOR_MESSAGES) -> int:
+    """Nanoseconds of ``text``; raises ``messages.error`` on anything Go refuses."""
     s = text
     negative = False
     if s[:1] in ("+", "-"):
@@ -42,7 +81,7 @@ def parse_go_duration_ns(text: str) -> int:
     if s == "0":
         return 0
     if not s:
-        raise error
+        raise messages.refuse(messages.invalid, text)
     total = 0
     pos = 0
     while pos < len(s):
@@ -50,27 +89,30 @@ def parse_go_duration_ns(text: str) -> int:
         assert number is not None  # the pattern matches the empty string
         whole, fraction = number.group(1), number.group(2)
         if not whole and not fraction:
-            raise error
+            raise messages.refuse(messages.invalid, text)
         unit_match = _UNIT.match(s, number.end())
         assert unit_match is not None
-        unit = _UNITS_NS.get(unit_match.group(0))
-        if unit is None:  # missing or unknown unit
-            raise error
+        unit_text = unit_match.group(0)
+        if not unit_text:
+            raise messages.refuse(messages.missing_unit, text)
+        unit = _UNITS_NS.get(unit_text)
+        if unit is None:
+            raise messages.refuse(messages.unknown_unit, text, unit_text)
         value = int(whole or "0")
         if value > _MAX // unit:
-            raise error
+            raise messages.refuse(messages.invalid, text)
         value *= unit
         if fraction:
             kept, scale = _leading_fraction(fraction)
             value += int(float(kept) * (float(unit) / scale))
             if value > _MAX:
-                raise error
+                raise messages.refuse(messages.invalid, text)
         total += value
         if total > _MAX:
-            raise error
+            raise messages.refuse(messages.invalid, text)
         pos = unit_match.end()
     if not negative and total > _MAX - 1:
-        raise error
+        raise messages.refuse(messages.invalid, text)
     return -total if negative else total
 
 

@@ -57,8 +57,9 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 
+from .dns1123 import DNS1123_LABEL_MAX, DNS1123_SUBDOMAIN_MAX, is_dns1123_label, is_dns1123_subdomain
 from .durations import format_seconds, parse_go_duration
-from .oam.addresses import parse_networks
+from .oam.remote.addresses import parse_networks
 from .persisted.policies import AdoptionPolicy, UpdatePolicy
 
 __all__ = [
@@ -76,8 +77,6 @@ ENV_PREFIX = "OAM_OPERATOR_"
 DEFAULT_QPS = 50.0
 DEV_PRIORITY = 666
 _FLAG_OVERRIDES = {"namespaces": "namespace"}
-_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _TRUE = frozenset({"true", "1", "yes", "on"})
 _FALSE = frozenset({"false", "0", "no", "off"})
 
@@ -188,13 +187,15 @@ _ALPHABET = {"label": "lower-case letters, digits and '-'", "subdomain": "lower-
 
 
 def _name(kind: str, *, empty: bool) -> Callable[[Any], str]:
-    pattern, limit = (_DNS1123_LABEL, 63) if kind == "label" else (_DNS1123_SUBDOMAIN, 253)
+    valid, limit = (
+        (is_dns1123_label, DNS1123_LABEL_MAX) if kind == "label" else (is_dns1123_subdomain, DNS1123_SUBDOMAIN_MAX)
+    )
 
     def parse(value: Any) -> str:
         text = str(value).strip()
         if text == "" and empty:
             return ""
-        if len(text) > limit or not pattern.match(text):
+        if not valid(text):
             raise ValueError(f"must be a DNS-1123 {kind} ({_ALPHABET[kind]}; at most {limit} characters)")
         return text
 
@@ -279,7 +280,7 @@ def _hosts(value: Any) -> tuple[str, ...]:
         try:
             ipaddress.ip_address(item)
         except ValueError:
-            if not _DNS1123_SUBDOMAIN.match(item):
+            if not is_dns1123_subdomain(item):
                 raise ValueError(f'"{item}" is neither a DNS name nor an IP address') from None
         if item not in hosts:
             hosts.append(item)
@@ -424,14 +425,14 @@ DESCRIPTIONS: dict[str, str] = {
     "max_concurrent_reconciles": "Applications reconciled at the same time.",
     "apply_concurrency": "Objects of one wave applied at the same time.",
     "kube_api_qps": "Client-side rate limit of API requests per second (0: no limit; unset: 50 until the "
-                    "server shows API Priority and Fairness, then none).",
+    "server shows API Priority and Fairness, then none).",
     "kube_api_burst": "Requests allowed in a burst above --kube-api-qps.",
     "default_interval": "Reconcile interval of an Application without spec.interval (at least 30s).",
     "default_timeout": "Timeout of an Application without spec.timeout (at least 10s).",
     "reapply_interval": "Re-apply objects in sync this often to undo unseen drift (0: every pass).",
     "default_adoption_policy": "adoptionPolicy of an Application without one (Never, IfUnowned, Always).",
     "default_update_policy": "updatePolicy of an Application without one (Replace, SsaMerge, SsaOverride, Recreate).",
-    "default_profile": "ClusterProfile of an Application without spec.profile (\"\": none).",
+    "default_profile": 'ClusterProfile of an Application without spec.profile ("": none).',
     "cluster_id": "Cluster part of owner ids (default: the kube-system namespace's UID).",
     "require_service_account": "Refuse Applications without spec.serviceAccountName.",
     "default_service_account": "ServiceAccount impersonated for an Application without spec.serviceAccountName.",

@@ -2,7 +2,7 @@
 
 A seeded sample of 20 cases kurel refuses in its transform (``transforming application`` or
 ``generating manifests``) and that ``oam-operator build`` refuses with kurel's very words
-(tests/unit/oam/test_kurel_oracle.py checks the whole corpus offline). Each case's
+(tests/unit/oam/kurel/test_kurel_oracle.py checks the whole corpus offline). Each case's
 ``launcher.gokure.dev`` document becomes an ``oam-operator.dev/v1alpha1`` Application in the
 test namespace — tier annotations moved to the operator's domain, its ClusterProfile created
 as a cluster-scoped ``ClusterProfile`` of its own and named by ``spec.profile`` — and must end
@@ -37,7 +37,7 @@ from tools.devcluster.pytest_plugin import default_wait, wait_until
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit" / "oam"))
 
-from kurel_oracle import ORACLE, Case, build, cases
+from oamkit.kurel import ORACLE, Case, build, cases
 
 SAMPLE_SIZE = 20
 SEED = 17

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
+from ..dns1123 import DNS1123_SUBDOMAIN_FMT
 from ..durations import CRD_DURATION_PATTERN, parse_go_duration
 from ..persisted.inventory import InventoryItem
 from ..persisted.policies import AdoptionPolicy, ApplicationDeletePolicy, UpdatePolicy
@@ -51,7 +52,7 @@ MIN_INTERVAL = timedelta(seconds=30)
 MIN_TIMEOUT = timedelta(seconds=10)
 INTERVAL_MESSAGE = "interval must be at least 30s"
 TIMEOUT_MESSAGE = "timeout must be at least 10s"
-DNS1123_SUBDOMAIN_OR_EMPTY = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
+DNS1123_SUBDOMAIN_OR_EMPTY = "^(" + DNS1123_SUBDOMAIN_FMT + ")?$"
 
 _FREE_FORM = {"x-kubernetes-preserve-unknown-fields": True}
 

@@ -15,7 +15,7 @@ the dependency gate.
 
 from __future__ import annotations
 
-from oam_operator.oam.transformer import Transformer
+from oam_operator.oam.engine.transformer import Transformer
 
 from .app_dependency import AppDependencyPolicy, AppRef
 from .graph import AppGraph, AppNode, DependencyState, cycle_message, node_from_object, waiting_message

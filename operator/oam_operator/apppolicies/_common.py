@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from oam_operator.dns1123 import dns1123_label_errors
 from oam_operator.durations import CRD_DURATION_PATTERN, format_seconds, parse_go_duration
 from oam_operator.oam.errors import PolicyError
-from oam_operator.oam.gofmt import go_quote
-from oam_operator.oam.names import dns1123_label_errors
+from oam_operator.oam.formatting.gofmt import go_quote
 
 #: The prefix of the keys these handlers own in ``PolicyResult.extensions``. Fixed (not the
 #: configurable annotation domain): it names the operator that reads the values back.

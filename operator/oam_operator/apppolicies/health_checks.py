@@ -16,12 +16,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from oam_operator.oam.document import ApplicationPolicy
+from oam_operator.oam.document.document import ApplicationPolicy
+from oam_operator.oam.document.schema import PropertySchema
+from oam_operator.oam.engine.handlers import ContractMetadata, Schema
 from oam_operator.oam.errors import PolicyError
-from oam_operator.oam.gofmt import go_quote
-from oam_operator.oam.handlers import ContractMetadata, Schema
+from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.policies.result import PolicyResult
-from oam_operator.oam.schema import PropertySchema
 
 from ._common import EXTENSION_PREFIX, entry_map, optional_namespace, required_list, required_string
 

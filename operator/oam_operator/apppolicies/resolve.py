@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from oam_operator.oam.errors import TransformError
-from oam_operator.oam.gofmt import go_quote
+from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.policies.result import PolicyResult
 
 from . import app_dependency, health_checks, reconciliation

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from oam_operator.oam.tree import Bundle, Cluster
+from oam_operator.oam.engine.tree import Bundle, Cluster
 from oam_operator.reconciler.annotations import NO_PURGE_ORDER, parse_order
 from oam_operator.reconciler.identity import object_key, split_api_version
 

@@ -3,9 +3,19 @@
 Entry points: :func:`parse_application`, :func:`parse_cluster_profile`,
 :func:`new_builtin_transformer` (then ``validate_authored_properties`` and ``transform``),
 :func:`dump_objects` / :func:`tree_document` for output.
+
+Layout, by concern (each subpackage's docstring says what it holds): ``document`` (what an
+author writes: loading, models, property schemas, package parameters, names), ``engine``
+(dispatch, registration, lowering, ordering, generated sources, the bundle tree),
+``catalog`` (the built-in types by family: workloads, manifests, flux, postgresql, routing,
+secrets, storage, policy), ``policies`` (the ``dependency`` and ``placement`` policies),
+``formatting`` (Go- and kurel-compatible output), ``remote`` (URL sources and the network they
+may reach), ``errors`` (the exception types) and ``pipeline`` (the one assembly with its
+adapters). The Go-duration parser and the DNS-1123 check are shared with the operator and live
+outside, in ``oam_operator.durations`` and ``oam_operator.dns1123``.
 """
 
-from oam_operator.oam.document import (
+from oam_operator.oam.document.document import (
     Application,
     ApplicationPolicy,
     CapabilityBinding,
@@ -18,6 +28,10 @@ from oam_operator.oam.document import (
     parse_application,
     parse_cluster_profile,
 )
+from oam_operator.oam.document.schema import PropertySchema
+from oam_operator.oam.engine.handlers import ContractMetadata, HandlerContractSet, HandlerSchemaSet
+from oam_operator.oam.engine.transformer import TransformContext, Transformer, TransformResult, new_builtin_transformer
+from oam_operator.oam.engine.tree import Bundle, Cluster, Node, TreeApplication, tree_document
 from oam_operator.oam.errors import (
     CapabilityError,
     GenerationError,
@@ -30,12 +44,8 @@ from oam_operator.oam.errors import (
     TransformError,
     ValidationError,
 )
-from oam_operator.oam.handlers import ContractMetadata, HandlerContractSet, HandlerSchemaSet
+from oam_operator.oam.formatting.serialize import dump_objects
 from oam_operator.oam.policies.result import TIER_ORDER, PolicyResult
-from oam_operator.oam.schema import PropertySchema
-from oam_operator.oam.serialize import dump_objects
-from oam_operator.oam.transformer import TransformContext, Transformer, TransformResult, new_builtin_transformer
-from oam_operator.oam.tree import Bundle, Cluster, Node, TreeApplication, tree_document
 
 __all__ = [
     "TIER_ORDER",

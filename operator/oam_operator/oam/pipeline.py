@@ -17,19 +17,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from oam_operator.oam.addresses import AddressPolicy
-from oam_operator.oam.components._helm_renderer import (
+from oam_operator.oam.catalog.flux.helm_renderer import (
     DEFAULT_TIMEOUT_SECONDS,
     MAX_CHART_BYTES,
     FetchingChartRenderer,
     HelmBinaryRenderer,
 )
-from oam_operator.oam.document import CapabilityBinding
+from oam_operator.oam.document.document import CapabilityBinding
+from oam_operator.oam.engine.handlers import ChartRenderer, UrlReader
+from oam_operator.oam.engine.transformer import TransformContext, Transformer, new_builtin_transformer
 from oam_operator.oam.errors import OamError
-from oam_operator.oam.fetch import MAX_BYTES, TIMEOUT_SECONDS, HttpUrlReader
-from oam_operator.oam.gofmt import go_quote
-from oam_operator.oam.handlers import ChartRenderer, UrlReader
-from oam_operator.oam.transformer import TransformContext, Transformer, new_builtin_transformer
+from oam_operator.oam.formatting.gofmt import go_quote
+from oam_operator.oam.remote.addresses import AddressPolicy
+from oam_operator.oam.remote.fetch import MAX_BYTES, TIMEOUT_SECONDS, HttpUrlReader
 
 __all__ = ["DisabledUrlReader", "Pipeline", "PipelineOptions", "build_pipeline"]
 

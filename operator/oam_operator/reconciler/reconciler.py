@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import itertools
 import logging
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from typing import Any
 
+from ..dns1123 import is_dns1123_subdomain
 from .annotations import AnnotationDefaults, annotation_keys
 from .client import ClusterClient
 from .discovery import ApiResource
@@ -46,7 +46,6 @@ __all__ = ["Reconciler"]
 
 log = logging.getLogger("oam_operator.reconciler")
 
-_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _SETTLED = frozenset({Phase.READY, Phase.COMPLETED})
 
 Identity = tuple[str, str, str, str]
@@ -56,7 +55,7 @@ def _validate_name(name: str) -> None:
     reason = ""
     if len(name) > 253:
         reason = "must be no more than 253 characters"
-    elif not _DNS1123_SUBDOMAIN.fullmatch(name):
+    elif not is_dns1123_subdomain(name):
         reason = (
             "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
             "and must start and end with an alphanumeric character"

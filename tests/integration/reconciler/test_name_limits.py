@@ -8,7 +8,7 @@ import pytest
 from kubernetes import client, utils
 from kubernetes.client.exceptions import ApiException
 
-from oam_operator.oam.object_names import name_rule
+from oam_operator.oam.engine.object_names import name_rule
 
 
 def manifest(api_version: str, kind: str, name: str, namespace: str) -> dict[str, Any]:

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from oam_operator.controller.encode import encode
-from oam_operator.oam.document import application_from_object
-from oam_operator.oam.transformer import TransformContext, new_builtin_transformer
+from oam_operator.oam.document.document import application_from_object
+from oam_operator.oam.engine.transformer import TransformContext, new_builtin_transformer
 from oam_operator.reconciler.errors import ObjectValidationError
 
 D = "oam-operator.dev"

@@ -6,12 +6,12 @@ placements of one component must agree.
 
 from __future__ import annotations
 
-from oam_operator.oam.document import ApplicationPolicy
+from oam_operator.oam.document.document import ApplicationPolicy
+from oam_operator.oam.document.schema import PropertySchema
+from oam_operator.oam.engine.handlers import ContractMetadata, Schema
 from oam_operator.oam.errors import PolicyError
-from oam_operator.oam.gofmt import go_quote
-from oam_operator.oam.handlers import ContractMetadata, Schema
+from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.policies.result import TIER_ORDER, PolicyResult
-from oam_operator.oam.schema import PropertySchema
 
 TYPE = "placement"
 

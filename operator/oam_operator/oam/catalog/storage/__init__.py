@@ -1,0 +1,1 @@
+"""Storage traits: ``pvc`` (a standalone PersistentVolumeClaim) and ``volsync`` (restic backups)."""

@@ -1,0 +1,195 @@
+"""The kurel oracle corpus (../shared/kurel-oracle): cases, an in-process build, and the verdict rules.
+
+Each case folder holds ``app.yaml``, ``cluster.yaml`` and what ``kurel build app.yaml --profile
+cluster.yaml`` did with them, run inside the folder: ``expected.yaml`` (stdout),
+``expected.stderr`` and ``expected.rc``. A case is run the same way here — ``oam-operator build
+app.yaml --profile cluster.yaml --no-component-label`` through click's runner with the case folder
+as the working directory, so file names in messages are the same relative names — in-process, so
+the whole corpus runs in seconds rather than spawning a process per case.
+
+Shared by the corpus test (test_kurel_oracle.py) and the agreement report (bench/oracle_agreement.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from oam_operator.cli import main
+from oamkit import SHARED
+
+ORACLE = SHARED / "kurel-oracle"
+
+#: The prefixes of authored-property validation (docs/transform.md#validating-authored-properties),
+#: after the CLI's step prefix.
+_SCHEMA_PATH = (
+    r'(component "[^"]*" \(type "[^"]*"\)|component "[^"]*": trait "[^"]*"|policy "[^"]*" \(type "[^"]*"\)): '
+    r"properties"
+)
+#: The schema's value/object-check causes (docs/transform.md#checking-a-value):
+#: an undeclared key, a mistyped value, an enum miss.
+_SCHEMA_CAUSE = r'(unsupported field "|expected [a-z]+, got |value .* not in allowed set \[|"[^"]*" is required$)'
+SCHEMA_REFUSAL = re.compile(rf"^Error: transforming application: {_SCHEMA_PATH}[^:]*: {_SCHEMA_CAUSE}")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One corpus case: kurel's verdict on one generated Application."""
+
+    path: Path
+
+    @property
+    def id(self) -> str:
+        return self.path.name
+
+    @property
+    def rc(self) -> int:
+        return int((self.path / "expected.rc").read_text(encoding="utf-8").strip())
+
+    @property
+    def stdout(self) -> str:
+        return (self.path / "expected.yaml").read_text(encoding="utf-8")
+
+    @property
+    def stderr(self) -> str:
+        return (self.path / "expected.stderr").read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What ``oam-operator build`` did with a case."""
+
+    rc: int
+    stdout: str
+    stderr: str
+
+
+def cases() -> list[Case]:
+    """Every case of the corpus in name order; empty when the folder is missing."""
+    if not ORACLE.is_dir():
+        return []
+    return [Case(p) for p in sorted(ORACLE.iterdir()) if (p / "app.yaml").is_file()]
+
+
+def build(case: Case) -> Outcome:
+    """``oam-operator build app.yaml --profile cluster.yaml --no-component-label`` inside the case folder."""
+    with contextlib.chdir(case.path):
+        result = CliRunner().invoke(
+            main, ["build", "app.yaml", "--profile", "cluster.yaml", "--no-component-label"], catch_exceptions=False
+        )
+    return Outcome(result.exit_code, result.stdout, result.stderr)
+
+
+def is_schema_refusal(stderr: str) -> bool:
+    """Whether a refusal is the authored-property validation's message
+    (docs/transform.md#validating-authored-properties)."""
+    return SCHEMA_REFUSAL.match(stderr) is not None
+
+
+#: kurel's context for a refusal inside a trait lowering rule (``expose``).
+_KUREL_LOWERING = re.compile(
+    r'lowering document "(?P<a>[^"]*)" in document "(?P=a)" \(kind "Application"\): '
+    r'trait "(?P<t>[^"]*)" on component "(?P<c>[^"]*)" in document "(?P=a)" \(kind "Application"\): '
+)
+#: kurel's trace of the lowering rounds after a lowering refusal (docs/transform.md#emitted-elements
+#: states the message without it).
+_ROUNDS = re.compile(r"(\n  round \d+: [^\n]*)+(?=\n$)")
+_PLATFORM_RESERVED = re.compile(
+    r'^Error: transforming application: component "[^"]*" trait "[^"]*": properties: "[^"]*" is platform-reserved '
+)
+_HELM_FLUX = re.compile(r': helm(chart)?: unsupported delivery "flux"; supported values: native, template\n$')
+_KUREL_NO_PORT = re.compile(
+    r'(trait "httproute": rules\[\d+\]: )component ("[^"]*") has no service port; configure a service port or '
+    r"specify an explicit backend name \(for helmchart components, set servicePort and optionally serviceName on "
+    r"the trait\)\n$"
+)
+_OUR_NO_PORT = (
+    r"\1cannot determine backend port for component \2 — configure the component port or specify backendRefs[].port\n"
+)
+_PARSE_LINE = re.compile(r'^(Error: parsing application file "[^"]*": parse error in Application at line \d+: )')
+_API_VERSION = 'expected "launcher.gokure.dev/v1alpha1"\n'
+_OUR_API_VERSION = 'expected "oam-operator.dev/v1alpha1" or "launcher.gokure.dev/v1alpha1"\n'
+_KUREL_COMPONENT_TYPES = "must be one of: crd, cronjob, daemonset, helmchart,"
+_OUR_COMPONENT_TYPES = "must be one of: crd, cronjob, daemonset, helm, helmchart,"
+
+
+def spec_stated_refusal(kurel: str, ours: str) -> str | None:
+    """Why our refusal text differs from kurel's by the transform spec's own words, or None.
+
+    Each rule names the section that states our text. The rules compare whole messages after
+    replacing only the part the section gives differently, so any other difference still fails.
+    """
+    later = kurel.startswith(("Error: transforming application: ", "Error: generating manifests: "))
+    if later and is_schema_refusal(ours):
+        return (
+            "docs/transform.md#order-of-validation, docs/transform.md#validating-authored-properties: "
+            "authored properties are checked against the schema before any handler runs, "
+            "so the schema's message comes first"
+        )
+    if later and _PLATFORM_RESERVED.match(ours):
+        return (
+            "docs/transform.md#platform-reserved-properties: the platform-reserved check runs on every trait "
+            "before the transform"
+        )
+    if _HELM_FLUX.search(kurel):
+        return "docs/transform.md#the-helm-component: helm delivery flux is a synonym of native"
+    if _KUREL_NO_PORT.sub(_OUR_NO_PORT, kurel) == ours != kurel:
+        return (
+            "docs/transform.md#routing-traits: an httproute rule without backendRefs and no service port has the "
+            "rule-level message"
+        )
+    lowered = _KUREL_LOWERING.sub(lambda m: f'component "{m["c"]}" trait "{m["t"]}": ', _ROUNDS.sub("", kurel))
+    if lowered != kurel and lowered == ours:
+        return (
+            "docs/transform.md#what-a-lowering-rule-is, docs/transform.md#emitted-elements: "
+            'a lowering rule\'s refusal has the context component "<c>" trait "<t>"'
+        )
+    if kurel.replace(_API_VERSION, _OUR_API_VERSION) == ours != kurel:
+        return "docs/transform.md#document-validation: the apiVersion message names both accepted apiVersions"
+    if kurel.replace(_KUREL_COMPONENT_TYPES, _OUR_COMPONENT_TYPES) == ours != kurel:
+        return "docs/transform.md#allow-lists: the component allow-list includes helm"
+    prefix = _PARSE_LINE.match(kurel)
+    if prefix and ours.startswith(prefix[1]) and "\n" not in ours.rstrip("\n"):
+        return (
+            "docs/transform.md#loading-yaml: a parse error's cause cannot be byte-identical to Go's yaml "
+            "library; the prefix is"
+        )
+    return None
+
+
+#: Verdict names, in report order.
+VERDICTS = (
+    "built-identical",
+    "built-differs",
+    "refused-by-schema",
+    "refused-same-text",
+    "refused-spec-text",
+    "refused-different-text",
+    "accepted-but-kurel-refused",
+    "refused-but-kurel-built",
+)
+
+
+def verdict(case: Case, ours: Outcome) -> str:
+    """Compare our outcome with kurel's.
+
+    ``refused-by-schema``: kurel built the case, ours refuses it with the schema's message
+    because the Application carries an authored property the schema does not declare or types
+    differently (kurel ignores those;
+    docs/transform.md#validating-authored-properties refuses them by design).
+    """
+    if case.rc == 0:
+        if ours.rc == 0:
+            return "built-identical" if ours.stdout == case.stdout else "built-differs"
+        return "refused-by-schema" if is_schema_refusal(ours.stderr) else "refused-but-kurel-built"
+    if ours.rc == 0:
+        return "accepted-but-kurel-refused"
+    if ours.stderr == case.stderr:
+        return "refused-same-text"
+    return "refused-spec-text" if spec_stated_refusal(case.stderr, ours.stderr) else "refused-different-text"
+
+
