@@ -46,6 +46,7 @@ from oam_operator.reconciler.errors import ObjectValidationError
 from oam_operator.reconciler.inventory import InventoryItem, load_inventory
 from oam_operator.settings import Settings
 
+from .bodies import plain
 from .depth import depth_refusal
 from .driver import MAX_MESSAGE, transform_application
 from .limits import size_refusal
@@ -193,7 +194,7 @@ def register_admission(registry: kopf.OperatorRegistry, validator: Callable[[], 
         current = validator()
         if current is None:
             raise kopf.AdmissionError("the operator is starting; try again", code=503)
-        snapshot, previous = _plain(body), (_plain(old) if old is not None else None)
+        snapshot, previous = plain(body), (plain(old) if old is not None else None)
         message = await asyncio.get_running_loop().run_in_executor(
             None, refusal, current, operation or "", snapshot, previous, subresource)
         if message is not None:
@@ -210,11 +211,3 @@ class _KopfRefusalFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         return not str(record.msg).startswith(f"Webhook {WEBHOOK_ID!r} failed permanently")
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_plain(item) for item in value]
-    return value

@@ -19,7 +19,6 @@ import asyncio
 import contextlib
 import logging
 import random
-from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -28,6 +27,7 @@ import kopf
 from oam_operator.api.meta import GROUP, VERSION
 from oam_operator.settings import Settings
 
+from .bodies import snapshot
 from .diffbase import StatelessDiffBaseStorage
 from .incluster import connection_info
 from .runtime import Runtime
@@ -55,19 +55,6 @@ class Scheduler:
     def forget(self, uid: str) -> None:
         self.wake.pop(uid, None)
         self.locks.pop(uid, None)
-
-
-def _snapshot(body: Mapping[str, Any]) -> dict[str, Any]:
-    """A plain, detached copy of kopf's live body: read once at the start of a pass."""
-    return {key: _plain(value) for key, value in body.items()}
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_plain(item) for item in value]
-    return value
 
 
 async def _sleep(stopped: Any, wake: asyncio.Event, delay: float | None) -> None:
@@ -140,7 +127,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
         if type == "DELETED":
             runtime.profiles.pop(name, None)
         else:
-            runtime.profiles[name] = _snapshot(body)
+            runtime.profiles[name] = snapshot(body)
         new = runtime.profiles.get(name)
         if (old or {}).get("spec") == (new or {}).get("spec") and (old is None) == (new is None):
             return
@@ -190,9 +177,9 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
                 if stopped or (body.get("metadata") or {}).get("deletionTimestamp"):
                     break
                 wake.clear()
-                snapshot = _snapshot(body)
+                body_now = snapshot(body)
                 try:
-                    result = await loop.run_in_executor(scheduler.pool, runtime.run_apply, uid, snapshot)
+                    result = await loop.run_in_executor(scheduler.pool, runtime.run_apply, uid, body_now)
                 except Exception:  # a pass never ends the loop
                     log.exception("pass failed unexpectedly")
                     result = None
@@ -214,7 +201,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
             raise kopf.TemporaryError("the operator is starting", delay=1)
         loop = asyncio.get_running_loop()
         async with scheduler.lock(uid), scheduler.semaphore:
-            result = await loop.run_in_executor(scheduler.pool, runtime.run_delete, uid, _snapshot(body))
+            result = await loop.run_in_executor(scheduler.pool, runtime.run_delete, uid, snapshot(body))
         if not result.finished:
             message = next((c.get("message", "") for c in result.status.get("conditions") or []
                             if c.get("type") == "Ready"), "deletion in progress")

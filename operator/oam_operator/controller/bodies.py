@@ -1,0 +1,25 @@
+"""Plain copies of kopf's bodies.
+
+kopf hands handlers live views of its bodies (``kopf.Body`` and friends) that change under a
+running pass when a new event arrives. A pass, and an admission decision, read the object
+once: they work on a detached copy of plain dicts and lists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def plain(value: Any) -> Any:
+    """``value`` with every mapping a new ``dict`` and every list a new ``list`` (leaves shared)."""
+    if isinstance(value, Mapping):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    return value
+
+
+def snapshot(body: Mapping[str, Any]) -> dict[str, Any]:
+    """A plain, detached copy of kopf's live body: read once at the start of a pass."""
+    return {key: plain(value) for key, value in body.items()}
