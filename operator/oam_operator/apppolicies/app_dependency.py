@@ -21,7 +21,7 @@ from typing import Any
 from oam_operator.dns1123 import dns1123_subdomain_errors
 from oam_operator.oam.document.document import ApplicationPolicy
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import ContractMetadata, Schema
+from oam_operator.oam.engine.handlers import BuiltinType, Schema
 from oam_operator.oam.errors import OamError, PolicyError
 from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.policies.result import PolicyResult
@@ -123,17 +123,13 @@ def declared_in_spec(policies: Iterable[Any], own_namespace: str) -> tuple[AppRe
     return tuple(sorted(refs))
 
 
-class AppDependencyPolicy:
+class AppDependencyPolicy(BuiltinType):
     """Orders this Application after other Applications (read by the operator, not the transform)."""
 
-    def can_handle(self, policy_type: str) -> bool:
-        return policy_type == TYPE
+    TYPES = (TYPE,)
 
     def property_schema(self) -> Schema:
         return _schema()
-
-    def contract(self) -> ContractMetadata:
-        return ContractMetadata(family=TYPE)
 
     def apply(self, policy: ApplicationPolicy, components: list[str], result: PolicyResult) -> None:
         entries = parse_entries(policy.name, policy.properties)

@@ -15,7 +15,7 @@ from typing import Any
 
 from oam_operator.oam.document.document import ApplicationPolicy
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import ContractMetadata, Schema
+from oam_operator.oam.engine.handlers import BuiltinType, Schema
 from oam_operator.oam.errors import PolicyError
 from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.policies.result import PolicyResult
@@ -89,17 +89,13 @@ def recorded(result: PolicyResult) -> ReconciliationSettings | None:
     )
 
 
-class ReconciliationPolicy:
+class ReconciliationPolicy(BuiltinType):
     """How often and how long the operator reconciles this Application."""
 
-    def can_handle(self, policy_type: str) -> bool:
-        return policy_type == TYPE
+    TYPES = (TYPE,)
 
     def property_schema(self) -> Schema:
         return _schema()
-
-    def contract(self) -> ContractMetadata:
-        return ContractMetadata(family=TYPE)
 
     def apply(self, policy: ApplicationPolicy, components: list[str], result: PolicyResult) -> None:
         previous = result.extensions.get(EXTENSION_KEY)

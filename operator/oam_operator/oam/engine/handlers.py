@@ -137,11 +137,12 @@ class TraitHandler(Protocol):
 
 
 class PolicyHandler(Protocol):
+    """A policy type. ``contract()`` is optional (``HasContract``): without it the engine's default
+    applies (family = the type name). The built-in policies are ``BuiltinType`` classes."""
+
     def can_handle(self, policy_type: str) -> bool: ...
 
     def property_schema(self) -> Schema: ...
-
-    def contract(self) -> ContractMetadata: ...
 
     def apply(self, policy: ApplicationPolicy, components: list[str], result: PolicyResult) -> None: ...
 

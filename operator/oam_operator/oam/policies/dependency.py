@@ -10,7 +10,7 @@ from typing import Any
 
 from oam_operator.oam.document.document import ApplicationPolicy
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import ContractMetadata, Schema
+from oam_operator.oam.engine.handlers import BuiltinType, Schema
 from oam_operator.oam.errors import PolicyError
 from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.policies.result import ComponentNames, PolicyResult
@@ -108,17 +108,13 @@ def find_cycle(deps: dict[str, list[str]]) -> list[str] | None:
     return None
 
 
-class DependencyPolicy:
+class DependencyPolicy(BuiltinType):
     """Orders components of the same application."""
 
-    def can_handle(self, policy_type: str) -> bool:
-        return policy_type == TYPE
+    TYPES = (TYPE,)
 
     def property_schema(self) -> Schema:
         return _schema()
-
-    def contract(self) -> ContractMetadata:
-        return ContractMetadata(family=TYPE)
 
     def apply(self, policy: ApplicationPolicy, components: list[str], result: PolicyResult) -> None:
         rules = _parse_rules(policy.properties)

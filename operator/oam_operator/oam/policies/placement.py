@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from oam_operator.oam.document.document import ApplicationPolicy
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import ContractMetadata, Schema
+from oam_operator.oam.engine.handlers import BuiltinType, Schema
 from oam_operator.oam.errors import PolicyError
 from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.policies.result import TIER_ORDER, PolicyResult
@@ -16,11 +16,10 @@ from oam_operator.oam.policies.result import TIER_ORDER, PolicyResult
 TYPE = "placement"
 
 
-class PlacementPolicy:
+class PlacementPolicy(BuiltinType):
     """Places a component in ``infra``, ``services`` or ``apps``."""
 
-    def can_handle(self, policy_type: str) -> bool:
-        return policy_type == TYPE
+    TYPES = (TYPE,)
 
     def property_schema(self) -> Schema:
         return {
@@ -36,9 +35,6 @@ class PlacementPolicy:
                 description="Deployment tier to place the component in, overriding automatic classification.",
             ),
         }
-
-    def contract(self) -> ContractMetadata:
-        return ContractMetadata(family=TYPE)
 
     def apply(self, policy: ApplicationPolicy, components: list[str], result: PolicyResult) -> None:
         component = policy.properties.get("component")
