@@ -87,7 +87,7 @@ def split(events: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 class Peer:
-    """One run of a Go driver, phase by phase (bench/peer/*/protocol.go)."""
+    """One run of a Go driver, phase by phase (bench/peer/protocol)."""
 
     def __init__(self, binary: str, kubeconfig: str, namespace: str, objects_file: Path) -> None:
         self.proc = subprocess.Popen([binary, "-kubeconfig", kubeconfig, "-namespace", namespace,

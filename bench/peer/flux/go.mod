@@ -86,3 +86,7 @@ require (
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
+
+require oam-operator.dev/bench/peer/protocol v0.0.0
+
+replace oam-operator.dev/bench/peer/protocol => ../protocol

@@ -2,7 +2,7 @@
 // bench/bench_reconciler.py: the same objects, on the same control plane, as our reconciler
 // and kubectl. Written for this project's bench; it only calls the library's public API.
 //
-// Protocol: as bench/peer/sap (one JSON line per phase, then a line on stdin to go on).
+// Protocol: bench/peer/protocol (one JSON line per phase, then a line on stdin to go on).
 //
 //	{"phase":"loaded"}
 //	{"phase":"first","seconds":s}   one ApplyAllStaged: creates everything
@@ -12,9 +12,6 @@ package main
 
 import (
 	"context"
-	"flag"
-	"fmt"
-	"os"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -22,6 +19,8 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"oam-operator.dev/bench/peer/protocol"
 
 	"github.com/fluxcd/pkg/ssa"
 )
@@ -32,25 +31,18 @@ const userAgent = "oam-bench-flux/v0.78.0"
 const concurrency = 8
 
 func main() {
-	kubeconfig := flag.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the control plane")
-	namespace := flag.String("namespace", "", "namespace to apply the objects into")
-	objectsFile := flag.String("objects", "", "JSON file: a list of object manifests")
-	qps := flag.Float64("qps", -1, "client-side QPS (-1: no client-side limit)")
-	flag.Parse()
-	if err := run(*kubeconfig, *namespace, *objectsFile, float32(*qps)); err != nil {
-		fmt.Fprintln(os.Stderr, "flux:", err)
-		os.Exit(1)
-	}
+	protocol.Exit("flux", run(protocol.ParseFlags()))
 }
 
-func run(kubeconfig, namespace, objectsFile string, qps float32) error {
+func run(flags protocol.Flags) error {
+	namespace := flags.Namespace
 	ctx := context.Background()
-	config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	config, err := clientcmd.BuildConfigFromFlags("", flags.Kubeconfig)
 	if err != nil {
 		return err
 	}
 	config.UserAgent = userAgent
-	config.QPS = qps // client-go: a negative QPS disables its token bucket
+	config.QPS = flags.QPS
 	config.Burst = 1
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
@@ -63,7 +55,7 @@ func run(kubeconfig, namespace, objectsFile string, qps float32) error {
 	manager := ssa.NewResourceManager(kubeClient, nil, ssa.Owner{Field: "oam-bench-flux", Group: "oam-bench-flux.dev"})
 	manager.SetConcurrency(concurrency)
 
-	manifests, err := readObjects(objectsFile)
+	manifests, err := protocol.ReadObjects(flags.Objects)
 	if err != nil {
 		return err
 	}
@@ -83,13 +75,13 @@ func run(kubeconfig, namespace, objectsFile string, qps float32) error {
 		return manager.ApplyAllStaged(ctx, copies, ssa.DefaultApplyOptions())
 	}
 
-	phase(map[string]any{"phase": "loaded"})
+	protocol.Phase(map[string]any{"phase": "loaded"})
 	started := time.Now()
 	if _, err := apply(); err != nil {
 		return err
 	}
-	phase(map[string]any{"phase": "first", "seconds": time.Since(started).Seconds(), "calls": 1})
-	phase(map[string]any{"phase": "converged", "calls": 0})
+	protocol.Phase(map[string]any{"phase": "first", "seconds": time.Since(started).Seconds(), "calls": 1})
+	protocol.Phase(map[string]any{"phase": "converged", "calls": 0})
 	started = time.Now()
 	changeSet, err := apply()
 	if err != nil {
@@ -101,6 +93,6 @@ func run(kubeconfig, namespace, objectsFile string, qps float32) error {
 			changed++
 		}
 	}
-	phase(map[string]any{"phase": "noop", "seconds": time.Since(started).Seconds(), "done": changed == 0, "changed": changed})
+	protocol.Phase(map[string]any{"phase": "noop", "seconds": time.Since(started).Seconds(), "done": changed == 0, "changed": changed})
 	return nil
 }

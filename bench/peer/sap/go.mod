@@ -62,3 +62,7 @@ require (
 	sigs.k8s.io/structured-merge-diff/v6 v6.1.0 // indirect
 	sigs.k8s.io/yaml v1.4.0 // indirect
 )
+
+require oam-operator.dev/bench/peer/protocol v0.0.0
+
+replace oam-operator.dev/bench/peer/protocol => ../protocol

@@ -14,9 +14,6 @@ package main
 
 import (
 	"context"
-	"flag"
-	"fmt"
-	"os"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -32,6 +29,8 @@ import (
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"oam-operator.dev/bench/peer/protocol"
+
 	"github.com/sap/component-operator-runtime/pkg/cluster"
 	"github.com/sap/component-operator-runtime/pkg/reconciler"
 )
@@ -39,25 +38,18 @@ import (
 const userAgent = "oam-bench-sap/v0.3.99"
 
 func main() {
-	kubeconfig := flag.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the control plane")
-	namespace := flag.String("namespace", "", "namespace to apply the objects into")
-	objectsFile := flag.String("objects", "", "JSON file: a list of object manifests")
-	qps := flag.Float64("qps", -1, "client-side QPS (-1: no client-side limit)")
-	flag.Parse()
-	if err := run(*kubeconfig, *namespace, *objectsFile, float32(*qps)); err != nil {
-		fmt.Fprintln(os.Stderr, "sap:", err)
-		os.Exit(1)
-	}
+	protocol.Exit("sap", run(protocol.ParseFlags()))
 }
 
-func run(kubeconfig, namespace, objectsFile string, qps float32) error {
+func run(flags protocol.Flags) error {
+	namespace := flags.Namespace
 	ctx := context.Background()
-	config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	config, err := clientcmd.BuildConfigFromFlags("", flags.Kubeconfig)
 	if err != nil {
 		return err
 	}
 	config.UserAgent = userAgent
-	config.QPS = qps // client-go: a negative QPS disables its token bucket
+	config.QPS = flags.QPS
 	config.Burst = 1
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, apiregistrationv1.AddToScheme} {
@@ -89,7 +81,7 @@ func run(kubeconfig, namespace, objectsFile string, qps float32) error {
 	recorder := broadcaster.NewRecorder(scheme, corev1.EventSource{Component: "oam-bench-sap"})
 	clnt := cluster.NewClient(ctrlClient, discoveryClient, recorder, config, httpClient)
 
-	manifests, err := readObjects(objectsFile)
+	manifests, err := protocol.ReadObjects(flags.Objects)
 	if err != nil {
 		return err
 	}
@@ -105,7 +97,7 @@ func run(kubeconfig, namespace, objectsFile string, qps float32) error {
 		return r.Apply(ctx, &inventory, objects, namespace, ownerID, "bench")
 	}
 
-	phase(map[string]any{"phase": "loaded"})
+	protocol.Phase(map[string]any{"phase": "loaded"})
 	started := time.Now()
 	calls := 0
 	for {
@@ -117,7 +109,7 @@ func run(kubeconfig, namespace, objectsFile string, qps float32) error {
 			break
 		}
 	}
-	phase(map[string]any{"phase": "first", "seconds": time.Since(started).Seconds(), "calls": calls})
+	protocol.Phase(map[string]any{"phase": "first", "seconds": time.Since(started).Seconds(), "calls": calls})
 
 	calls = 0
 	for {
@@ -131,14 +123,14 @@ func run(kubeconfig, namespace, objectsFile string, qps float32) error {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	phase(map[string]any{"phase": "converged", "calls": calls})
+	protocol.Phase(map[string]any{"phase": "converged", "calls": calls})
 
 	started = time.Now()
 	done, err := apply()
 	if err != nil {
 		return err
 	}
-	phase(map[string]any{"phase": "noop", "seconds": time.Since(started).Seconds(), "done": done})
+	protocol.Phase(map[string]any{"phase": "noop", "seconds": time.Since(started).Seconds(), "done": done})
 	return nil
 }
 
