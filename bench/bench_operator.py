@@ -122,24 +122,19 @@ def print_audit_breakdown(audit_log: Path, offset: int, apps: int) -> None:
     The operator's metric counts only its kubernetes-client requests; the audit log also shows
     kopf's own (watches, finalizer and progress patches), which are what a fleet pays for too.
     """
-    time.sleep(1)  # the API server flushes its audit buffer
+    from bench_reconciler import audit_events  # the kubernetes client: only when auditing
+
     counts: dict[tuple[str, str, str], int] = {}
-    with audit_log.open("rb") as f:
-        f.seek(offset)
-        for line in f:
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            agent = str(event.get("userAgent", ""))
-            if event.get("stage") != "ResponseComplete" or agent.startswith(SYSTEM_AGENTS):
-                continue
-            ref = event.get("objectRef") or {}
-            resource = ref.get("resource", event.get("requestURI", "?").split("?")[0])
-            if ref.get("subresource"):
-                resource += "/" + ref["subresource"]
-            key = (agent.split("/")[0].split(" ")[0], event["verb"], resource)
-            counts[key] = counts.get(key, 0) + 1
+    for event in audit_events(audit_log, offset, agent_prefix=""):
+        agent = str(event.get("userAgent", ""))
+        if agent.startswith(SYSTEM_AGENTS):
+            continue
+        ref = event.get("objectRef") or {}
+        resource = ref.get("resource", event.get("requestURI", "?").split("?")[0])
+        if ref.get("subresource"):
+            resource += "/" + ref["subresource"]
+        key = (agent.split("/")[0].split(" ")[0], event["verb"], resource)
+        counts[key] = counts.get(key, 0) + 1
     print("\n## Requests to Ready by user agent, verb and resource (audit log)\n")
     print("| user agent | verb | resource | requests | per Application |")
     print("|---|---|---|---|---|")
