@@ -230,12 +230,9 @@ class Reconciler:
         call = self._new_call(owner_id)
         return self._run(call, lambda: self._apply(call, inventory, objects, namespace, component_digest)) == "done"
 
-    def plan(
-        self, objects: Sequence[Mapping[str, Any]], namespace: str, owner_id: str, component_digest: str
-    ) -> list[PlannedObject]:
-        """The objects ``apply()`` would write, stamped as it writes them, in apply order (no write;
-        discovery only). Raises what ``apply()`` raises for an invalid object set (steps 1–7)."""
-        desired = prepare_objects(
+    def _prepare(self, objects: Sequence[Mapping[str, Any]], namespace: str) -> list[DesiredObject]:
+        """Steps 1-7: the validated, defaulted desired objects (shared by ``apply`` and ``plan``)."""
+        return prepare_objects(
             objects,
             name=self.name,
             namespace=namespace,
@@ -244,6 +241,13 @@ class Reconciler:
             allowed_namespaces=self.options.allowed_namespaces,
             allow_cluster_scoped=self.options.allow_cluster_scoped,
         )
+
+    def plan(
+        self, objects: Sequence[Mapping[str, Any]], namespace: str, owner_id: str, component_digest: str
+    ) -> list[PlannedObject]:
+        """The objects ``apply()`` would write, stamped as it writes them, in apply order (no write;
+        discovery only). Raises what ``apply()`` raises for an invalid object set (steps 1–7)."""
+        desired = self._prepare(objects, namespace)
         ordered = sorted(desired, key=lambda d: (d.annotations.apply_order, apply_priority(d.ref.group_kind)))
         planned = []
         for d in ordered:
@@ -264,15 +268,7 @@ class Reconciler:
     ) -> Outcome:
         ops = call.ops
         # Steps 1-7 (and docs/reconciler.md#target-confinement).
-        desired = prepare_objects(
-            objects,
-            name=self.name,
-            namespace=namespace,
-            client=self.client,
-            defaults=self.defaults,
-            allowed_namespaces=self.options.allowed_namespaces,
-            allow_cluster_scoped=self.options.allow_cluster_scoped,
-        )
+        desired = self._prepare(objects, namespace)
 
         # Step 8: the new inventory, on a copy. New objects are read and adoption-checked;
         # with enough of them in one (type, namespace), one unfiltered LIST reads them all,
