@@ -18,6 +18,7 @@ Nothing is asserted.
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import subprocess
@@ -31,22 +32,21 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench_operator import application  # noqa: E402
+
 from tools.devcluster import devcluster as dc  # noqa: E402
 
 
 def objects_of(index: int, objects: int) -> list[dict[str, Any]]:
-    """The objects `bench_operator.application(index, objects)` makes the operator create."""
-    namespace = f"bench-{index:03d}"
-    out: list[dict[str, Any]] = [
-        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"cm-{j}", "namespace": namespace},
-         "data": {"k": str(j)}}
-        for j in range(objects - 1)
-    ]
-    labels = {"app": "web"}
-    out.append({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": namespace},
-                "spec": {"replicas": 1, "selector": {"matchLabels": labels},
-                         "template": {"metadata": {"labels": labels},
-                                      "spec": {"containers": [{"name": "c", "image": "registry.invalid/w:1"}]}}}})
+    """The objects `bench_operator.application(index, objects)` makes the operator create: its
+    passthrough components' objects, in the Application's namespace."""
+    app: dict[str, Any] = application(index, objects)
+    namespace = app["metadata"]["namespace"]
+    out = []
+    for component in app["spec"]["components"]:
+        obj = copy.deepcopy(component["properties"]["object"])
+        obj["metadata"]["namespace"] = namespace
+        out.append(obj)
     return out
 
 
