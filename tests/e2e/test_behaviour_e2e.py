@@ -157,3 +157,15 @@ def test_the_cluster_profile_feeds_capabilities_and_its_changes_restart_processi
                    default_wait(kube.cluster), "the Ingress to follow the profile")
     finally:
         kube.custom.delete_cluster_custom_object("oam-operator.dev", "v1alpha1", "clusterprofiles", profile)
+
+
+def test_a_new_application_is_recorded_and_created_in_one_pass(start_operator: Any, kube: Kube) -> None:
+    """docs/operator.md#the-apply-branch: the first pass writes the inventory checkpoint from within
+    the reconciler's call and creates the objects without reading them again; the second finds
+    them Ready."""
+    operator = start_operator(kube.namespace)
+    kube.apply_app("app", {"components": [configmap_component("a"), configmap_component("b")]})
+    kube.wait_ready("app")
+    passes = [(e["outcome"], e["operations"]) for e in operator.logs()
+              if e.get("msg") == "pass finished" and e.get("name") == "app"]
+    assert passes == [("progressing", {"list": 1, "create": 2}), ("ready", {"list": 1})]

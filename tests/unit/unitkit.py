@@ -32,6 +32,7 @@ from oam_operator.controller.tenancy import TenantClients
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.identity import split_api_version
 from oam_operator.reconciler.inventory import InventoryItem, Phase, dump_inventory
+from oam_operator.reconciler.reconciler import Checkpoint
 from oam_operator.reconciler.report import CallReport
 from oam_operator.settings import Settings
 
@@ -135,9 +136,13 @@ class FakeReconciler:
     calls: list[str] = field(default_factory=list)
 
     def apply(self, inventory: list[InventoryItem], objects: list[dict[str, Any]], namespace: str,
-              owner_id: str, digest: str) -> bool:
+              owner_id: str, digest: str, *, checkpoint: Checkpoint | None = None) -> bool:
+        """With ``checkpoint``, new items are handed to it in ``ScheduledForApplication`` (as
+        copies), and take their final phase only after it returned, as in the reconciler's
+        in-call checkpoint."""
         self.calls.append("apply")
         known = {item.identity() for item in inventory}
+        added: list[tuple[InventoryItem, Phase, str]] = []
         for obj in objects:
             item = item_of(obj, Phase.READY if self.done else Phase.CREATING,
                            "Current" if self.done else "InProgress")
@@ -145,6 +150,14 @@ class FakeReconciler:
                 item.namespace = namespace
             if item.identity() not in known:
                 inventory.append(item)
+                added.append((item, item.phase, item.status))
+        if added and checkpoint is not None:
+            for item, _, _ in added:
+                item.phase, item.status, item.last_applied_at = Phase.SCHEDULED_FOR_APPLICATION, "InProgress", None
+            checkpoint([i.model_copy(deep=True) for i in inventory])
+            self.calls.append("checkpoint")
+            for item, phase, status in added:
+                item.phase, item.status, item.last_applied_at = phase, status, NOW - timedelta(minutes=1)
         if self.error is not None:
             raise self.error
         return self.done

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -53,7 +53,7 @@ from oam_operator.reconciler.policies import (
     MissingNamespacesPolicy,
     UpdatePolicy,
 )
-from oam_operator.reconciler.reconciler import Reconciler
+from oam_operator.reconciler.reconciler import Checkpoint, Reconciler
 from oam_operator.settings import Settings
 
 from . import orchestration
@@ -64,7 +64,7 @@ from .digest import component_digest
 from .encode import EncodedTree, encode
 from .fluxapis import missing_flux_apis
 from .limits import size_refusal
-from .progress import apply_progress, capitalised, delete_progress
+from .progress import apply_progress, capitalised, checkpoint_progress, delete_progress
 from .selfref import self_reference
 from .tenancy import NotPermitted, TenantClients
 
@@ -89,6 +89,10 @@ class Memory:
     namespace_terminating: bool = False
 
 
+StatusWriter = Callable[[Mapping[str, Any], "Memory", dict[str, Any]], None]
+"""``(body, memory, status)``: write ``status`` now and record it in ``memory`` as persisted."""
+
+
 @dataclass
 class Environment:
     settings: Settings
@@ -101,6 +105,14 @@ class Environment:
     reconciler_metrics: Any = None
     on_transform: Callable[[float, bool], None] | None = None
     apps: AppIndex | None = None  # the Application index of app-dependency policies (orchestration.py)
+    # Persists a status in the middle of a pass (the inventory checkpoint); ``None``: the
+    # checkpoint ends the pass and the kopf layer persists it (docs/operator.md#the-apply-branch).
+    write_status: StatusWriter | None = None
+
+
+class StatusNotWritten(Exception):
+    """Raised by an ``Environment.write_status`` that could not write; the pass then ends as
+    a checkpoint pass and leaves the write, with its error handling, to the kopf layer."""
 
 
 @dataclass
@@ -415,7 +427,16 @@ class _Pass:
         before = dump_inventory(inventory)
         was_ready = status.state is State.READY
         try:
-            done = reconciler.apply(inventory, encoded.objects, self.namespace, self.owner_id, digest)
+            done = reconciler.apply(inventory, encoded.objects, self.namespace, self.owner_id, digest,
+                                    checkpoint=self.checkpoint_writer(encoded, len(before)))
+        except StatusNotWritten:
+            # Nothing was created: end the pass as a checkpoint pass, and the kopf layer writes
+            # the same status with its own retries and Warning.
+            write_inventory(status, dump_inventory(inventory))
+            self.summarise(inventory, encoded)
+            self.processing()
+            self.set_state(State.PROCESSING, Reason.PROCESSING, checkpoint_progress(len(inventory) - len(before)))
+            return self.result(0.0, "progressing")
         except Exception as error:
             write_inventory(status, dump_inventory(inventory))
             self.summarise(inventory, encoded)
@@ -454,6 +475,29 @@ class _Pass:
             return self.result(delay, "error", error_type="other", operations=operations)
         self.set_state(State.PROCESSING, Reason.PROCESSING, message)
         return self.result(delay, "progressing", operations=operations)
+
+    def checkpoint_writer(self, encoded: EncodedTree, known: int) -> Checkpoint | None:
+        """The reconciler's in-call checkpoint (docs/operator.md#the-apply-branch): the status a
+        checkpoint pass would end with, written before any new object is created, so one pass
+        records and creates (and the second read of the new objects is saved).
+
+        Its rendering leaves the pass's outcome untouched: the epilogue stamps it again."""
+        write = self.env.write_status
+        if write is None:
+            return None
+
+        def checkpoint(items: Sequence[InventoryItem]) -> None:
+            recorded = list(items)
+            write_inventory(self.status, dump_inventory(recorded))
+            self.summarise(recorded, encoded)
+            self.processing()
+            verdict = self.verdict
+            self.set_state(State.PROCESSING, Reason.PROCESSING, checkpoint_progress(len(recorded) - known))
+            rendered = self.finish(PassResult({}, None, "progressing")).status
+            self.verdict = verdict
+            write(self.body, self.memory, rendered)
+
+        return checkpoint
 
     def transform(self, profile: Mapping[str, Any] | None, profile_name: str = "") -> EncodedTree:
         started = time.monotonic()

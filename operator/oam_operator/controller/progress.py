@@ -29,7 +29,7 @@ def apply_progress(report: CallReport, namespace: str, bundle: str | None, ready
     """The Processing message for an ``apply()`` that returned ``False``."""
     items = item_list(report.pending, namespace)
     if report.outcome == "checkpoint":
-        return f"Recorded {new_items} new objects in the inventory"
+        return checkpoint_progress(new_items)
     if report.outcome == "waiting":
         return f"Waiting for bundle {bundle} ({ready}/{objects} ready): {items}"
     if report.outcome == "purging":
@@ -37,6 +37,11 @@ def apply_progress(report: CallReport, namespace: str, bundle: str | None, ready
     if report.outcome == "pruning":
         return f"Pruning objects removed from the Application: {items}"
     return f"Waiting for objects: {items}" if items else "Processing"
+
+
+def checkpoint_progress(new_items: int) -> str:
+    """The Processing message of an inventory checkpoint (written before the objects exist)."""
+    return f"Recorded {new_items} new objects in the inventory"
 
 
 def delete_progress(report: CallReport, namespace: str) -> str:

@@ -32,7 +32,17 @@ from oam_operator.reconciler.ratelimit import RateLimiter
 from oam_operator.settings import Settings
 
 from .appindex import AppIndex
-from .driver import Environment, Event, Memory, PassResult, announced, apply_pass, delete_pass, ready_event
+from .driver import (
+    Environment,
+    Event,
+    Memory,
+    PassResult,
+    StatusNotWritten,
+    announced,
+    apply_pass,
+    delete_pass,
+    ready_event,
+)
 from .incluster import in_cluster
 from .pipeline import operator_pipeline
 from .statuswrites import may_wait
@@ -106,7 +116,7 @@ class Runtime:
         self.env = Environment(
             settings=self.settings, pipeline=self.pipeline, clients=clients, cluster_id=self.cluster_id,
             profiles=self.profile, reconciler_metrics=reconciler_metrics, on_transform=self._observe_transform,
-            apps=self.apps,
+            apps=self.apps, write_status=self._write_checkpoint,
         )
         if self.metrics is not None:
             self.metrics.build_info.labels(version=__version__).set(1)
@@ -162,10 +172,14 @@ class Runtime:
             f"{self.settings.domain}/requested-at"))
         # The pass works on its own deep copy (driver._Pass), so the cached status is not mutated
         # and needs no second copy here; likewise the pass's result is cached as it is.
-        previous = memory.persisted if memory.persisted is not None else dict(body.get("status") or {})
+        written_before = memory.written_at
         result = (apply_pass if branch == "apply" else delete_pass)(body, memory, self.env)
+        # Taken after the pass: a checkpoint written within it (_write_checkpoint) is the base,
+        # and progress on it waits for a later pass (never two writes of one state in a pass).
+        previous = self._persisted(body, memory)
+        checkpointed = memory.written_at != written_before
         if not result.finished:
-            self._persist(body, memory, previous, result)
+            self._persist(body, memory, previous, result, checkpointed=checkpointed)
             self._announce(body, memory, result)
         else:
             for event in result.events:
@@ -186,8 +200,32 @@ class Runtime:
             log.log(level, "pass failed", extra={"fields": fields})
         return result
 
+    @staticmethod
+    def _persisted(body: Mapping[str, Any], memory: Memory) -> dict[str, Any]:
+        """The status as last persisted: as this operator wrote it, else as the body has it."""
+        return memory.persisted if memory.persisted is not None else dict(body.get("status") or {})
+
+    def _status_path(self, body: Mapping[str, Any]) -> str:
+        meta = body["metadata"]
+        return f"/apis/{GROUP}/{VERSION}/namespaces/{meta['namespace']}/applications/{meta['name']}/status"
+
+    def _patch_status(self, body: Mapping[str, Any], previous: Mapping[str, Any], status: Mapping[str, Any]) -> None:
+        self.client.request("patch", "PATCH", self._status_path(body), body={"status": status_patch(previous, status)},
+                            content_type="application/merge-patch+json", query=[("fieldManager", self.settings.domain)])
+
+    def _write_checkpoint(self, body: Mapping[str, Any], memory: Memory, status: dict[str, Any]) -> None:
+        """``Environment.write_status``: the inventory checkpoint, written within the pass before
+        its objects are created. A failure raises ``StatusNotWritten``; the pass then ends and
+        ``_persist`` writes the same status with its retries and Warning."""
+        try:
+            self._patch_status(body, self._persisted(body, memory), status)
+        except ApiError as error:
+            raise StatusNotWritten(str(error)) from error
+        memory.status = memory.persisted = status
+        memory.written_at = time.monotonic()
+
     def _persist(self, body: Mapping[str, Any], memory: Memory, previous: Mapping[str, Any],
-                 result: PassResult) -> None:
+                 result: PassResult, *, checkpointed: bool = False) -> None:
         """Write the status when it changed in a way that matters now (``statuswrites.py``).
 
         ``previous`` is the status as last persisted; ``memory.status`` may be newer (progress
@@ -198,15 +236,12 @@ class Runtime:
                 memory.persisted = result.status
             return
         since = None if memory.written_at is None else time.monotonic() - memory.written_at
-        if may_wait(previous, result.status, since):
+        if may_wait(previous, result.status, 0.0 if checkpointed else since):
             memory.status = result.status
             return
         meta = body["metadata"]
-        path = (f"/apis/{GROUP}/{VERSION}/namespaces/{meta['namespace']}/applications/{meta['name']}/status")
         try:
-            self.client.request("patch", "PATCH", path, body={"status": status_patch(previous, result.status)},
-                                content_type="application/merge-patch+json",
-                                query=[("fieldManager", self.settings.domain)])
+            self._patch_status(body, previous, result.status)
         except ApiError as error:
             # The cache stays as it was: the next pass recomputes from the last persisted
             # inventory (or from progress on the same items), so no object recorded only here

@@ -26,13 +26,17 @@ account without ``list``) makes the group GET-only for the rest of the call; any
 failure makes it GET-only for this wave, so a failure surfaces as the GET's own error with
 the GET's message. Each listed copy answers one read at most, in the wave it was made for
 (a later read of the same name, e.g. after a write, is a GET); nothing is cached across calls.
+
+After an in-call checkpoint (docs/reconciler.md#in-call-checkpoint) the objects step 8 read as
+absent are answered "absent" once more, without a request, in the wave that reads them: their
+create is refused with 409 if one appeared meanwhile, so nothing is adopted unchecked.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -140,6 +144,12 @@ class ReadCache:
         self._lock = threading.Lock()
         self._listed: dict[GroupKey, _Listing] = {}
         self._forbidden: set[GroupKey] = set()
+        self._absent: set[tuple[str, str, str, str]] = set()
+
+    def remember_absent(self, refs: Iterable[ObjectRef]) -> None:
+        """Answer the next read of each of ``refs`` with "absent", without a request."""
+        with self._lock:
+            self._absent.update(_key(ref) for ref in refs)
 
     def prefetch(self, targets: Sequence[ReadTarget]) -> None:
         """Start a wave: drop the previous wave's results, LIST every qualifying group."""
@@ -148,6 +158,7 @@ class ReadCache:
             return
         with self._lock:
             excluded = set(self._forbidden)
+            targets = [t for t in targets if _key(t.ref) not in self._absent]
         plans = plan_lists(
             targets,
             threshold=self._threshold,
@@ -194,6 +205,9 @@ class ReadCache:
     def read(self, ref: ObjectRef) -> dict[str, Any] | None:
         """The live object: from this wave's LIST when it answers for ``ref``, else by GET."""
         with self._lock:
+            if _key(ref) in self._absent:
+                self._absent.discard(_key(ref))
+                return None
             listing = self._listed.get((ref.api_version, ref.kind, ref.namespace))
             if listing is not None and ref.name in listing.unanswered:
                 listing.unanswered.discard(ref.name)
@@ -201,3 +215,7 @@ class ReadCache:
                 if hit is not None or listing.complete:
                     return hit
         return self._ops.read(ref)
+
+
+def _key(ref: ObjectRef) -> tuple[str, str, str, str]:
+    return (ref.api_version, ref.kind, ref.namespace, ref.name)

@@ -42,7 +42,11 @@ from .report import CallReport, Outcome
 from .status import DefaultStatusAnalyzer, StatusAnalysisError, StatusAnalyzer
 from .typeinfo import TypeVersionInfo, group_matches
 
-__all__ = ["Reconciler"]
+__all__ = ["Checkpoint", "Reconciler"]
+
+Checkpoint = Callable[[Sequence[InventoryItem]], None]
+"""Persists the inventory of an ``apply()`` call that recorded new items, before the call
+creates any object (docs/reconciler.md#in-call-checkpoint). It receives copies of the items."""
 
 log = logging.getLogger("oam_operator.reconciler")
 
@@ -92,6 +96,7 @@ class _Call:
     counters: OpsCounters
     pending: list[tuple[InventoryItem, str]]
     wave: int | None = None
+    checkpointed: bool = False
 
 
 class Reconciler:
@@ -167,6 +172,7 @@ class Reconciler:
                 pending=tuple((item.model_copy(deep=True), detail) for item, detail in call.pending),
                 operations=dict(call.counters.operations),
                 conflicts=tuple(call.counters.conflicts),
+                checkpointed=call.checkpointed,
             )
 
     def _managed_matcher(self, items: Sequence[InventoryItem]) -> Callable[[str, str, str], bool]:
@@ -223,12 +229,19 @@ class Reconciler:
         namespace: str,
         owner_id: str,
         component_digest: str,
+        *,
+        checkpoint: Checkpoint | None = None,
     ) -> bool:
         """Bring the cluster to ``objects`` (docs/reconciler.md#the-apply-algorithm); ``True`` when everything is
-        applied, ready,
-        purged and pruned. ``inventory`` is updated in place; persist it after every call."""
+        applied, ready, purged and pruned. ``inventory`` is updated in place; persist it after every call.
+
+        Without ``checkpoint``, a call that records new items returns ``False`` before creating
+        anything, for the caller to persist them. With it, the call persists them through
+        ``checkpoint`` and goes on in the same call (docs/reconciler.md#in-call-checkpoint)."""
         call = self._new_call(owner_id)
-        return self._run(call, lambda: self._apply(call, inventory, objects, namespace, component_digest)) == "done"
+        return self._run(
+            call, lambda: self._apply(call, inventory, objects, namespace, component_digest, checkpoint)
+        ) == "done"
 
     def _prepare(self, objects: Sequence[Mapping[str, Any]], namespace: str) -> list[DesiredObject]:
         """Steps 1-7: the validated, defaulted desired objects (shared by ``apply`` and ``plan``)."""
@@ -265,6 +278,7 @@ class Reconciler:
         objects: Sequence[Mapping[str, Any]],
         namespace: str,
         component_digest: str,
+        checkpoint: Checkpoint | None = None,
     ) -> Outcome:
         ops = call.ops
         # Steps 1-7 (and docs/reconciler.md#target-confinement).
@@ -328,8 +342,18 @@ class Reconciler:
         # Step 11: commit; a new item is persisted before its object is ever created.
         inventory[:] = sort_for_deletion(work)
         if added:
-            call.pending.extend((item, item.phase.value) for item in inventory if item.phase)
-            return "checkpoint"
+            if checkpoint is None:
+                call.pending.extend((item, item.phase.value) for item in inventory if item.phase)
+                return "checkpoint"
+            # docs/reconciler.md#in-call-checkpoint: persisted by the caller now, before any
+            # object is created; an exception from it ends the call with nothing created.
+            checkpoint(tuple(item.model_copy(deep=True) for item in inventory))
+            call.checkpointed = True
+            # What step 8 read as absent is not read again: a create is refused (409) when the
+            # object appeared since, so the adoption check cannot be bypassed.
+            call.reads.remember_absent(
+                d.ref for d, outcome in zip(new, outcomes, strict=True) if outcome.value is None
+            )
 
         # Step 12: missing namespaces, unless nothing will be created in this call.
         if self.missing_namespaces_policy is MissingNamespacesPolicy.CREATE and any(

@@ -25,3 +25,4 @@ class CallReport:
     pending: tuple[tuple[InventoryItem, str], ...] = ()
     operations: dict[str, int] = field(default_factory=dict)
     conflicts: tuple[str, ...] = ()
+    checkpointed: bool = False  # new items were persisted through apply()'s checkpoint in this call

@@ -257,6 +257,30 @@ class Harness:
                 # (docs/reconciler.md#steps-of-an-apply-call).
                 assert self._object_writes() == writes_before
 
+    def apply_checkpointed(
+        self, objects: Sequence[Mapping[str, Any]], window: Callable[[], None] | None = None
+    ) -> bool:
+        """``apply`` with an in-call checkpoint (docs/reconciler.md#in-call-checkpoint) that
+        persists the items it is given, after checking that no object was written yet; then
+        runs ``window`` (what may happen between the checkpoint and the creates)."""
+        inventory = self.inventory
+        writes_before = self._object_writes()
+        self.checkpoints: list[list[InventoryItem]] = []
+
+        def checkpoint(items: Sequence[InventoryItem]) -> None:
+            assert self._object_writes() == writes_before
+            self._persist(items)
+            self.checkpoints.append(list(items))
+            if window is not None:
+                window()
+
+        try:
+            return self.reconciler.apply(
+                inventory, objects, self.namespace, self.owner_id, "c1", checkpoint=checkpoint
+            )
+        finally:
+            self._persist(inventory)
+
     def _object_writes(self) -> int:
         acc = self.client.accounting
         return sum(acc.count(verb=v) for v in ("create", "apply", "update", "patch", "delete"))

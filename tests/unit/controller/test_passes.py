@@ -13,7 +13,7 @@ import pytest
 
 from oam_operator.api.summary import summary_of
 from oam_operator.controller.digest import component_digest
-from oam_operator.controller.driver import Memory, apply_pass, delete_pass
+from oam_operator.controller.driver import Memory, StatusNotWritten, apply_pass, delete_pass, read_inventory
 from oam_operator.reconciler.errors import OwnershipConflictError, TransientApiError
 from oam_operator.reconciler.inventory import Phase
 from oam_operator.reconciler.report import CallReport
@@ -153,6 +153,71 @@ def test_processing_times_out_after_the_timeout(fake_reconciler: FakeReconciler)
         "Reconciliation timed out after 1m: Waiting for bundle web (0/1 ready): ConfigMap web-config (InProgress)")
     assert later.status["processingSince"] == stamp(NOW)
     assert later.result == "error" and later.error_type == "other"
+
+
+def _waiting_on(fake: FakeReconciler) -> None:
+    fake.done = False
+    fake.report = CallReport("waiting", wave=0, pending=((item_of(CONFIG, Phase.CREATING, "InProgress"),
+                                                          "InProgress"),))
+
+
+def _phases(status: dict[str, Any]) -> list[str]:
+    return [item.phase.value for item in read_inventory(status)]
+
+
+def test_the_checkpoint_is_written_within_the_pass_before_anything_is_created(
+    fake_reconciler: FakeReconciler,
+) -> None:
+    """docs/operator.md#the-apply-branch: one pass records the new items (one status write
+    from inside ``apply()``) and goes on to create them."""
+    _waiting_on(fake_reconciler)
+    env = pass_environment()
+    written: list[tuple[dict[str, Any], list[str]]] = []
+
+    def write(body: Any, memory: Memory, status: dict[str, Any]) -> None:
+        written.append((status, list(fake_reconciler.calls)))
+        memory.persisted = status
+
+    env.write_status = write
+    memory = Memory()
+    result = apply_pass(application(), memory, env)
+    assert len(written) == 1
+    checkpoint, calls_then = written[0]
+    assert calls_then == ["apply"]  # inside the call, before it went on
+    assert outcome(checkpoint) == ("Processing", "Processing", "Recorded 1 new objects in the inventory")
+    assert _phases(checkpoint) == ["ScheduledForApplication"]
+    assert (checkpoint["observedGeneration"], checkpoint["objects"], checkpoint["readyObjects"]) == (2, 1, 0)
+    assert checkpoint["processingSince"] == stamp(NOW)
+    assert memory.persisted is checkpoint
+    assert fake_reconciler.calls == ["apply", "checkpoint"]
+    assert outcome(result.status) == (
+        "Processing", "Processing", "Waiting for bundle web (0/1 ready): ConfigMap web-config (InProgress)")
+    assert _phases(result.status) == ["Creating"]
+    assert (result.result, result.delay) == ("progressing", 0.05)
+
+
+def test_a_checkpoint_that_is_not_written_ends_the_pass_before_anything_is_created(
+    fake_reconciler: FakeReconciler,
+) -> None:
+    _waiting_on(fake_reconciler)
+    env = pass_environment()
+
+    def refuse(body: Any, memory: Memory, status: dict[str, Any]) -> None:
+        raise StatusNotWritten("503 Service Unavailable: etcd is gone")
+
+    env.write_status = refuse
+    result = apply_pass(application(), Memory(), env)
+    assert fake_reconciler.calls == ["apply"]  # the fake's objects never got past the checkpoint
+    assert outcome(result.status) == ("Processing", "Processing", "Recorded 1 new objects in the inventory")
+    assert _phases(result.status) == ["ScheduledForApplication"]
+    assert (result.result, result.delay) == ("progressing", 0.0)
+
+
+def test_without_a_status_writer_the_checkpoint_ends_the_pass(fake_reconciler: FakeReconciler) -> None:
+    """The reconciler's own default (docs/reconciler.md#in-call-checkpoint): no callback is passed."""
+    _waiting_on(fake_reconciler)
+    apply_pass(application(), Memory(), pass_environment())
+    assert fake_reconciler.calls == ["apply"]
 
 
 def test_first_seen_is_no_outcome_of_its_own(fake_reconciler: FakeReconciler) -> None:
