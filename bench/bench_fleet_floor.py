@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench_operator import application  # noqa: E402
+from watch_until import watch_until  # noqa: E402
 
 from tools.devcluster import devcluster as dc  # noqa: E402
 
@@ -95,15 +96,11 @@ def main() -> int:
         if failed:
             print("kubectl apply failed:", *failed, sep="\n", file=sys.stderr)
             return 1
-        api = plane.api()
-        ready = 0
-        while time.monotonic() - started < args.timeout:
-            code, listed = api.get("/apis/apps/v1/deployments")
-            ready = sum(1 for d in (listed.get("items", []) if code == 200 else []) if available(d))
-            if ready == args.apps:
-                break
-            time.sleep(1)
+        # One LIST, then a watch, as bench_operator.py waits (watch_until.py).
+        deployments = watch_until(plane.api(), "/apis/apps/v1/deployments", args.apps, available,
+                                  started + args.timeout)
         ready_s = time.monotonic() - started
+        ready = sum(1 for d in deployments.values() if available(d))
         load_after = os.getloadavg()
         print(f"## Control-plane floor: {args.apps} × {args.objects} objects applied by kubectl (full profile)\n")
         print("| figure | value |")

@@ -41,6 +41,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from watch_until import watch_until  # noqa: E402
+
 from tools.devcluster import devcluster as dc  # noqa: E402
 
 
@@ -78,6 +80,12 @@ def peak_rss_mib(pid: int) -> float:
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def is_ready(app: dict[str, Any]) -> bool:
+    """Ready for the generation the bench created."""
+    status = app.get("status") or {}
+    return status.get("state") == "Ready" and status.get("observedGeneration") == app["metadata"]["generation"]
 
 
 def application(index: int, objects: int, per_component: int = 1, data: bool = True,
@@ -217,22 +225,12 @@ def main() -> int:
         started = time.monotonic()
         apply = ["apply", "--server-side"] if args.server_side else ["apply"]
         subprocess.run([kubectl, *kc, *apply, "-f", str(work / "apps.json")], check=True, capture_output=True)
-        api = plane.api()
-        ready_count = 0
-        items: list[Any] = []
-        while time.monotonic() - started < args.timeout:
-            try:
-                code, listed = api.get("/apis/oam-operator.dev/v1alpha1/applications")
-            except OSError:  # an overloaded API server: look again
-                time.sleep(1)
-                continue
-            items = listed.get("items", []) if code == 200 else []
-            ready_count = sum(1 for a in items if (a.get("status") or {}).get("state") == "Ready"
-                              and a["status"].get("observedGeneration") == a["metadata"]["generation"])
-            if ready_count == args.apps:
-                break
-            time.sleep(1)
+        # One LIST, then a watch (watch_until.py): polling LISTs of every Application loaded
+        # the API server the benchmark measures.
+        items = list(watch_until(plane.api(), "/apis/oam-operator.dev/v1alpha1/applications", args.apps,
+                                 is_ready, started + args.timeout).values())
         elapsed = time.monotonic() - started
+        ready_count = sum(1 for a in items if is_ready(a))
         after_ready = requests(metrics_port)
         if args.audit:
             print_audit_breakdown(audit_log, audit_start, args.apps)

@@ -3,11 +3,16 @@
 For 50, 200 and 500 objects (half ConfigMaps, half Deployments) in one wave, on a minimal
 control plane (started here with audit logging, or the cluster named by KUBECONFIG):
 
-- reconciler first apply: the checkpoint call plus the call that creates everything, with a
-  cold client (discovery included), update policy SsaMerge, concurrency 8, Events on (the
-  default); wall time until the second call returns, requests by verb from the client's
-  accounting (reads = GET/LIST, writes = object writes, Events separately: they are posted in
-  the background after the call, and the time until they are all out is shown too);
+- reconciler first apply, with a cold client (discovery included), update policy SsaMerge,
+  concurrency 8, in the configurations below; wall time until every object is created,
+  requests by verb from the client's accounting (reads = GET/LIST, writes = object writes,
+  Events separately: they are posted in the background after the call, and the time until
+  they are all out is shown too). *Operator defaults* is what the operator's pass does with
+  its default settings: the bucket only until the server shows API Priority and Fairness
+  (``FlowControl``), no Events on dependent objects, and the in-call checkpoint
+  (docs/reconciler.md#in-call-checkpoint; the operator's one status write there is not part
+  of this library bench), so one call. The other configurations run the library's own flow:
+  the checkpoint call, then the call that creates, Events on;
 - ``kubectl apply --server-side`` of the same objects into another namespace, with a cold
   discovery cache; wall time and requests by verb from the audit log;
 - a no-op reconcile once everything is Ready (Deployment status is patched by the bench: the
@@ -19,9 +24,9 @@ its discovery client only; each object's requests go through a REST client of th
 no shared token bucket paces them. The bench checks this on every run with the audit log:
 kubectl's requests after its first 300 arrive faster than 50 per second (a shared 50/300
 bucket could not allow that). So kubectl's object requests have no client-side limit, and the
-"equal limits" configuration runs the reconciler with its limiter off too. The operator's
-defaults (50/100) and a 50/300 bucket (what kubectl's discovery limits would mean for every
-request) are shown as well.
+"equal limits" configuration runs the reconciler with its limiter off too. A fixed 50/100
+bucket (the operator with an explicit ``--kube-api-qps 50`` and ``--dependent-events``) and a
+50/300 bucket (what kubectl's discovery limits would mean for every request) are shown as well.
 
 Each configuration and kubectl run ``BENCH_REPEATS`` times (default 5) in fresh namespaces,
 in an order rotated from one repeat to the next (the machine is shared, and etcd grows as the
@@ -63,14 +68,20 @@ class Config:
     qps: float  # 0: no client-side limit
     burst: int
     events: bool = True
+    adaptive: bool = False  # the bucket lasts until the server shows APF (reconciler/flowcontrol.py)
+    in_call_checkpoint: bool = False
 
     @property
     def limits(self) -> str:
-        return "none" if self.qps <= 0 else f"{self.qps:g} qps / {self.burst} burst"
+        if self.qps <= 0:
+            return "none"
+        bucket = f"{self.qps:g} qps / {self.burst} burst"
+        return f"{bucket} until the server shows APF" if self.adaptive else bucket
 
 
 CONFIGS = (
-    Config("operator defaults", 50.0, 100),
+    Config("operator defaults", 50.0, 100, events=False, adaptive=True, in_call_checkpoint=True),
+    Config("fixed 50/100 bucket, Events on", 50.0, 100),
     Config("equal limits (kubectl's: none on object requests)", 0.0, 1),
     Config("50/300 bucket (kubectl's discovery limits)", 50.0, 300),
 )
@@ -254,6 +265,7 @@ def main() -> None:
     from kubernetes import client
 
     from oam_operator.reconciler.client import ClusterClient
+    from oam_operator.reconciler.flowcontrol import FlowControl
     from oam_operator.reconciler.inventory import InventoryItem
     from oam_operator.reconciler.options import ReconcilerOptions
     from oam_operator.reconciler.policies import UpdatePolicy
@@ -295,15 +307,18 @@ def main() -> None:
                         continue
                     ns = fresh_namespace(f"bench-{count}")
                     owner = f"{uuid.uuid4()}/{ns}/bench"
-                    rc = ClusterClient(api, user_agent=USER_AGENT, rate_limiter=RateLimiter(config.qps, config.burst))
+                    limiter = RateLimiter(config.qps, config.burst)
+                    rc = ClusterClient(api, user_agent=USER_AGENT, rate_limiter=limiter,
+                                       flow_control=FlowControl(limiter, adaptive=config.adaptive))
                     reconciler = Reconciler(
                         NAME, rc, ReconcilerOptions(update_policy=UpdatePolicy.SSA_MERGE, enable_events=config.events)
                     )
                     inventory: list[InventoryItem] = []
+                    checkpoint = (lambda items: None) if config.in_call_checkpoint else None
                     offset = audit_offset(audit)
                     started = time.perf_counter()
                     while True:
-                        reconciler.apply(inventory, objects, ns, owner, "bench")
+                        reconciler.apply(inventory, objects, ns, owner, "bench", checkpoint=checkpoint)
                         if all(i.phase.value in ("Creating", "Ready") for i in inventory):
                             break
                     finished = time.perf_counter()
@@ -343,11 +358,13 @@ def main() -> None:
 
     print()
     print(
-        f"First apply: checkpoint call + create call, cold discovery, SsaMerge, concurrency 8, Events on; "
-        f"median of {REPEATS}. kubectl apply --server-side with a cold discovery cache. Minimal control "
-        "plane, one wave, half ConfigMaps, half Deployments. Requests: reads (GET/LIST incl. discovery) / "
-        "object writes, from the client's accounting; Events are posted after the call, in the background, "
-        "and counted separately; kubectl's requests are from the audit log."
+        f"First apply: cold discovery, SsaMerge, concurrency 8; operator defaults: one call (in-call "
+        f"checkpoint), no Events on dependents, the bucket off once the server shows APF; the others: "
+        f"checkpoint call + create call, Events on; median of {REPEATS}. kubectl apply --server-side "
+        "with a cold discovery cache. Minimal control plane, one wave, half ConfigMaps, half "
+        "Deployments. Requests: reads (GET/LIST incl. discovery) / object writes, from the client's "
+        "accounting; Events are posted after the call, in the background, and counted separately; "
+        "kubectl's requests are from the audit log."
     )
     print()
     print(
