@@ -128,6 +128,11 @@ class OperatorMetrics:
             "(app-dependency policies).",
             registry=r,
         )
+        self.readiness_wakeups_total = Counter(
+            PREFIX + "readiness_wakeups_total",
+            "Applications woken because a workload they wait for is no longer progressing (readiness watch).",
+            registry=r,
+        )
         self._initialise()
 
     def _initialise(self) -> None:

@@ -315,6 +315,7 @@ class Settings(BaseModel):
     #: app-dependency and health-checks policies may name another namespace (apppolicies/resolve.py)
     allow_cross_namespace_dependencies: Annotated[bool, BeforeValidator(_boolean)] = False
     dependent_events: Annotated[bool, BeforeValidator(_boolean)] = False
+    readiness_watch: Annotated[bool, BeforeValidator(_boolean)] = True
     url_sources: Annotated[bool, BeforeValidator(_boolean)] = True
     url_source_allowed_networks: Annotated[tuple[str, ...], BeforeValidator(_networks)] = ()
     helm_binary: Annotated[str, BeforeValidator(_program)] = "helm"
@@ -441,6 +442,7 @@ DESCRIPTIONS: dict[str, str] = {
     "allow_cross_namespace_objects": "Let Applications create objects outside their own namespace.",
     "allow_cross_namespace_dependencies": "Let app-dependency and health-checks policies name other namespaces.",
     "dependent_events": "Post an Event on each object created, updated or deleted.",
+    "readiness_watch": "Watch workload kinds to wake an Application when an object it waits for is ready.",
     "url_sources": "Let components read manifests from URLs.",
     "url_source_allowed_networks": "Internal networks URL sources and charts may reach (comma-separated CIDRs).",
     "helm_binary": "The helm program that renders delivery: template charts.",

@@ -169,3 +169,15 @@ def test_a_new_application_is_recorded_and_created_in_one_pass(start_operator: A
     passes = [(e["outcome"], e["operations"]) for e in operator.logs()
               if e.get("msg") == "pass finished" and e.get("name") == "app"]
     assert passes == [("progressing", {"list": 1, "create": 2}), ("ready", {"list": 1})]
+
+
+def test_a_deployment_becoming_available_wakes_its_application(start_operator: Any, kube: Kube) -> None:
+    """docs/operator.md#readiness-wake-ups: no polling pass between the pass that creates a
+    Deployment and the one that finds it Available: the readiness watch wakes the Application."""
+    operator = start_operator(kube.namespace)
+    kube.apply_app("app", {"components": [configmap_component("cfg"), deployment_component("web")]})
+    kube.wait_ready("app")
+    passes = [(e["outcome"], e["operations"]) for e in operator.logs()
+              if e.get("msg") == "pass finished" and e.get("name") == "app"]
+    assert passes == [("progressing", {"read": 2, "create": 2}), ("ready", {"read": 2})]
+    assert operator.metrics()[("oam_operator_readiness_wakeups_total", frozenset())] >= 1

@@ -65,6 +65,7 @@ from .encode import EncodedTree, encode
 from .fluxapis import missing_flux_apis
 from .limits import size_refusal
 from .progress import apply_progress, capitalised, checkpoint_progress, delete_progress
+from .readiness import WATCHED_WAIT, waits_for_wake_up
 from .selfref import self_reference
 from .tenancy import NotPermitted, TenantClients
 
@@ -108,6 +109,8 @@ class Environment:
     # Persists a status in the middle of a pass (the inventory checkpoint); ``None``: the
     # checkpoint ends the pass and the kopf layer persists it (docs/operator.md#the-apply-branch).
     write_status: StatusWriter | None = None
+    # Whether changes of a (group, kind) wake the Applications waiting for them (readiness.py).
+    watched: Callable[[str, str], bool] | None = None
 
 
 class StatusNotWritten(Exception):
@@ -469,6 +472,10 @@ class _Pass:
         message = apply_progress(report, self.namespace, bundle.name if bundle else None, bundle_ready,
                                  bundle_objects, max(new_items, 0))
         delay = self.memory.backoff.next("Processing")
+        watched = self.env.watched
+        if watched is not None and report.outcome == "waiting" and waits_for_wake_up(
+                ((item.group, item.kind) for item, _ in report.pending), watched):
+            delay = max(delay, WATCHED_WAIT)  # woken when they are ready (docs/operator.md#readiness-wake-ups)
         if self.timed_out():
             timed_out = f"Reconciliation timed out after {self.timeout_text}: {message}"
             self.set_state(State.ERROR, Reason.TIMEOUT, timed_out)

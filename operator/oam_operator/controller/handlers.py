@@ -104,7 +104,14 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
 
             webhook["task"] = await start_webhook(settings, runtime, runtime.settings)
             webhook["validator"] = validator_for(runtime)
-        holder["scheduler"] = Scheduler(runtime, runtime.settings)
+        scheduler = Scheduler(runtime, runtime.settings)
+        holder["scheduler"] = scheduler
+        loop = asyncio.get_running_loop()
+
+        def wake(uid: str) -> None:  # from the readiness watch's threads (readiness.py)
+            loop.call_soon_threadsafe(lambda: scheduler.wake_event(uid).set())
+
+        runtime.waker = wake
         log.info("operator started", extra={"fields": {"cluster_id": runtime.cluster_id}})
 
     @kopf.on.cleanup(registry=registry)

@@ -15,7 +15,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -45,6 +45,7 @@ from .driver import (
 )
 from .incluster import in_cluster
 from .pipeline import operator_pipeline
+from .readiness import ReadinessWatch
 from .statuswrites import may_wait
 from .tenancy import TenantClients
 
@@ -85,6 +86,10 @@ class Runtime:
         self.pod_name = os.environ.get("POD_NAME", "")
         self._lock = threading.Lock()
         self.env: Environment | None = None
+        self.readiness: ReadinessWatch | None = None
+        self._uids: dict[tuple[str, str], str] = {}  # (namespace, name) -> uid, for wake-ups
+        #: Wakes an Application's loop; set by the kopf layer (handlers.py), called from any thread.
+        self.waker: Callable[[str], None] | None = None
 
     @classmethod
     def create(cls, settings: Settings, kubeconfig: str | None = None) -> Runtime:
@@ -109,6 +114,10 @@ class Runtime:
         if not self.cluster_id:
             namespace = self.client.request("read", "GET", "/api/v1/namespaces/kube-system")
             self.cluster_id = namespace["metadata"]["uid"]
+        if self.settings.readiness_watch and self.readiness is None:
+            self.readiness = ReadinessWatch(self.client, domain=self.settings.domain, cluster_id=self.cluster_id,
+                                            namespaces=self.settings.namespaces, on_ready=self._on_ready)
+            self.readiness.start()
         reconciler_metrics = prometheus_metrics(self.metrics.operations_total) if self.metrics else None
         clients = TenantClients(self.client, default_service_account=self.settings.default_service_account,
                                 require_service_account=self.settings.require_service_account,
@@ -117,6 +126,7 @@ class Runtime:
             settings=self.settings, pipeline=self.pipeline, clients=clients, cluster_id=self.cluster_id,
             profiles=self.profile, reconciler_metrics=reconciler_metrics, on_transform=self._observe_transform,
             apps=self.apps, write_status=self._write_checkpoint,
+            watched=self.readiness.watched if self.readiness is not None else None,
         )
         if self.metrics is not None:
             self.metrics.build_info.labels(version=__version__).set(1)
@@ -142,8 +152,24 @@ class Runtime:
     def forget(self, uid: str, namespace: str, name: str) -> None:
         with self._lock:
             self.memory.pop(uid, None)
+            if self._uids.get((namespace, name)) == uid:
+                del self._uids[(namespace, name)]
         if self.metrics is not None:
             self.metrics.remove_application(namespace, name)
+
+    def _on_ready(self, namespace: str, name: str) -> None:
+        """readiness.py: an object of this Application is no longer progressing. Wake it unless
+        its last pass ended Ready (then the change is drift, for its interval)."""
+        with self._lock:
+            uid = self._uids.get((namespace, name))
+            memory = self.memory.get(uid) if uid is not None else None
+        if uid is None or memory is None or self.waker is None:
+            return
+        if (memory.status or {}).get("state") == "Ready":
+            return
+        if self.metrics is not None:
+            self.metrics.readiness_wakeups_total.inc()
+        self.waker(uid)
 
     def dependency_wakeups(self, event_type: str | None, body: Mapping[str, Any]) -> set[str]:
         """Feed the Application index one watch event; the UIDs of the Applications to wake."""
@@ -168,6 +194,8 @@ class Runtime:
         started = time.monotonic()
         memory = self.memory_of(uid, body)
         meta = body.get("metadata") or {}
+        with self._lock:
+            self._uids[(str(meta.get("namespace", "")), str(meta.get("name", "")))] = uid
         memory.seen = (int(meta.get("generation") or 0), (meta.get("annotations") or {}).get(
             f"{self.settings.domain}/requested-at"))
         # The pass works on its own deep copy (driver._Pass), so the cached status is not mutated
@@ -327,6 +355,8 @@ class Runtime:
         metrics.set_application_states(counts)
 
     def close(self) -> None:
+        if self.readiness is not None:
+            self.readiness.stop()
         with contextlib.suppress(Exception):
             self.client.executor.shutdown(wait=True)
         self.client.close()

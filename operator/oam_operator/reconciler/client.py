@@ -236,6 +236,47 @@ class ClusterClient:
             return json.loads(data) if data else {}
         raise self._error(verb, method, status, data, response.headers)
 
+    def watch(self, path: str, *, query: Sequence[tuple[str, str]] = (), timeout: float = 330.0) -> Iterator[Any]:
+        """The events of one watch request on the collection ``path`` (``watch=1`` is added),
+        decoded, until the server ends the request; ``timeout`` bounds the wait for the next
+        bytes. Not rate-limited (one long request), counted once as ``watch``; failures raise
+        ``ApiError``."""
+        self.accounting.started()
+        status = 0
+        try:
+            serialized = self._api.param_serialize(
+                "GET",
+                path,
+                query_params=[*query, ("watch", "1")],
+                header_params={"Accept": "application/json"},
+                auth_settings=["BearerToken"],
+            )
+            response = self._api.call_api(*serialized, _request_timeout=(self._timeout[0], timeout))
+            status = int(response.status)
+        except (ApiException, urllib3.exceptions.HTTPError, OSError) as exc:
+            raise TransientApiError(f"connection error: {exc}", status=0, reason="ConnectionError",
+                                    verb="watch") from None
+        finally:
+            self.accounting.finished("watch", "GET", status)
+        raw = response.response
+        if not 200 <= status < 300:
+            data = raw.data
+            raw.release_conn()
+            raise self._error("watch", "GET", status, data, response.headers)
+        pending = b""
+        try:
+            for chunk in raw.stream(65536):
+                pending += chunk
+                while b"\n" in pending:
+                    line, pending = pending.split(b"\n", 1)
+                    if line.strip():
+                        yield json.loads(line)
+        except (urllib3.exceptions.HTTPError, OSError) as exc:
+            raise TransientApiError(f"connection error: {exc}", status=0, reason="ConnectionError",
+                                    verb="watch") from None
+        finally:
+            raw.release_conn()
+
     def _error(
         self, verb: str, method: str, status: int, data: bytes | None, headers: Mapping[str, str] | None
     ) -> ApiError:

@@ -78,6 +78,7 @@ def test_every_operator_value_reaches_its_flag(render: Render) -> None:
             "requireServiceAccount": True, "defaultServiceAccount": "deployer", "useOperatorIdentity": True,
             "allowClusterScopedObjects": True,
             "allowCrossNamespaceObjects": True, "allowCrossNamespaceDependencies": True, "dependentEvents": True,
+            "readinessWatch": False,
             "logFormat": "text", "logLevel": "debug",
             "urlSources": {"enabled": False, "allowedNetworks": ["10.0.0.0/8", "127.0.0.1"]},
             "extraArgs": ["--no-url-sources"],
@@ -95,7 +96,7 @@ def test_every_operator_value_reaches_its_flag(render: Render) -> None:
         "default_profile": "", "cluster_id": "prod-1", "require_service_account": True,
         "default_service_account": "deployer", "use_operator_identity": True, "allow_cluster_scoped_objects": True,
         "allow_cross_namespace_objects": True, "allow_cross_namespace_dependencies": True,
-        "dependent_events": True, "url_sources": False,
+        "dependent_events": True, "readiness_watch": False, "url_sources": False,
         "url_source_allowed_networks": ["10.0.0.0/8", "127.0.0.1/32"], "helm_binary": "helm", "metrics_port": 9090, "health_port": 9091,
         "log_format": "text", "log_level": "debug", "shard": "", "peering": "ops", "priority": 7, "dev": False,
         # admission is off by default (tests/unit/helm/test_chart_admission.py covers its values)

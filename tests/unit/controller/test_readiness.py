@@ -1,0 +1,119 @@
+"""Readiness wake-ups (docs/operator.md#readiness-wake-ups): which events wake which Application, and
+which waiting passes may sleep until then. The watch threads themselves run against the local
+control plane in the e2e tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from oam_operator.controller.driver import Memory, apply_pass
+from oam_operator.controller.readiness import INSTANT, WATCHED, WATCHED_WAIT, ReadinessWatch, waits_for_wake_up
+from oam_operator.reconciler.inventory import Phase
+from oam_operator.reconciler.report import CallReport
+from tests.unit.unitkit import FakeReconciler, application, fake_reconciler, item_of, pass_environment
+
+__all__ = ["fake_reconciler"]
+
+DOMAIN = "oam-operator.dev"
+
+
+def deployment(*, available: bool, owner: str | None = "cluster-1/shop/web", generation: int = 1) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": "web", "namespace": "shop", "generation": generation}
+    if owner is not None:
+        meta["annotations"] = {f"{DOMAIN}/owner-id": owner}
+    replicas = 1 if available else 0
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta, "spec": {"replicas": 1},
+            "status": {"observedGeneration": generation, "replicas": 1, "updatedReplicas": 1,
+                       "readyReplicas": replicas, "availableReplicas": replicas,
+                       "conditions": [{"type": "Available", "status": "True" if available else "False"}]}}
+
+
+def watch_of(woken: list[tuple[str, str]], namespaces: tuple[str, ...] = ()) -> ReadinessWatch:
+    return ReadinessWatch(client=None, domain=DOMAIN, cluster_id="cluster-1",  # type: ignore[arg-type]
+                          namespaces=namespaces, on_ready=lambda ns, name: woken.append((ns, name)))
+
+
+@pytest.mark.parametrize(("event", "woken"), [
+    ({"type": "MODIFIED", "object": deployment(available=True)}, [("shop", "web")]),
+    ({"type": "ADDED", "object": deployment(available=True)}, [("shop", "web")]),
+    ({"type": "MODIFIED", "object": deployment(available=False)}, []),
+    ({"type": "DELETED", "object": deployment(available=False)}, [("shop", "web")]),
+    ({"type": "MODIFIED", "object": deployment(available=True, owner="cluster-2/shop/web")}, []),
+    ({"type": "MODIFIED", "object": deployment(available=True, owner=None)}, []),
+    ({"type": "MODIFIED", "object": deployment(available=True, owner="cluster-1/shop")}, []),
+    ({"type": "MODIFIED", "object": "not an object"}, []),
+], ids=["ready", "added-ready", "progressing", "deleted", "other-cluster", "not-ours", "malformed-owner",
+        "no-object"])
+def test_an_event_wakes_the_owner_once_its_object_is_no_longer_progressing(
+    event: dict[str, Any], woken: list[tuple[str, str]]
+) -> None:
+    seen: list[tuple[str, str]] = []
+    watch_of(seen).handle(event)
+    assert seen == woken
+
+
+def test_a_kind_counts_as_watched_only_while_every_scope_is_followed() -> None:
+    watch = watch_of([], namespaces=("a", "b"))
+    deployments = WATCHED[0]
+    assert not watch.watched("apps", "Deployment")
+    watch._mark(deployments, "a", True)
+    assert not watch.watched("apps", "Deployment")
+    watch._mark(deployments, "b", True)
+    assert watch.watched("apps", "Deployment")
+    assert not watch.watched("apps", "StatefulSet")
+    watch._mark(deployments, "a", False)  # that watch is down: its objects could change unseen
+    assert not watch.watched("apps", "Deployment")
+
+
+def test_watched_kinds_and_paths() -> None:
+    assert [(k.group, k.kind) for k in WATCHED] == [("apps", "Deployment"), ("apps", "StatefulSet"),
+                                                    ("apps", "DaemonSet"), ("batch", "Job")]
+    assert WATCHED[0].path("") == "/apis/apps/v1/deployments"
+    assert WATCHED[3].path("shop") == "/apis/batch/v1/namespaces/shop/jobs"
+    assert {("", "ConfigMap"), ("", "Secret"), ("batch", "CronJob")} == INSTANT
+
+
+def _deployments_only(group: str, kind: str) -> bool:
+    return (group, kind) == ("apps", "Deployment")
+
+
+@pytest.mark.parametrize(("pending", "waits"), [
+    ([("apps", "Deployment")], True),
+    ([("", "ConfigMap"), ("apps", "Deployment"), ("", "Secret")], True),
+    ([("", "ConfigMap")], False),  # nothing to be woken by: the next read finds it Ready
+    ([("apps", "Deployment"), ("", "Service")], False),  # a Service's readiness is not watched
+    ([("apps", "StatefulSet")], False),
+    ([], False),
+])
+def test_which_waiting_passes_sleep_until_woken(pending: list[tuple[str, str]], waits: bool) -> None:
+    assert waits_for_wake_up(pending, _deployments_only) is waits
+
+
+WEB = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "shop"}}
+SERVICE = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "shop"}}
+
+
+@pytest.mark.parametrize(("waiting_on", "delay"), [
+    (WEB, WATCHED_WAIT),
+    (SERVICE, 0.05),  # the first step of the Processing backoff
+], ids=["watched", "not-watched"])
+def test_a_pass_waiting_only_for_watched_objects_sleeps_until_woken(
+    fake_reconciler: FakeReconciler, waiting_on: dict[str, Any], delay: float
+) -> None:
+    fake_reconciler.done = False
+    fake_reconciler.report = CallReport("waiting", wave=0, pending=(
+        (item_of(waiting_on, Phase.CREATING, "InProgress"), "InProgress"),))
+    env = pass_environment()
+    env.watched = _deployments_only
+    result = apply_pass(application(), Memory(), env)
+    assert (result.result, result.delay) == ("progressing", delay)
+
+
+def test_without_the_watch_a_waiting_pass_keeps_the_backoff(fake_reconciler: FakeReconciler) -> None:
+    fake_reconciler.done = False
+    fake_reconciler.report = CallReport("waiting", wave=0, pending=((item_of(WEB, Phase.CREATING, "InProgress"),
+                                                                     "InProgress"),))
+    result = apply_pass(application(), Memory(), pass_environment())
+    assert result.delay == 0.05
