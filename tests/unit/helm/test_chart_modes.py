@@ -35,6 +35,7 @@ def test_full_mode_is_the_default(render: Render) -> None:
     assert one(objects, "ServiceAccount")["metadata"]["name"] == "oam-oam-operator"
     assert not of_kind(objects, "Role") and not of_kind(objects, "RoleBinding")
     assert "--no-require-service-account" in args(objects)
+    assert "--readiness-watch" in args(objects)
     assert not [a for a in args(objects) if a.startswith("--namespace")]
 
 
@@ -45,6 +46,9 @@ def test_least_privilege_mode_has_no_wildcard_and_forces_service_accounts(render
     assert rule_set(granted) == LEAST | CLUSTER_WIDE | KUBE_SYSTEM
     assert "--require-service-account" in args(objects)
     assert "--no-require-service-account" not in args(objects)
+    # It may not watch workloads, so it does not try (docs/operator.md#readiness-wake-ups).
+    assert "--no-readiness-watch" in args(objects)
+    assert "--readiness-watch" not in args(objects)
 
 
 def test_least_privilege_with_a_cluster_id_and_peering_and_extra_rules(render: Render) -> None:

@@ -127,7 +127,7 @@ joins with --peering=<name> --shard=<shard>), one per line. */}}
 - {{ include "oam-operator.boolFlag" (dict "flag" "allow-cross-namespace-objects" "value" $o.allowCrossNamespaceObjects) }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "allow-cross-namespace-dependencies" "value" $o.allowCrossNamespaceDependencies) }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "dependent-events" "value" $o.dependentEvents) }}
-- {{ include "oam-operator.boolFlag" (dict "flag" "readiness-watch" "value" $o.readinessWatch) }}
+- {{ include "oam-operator.boolFlag" (dict "flag" "readiness-watch" "value" (and $o.readinessWatch (not (include "oam-operator.leastPrivilege" .)))) }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "url-sources" "value" $o.urlSources.enabled) }}
 {{- if $o.urlSources.allowedNetworks }}
 - --url-source-allowed-networks={{ join "," $o.urlSources.allowedNetworks }}
