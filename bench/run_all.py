@@ -25,8 +25,9 @@ Steps (``--only`` picks some, comma-separated):
 - ``scale``      — ``bench_operator.py`` once per fleet size of ``--scale`` (default 200, 1,000,
   and 2,000 across 2 shards): time to Ready, requests, peak RSS, steady state, as they grow;
 - ``floor``      — ``bench_fleet_floor.py --json``: the objects of ``--floor-apps`` (default 1,000)
-  Applications applied by kubectl alone, no operator, until every Deployment is Available: what
-  the control plane itself needs on this machine, the yardstick of the ``scale`` step;
+  Applications applied with no operator — by kubectl, then by the reconciler library alone
+  (``--client reconciler``) — until every Deployment is Available: what the control plane itself
+  needs on this machine, the yardstick of the ``scale`` step;
 - ``inventory``  — ``bench_operator.py --apps 1 --objects 10000 --per-component 100 --server-side
   --no-data --skip-steady --json``: 10,000 objects in one Application to Ready, and the JSON size
   of the status the operator persisted, bytes per object (100 ``manifests`` components: the CRD
@@ -549,14 +550,18 @@ def step_scale(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def step_floor(args: argparse.Namespace) -> dict[str, Any]:
-    """``bench_fleet_floor.py``: the fleet's objects applied by kubectl, no operator (the yardstick)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "floor.json"
-        run = _run_script("bench_fleet_floor.py", ["--apps", str(args.floor_apps), "--objects", str(args.objects),
-                                                   "--json", str(out)], "floor", timeout=1800)
-        run["figures"] = json.loads(out.read_text()) if out.exists() else None
-    run["ok"] = bool(run["figures"]) and run["exit_code"] == 0
-    return run
+    """``bench_fleet_floor.py``: the fleet's objects applied with no operator, by kubectl and by
+    the reconciler library alone (the yardsticks), each on a fresh control plane."""
+    runs = []
+    for client in ("kubectl", "reconciler"):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "floor.json"
+            run = _run_script("bench_fleet_floor.py", ["--apps", str(args.floor_apps), "--objects",
+                                                       str(args.objects), "--client", client, "--json", str(out)],
+                              f"floor-{client}", timeout=1800)
+            run["figures"] = json.loads(out.read_text()) if out.exists() else None
+        runs.append(run)
+    return {"runs": runs, "ok": all(r["figures"] and r["exit_code"] == 0 for r in runs)}
 
 
 def step_inventory(args: argparse.Namespace) -> dict[str, Any]:
