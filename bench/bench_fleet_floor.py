@@ -39,7 +39,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench_operator import application  # noqa: E402
+from bench_operator import PODS_PER_NODE, application  # noqa: E402
 from watch_until import watch_until  # noqa: E402
 
 from tools.devcluster import devcluster as dc  # noqa: E402
@@ -112,6 +112,8 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="oam-bench-floor-"))
     plane = dc.start("full", run_dir=work / "cluster")
     try:
+        for extra in range(1, -(-args.apps // PODS_PER_NODE)):  # one Deployment's Pod per Application
+            plane.add_fake_node(f"floor-node-{extra}")
         kubectl = str(dc.find_binaries().kubectl)
         kc = ["--kubeconfig", plane.handle.kubeconfig]
         namespaces = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": f"bench-{i:03d}"}}

@@ -45,6 +45,8 @@ from watch_until import watch_until  # noqa: E402
 
 from tools.devcluster import devcluster as dc  # noqa: E402
 
+PODS_PER_NODE = int(dc.fake_node_manifest("n", 0)["status"]["capacity"]["pods"])
+
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -186,6 +188,10 @@ def main() -> int:
     operators: list[subprocess.Popen[bytes]] = []
     succeeded = False
     try:
+        # Each fake node holds 1,000 Pods (devcluster.fake_node_manifest): one Deployment per
+        # Application needs one node per 1,000 Applications, or the rest never become Available.
+        for extra in range(1, -(-args.apps // PODS_PER_NODE)):
+            plane.add_fake_node(f"bench-node-{extra}")
         kubectl = str(dc.find_binaries().kubectl)
         kc = ["--kubeconfig", plane.handle.kubeconfig]
         subprocess.run([kubectl, *kc, "apply", "--server-side", "-f", str(ROOT / "crds")], check=True,
