@@ -240,16 +240,18 @@ def reconciler_section(
         return head + "_The benchmark ran but no figures could be read from it._", {}
     n_runs = len(step.get("runs", []))
     sources = sorted({run.get("source", "?") for run in step.get("runs", [])})
-    peer_cell = "not built ¹" if not (peer or {}).get("ok") else "—"
     limits = {label: next((r["configs"][label].get("limits") for c in counts for r in by_count[c]
                            if r["configs"].get(label, {}).get("limits")), None) for label in labels}
     described = "; ".join(f"*{label}*" + (f" ({limits[label]})" if limits[label] else "") for label in labels)
     text = head + (
         f"`bench/bench_reconciler.py`, run {n_runs} times by `bench/run_all.py` "
         f"({step.get('note', '')}). Objects: half ConfigMaps, half Deployments, one wave, each measurement in a "
-        "fresh namespace. **Ours:** the checkpoint call plus the create call of `Reconciler.apply` with a cold "
-        "client (discovery included), update policy SsaMerge, concurrency 8, Events on, under the script's "
-        f"client configurations: {described} — the script's docstring explains them. **kubectl:** `kubectl "
+        "fresh namespace. **Ours:** `Reconciler.apply` with a cold client (discovery included), update policy "
+        f"SsaMerge, concurrency 8, under the script's client configurations: {described}. *Operator defaults* "
+        "is what the operator runs: one call with the in-call checkpoint, no Events on the objects; the others "
+        "are the library's own flow, the checkpoint call plus the create call, Events on — the script's "
+        "docstring explains them. component-operator-runtime and fluxcd/pkg/ssa are measured side by side "
+        "with ours in section 6. **kubectl:** `kubectl "
         "apply --server-side` of the same objects into another namespace of the same control plane, cold "
         "discovery cache. **Requests are counted the same way for both:** ResponseComplete entries of the API "
         "server audit log by user agent (`oam-operator-bench…` and `kubectl…`). Ours include the Events the "
@@ -273,15 +275,12 @@ def reconciler_section(
             marks = "" if all(src == "audit" for _, src in reqs) else " ²"
             rows.append((f"{count:,}", label, spread(o_s), spread(k_s), ratio(median(o_s), median(k_s)),
                          spread(o_req, 0) + marks, spread(o_ev, 0), spread(k_req, 0),
-                         ratio(median(o_req), median(k_req)), ratio(median(o_net), median(k_req)), peer_cell))
+                         ratio(median(o_req), median(k_req)), ratio(median(o_net), median(k_req))))
             summary.setdefault(count, {})[label] = {"s": median(o_s), "kubectl_s": median(k_s),
                                                     "requests": median(o_req), "kubectl_requests": median(k_req),
                                                     "requests_without_events": median(o_net)}
     text += table(("objects", "our configuration", "ours s", "kubectl s", "time ratio", "ours requests",
-                   "of which Events", "kubectl requests", "request ratio", "request ratio without Events",
-                   "component-operator-runtime"), rows)
-    text += ("\n\n¹ See section 6: the Go module proxy does not serve github.com/sap/component-operator-runtime, so "
-             "the peer could not be built; nothing is filled in for it.")
+                   "of which Events", "kubectl requests", "request ratio", "request ratio without Events"), rows)
     if any("²" in r[5] for r in rows):
         text += "\n² At least one run had no audit figure; the client's own request accounting is used there."
 
@@ -388,14 +387,13 @@ def noop_section(step: dict[str, Any] | None, kubectl: dict[str, Any] | None, ou
         rows.append((f"{count:,}", ", ".join(str(p) for p in sorted(pairs, key=str)), spread(reads, 0),
                      spread(writes, 0), _verbs(noops[-1].get("by_verb")), spread([n.get("ms") for n in noops], 0),
                      ", ".join(str(d) for d in sorted(done, key=str)), spread(k_req, 0), _verbs(k_verbs),
-                     spread([v * 1000 for v in _values(k_s)], 0), ratio(median(ours_total), median(k_req)),
-                     "not built ¹"))
+                     spread([v * 1000 for v in _values(k_s)], 0), ratio(median(ours_total), median(k_req))))
         summary[count] = {"reads": median(reads), "writes": median(writes), "pairs": sorted(pairs, key=str),
                           "kubectl_requests": median(k_req)}
     text += table(("objects", "(type, namespace) pairs", "ours reads", "ours writes", "ours by kind (last run)",
                    "ours ms", "apply returned", "kubectl re-apply requests", "kubectl by verb (last)", "kubectl ms",
-                   "request ratio ours/kubectl", "component-operator-runtime"), rows)
-    text += "\n\n¹ See section 6."
+                   "request ratio ours/kubectl"), rows)
+    text += "\n\ncomponent-operator-runtime's and fluxcd/pkg/ssa's no-op reconciles are in section 6."
     if k_failure:
         text += f"\n\nkubectl's counterpart: {k_failure}"
     plt = _plt()
@@ -646,12 +644,16 @@ def render(results: dict[str, Any], out: Path) -> str:
     p_text = peer_section(steps.get("peer"))
     load = _load(machine.get("loadavg_at_start")), _load(machine.get("loadavg_at_end"))
     step_times = ", ".join(f"{name} {s.get('step_wall_s')} s" for name, s in steps.items())
+    commits = {str(s.get("git_commit") or machine.get("git_commit"))[:12] for s in steps.values()}
+    when = "; ".join(f"{name} {s.get('date_utc', '?')}, commit `{str(s.get('git_commit') or '?')[:12]}`"
+                     for name, s in steps.items())
+    origin = (f"on {machine.get('date_utc')}, commit `{str(machine.get('git_commit'))[:12]}`" if len(commits) == 1
+              else f"by several runs merged with `--merge`, each step as measured in its run ({when})")
     intro = (
         "# oam-operator benchmarks — report\n\n"
-        f"Written by `make bench` (`bench/run_all.py` → `bench/results/results.json` → `bench/report.py`) on "
-        f"{machine.get('date_utc')}, commit `{str(machine.get('git_commit'))[:12]}`. **Every figure below was "
-        "measured in that run; nothing is estimated.** Each benchmark runs on the project's local control plane "
-        "(`tools/devcluster`), started fresh by the benchmark itself.\n\n"
+        f"Written by `make bench` (`bench/run_all.py` → `bench/results/results.json` → `bench/report.py`) {origin}. "
+        "**Every figure below was measured; nothing is estimated.** Each benchmark runs on the project's local "
+        "control plane (`tools/devcluster`), started fresh by the benchmark itself.\n\n"
         f"**Noise.** The machine has {machine.get('nproc')} cores and is shared with other engineers' test runs "
         f"(load average {load[0]} at the start, {load[1]} at the end; each run's own load is in the tables), and "
         "the control plane runs on the same cores as the code measured, so single figures are noisy: the "

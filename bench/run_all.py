@@ -641,6 +641,7 @@ def main() -> int:
             outcome = {"ok": False, "error": f"{type(error).__name__}: {error}"}
         outcome["step_wall_s"] = round(time.perf_counter() - started, 1)
         outcome["date_utc"] = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+        outcome["git_commit"] = results["machine"].get("git_commit")  # --merge keeps steps of other runs
         results["steps"][step] = outcome
         if not outcome.get("ok") and step != "peer":
             failed.append(step)
