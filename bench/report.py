@@ -481,7 +481,7 @@ def scale_section(step: dict[str, Any] | None) -> str:
     rows = []
     for fig, run in runs:
         if not fig:
-            rows.append(("failed", "", "", "", "", "", "", "", "", f"exit {run.get('exit_code')}"))
+            rows.append(("failed", "", "", "", "", "", "", "", "", f"exit {run.get('exit_code')}", ""))
             continue
         rss = fig.get("peak_rss_each_mib") or [fig.get("peak_rss_mib")]
         rows.append((f"{fig['apps']:,}", str(fig.get("shards", 1)), f"{fig['ready']:,}/{fig['apps']:,}",
@@ -490,9 +490,11 @@ def scale_section(step: dict[str, Any] | None) -> str:
                      f"{fmt(fig.get('steady_reads_per_min'), 0)} (≤ {fig['apps'] * 2:,})",
                      fmt(fig.get("steady_writes_per_min"), 0),
                      " / ".join(map(str, run.get("load_before") or [])) + " → " +
-                     " / ".join(map(str, run.get("load_after") or []))))
+                     " / ".join(map(str, run.get("load_after") or [])),
+                     f"`{str(run.get('git_commit') or step.get('git_commit') or '?')[:12]}`"))
     text += table(("Applications", "shards", "Ready", "time to all Ready s", "requests per App", "writes per App",
-                   "peak RSS MiB", "steady reads/min (target)", "steady writes/min", "load before → after"), rows)
+                   "peak RSS MiB", "steady reads/min (target)", "steady writes/min", "load before → after",
+                   "commit"), rows)
     return text
 
 
