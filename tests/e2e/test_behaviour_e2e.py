@@ -159,15 +159,20 @@ def test_the_cluster_profile_feeds_capabilities_and_its_changes_restart_processi
         kube.custom.delete_cluster_custom_object("oam-operator.dev", "v1alpha1", "clusterprofiles", profile)
 
 
+def passes_to_ready(operator: Any, kube: Kube, components: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+    """Apply Application ``app`` of ``components``, wait until Ready: (outcome, operations) of its passes."""
+    kube.apply_app("app", {"components": components})
+    kube.wait_ready("app")
+    return [(e["outcome"], e["operations"]) for e in operator.logs()
+            if e.get("msg") == "pass finished" and e.get("name") == "app"]
+
+
 def test_a_new_application_is_recorded_and_created_in_one_pass(start_operator: Any, kube: Kube) -> None:
     """docs/operator.md#the-apply-branch: the first pass writes the inventory checkpoint from within
     the reconciler's call and creates the objects without reading them again; the second finds
     them Ready."""
     operator = start_operator(kube.namespace)
-    kube.apply_app("app", {"components": [configmap_component("a"), configmap_component("b")]})
-    kube.wait_ready("app")
-    passes = [(e["outcome"], e["operations"]) for e in operator.logs()
-              if e.get("msg") == "pass finished" and e.get("name") == "app"]
+    passes = passes_to_ready(operator, kube, [configmap_component("a"), configmap_component("b")])
     assert passes == [("progressing", {"list": 1, "create": 2}), ("ready", {"list": 1})]
 
 
@@ -175,9 +180,6 @@ def test_a_deployment_becoming_available_wakes_its_application(start_operator: A
     """docs/operator.md#readiness-wake-ups: no polling pass between the pass that creates a
     Deployment and the one that finds it Available: the readiness watch wakes the Application."""
     operator = start_operator(kube.namespace)
-    kube.apply_app("app", {"components": [configmap_component("cfg"), deployment_component("web")]})
-    kube.wait_ready("app")
-    passes = [(e["outcome"], e["operations"]) for e in operator.logs()
-              if e.get("msg") == "pass finished" and e.get("name") == "app"]
+    passes = passes_to_ready(operator, kube, [configmap_component("cfg"), deployment_component("web")])
     assert passes == [("progressing", {"read": 2, "create": 2}), ("ready", {"read": 2})]
     assert operator.metrics()[("oam_operator_readiness_wakeups_total", frozenset())] >= 1
