@@ -29,7 +29,7 @@ from typing import Any
 
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError
-from oam_operator.reconciler.status import DefaultStatusAnalyzer, StatusAnalysisError
+from oam_operator.reconciler.status import DefaultStatusAnalyzer, StatusAnalysisError, always_ready_kinds
 
 __all__ = ["INSTANT", "WATCHED", "WATCHED_WAIT", "ReadinessWatch", "WatchedKind", "waits_for_wake_up"]
 
@@ -58,7 +58,7 @@ WATCHED = (
 
 #: (group, kind) the status analyzer reports Current whenever they exist
 #: (docs/reconciler.md#kstatus-rules): a pending one is Ready at the next read, so it needs no wake-up.
-INSTANT = frozenset({("", "ConfigMap"), ("", "Secret"), ("batch", "CronJob")})
+INSTANT = always_ready_kinds()
 
 #: The longest a pass waiting only for watched objects sleeps without a wake-up: the bound on
 #: the delay when an event is missed (a watch reconnecting), not the usual one.

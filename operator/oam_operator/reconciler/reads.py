@@ -205,8 +205,9 @@ class ReadCache:
     def read(self, ref: ObjectRef) -> dict[str, Any] | None:
         """The live object: from this wave's LIST when it answers for ``ref``, else by GET."""
         with self._lock:
-            if _key(ref) in self._absent:
-                self._absent.discard(_key(ref))
+            key = _key(ref)
+            if key in self._absent:
+                self._absent.discard(key)
                 return None
             listing = self._listed.get((ref.api_version, ref.kind, ref.namespace))
             if listing is not None and ref.name in listing.unanswered:

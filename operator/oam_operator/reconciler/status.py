@@ -42,6 +42,7 @@ __all__ = [
     "StatusHintError",
     "StatusHints",
     "StatusResult",
+    "always_ready_kinds",
     "compute_kstatus",
     "parse_status_hints",
     "status_hint_annotation_key",
@@ -588,6 +589,13 @@ _KIND_RULES: Final[Mapping[str, _KindRule]] = {
     "batch/Job": _job,
     "apiextensions.k8s.io/CustomResourceDefinition": _crd,
 }
+
+
+def always_ready_kinds() -> frozenset[tuple[str, str]]:
+    """The (group, kind) pairs whose rule reports Current whenever the object exists."""
+    return frozenset(
+        (key.rpartition("/")[0], key.rpartition("/")[2]) for key, rule in _KIND_RULES.items() if rule is _always_ready
+    )
 
 
 def _ready_condition_rule(conditions: list[_Condition]) -> StatusResult | None:
