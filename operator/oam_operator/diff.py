@@ -1,7 +1,8 @@
 """``oam-operator diff FILE|NAME``: the change an Application would make to the live cluster (issue 14).
 
-Computed, not guessed: the Application is transformed by the operator's own pipeline
-(``controller.driver.transform_application``), its objects are normalised and stamped by the
+Computed, not guessed: the Application goes through the operator's own checks and transform
+(``controller/checks.py``, ``controller/composition.py``; what the operator would refuse is an
+``Error:`` with the status's words), its objects are normalised and stamped by the
 reconciler's own ``plan()`` (owner-id label, owner-id and digest annotations, field manager =
 the domain), and every object is sent as a server-side apply with ``dryRun=All`` and ``force``,
 as the operator writes it. What the server answers is compared with the live object, with the
@@ -98,10 +99,11 @@ def _live_application(conn: Any, namespace: str, name: str) -> dict[str, Any] | 
 
 def compute_diff(target: str, namespace: str | None, conn: Any, domain: str) -> tuple[list[WavePlan], list[str]]:
     """The waves' creates and changes and the prunes; raises ``DiffError`` or ``ApiFailure``."""
+    from oam_operator.controller.checks import Subject, first_refusal, served_by
+    from oam_operator.controller.composition import OperatorTransform
     from oam_operator.controller.digest import component_digest
-    from oam_operator.controller.driver import read_inventory, transform_application
-    from oam_operator.controller.pipeline import operator_pipeline
-    from oam_operator.oam.errors import OamError
+    from oam_operator.controller.inventorycodec import read_inventory
+    from oam_operator.controller.tenancy import IdentityRule
     from oam_operator.reconciler.client import APPLY_PATCH, ClusterClient
     from oam_operator.reconciler.errors import ApiError, ReconcilerError
     from oam_operator.reconciler.options import ReconcilerOptions
@@ -116,24 +118,27 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str) -> 
     try:
         cluster_id = client.request("read", "GET", "/api/v1/namespaces/kube-system")["metadata"]["uid"]
         settings = Settings(domain=domain)
-        spec = body.get("spec") or {}
-        profile_name = spec.get("profile") or settings.default_profile
-        profile = None
-        if profile_name:
+
+        def profiles(profile_name: str) -> dict[str, Any] | None:
             try:
-                profile = client.request(
+                found: dict[str, Any] = client.request(
                     "read", "GET", f"/apis/oam-operator.dev/v1alpha1/clusterprofiles/{profile_name}")
             except ApiError as error:
                 if error.status != 404:
                     raise
-                if spec.get("profile"):
-                    raise DiffError(f"ClusterProfile {profile_name} not found") from None
-        resolved = profile_name if profile is not None else ""
-        try:
-            encoded, _ = transform_application(body, operator_pipeline(settings), cluster_id=cluster_id,
-                                               domain=domain, profile=profile, profile_name=resolved)
-        except OamError as error:
-            raise DiffError(str(error)) from None
+                return None
+            return found
+
+        # The operator's own checks and transform (controller/checks.py, its ``preview`` column):
+        # what it would refuse is an error here, with its words.
+        subject = Subject(body, settings, OperatorTransform.from_settings(settings), profiles,
+                          IdentityRule.from_settings(settings), cluster_id, served=served_by(client),
+                          inventory=read_inventory((live_app or {}).get("status") or {}))
+        refused = first_refusal(subject, lambda check: check.preview)
+        if refused is not None:
+            raise DiffError(refused.message)
+        assert subject.encoded is not None
+        encoded, spec, profile, resolved = subject.encoded, subject.spec, subject.profile, subject.resolved_profile
         generation = int(((live_app or body).get("metadata") or {}).get("generation") or 1)
         digest = component_digest(domain, generation, dict(spec), resolved,
                                   (profile or {}).get("spec") if profile is not None else None)
@@ -175,7 +180,7 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str) -> 
             if text:
                 wave.changes.append((label, text))
         prunes = []
-        for item in read_inventory((live_app or {}).get("status") or {}):
+        for item in subject.inventory:
             if (item.group, item.kind, item.namespace, item.name) not in wanted:
                 prunes.append(f"{item.kind} {item.namespace}/{item.name}" if item.namespace
                               else f"{item.kind} {item.name}")

@@ -57,3 +57,29 @@ def test_diff_in_sync_drift_creates_and_prunes(start_operator: Any, kube: Kube, 
     bad = diff(kube, "missing")
     assert (bad.returncode, bad.stdout) == (2, "")
     assert bad.stderr == f'Error: application "missing" not found in namespace "{kube.namespace}"\n'
+
+
+def test_diff_runs_the_operators_checks_and_accepts_its_policies(kube: Kube, tmp_path: Path) -> None:
+    """Issue 26: diff transforms with the operator's one composition root, so the operator's own
+    policies are accepted, and refuses with the words the status would carry."""
+    policies = [
+        {"name": "after-db", "type": "app-dependency", "properties": {"applications": [{"name": "db"}]}},
+        {"name": "sync", "type": "reconciliation", "properties": {"interval": "5m"}},
+        {"name": "health", "type": "health-checks",
+         "properties": {"checks": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "alpha"}]}},
+    ]
+    document = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "Application", "metadata": {"name": "app"},
+                "spec": {"components": [configmap_component("alpha")], "policies": policies}}
+    path = tmp_path / "app.yaml"
+    path.write_text(yaml.safe_dump(document))
+    result = diff(kube, str(path))
+    assert (result.returncode, result.stderr) == (1, "")
+    assert result.stdout == f"Wave app:\n  create ConfigMap {kube.namespace}/alpha\n"
+
+    document["spec"]["components"] = [{"name": "web", "type": "webservise", "properties": {"image": "nginx:1"}}]
+    path.write_text(yaml.safe_dump(document))
+    refused = diff(kube, str(path))
+    assert (refused.returncode, refused.stdout) == (2, "")
+    assert refused.stderr == (
+        'Error: invalid value "webservise" for "type" in "web"; must be one of: crd, cronjob, daemonset, helm, '
+        "helmchart, manifests, oci, passthrough, postgresql, statefulset, webservice, worker\n")

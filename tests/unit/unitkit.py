@@ -1,7 +1,7 @@
 """The unit tier's one shared kit: fakes and builders for the pure tests (no cluster, no podman,
 no network beyond a closed 127.0.0.1 port).
 
-- Passes of the driver (``controller/driver.py``): ``pass_environment`` (a fixed clock, a client
+- Passes of the driver (``controller/passes.py``): ``pass_environment`` (a fixed clock, a client
   pointing at a closed local port), ``application`` bodies and ``FakeReconciler``, which stands
   in for ``reconciler.Reconciler`` with a scripted ``apply()``/``delete()``.
 - Rendered chart objects (``tests/unit/helm``): ``of_kind``, ``one``, ``container``, ``args``,
@@ -23,11 +23,10 @@ import pytest
 from kubernetes.client import ApiClient, Configuration
 
 from oam_operator.api.compact_inventory import encode
-from oam_operator.apppolicies import register_operator_policies
-from oam_operator.controller import driver
+from oam_operator.controller import passes
 from oam_operator.controller.appindex import AppIndex
-from oam_operator.controller.driver import Environment
-from oam_operator.controller.pipeline import operator_pipeline
+from oam_operator.controller.composition import OperatorTransform
+from oam_operator.controller.seams import Environment
 from oam_operator.controller.tenancy import TenantClients
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.identity import split_api_version
@@ -65,11 +64,9 @@ def pass_environment(index: AppIndex | None = None, clock: Clock | None = None,
     config = Configuration()
     config.host = "http://127.0.0.1:9"
     resolved = Settings.from_sources(settings, {})
-    pipeline = operator_pipeline(resolved)
-    register_operator_policies(pipeline.transformer)
     clients = TenantClients(ClusterClient(ApiClient(configuration=config)))
     known = dict(profiles or {})
-    env = Environment(settings=resolved, pipeline=pipeline, clients=clients, cluster_id="c",
+    env = Environment(settings=resolved, transform=OperatorTransform.from_settings(resolved), clients=clients, cluster_id="c",
                       profiles=lambda name: known.get(name), apps=index if index is not None else AppIndex())
     env.clock = clock or Clock()
     env.jitter = lambda delay: delay  # type: ignore[assignment,method-assign]
@@ -181,13 +178,13 @@ class FakeReconciler:
 
 @pytest.fixture
 def fake_reconciler(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeReconciler]:
-    """The reconciler every pass of the test builds (``driver.Reconciler`` replaced)."""
+    """The reconciler every pass of the test builds (``passes.Reconciler`` replaced)."""
     fake = FakeReconciler()
 
     def build(domain: str, client: Any, options: Any) -> FakeReconciler:
         return fake
 
-    monkeypatch.setattr(driver, "Reconciler", build)
+    monkeypatch.setattr(passes, "Reconciler", build)
     yield fake
 
 

@@ -9,7 +9,7 @@ state's reason and message; ``lastTransitionTime`` changes only when a condition
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -27,6 +27,7 @@ __all__ = [
     "State",
     "conditions_for",
     "find_condition",
+    "ready_condition",
 ]
 
 
@@ -137,6 +138,12 @@ _READY_STATUS = {
 def find_condition(conditions: Sequence[Condition] | None, type_: str) -> Condition | None:
     """The condition of ``type_``, or ``None``."""
     return next((c for c in conditions or () if c.type == type_), None)
+
+
+def ready_condition(status: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """The ``Ready`` condition of a status in its JSON form (as persisted, as read back), or ``None``."""
+    return next((c for c in (status or {}).get("conditions") or () if c.get("type") == ConditionType.READY.value),
+                None)
 
 
 def conditions_for(

@@ -2,9 +2,10 @@
 
 ``refusal`` is the decision: a pure function of the request's Application (and, for an
 UPDATE, the stored one) that returns the message the operator would write into the
-Application's ``Ready`` condition, or ``None`` to admit it. It runs the checks of the apply
-branch (``driver.py``) in the same order and with the same transform pipeline, so the message
-``kubectl apply`` prints is exactly the one the status would carry.
+Application's ``Ready`` condition, or ``None`` to admit it. It runs the apply branch's own
+list of checks (``checks.py``, its ``admission`` column) with the operator's transform
+(``composition.py``, without the network), so the message ``kubectl apply`` prints is exactly
+the one the status would carry.
 
 Decisions:
 
@@ -30,29 +31,21 @@ Decisions:
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import kopf
 
 from oam_operator.api.compact_inventory import CompactInventoryError, read_status_inventory
-from oam_operator.apppolicies import read_operator_policies
-from oam_operator.oam.errors import OamError
-from oam_operator.oam.pipeline import Pipeline
-from oam_operator.reconciler.errors import ObjectValidationError
 from oam_operator.reconciler.inventory import InventoryItem, load_inventory
 from oam_operator.settings import Settings
 
 from .bodies import plain
-from .depth import depth_refusal
-from .driver import MAX_MESSAGE, transform_application
-from .limits import size_refusal
-from .progress import capitalised
-from .selfref import self_reference
-from .tenancy import NotPermitted
+from .checks import Subject, Tenancy, first_refusal
+from .composition import OperatorTransform
+from .passes import MAX_MESSAGE
 
 log = logging.getLogger("oam_operator.controller")
 
@@ -60,54 +53,12 @@ WEBHOOK_ID = "validate-applications"
 """kopf's handler id, and so the URL path (``/validate-applications``) the webhook configuration calls."""
 
 
-class Tenancy(Protocol):
-    def user_for(self, namespace: str, service_account: str) -> str | None: ...
-
-
-PLACEHOLDER_GROUP = "deferred.admission.oam-operator.dev"
-
-
-class DeferringAdapters:
-    """The ``UrlReader`` and ``ChartRenderer`` of admission's pipeline: they never touch the network.
-
-    A URL source reads as one placeholder CustomResourceDefinition (acceptable to both the
-    ``manifests`` and the ``crd`` component, named uniquely so two sources never collide; the
-    checks after the transform leave placeholders out), a chart renders as no objects. So the
-    transform goes on past remote content and every other component is still generated and
-    checked.
-    """
-
-    def __init__(self) -> None:
-        self._numbers = itertools.count(1)
-
-    def read(self, url: str) -> bytes:
-        plural = f"deferred{next(self._numbers)}s"
-        return (f"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
-                f"metadata: {{name: {plural}.{PLACEHOLDER_GROUP}}}\n"
-                f"spec: {{group: {PLACEHOLDER_GROUP}, scope: Namespaced, names: {{plural: {plural}, kind: Deferred}},"
-                f" versions: [{{name: v1, served: true, storage: true}}]}}\n").encode()
-
-    def render(self, chart_url: str, version: str, values: dict[str, Any]) -> str:
-        return ""
-
-
-def _placeholder(obj: Mapping[str, Any]) -> bool:
-    name = str((obj.get("metadata") or {}).get("name") or "")
-    return obj.get("kind") == "CustomResourceDefinition" and name.endswith(f".{PLACEHOLDER_GROUP}")
-
-
-def admission_pipeline(pipeline: Pipeline) -> Pipeline:
-    """``pipeline``'s transformer (with every handler and policy the operator registered), no network."""
-    adapters = DeferringAdapters()
-    return Pipeline(pipeline.transformer, adapters, adapters, pipeline.options)
-
-
 @dataclass
 class Validator:
     """What ``refusal`` needs from the operator: its settings, transform, ClusterProfiles and identity rules."""
 
     settings: Settings
-    pipeline: Pipeline  # built by ``admission_pipeline``
+    transform: OperatorTransform  # ``OperatorTransform.without_network()`` of the operator's
     profiles: Callable[[str], Mapping[str, Any] | None]
     tenancy: Tenancy
     cluster_id: Callable[[], str]
@@ -132,47 +83,18 @@ def refusal(validator: Validator, operation: str, body: Mapping[str, Any],
     if operation == "UPDATE" and old is not None and (old.get("spec") or {}) == spec:
         return None
     try:
-        message = _checks(validator, body, spec, meta)
+        message = _checks(validator, body)
     except Exception as error:  # the operator's own message for an unexpected failure
         log.exception("admission check failed unexpectedly")
         message = f"Internal error: {type(error).__name__}: {error}"
     return None if message is None else message.replace("\n", " ")[:MAX_MESSAGE]
 
 
-def _checks(validator: Validator, body: Mapping[str, Any], spec: Mapping[str, Any],
-            meta: Mapping[str, Any]) -> str | None:
-    settings = validator.settings
-    namespace, name = str(meta.get("namespace") or ""), str(meta.get("name") or "")
-    if spec.get("suspend"):
-        return None
-    too_deep = depth_refusal(spec)
-    if too_deep is not None:
-        return too_deep
-    profile_name = spec.get("profile") or settings.default_profile
-    profile = validator.profiles(profile_name) if profile_name else None
-    if spec.get("profile") and profile is None:
-        return None  # may be created next; the status says "not found" until it is
-    try:
-        validator.tenancy.user_for(namespace, spec.get("serviceAccountName") or "")
-    except NotPermitted as refused:
-        return str(refused)
-    domain = settings.domain
-    try:
-        encoded, result = transform_application(
-            body, validator.pipeline, cluster_id=validator.cluster_id(), domain=domain, profile=profile,
-            profile_name=profile_name if profile is not None else "",
-        )
-        read_operator_policies(result.policy_result, namespace, spec,
-                               allow_cross_namespace=settings.allow_cross_namespace_dependencies)
-    except OamError as error:
-        return str(error)
-    except ObjectValidationError as error:
-        return capitalised(str(error))
-    objects = [obj for obj in encoded.objects if not _placeholder(obj)]
-    itself = self_reference(namespace, name, objects, f"{domain}/component")
-    if itself is not None:
-        return itself
-    return size_refusal(objects, _inventory(body), namespace)
+def _checks(validator: Validator, body: Mapping[str, Any]) -> str | None:
+    subject = Subject(body, validator.settings, validator.transform, validator.profiles, validator.tenancy,
+                      validator.cluster_id(), inventory=_inventory(body))
+    refused = first_refusal(subject, lambda check: check.admission)
+    return None if refused is None else refused.message
 
 
 def register_admission(registry: kopf.OperatorRegistry, validator: Callable[[], Validator | None]) -> None:

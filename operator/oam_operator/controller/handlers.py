@@ -24,6 +24,7 @@ from typing import Any
 
 import kopf
 
+from oam_operator.api.conditions import ready_condition
 from oam_operator.api.meta import GROUP, VERSION
 from oam_operator.settings import Settings
 
@@ -210,8 +211,8 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
         async with scheduler.lock(uid), scheduler.semaphore:
             result = await loop.run_in_executor(scheduler.pool, runtime.run_delete, uid, snapshot(body))
         if not result.finished:
-            message = next((c.get("message", "") for c in result.status.get("conditions") or []
-                            if c.get("type") == "Ready"), "deletion in progress")
+            ready = ready_condition(result.status)
+            message = str(ready.get("message", "")) if ready is not None else "deletion in progress"
             raise kopf.TemporaryError(message, delay=max(result.delay or 1.0, 0.1))
 
     @kopf.on.probe(id="applications", registry=registry)

@@ -1,10 +1,11 @@
 """What the operator does with its own policies (``apppolicies``) inside a pass.
 
-Hooks of the apply branch (``driver._Pass``), in pass order:
+Decisions the apply branch (``passes._Pass``) asks for, in pass order; each returns data and
+the pass acts on it:
 
-1. ``read`` — after the transform: the policies, resolved (cross-namespace and spec-conflict
-   refusals are transform failures, verbatim).
-2. ``hold`` — before anything is applied: the ``reconciliation`` values replace the interval,
+1. the policies are read by the ``transform`` check (checks.py): cross-namespace and
+   spec-conflict refusals are transform failures, verbatim.
+2. ``timing`` and ``hold`` — before anything is applied: the ``reconciliation`` values replace the interval,
    timeout and error retry delay of this pass; its ``suspend`` gives ``Pending``/``Suspended``;
    a cycle through this Application gives ``Error``/``DependencyCycle``
    (``application cycle detected: a -> b -> a``, on every member); ``status.dependencies`` is
@@ -13,13 +14,13 @@ Hooks of the apply branch (``driver._Pass``), in pass order:
    ``Waiting``/``DependenciesNotReady`` with ``Waiting for Applications to be Ready: db
    (Processing), cache (Missing)``. A Waiting Application has no timed requeue: the index wakes
    it when a dependency appears, vanishes or changes readiness.
-3. ``health`` — when ``apply()`` is done: every ``health-checks`` object must be ``Current``
+3. ``unhealthy`` — when ``apply()`` is done: every ``health-checks`` object must be ``Current``
    (the reconciler's status analyzer), else ``Processing`` with ``Waiting for health checks
    (<ready>/<n> ready): <Kind> <name> (<detail>)``, on the processing backoff and timeout.
 
 Decisions: a dependency that becomes un-Ready later tears nothing down and does not stop this
 Application's drift correction, re-applies or pruning of the revision it already started; it
-only holds the *next* revision (a spec or profile change). ``reverse_gate`` (delete branch):
+only holds the *next* revision (a spec or profile change). ``dependants_blocking`` (delete branch):
 an Application with existing dependants — other than members of a cycle through it — stays
 ``Deleting``/``DeletionBlocked`` naming them until they are gone or drop the dependency; the
 annotation ``<domain>/ignore-dependants: "true"`` deletes it anyway. The annotation
@@ -28,72 +29,73 @@ annotation ``<domain>/ignore-dependants: "true"`` deletes it anyway. The annotat
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
-from oam_operator.api.application import DependencyStatus
+from oam_operator.api.application import ApplicationStatus, DependencyStatus
 from oam_operator.api.conditions import Reason, State
-from oam_operator.apppolicies import AppRef, OperatorPolicies, ResolvedCheck, cycle_message, read_operator_policies
+from oam_operator.apppolicies import AppRef, OperatorPolicies, ResolvedCheck, cycle_message
 from oam_operator.apppolicies.graph import dependants_message, waiting_message
 from oam_operator.durations import parse_go_duration
-from oam_operator.oam.policies.result import PolicyResult
+from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.status import DefaultStatusAnalyzer, Status, StatusAnalysisError
 
 from .appindex import AppIndex
-
-if TYPE_CHECKING:
-    from oam_operator.reconciler.client import ClusterClient
-
-    from .driver import PassResult, _Pass
 
 IGNORE_DEPENDANTS = "ignore-dependants"
 _EMPTY = AppIndex()
 
 
-def _index(p: _Pass) -> AppIndex:
-    return p.env.apps if p.env.apps is not None else _EMPTY
+@dataclass(frozen=True)
+class PassTiming:
+    """A ``reconciliation`` policy's values for this pass; ``None`` keeps the pass's own."""
+
+    interval: float | None = None
+    timeout: str | None = None
+    retry_interval: float | None = None
 
 
-def read(p: _Pass, result: PolicyResult) -> OperatorPolicies:
-    return read_operator_policies(
-        result, p.namespace, p.raw_spec, allow_cross_namespace=p.settings.allow_cross_namespace_dependencies
-    )
+@dataclass(frozen=True)
+class Held:
+    """Why the policies keep the pass from applying: the outcome it ends with."""
+
+    state: State
+    reason: Reason
+    message: str
+    error: bool  # an Error (a cycle) rather than a deliberate hold
 
 
 def _seconds(text: str) -> float:
     return parse_go_duration(text).total_seconds()
 
 
-def hold(p: _Pass, policies: OperatorPolicies) -> PassResult | None:
-    """The pass's result when the policies keep it from applying, else ``None``."""
+def timing(policies: OperatorPolicies) -> PassTiming:
     settings = policies.reconciliation
-    if settings is not None:
-        if settings.interval is not None:
-            p.interval = _seconds(settings.interval)
-        if settings.timeout is not None:
-            p.timeout_text = settings.timeout
-        if settings.retry_interval is not None:
-            p.retry_interval = _seconds(settings.retry_interval)
-    status = p.status
+    if settings is None:
+        return PassTiming()
+    return PassTiming(
+        interval=_seconds(settings.interval) if settings.interval is not None else None,
+        timeout=settings.timeout,
+        retry_interval=_seconds(settings.retry_interval) if settings.retry_interval is not None else None,
+    )
+
+
+def hold(index: AppIndex | None, own: AppRef, policies: OperatorPolicies, status: ApplicationStatus) -> Held | None:
+    """Why the policies keep the pass from applying, else ``None``; refreshes ``status.dependencies``."""
     if policies.suspend:
-        p.set_state(State.PENDING, Reason.SUSPENDED, "Reconciliation is suspended")
-        return p.result(None, "pending")
+        return Held(State.PENDING, Reason.SUSPENDED, "Reconciliation is suspended", error=False)
     if not policies.depends_on:
         status.dependencies = None
         return None
-    index = _index(p)
-    own = AppRef(p.namespace, p.name)
+    index = index if index is not None else _EMPTY
     states = index.states(policies.depends_on)
     status.dependencies = [DependencyStatus.model_validate(s.to_status()) for s in states]
     cycle = index.find_cycle(own, policies.depends_on)
     if cycle is not None:
-        return p.fail(Reason.DEPENDENCY_CYCLE, cycle_message(cycle), error_type="other")
+        return Held(State.ERROR, Reason.DEPENDENCY_CYCLE, cycle_message(cycle), error=True)
     new_revision = status.processing_digest != status.last_processing_digest
     if new_revision and not all(s.ready for s in states):
-        p.set_state(State.WAITING, Reason.DEPENDENCIES_NOT_READY, waiting_message(p.namespace, states))
-        p.memory.backoff.reset()
-        p.memory.error_backoff.reset()
-        return p.result(None, "pending")
+        return Held(State.WAITING, Reason.DEPENDENCIES_NOT_READY, waiting_message(own.namespace, states), error=False)
     return None
 
 
@@ -114,40 +116,28 @@ def _detail(client: ClusterClient, check: ResolvedCheck, analyzer: DefaultStatus
     return result.message or result.status
 
 
-def health(p: _Pass, policies: OperatorPolicies, operations: dict[str, int]) -> PassResult | None:
-    """After ``apply()`` is done: ``None`` when every health check passes, else the pass's result."""
-    checks: Sequence[ResolvedCheck] = policies.health_checks
+def unhealthy(client: ClusterClient, namespace: str, checks: Sequence[ResolvedCheck],
+              analyzer: DefaultStatusAnalyzer) -> str | None:
+    """After ``apply()`` is done: ``None`` when every health check passes, else the progress
+    message naming the failing ones. Raises what the client raises."""
     if not checks:
         return None
-    client = p.env.clients.for_application(p.namespace, p.spec.service_account_name or "")
-    analyzer = DefaultStatusAnalyzer(p.domain, clock=p.env.clock)
-    try:
-        details = [(check, _detail(client, check, analyzer)) for check in checks]
-    except Exception as error:
-        return p.reconciler_error(error, deleting=False)
+    details = [(check, _detail(client, check, analyzer)) for check in checks]
     failing = [(check, detail) for check, detail in details if detail is not None]
     if not failing:
         return None
-    shown = ", ".join(f"{check.display(p.namespace)} ({detail})" for check, detail in failing[:3])
+    shown = ", ".join(f"{check.display(namespace)} ({detail})" for check, detail in failing[:3])
     if len(failing) > 3:
         shown += f", and {len(failing) - 3} more"
-    message = f"Waiting for health checks ({len(checks) - len(failing)}/{len(checks)} ready): {shown}"
-    p.processing()
-    delay = p.memory.backoff.next("Processing")
-    if p.timed_out():
-        p.set_state(State.ERROR, Reason.TIMEOUT, f"Reconciliation timed out after {p.timeout_text}: {message}")
-        return p.result(delay, "error", error_type="other", operations=operations)
-    p.set_state(State.PROCESSING, Reason.PROCESSING, message)
-    return p.result(delay, "progressing", operations=operations)
+    return f"Waiting for health checks ({len(checks) - len(failing)}/{len(checks)} ready): {shown}"
 
 
-def reverse_gate(p: _Pass) -> PassResult | None:
-    """The delete branch's result while dependants keep the Application, else ``None``."""
-    annotation = f"{p.domain}/{IGNORE_DEPENDANTS}"
-    if p.annotations.get(annotation) == "true":
+def dependants_blocking(index: AppIndex | None, own: AppRef, annotations: Mapping[str, str], domain: str) -> str | None:
+    """The delete branch's message while dependants keep the Application, else ``None``."""
+    annotation = f"{domain}/{IGNORE_DEPENDANTS}"
+    if annotations.get(annotation) == "true":
         return None
-    blocking = _index(p).blocking_dependants(AppRef(p.namespace, p.name))
+    blocking = (index if index is not None else _EMPTY).blocking_dependants(own)
     if not blocking:
         return None
-    p.set_state(State.DELETING, Reason.DELETION_BLOCKED, dependants_message(p.namespace, blocking, annotation))
-    return p.result(1.0 + p.memory.backoff.next("DeletionBlocked"), "pending")
+    return dependants_message(own.namespace, blocking, annotation)

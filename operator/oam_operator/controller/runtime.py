@@ -1,11 +1,11 @@
 """The operator's process-wide state and the synchronous work around a pass.
 
 ``Runtime`` holds what lives as long as the process: settings, the operator's API client
-and its rate limiter and thread pool, the transform, the per-Application memory (status
-cache, backoff, Event deduplication), the ClusterProfiles seen, and the metrics. Its
-``run_apply`` and ``run_delete`` run one pass in a worker thread and then persist the status
-(only when it changed, as one JSON merge patch) and emit the Ready Event (only when it
-changed, and only for outcomes: ``driver.announced``). The kopf layer (``handlers.py``) schedules them.
+and its rate limiter and thread pool, the transform (``composition.py``), the per-Application
+memory (status cache, backoff, Event deduplication), the ClusterProfiles seen, and the
+metrics. Its ``run_apply`` and ``run_delete`` run one pass in a worker thread with a
+``StatusWriter`` (``statuswriter.py``), which writes the status and posts the Events, and
+then record metrics and the pass's log line. The kopf layer (``handlers.py``) schedules them.
 """
 
 from __future__ import annotations
@@ -20,33 +20,25 @@ from datetime import UTC, datetime
 from typing import Any
 
 from oam_operator import __version__
+from oam_operator.api.conditions import ready_condition
 from oam_operator.api.meta import GROUP, VERSION
-from oam_operator.apppolicies import register_operator_policies
 from oam_operator.metrics import OperatorMetrics
 from oam_operator.reconciler.accounting import RequestAccounting
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError
+from oam_operator.reconciler.events import event_manifest
 from oam_operator.reconciler.flowcontrol import FlowControl
 from oam_operator.reconciler.metrics import prometheus_metrics
 from oam_operator.reconciler.ratelimit import RateLimiter
 from oam_operator.settings import Settings
 
 from .appindex import AppIndex
-from .driver import (
-    Environment,
-    Event,
-    Memory,
-    PassResult,
-    StatusNotWritten,
-    announced,
-    apply_pass,
-    delete_pass,
-    ready_event,
-)
+from .composition import OperatorTransform
 from .incluster import in_cluster
-from .pipeline import operator_pipeline
+from .passes import apply_pass, delete_pass
 from .readiness import ReadinessWatch
-from .statuswrites import may_wait
+from .seams import Environment, Event, Memory, PassResult
+from .statuswriter import StatusWriter, ready_event
 from .tenancy import TenantClients
 
 log = logging.getLogger("oam_operator.controller")
@@ -65,13 +57,6 @@ class MeteredAccounting(RequestAccounting):
             self.metrics.count_request(method, status or None)
 
 
-def status_patch(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
-    """A merge patch carrying the complete new status; vanished fields are set to ``null``."""
-    patch: dict[str, Any] = {key: None for key in old if key not in new}
-    patch.update(new)
-    return patch
-
-
 class Runtime:
     def __init__(self, settings: Settings, client: ClusterClient, metrics: OperatorMetrics | None) -> None:
         self.settings = settings
@@ -79,8 +64,7 @@ class Runtime:
         self.metrics = metrics
         self.memory: dict[str, Memory] = {}
         self.profiles: dict[str, dict[str, Any]] = {}
-        self.pipeline = operator_pipeline(settings)
-        register_operator_policies(self.pipeline.transformer)
+        self.transform = OperatorTransform.from_settings(settings)
         self.apps = AppIndex(allow_cross_namespace=settings.allow_cross_namespace_dependencies)
         self.cluster_id = settings.cluster_id
         self.pod_name = os.environ.get("POD_NAME", "")
@@ -123,10 +107,9 @@ class Runtime:
                                 require_service_account=self.settings.require_service_account,
                                 use_operator_identity=self.settings.use_operator_identity)
         self.env = Environment(
-            settings=self.settings, pipeline=self.pipeline, clients=clients, cluster_id=self.cluster_id,
+            settings=self.settings, transform=self.transform, clients=clients, cluster_id=self.cluster_id,
             profiles=self.profile, reconciler_metrics=reconciler_metrics, on_transform=self._observe_transform,
-            apps=self.apps, write_status=self._write_checkpoint,
-            watched=self.readiness.watched if self.readiness is not None else None,
+            apps=self.apps, watched=self.readiness.watched if self.readiness is not None else None,
         )
         if self.metrics is not None:
             self.metrics.build_info.labels(version=__version__).set(1)
@@ -141,11 +124,10 @@ class Runtime:
         with self._lock:
             memory = self.memory.get(uid)
             if memory is None:
-                memory = Memory()
-                # Seed Event deduplication from the persisted Ready condition: a restart
+                # Event deduplication starts from the persisted Ready condition: a restart
                 # re-emits nothing.
                 event = ready_event(body.get("status") or {})
-                memory.last_event = (event.type, event.reason, event.message) if event else None
+                memory = Memory(last_event=(event.type, event.reason, event.message) if event else None)
                 self.memory[uid] = memory
             return memory
 
@@ -196,26 +178,17 @@ class Runtime:
         meta = body.get("metadata") or {}
         with self._lock:
             self._uids[(str(meta.get("namespace", "")), str(meta.get("name", "")))] = uid
-        memory.seen = (int(meta.get("generation") or 0), (meta.get("annotations") or {}).get(
-            f"{self.settings.domain}/requested-at"))
-        # The pass works on its own deep copy (driver._Pass), so the cached status is not mutated
-        # and needs no second copy here; likewise the pass's result is cached as it is.
-        written_before = memory.written_at
-        result = (apply_pass if branch == "apply" else delete_pass)(body, memory, self.env)
-        # Taken after the pass: a checkpoint written within it (_write_checkpoint) is the base,
-        # and progress on it waits for a later pass (never two writes of one state in a pass).
-        previous = self._persisted(body, memory)
-        checkpointed = memory.written_at != written_before
-        if not result.finished:
-            self._persist(body, memory, previous, result, checkpointed=checkpointed)
-            self._announce(body, memory, result)
+        writer = self.status_writer(body, memory)
+        # The pass works on its own deep copy of the status (passes._Pass), so the cached
+        # status is not mutated and needs no second copy here.
+        if branch == "apply":
+            result = writer.conclude(apply_pass(body, memory, self.env, writer))
         else:
-            for event in result.events:
-                self._post_event(body, event)
+            result = writer.conclude(delete_pass(body, memory, self.env))
         self._observe(branch, body, result, time.monotonic() - started)
         fields: dict[str, Any] = {
             "namespace": meta.get("namespace"), "name": meta.get("name"), "generation": meta.get("generation"),
-            "branch": branch, "outcome": result.result, "state": result.status.get("state"),
+            "branch": branch, "outcome": result.outcome, "state": result.status.get("state"),
             "operations": result.operations, "seconds": round(time.monotonic() - started, 3),
         }
         failure = pass_failure(result)
@@ -228,105 +201,23 @@ class Runtime:
             log.log(level, "pass failed", extra={"fields": fields})
         return result
 
-    @staticmethod
-    def _persisted(body: Mapping[str, Any], memory: Memory) -> dict[str, Any]:
-        """The status as last persisted: as this operator wrote it, else as the body has it."""
-        return memory.persisted if memory.persisted is not None else dict(body.get("status") or {})
-
-    def _status_path(self, body: Mapping[str, Any]) -> str:
+    def status_writer(self, body: Mapping[str, Any], memory: Memory) -> StatusWriter:
+        """The writer of one pass: its status patches go to the Application's status subresource."""
         meta = body["metadata"]
-        return f"/apis/{GROUP}/{VERSION}/namespaces/{meta['namespace']}/applications/{meta['name']}/status"
+        path = f"/apis/{GROUP}/{VERSION}/namespaces/{meta['namespace']}/applications/{meta['name']}/status"
 
-    def _patch_status(self, body: Mapping[str, Any], previous: Mapping[str, Any], status: Mapping[str, Any]) -> None:
-        self.client.request("patch", "PATCH", self._status_path(body), body={"status": status_patch(previous, status)},
-                            content_type="application/merge-patch+json", query=[("fieldManager", self.settings.domain)])
+        def send(patch: dict[str, Any]) -> None:
+            self.client.request("patch", "PATCH", path, body=patch, content_type="application/merge-patch+json",
+                                query=[("fieldManager", self.settings.domain)])
 
-    def _write_checkpoint(self, body: Mapping[str, Any], memory: Memory, status: dict[str, Any]) -> None:
-        """``Environment.write_status``: the inventory checkpoint, written within the pass before
-        its objects are created. A failure raises ``StatusNotWritten``; the pass then ends and
-        ``_persist`` writes the same status with its retries and Warning."""
-        try:
-            self._patch_status(body, self._persisted(body, memory), status)
-        except ApiError as error:
-            raise StatusNotWritten(str(error)) from error
-        memory.status = memory.persisted = status
-        memory.written_at = time.monotonic()
-
-    def _persist(self, body: Mapping[str, Any], memory: Memory, previous: Mapping[str, Any],
-                 result: PassResult, *, checkpointed: bool = False) -> None:
-        """Write the status when it changed in a way that matters now (``statuswrites.py``).
-
-        ``previous`` is the status as last persisted; ``memory.status`` may be newer (progress
-        that was allowed to wait), and is what the next pass starts from."""
-        if result.status == previous:
-            memory.status = result.status
-            if memory.persisted is None:
-                memory.persisted = result.status
-            return
-        since = None if memory.written_at is None else time.monotonic() - memory.written_at
-        if may_wait(previous, result.status, 0.0 if checkpointed else since):
-            memory.status = result.status
-            return
-        meta = body["metadata"]
-        try:
-            self._patch_status(body, previous, result.status)
-        except ApiError as error:
-            # The cache stays as it was: the next pass recomputes from the last persisted
-            # inventory (or from progress on the same items), so no object recorded only here
-            # can have been created unrecorded.
-            log.warning("status write failed: %s", error,
-                        extra={"fields": {"namespace": meta["namespace"], "name": meta["name"]}})
-            if error.retryable:
-                result.delay = memory.backoff.next("Retrying")
-                return
-            # A refusal that repeats on every retry (the status too large for etcd, a webhook):
-            # the status cannot say it, so a Warning Event does (once per message), and the
-            # next attempt waits the error backoff instead of spinning (issue 18,
-            # docs/operator.md#identity-hostile-input-and-limits).
-            warning = Event("Warning", "StatusWriteFailed", f"The status could not be written: {error}")
-            key = (warning.type, warning.reason, warning.message)
-            if key != memory.last_event:
-                memory.last_event = key
-                self._post_event(body, warning)
-            interval = self.settings.default_interval_duration.total_seconds()
-            result.delay = memory.error_backoff.next("StatusWriteFailed", interval)
-            return
-        memory.status = memory.persisted = result.status
-        memory.written_at = time.monotonic()
-
-    def _announce(self, body: Mapping[str, Any], memory: Memory, result: PassResult) -> None:
-        for event in result.events:
-            self._post_event(body, event)
-        ready = ready_event(result.status)
-        if ready is None or not announced(result.status):
-            return
-        key = (ready.type, ready.reason, ready.message)
-        if key != memory.last_event:
-            memory.last_event = key
-            self._post_event(body, ready)
+        return StatusWriter(body, memory, send=send, post=lambda event: self._post_event(body, event),
+                            error_interval=self.settings.default_interval_duration.total_seconds(),
+                            requested_at_key=f"{self.settings.domain}/requested-at")
 
     def _post_event(self, body: Mapping[str, Any], event: Event) -> None:
         meta = body["metadata"]
-        now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-        stamp = datetime.now(UTC).strftime("%Y%m%d%H%M%S%f")
-        manifest = {
-            "apiVersion": "v1",
-            "kind": "Event",
-            "metadata": {"name": f"{meta['name']}.{stamp}", "namespace": meta["namespace"]},
-            "involvedObject": {"apiVersion": body.get("apiVersion"), "kind": body.get("kind"),
-                               "name": meta["name"], "namespace": meta["namespace"], "uid": meta.get("uid"),
-                               "resourceVersion": meta.get("resourceVersion")},
-            "type": event.type,
-            "reason": event.reason,
-            "message": event.message.replace("\n", " ")[:1024],
-            "source": {"component": self.settings.domain},
-            "reportingComponent": self.settings.domain,
-            "reportingInstance": self.pod_name or "oam-operator",
-            "firstTimestamp": now,
-            "lastTimestamp": now,
-            "eventTime": None,
-            "count": 1,
-        }
+        manifest = event_manifest(body, event.type, event.reason, event.message, component=self.settings.domain,
+                                  now=datetime.now(UTC), instance=self.pod_name or "oam-operator")
         try:
             self.client.request("create", "POST", f"/api/v1/namespaces/{meta['namespace']}/events", body=manifest)
         except ApiError as error:
@@ -336,7 +227,7 @@ class Runtime:
         if self.metrics is None:
             return
         metrics = self.metrics
-        metrics.observe_pass(branch, result.result, seconds)
+        metrics.observe_pass(branch, result.outcome, seconds)
         if result.error_type is not None:
             metrics.count_error(result.error_type)
         meta = body["metadata"]
@@ -384,10 +275,8 @@ def pass_failure(result: PassResult) -> tuple[int, str, str] | None:
     An ``Error`` state logs at ERROR; a retried API failure (state Pending, an error type set)
     at WARNING: it is expected to clear by itself.
     """
-    if result.result != "error" and result.error_type is None:
+    if result.outcome != "error" and result.error_type is None:
         return None
-    ready: Mapping[str, Any] = next(
-        (c for c in result.status.get("conditions") or [] if c.get("type") == "Ready"), {}
-    )
-    level = logging.ERROR if result.result == "error" else logging.WARNING
+    ready = ready_condition(result.status) or {}
+    level = logging.ERROR if result.outcome == "error" else logging.WARNING
     return level, str(ready.get("reason", "")), str(ready.get("message", ""))

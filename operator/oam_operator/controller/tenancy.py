@@ -31,8 +31,10 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from oam_operator.reconciler.client import ClusterClient
+from oam_operator.settings import Settings
 
 NOT_PERMITTED_MESSAGE = "spec.serviceAccountName is required (the operator runs with --require-service-account)"
 NO_DEFAULT_MESSAGE = ("spec.serviceAccountName is required (the operator runs with --default-service-account \"\" "
@@ -44,15 +46,19 @@ class NotPermitted(Exception):
     """The Application names no ServiceAccount while the operator requires one; ``str()`` says why."""
 
 
-class TenantClients:
-    def __init__(self, operator_client: ClusterClient, *, default_service_account: str = "default",
-                 require_service_account: bool = False, use_operator_identity: bool = False) -> None:
-        self.operator_client = operator_client
-        self.default_service_account = default_service_account
-        self.require_service_account = require_service_account
-        self.use_operator_identity = use_operator_identity
-        self._cache: OrderedDict[str, ClusterClient] = OrderedDict()
-        self._lock = threading.Lock()
+@dataclass(frozen=True)
+class IdentityRule:
+    """Rules 1-4 above: which user an Application's pass impersonates. Pure, so admission and
+    ``oam-operator diff`` apply it without a client (controller/checks.py)."""
+
+    default_service_account: str = "default"
+    require_service_account: bool = False
+    use_operator_identity: bool = False
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> IdentityRule:
+        return cls(settings.default_service_account, settings.require_service_account,
+                   settings.use_operator_identity)
 
     def user_for(self, namespace: str, service_account: str) -> str | None:
         """The user to impersonate, ``None`` for the operator's identity; raises ``NotPermitted``."""
@@ -65,6 +71,18 @@ class TenantClients:
         if self.default_service_account:
             return f"system:serviceaccount:{namespace}:{self.default_service_account}"
         raise NotPermitted(NO_DEFAULT_MESSAGE)
+
+
+class TenantClients:
+    def __init__(self, operator_client: ClusterClient, *, default_service_account: str = "default",
+                 require_service_account: bool = False, use_operator_identity: bool = False) -> None:
+        self.operator_client = operator_client
+        self.rule = IdentityRule(default_service_account, require_service_account, use_operator_identity)
+        self._cache: OrderedDict[str, ClusterClient] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def user_for(self, namespace: str, service_account: str) -> str | None:
+        return self.rule.user_for(namespace, service_account)
 
     def for_application(self, namespace: str, service_account: str) -> ClusterClient:
         return self._client(self.user_for(namespace, service_account))

@@ -20,7 +20,7 @@ import kopf
 
 from oam_operator.settings import Settings
 
-from .admission import Validator, admission_pipeline
+from .admission import Validator
 from .runtime import Runtime
 from .webhookcerts import CERT_FILE, CHECK_INTERVAL, KEY_FILE, RETRY_INTERVAL, CertificateKeeper
 
@@ -30,7 +30,7 @@ log = logging.getLogger("oam_operator.controller")
 def validator_for(runtime: Runtime) -> Validator:
     """The validator of a started runtime: its transform (no network), profiles and identity rules."""
     assert runtime.env is not None
-    return Validator(settings=runtime.settings, pipeline=admission_pipeline(runtime.pipeline),
+    return Validator(settings=runtime.settings, transform=runtime.transform.without_network(),
                      profiles=runtime.profile, tenancy=runtime.env.clients, cluster_id=lambda: runtime.cluster_id)
 
 

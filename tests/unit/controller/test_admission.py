@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from kubernetes.client import ApiClient, Configuration
 
-from oam_operator.apppolicies import register_operator_policies
-from oam_operator.controller.admission import Validator, admission_pipeline, refusal
-from oam_operator.controller.driver import Environment, Memory, apply_pass
-from oam_operator.controller.pipeline import operator_pipeline
+from oam_operator.controller.admission import Validator, refusal
+from oam_operator.controller.composition import OperatorTransform
+from oam_operator.controller.passes import apply_pass
+from oam_operator.controller.seams import Environment, Memory
 from oam_operator.controller.tenancy import TenantClients
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.settings import Settings
@@ -27,8 +27,7 @@ PROFILE = {"apiVersion": "oam-operator.dev/v1alpha1", "kind": "ClusterProfile", 
 
 def _parts(profiles: dict[str, Any] | None = None, **settings: Any) -> tuple[Validator, Environment]:
     resolved = Settings.from_sources({"use_operator_identity": True, **settings}, {})
-    pipeline = operator_pipeline(resolved)
-    register_operator_policies(pipeline.transformer)
+    transform = OperatorTransform.from_settings(resolved)
     config = Configuration()
     config.host = "http://127.0.0.1:9"
     clients = TenantClients(ClusterClient(ApiClient(configuration=config)),
@@ -36,8 +35,8 @@ def _parts(profiles: dict[str, Any] | None = None, **settings: Any) -> tuple[Val
                             require_service_account=resolved.require_service_account,
                             use_operator_identity=resolved.use_operator_identity)
     known = profiles or {}
-    validator = Validator(resolved, admission_pipeline(pipeline), known.get, clients, lambda: "c")
-    env = Environment(settings=resolved, pipeline=pipeline, clients=clients, cluster_id="c", profiles=known.get)
+    validator = Validator(resolved, transform.without_network(), known.get, clients, lambda: "c")
+    env = Environment(settings=resolved, transform=transform, clients=clients, cluster_id="c", profiles=known.get)
     return validator, env
 
 

@@ -9,7 +9,7 @@ import pytest
 from oam_operator.controller.backoff import Backoff, ErrorBackoff, Jitter, backoff_delay
 from oam_operator.controller.digest import component_digest
 from oam_operator.controller.progress import apply_progress, capitalised, delete_progress
-from oam_operator.controller.runtime import status_patch
+from oam_operator.controller.statuswriter import status_patch
 from oam_operator.controller.tenancy import NO_DEFAULT_MESSAGE, NOT_PERMITTED_MESSAGE, NotPermitted, TenantClients
 from oam_operator.reconciler.inventory import InventoryItem, Phase
 from oam_operator.reconciler.report import CallReport

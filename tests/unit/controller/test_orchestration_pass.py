@@ -13,10 +13,10 @@ from typing import Any
 
 from kubernetes.client import ApiClient, Configuration
 
-from oam_operator.apppolicies import register_operator_policies
 from oam_operator.controller.appindex import AppIndex
-from oam_operator.controller.driver import Environment, Memory, apply_pass, delete_pass
-from oam_operator.controller.pipeline import operator_pipeline
+from oam_operator.controller.composition import OperatorTransform
+from oam_operator.controller.passes import apply_pass, delete_pass
+from oam_operator.controller.seams import Environment, Memory
 from oam_operator.controller.tenancy import TenantClients
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.settings import Settings
@@ -26,10 +26,8 @@ def environment(index: AppIndex, **settings: Any) -> Environment:
     config = Configuration()
     config.host = "http://127.0.0.1:9"
     resolved = Settings.from_sources(settings, {})
-    pipeline = operator_pipeline(resolved)
-    register_operator_policies(pipeline.transformer)
     clients = TenantClients(ClusterClient(ApiClient(configuration=config)))
-    return Environment(settings=resolved, pipeline=pipeline, clients=clients, cluster_id="c",
+    return Environment(settings=resolved, transform=OperatorTransform.from_settings(resolved), clients=clients, cluster_id="c",
                        profiles=lambda name: None, apps=index)
 
 
@@ -69,7 +67,7 @@ def test_a_new_revision_waits_for_missing_and_unready_dependencies() -> None:
         {"namespace": "shop", "name": "db", "state": "Processing", "ready": False},
         {"namespace": "shop", "name": "cache", "state": "Missing", "ready": False},
     ]
-    assert (result.delay, result.result) == (None, "pending")  # no timed requeue: the index wakes it
+    assert (result.delay, result.outcome) == (None, "pending")  # no timed requeue: the index wakes it
     assert "inventory" not in result.status and "revision" not in result.status
 
 
@@ -165,7 +163,8 @@ def test_reconciliation_values_replace_the_pass_interval_timeout_and_retry_delay
     from oam_operator.api.meta import format_timestamp
     from oam_operator.apppolicies import OperatorPolicies, ReconciliationSettings
     from oam_operator.controller import orchestration
-    from oam_operator.controller.driver import _Pass
+    from oam_operator.controller.checks import Subject
+    from oam_operator.controller.passes import _Pass
 
     env = environment(AppIndex())
     now = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -174,5 +173,7 @@ def test_reconciliation_values_replace_the_pass_interval_timeout_and_retry_delay
     p = _Pass(body("web", status=status), Memory(), env)
     assert (p.interval, p.timeout_text, p.retry_interval, p.timed_out()) == (600.0, "10m", None, False)
     policies = OperatorPolicies(reconciliation=ReconciliationSettings("sync", "45s", "20s", "3s", None))
-    assert orchestration.hold(p, policies) is None
+    subject = Subject(p.body, env.settings, env.transform, env.profiles, env.clients, "c", policies=policies)
+    assert p.gate(subject) is None
     assert (p.interval, p.timeout_text, p.retry_interval, p.timed_out()) == (45.0, "20s", 3.0, True)
+    assert orchestration.timing(policies) == orchestration.PassTiming(45.0, "20s", 3.0)

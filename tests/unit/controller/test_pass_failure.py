@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from oam_operator.controller.driver import PassResult
 from oam_operator.controller.runtime import pass_failure
+from oam_operator.controller.seams import PassResult
 
 
 def status(reason: str, message: str) -> dict[str, Any]:

@@ -13,7 +13,9 @@ import pytest
 
 from oam_operator.api.summary import summary_of
 from oam_operator.controller.digest import component_digest
-from oam_operator.controller.driver import Memory, StatusNotWritten, apply_pass, delete_pass, read_inventory
+from oam_operator.controller.inventorycodec import read_inventory
+from oam_operator.controller.passes import apply_pass, delete_pass
+from oam_operator.controller.seams import Memory, StatusNotWritten
 from oam_operator.reconciler.errors import OwnershipConflictError, TransientApiError
 from oam_operator.reconciler.inventory import Phase
 from oam_operator.reconciler.report import CallReport
@@ -117,7 +119,7 @@ def test_apply_pass(case: Case, fake_reconciler: FakeReconciler) -> None:
     result = apply_pass(case.body, Memory(), pass_environment())
     status = result.status
     assert outcome(status) == (case.state, case.reason, case.message)
-    assert (result.result, result.delay) == (case.result, case.delay)
+    assert (result.outcome, result.delay) == (case.result, case.delay)
     assert status.get("observedGeneration") == case.observed
     assert tuple(c["type"] for c in status["conditions"]) == case.conditions
     assert {c["lastTransitionTime"] for c in status["conditions"]} == {stamp(NOW)}
@@ -152,7 +154,7 @@ def test_processing_times_out_after_the_timeout(fake_reconciler: FakeReconciler)
         "Error", "Timeout",
         "Reconciliation timed out after 1m: Waiting for bundle web (0/1 ready): ConfigMap web-config (InProgress)")
     assert later.status["processingSince"] == stamp(NOW)
-    assert later.result == "error" and later.error_type == "other"
+    assert later.outcome == "error" and later.error_type == "other"
 
 
 def _waiting_on(fake: FakeReconciler) -> None:
@@ -174,13 +176,11 @@ def test_the_checkpoint_is_written_within_the_pass_before_anything_is_created(
     env = pass_environment()
     written: list[tuple[dict[str, Any], list[str]]] = []
 
-    def write(body: Any, memory: Memory, status: dict[str, Any]) -> None:
-        written.append((status, list(fake_reconciler.calls)))
-        memory.persisted = status
+    class Recording:
+        def checkpoint(self, status: dict[str, Any]) -> None:
+            written.append((status, list(fake_reconciler.calls)))
 
-    env.write_status = write
-    memory = Memory()
-    result = apply_pass(application(), memory, env)
+    result = apply_pass(application(), Memory(), env, Recording())
     assert len(written) == 1
     checkpoint, calls_then = written[0]
     assert calls_then == ["apply"]  # inside the call, before it went on
@@ -188,12 +188,11 @@ def test_the_checkpoint_is_written_within_the_pass_before_anything_is_created(
     assert _phases(checkpoint) == ["ScheduledForApplication"]
     assert (checkpoint["observedGeneration"], checkpoint["objects"], checkpoint["readyObjects"]) == (2, 1, 0)
     assert checkpoint["processingSince"] == stamp(NOW)
-    assert memory.persisted is checkpoint
     assert fake_reconciler.calls == ["apply", "checkpoint"]
     assert outcome(result.status) == (
         "Processing", "Processing", "Waiting for bundle web (0/1 ready): ConfigMap web-config (InProgress)")
     assert _phases(result.status) == ["Creating"]
-    assert (result.result, result.delay) == ("progressing", 0.05)
+    assert (result.outcome, result.delay) == ("progressing", 0.05)
 
 
 def test_a_checkpoint_that_is_not_written_ends_the_pass_before_anything_is_created(
@@ -202,15 +201,15 @@ def test_a_checkpoint_that_is_not_written_ends_the_pass_before_anything_is_creat
     _waiting_on(fake_reconciler)
     env = pass_environment()
 
-    def refuse(body: Any, memory: Memory, status: dict[str, Any]) -> None:
-        raise StatusNotWritten("503 Service Unavailable: etcd is gone")
+    class Refusing:
+        def checkpoint(self, status: dict[str, Any]) -> None:
+            raise StatusNotWritten("503 Service Unavailable: etcd is gone")
 
-    env.write_status = refuse
-    result = apply_pass(application(), Memory(), env)
+    result = apply_pass(application(), Memory(), env, Refusing())
     assert fake_reconciler.calls == ["apply"]  # the fake's objects never got past the checkpoint
     assert outcome(result.status) == ("Processing", "Processing", "Recorded 1 new objects in the inventory")
     assert _phases(result.status) == ["ScheduledForApplication"]
-    assert (result.result, result.delay) == ("progressing", 0.0)
+    assert (result.outcome, result.delay) == ("progressing", 0.0)
 
 
 def test_without_a_status_writer_the_checkpoint_ends_the_pass(fake_reconciler: FakeReconciler) -> None:
@@ -282,7 +281,7 @@ def test_delete_pass(case: DeleteCase, fake_reconciler: FakeReconciler) -> None:
         setattr(fake_reconciler, key, value)
     result = delete_pass(case.body, Memory(), pass_environment())
     status = result.status
-    assert (result.finished, result.result) == (case.finished, case.result)
+    assert (result.finished, result.outcome) == (case.finished, case.result)
     assert tuple(fake_reconciler.calls) == case.calls
     assert status.get("observedGeneration") == 1  # deletion observes no new generation
     if case.outcome is not None:

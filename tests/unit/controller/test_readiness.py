@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from oam_operator.controller.driver import Memory, apply_pass
+from oam_operator.controller.passes import apply_pass
 from oam_operator.controller.readiness import INSTANT, WATCHED, WATCHED_WAIT, ReadinessWatch, waits_for_wake_up
+from oam_operator.controller.seams import Memory
 from oam_operator.reconciler.inventory import Phase
 from oam_operator.reconciler.report import CallReport
 from tests.unit.unitkit import FakeReconciler, application, fake_reconciler, item_of, pass_environment
@@ -108,7 +109,7 @@ def test_a_pass_waiting_only_for_watched_objects_sleeps_until_woken(
     env = pass_environment()
     env.watched = _deployments_only
     result = apply_pass(application(), Memory(), env)
-    assert (result.result, result.delay) == ("progressing", delay)
+    assert (result.outcome, result.delay) == ("progressing", delay)
 
 
 def test_without_the_watch_a_waiting_pass_keeps_the_backoff(fake_reconciler: FakeReconciler) -> None:

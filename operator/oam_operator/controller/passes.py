@@ -1,18 +1,17 @@
 """One pass of the driver (docs/operator.md#states-and-phases): the apply branch and the delete branch.
 
 A pass is a plain, synchronous function of the Application's body, the operator's memory of
-it (the status cache and the backoff state) and the environment; it returns the new status
-and when to run again. It never writes the Application: the kopf layer (``handlers.py``)
-persists the status, emits Events and schedules the next pass. Keeping the logic here makes
+it (the status cache and the backoff state) and the environment; it returns the new status,
+when to run again and what it learnt (``seams.PassResult``). The only write it makes is the
+in-call checkpoint, through the ``Checkpointer`` it is handed; the final status, the Events
+and the memory are the status writer's (``statuswriter.py``). Keeping the logic here makes
 it testable step by step without kopf.
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -23,20 +22,13 @@ from oam_operator.api.application import (
     ApplicationStatus,
     BundleState,
     BundleStatus,
-    CompactInventory,
     Waves,
 )
-from oam_operator.api.compact_inventory import CompactInventoryError, read_status_inventory
-from oam_operator.api.compact_inventory import decode as decode_inventory
-from oam_operator.api.compact_inventory import encode as encode_inventory
+from oam_operator.api.compact_inventory import CompactInventoryError
 from oam_operator.api.conditions import Condition, Reason, State, conditions_for
 from oam_operator.api.summary import summary_of
+from oam_operator.apppolicies import AppRef
 from oam_operator.durations import parse_go_duration
-from oam_operator.oam.document.document import application_from_object, cluster_profile_from_object
-from oam_operator.oam.errors import OamError, TransformError
-from oam_operator.oam.formatting.gofmt import go_quote
-from oam_operator.oam.pipeline import Pipeline
-from oam_operator.oam.policies.result import PolicyResult
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import (
     ApiError,
@@ -45,7 +37,7 @@ from oam_operator.reconciler.errors import (
     PermanentApiError,
     ReconcilerError,
 )
-from oam_operator.reconciler.inventory import InventoryItem, Phase, dump_inventory, load_inventory
+from oam_operator.reconciler.inventory import InventoryItem, Phase, dump_inventory
 from oam_operator.reconciler.options import ReconcilerOptions
 from oam_operator.reconciler.policies import (
     AdoptionPolicy,
@@ -54,20 +46,17 @@ from oam_operator.reconciler.policies import (
     UpdatePolicy,
 )
 from oam_operator.reconciler.reconciler import Checkpoint, Reconciler
-from oam_operator.settings import Settings
+from oam_operator.reconciler.status import DefaultStatusAnalyzer
 
 from . import orchestration
-from .appindex import AppIndex
-from .backoff import Backoff, ErrorBackoff, Jitter
-from .depth import depth_refusal
+from .checks import CHECKS, Refusal, Requeue, Subject, served_by
 from .digest import component_digest
-from .encode import EncodedTree, encode
-from .fluxapis import missing_flux_apis
-from .limits import size_refusal
+from .encode import EncodedTree
+from .inventorycodec import inventory_of, write_inventory
 from .progress import apply_progress, capitalised, checkpoint_progress, delete_progress
 from .readiness import WATCHED_WAIT, waits_for_wake_up
-from .selfref import self_reference
-from .tenancy import NotPermitted, TenantClients
+from .seams import Checkpointer, Environment, Event, Memory, PassResult, StatusNotWritten
+from .tenancy import NotPermitted
 
 log = logging.getLogger("oam_operator.controller")
 MAX_MESSAGE = 32768  # the API server's limit for a condition message
@@ -75,87 +64,8 @@ NAMESPACE_TERMINATING = ("Namespace {namespace} is being deleted: its objects ar
                          "identity")
 
 
-@dataclass
-class Memory:
-    """What the operator remembers of one Application between passes (dropped on deletion)."""
-
-    status: dict[str, Any] | None = None  # the next pass's input: persisted, or newer progress
-    persisted: dict[str, Any] | None = None  # the status as this operator last wrote it
-    written_at: float | None = None  # time.monotonic() of that write
-    backoff: Backoff = field(default_factory=Backoff)
-    error_backoff: ErrorBackoff = field(default_factory=ErrorBackoff)
-    last_event: tuple[str, str, str] | None = None
-    seen: tuple[int, str | None] | None = None
-    profile_name: str = ""
-    namespace_terminating: bool = False
-
-
-StatusWriter = Callable[[Mapping[str, Any], "Memory", dict[str, Any]], None]
-"""``(body, memory, status)``: write ``status`` now and record it in ``memory`` as persisted."""
-
-
-@dataclass
-class Environment:
-    settings: Settings
-    pipeline: Pipeline
-    clients: TenantClients
-    cluster_id: str
-    profiles: Callable[[str], Mapping[str, Any] | None]
-    clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
-    jitter: Jitter = field(default_factory=Jitter)
-    reconciler_metrics: Any = None
-    on_transform: Callable[[float, bool], None] | None = None
-    apps: AppIndex | None = None  # the Application index of app-dependency policies (orchestration.py)
-    # Persists a status in the middle of a pass (the inventory checkpoint); ``None``: the
-    # checkpoint ends the pass and the kopf layer persists it (docs/operator.md#the-apply-branch).
-    write_status: StatusWriter | None = None
-    # Whether changes of a (group, kind) wake the Applications waiting for them (readiness.py).
-    watched: Callable[[str, str], bool] | None = None
-
-
-class StatusNotWritten(Exception):
-    """Raised by an ``Environment.write_status`` that could not write; the pass then ends as
-    a checkpoint pass and leaves the write, with its error handling, to the kopf layer."""
-
-
-@dataclass
-class Event:
-    type: str
-    reason: str
-    message: str
-
-
-@dataclass
-class PassResult:
-    """The outcome of a pass: the status to persist and when to run again.
-
-    ``delay`` is seconds (``0`` = at once, no jitter) or ``None`` (no timed requeue).
-    ``finished`` is set by the delete branch when the finalizer may go.
-    """
-
-    status: dict[str, Any]
-    delay: float | None
-    result: str
-    finished: bool = False
-    events: list[Event] = field(default_factory=list)
-    error_type: str | None = None
-    operations: dict[str, int] = field(default_factory=dict)
-
-
 def _seconds(text: str) -> float:
     return parse_go_duration(text).total_seconds()
-
-
-def _served_by(reconciler: Reconciler) -> Callable[[str, str], bool]:
-    """``served(apiVersion, kind)`` from discovery; a failing discovery is no verdict (True)."""
-
-    def served(api_version: str, kind: str) -> bool:
-        try:
-            return reconciler.client.resource_for(api_version, kind) is not None
-        except Exception:
-            return True
-
-    return served
 
 
 def _is_ready(item: InventoryItem) -> bool:
@@ -193,8 +103,9 @@ class _Pass:
     work) writes those once per pass and renders the status to its persisted JSON.
     """
 
-    def __init__(self, body: Mapping[str, Any], memory: Memory, env: Environment) -> None:
-        self.body, self.memory, self.env = body, memory, env
+    def __init__(self, body: Mapping[str, Any], memory: Memory, env: Environment,
+                 checkpointer: Checkpointer | None = None) -> None:
+        self.body, self.memory, self.env, self.checkpointer = body, memory, env, checkpointer
         self.settings = env.settings
         meta = body.get("metadata") or {}
         self.meta = meta
@@ -212,12 +123,18 @@ class _Pass:
         self.timeout_text: str = self.spec.timeout or self.settings.default_timeout
         self.owner_id = f"{env.cluster_id}/{self.namespace}/{self.name}"
         self.retry_interval: float | None = None  # a reconciliation policy's retryInterval
-        self.policy_result: PolicyResult | None = None
+        # What the pass learnt for the memory (seams.PassResult): set by the steps that find it out.
+        self.profile_name: str | None = None
+        self.namespace_terminating = memory.namespace_terminating
         # What the epilogue writes: the outcome, the generation stamp, the object counts.
         self.verdict: tuple[State, Reason, str] | None = None
         self.baseline: list[Condition] = list(self.status.conditions or [])  # for lastTransitionTime
         self.observes_generation = False
         self.counts: tuple[int, int] | None = None
+        # Found by the apply branch's steps between the checks.
+        self.digest = ""
+        self.reconciler_: Reconciler | None = None
+        self.inventory: list[InventoryItem] = []
 
     # -- status helpers -------------------------------------------------------------------------
 
@@ -243,12 +160,15 @@ class _Pass:
         # Fields read from the persisted status are written back as they were read (a value
         # the model would default, say in an unreadable ``compactInventory``, is not added).
         outcome.status = status.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_unset=True)
+        outcome.profile_name = self.profile_name
+        outcome.namespace_terminating = self.namespace_terminating
         return outcome
 
-    def result(self, delay: float | None, result: str, *, jitter: bool = True, **extra: Any) -> PassResult:
+    def conclude(self, delay: float | None, outcome: str, *, jitter: bool = True, **extra: Any) -> PassResult:
+        """The pass's result (its status is rendered by ``finish``); ``delay`` jittered."""
         if delay is not None and delay > 0 and jitter:
             delay = self.env.jitter(delay)
-        return PassResult({}, delay, result, **extra)
+        return PassResult({}, delay, outcome, **extra)
 
     def fail(self, reason: Reason, message: str, *, error_type: str, delay: float | None = None) -> PassResult:
         """An ``Error`` state: permanent until the input, a permission or another owner changes."""
@@ -258,7 +178,7 @@ class _Pass:
             delay = self.retry_interval
         if delay is None:
             delay = self.memory.error_backoff.next(reason.value, self.interval)
-        return self.result(delay, "error", error_type=error_type)
+        return self.conclude(delay, "error", error_type=error_type)
 
     def reconciler(self, client: ClusterClient | None = None) -> Reconciler:
         spec, settings = self.spec, self.settings
@@ -293,13 +213,13 @@ class _Pass:
         client = clients.for_deletion(self.namespace, self.spec.service_account_name or "")
         if client is clients.operator_client:
             return client, False
-        if not self.memory.namespace_terminating:
+        if not self.namespace_terminating:
             try:
                 namespace = clients.operator_client.request("read", "GET", f"/api/v1/namespaces/{self.namespace}")
             except ApiError:
                 namespace = {}
-            self.memory.namespace_terminating = bool((namespace.get("metadata") or {}).get("deletionTimestamp"))
-        if self.memory.namespace_terminating:
+            self.namespace_terminating = bool((namespace.get("metadata") or {}).get("deletionTimestamp"))
+        if self.namespace_terminating:
             return clients.inside_namespace(client, self.namespace), True
         return client, False
 
@@ -327,7 +247,7 @@ class _Pass:
                 self.set_state(State.PENDING, Reason.RETRYING, capitalised(str(error)))
             delay = error.retry_after if error.retry_after is not None else self.memory.backoff.next("Retrying")
             status_code = getattr(error, "status", None)
-            return self.result(delay, "pending", error_type=str(status_code) if status_code else "other")
+            return self.conclude(delay, "pending", error_type=str(status_code) if status_code else "other")
         if isinstance(error, ObjectValidationError):
             return self.fail(Reason.INVALID_OBJECTS, capitalised(str(error)), error_type="validation")
         if isinstance(error, OwnershipConflictError):
@@ -338,6 +258,76 @@ class _Pass:
         return self.fail(Reason.ERROR, f"Internal error: {type(error).__name__}: {error}", error_type="other")
 
     # -- the apply branch (docs/operator.md#the-apply-branch) ---------------------------------------------
+
+    def refuse(self, refusal: Refusal) -> PassResult:
+        """The outcome of a check's refusal (checks.py), requeued as it says."""
+        if refusal.requeue is Requeue.BACKOFF:
+            return self.fail(refusal.reason, refusal.message, error_type=refusal.error_type or "other")
+        self.set_state(refusal.state, refusal.reason, refusal.message)
+        if refusal.requeue is Requeue.NONE:
+            return self.conclude(None, "pending")
+        self.memory.backoff.reset()  # INTERVAL: only a new document can fix it
+        return self.conclude(self.interval, "error", error_type=refusal.error_type)
+
+    def restart_on_change(self, subject: Subject) -> PassResult | None:
+        """After ``profile``: record the digest; a changed one restarts processing."""
+        status, profile = self.status, subject.profile
+        status.profile = subject.resolved_profile
+        self.digest = component_digest(self.domain, self.generation, dict(self.raw_spec), subject.resolved_profile,
+                                       (profile or {}).get("spec") if profile is not None else None)
+        if not status.processing_digest:
+            status.processing_digest = self.digest
+        elif status.processing_digest != self.digest:
+            status.processing_digest = self.digest
+            status.processing_since = None
+            self.memory.backoff.reset()
+            self.set_state(State.PROCESSING, Reason.RESTARTING,
+                           "Restarting processing due to changes of the Application or its ClusterProfile")
+            return self.conclude(0.0, "progressing")
+        return None
+
+    def prepare_reconciler(self, subject: Subject) -> PassResult | None:
+        """After ``tenancy``: the reconciler with the Application's identity; it also answers
+        which APIs the cluster serves (for ``flux-apis``)."""
+        try:
+            self.reconciler_ = self.reconciler()
+        except NotPermitted as refusal:  # the tenancy check just passed the same rule
+            return self.fail(Reason.NOT_PERMITTED, str(refusal), error_type="other")
+        subject.served = served_by(self.reconciler_.client)
+        return None
+
+    def gate(self, subject: Subject) -> PassResult | None:
+        """After ``transform``: the operator policies' timing for this pass, and whether they
+        hold it (orchestration.py)."""
+        timing = orchestration.timing(subject.policies)
+        if timing.interval is not None:
+            self.interval = timing.interval
+        if timing.timeout is not None:
+            self.timeout_text = timing.timeout
+        if timing.retry_interval is not None:
+            self.retry_interval = timing.retry_interval
+        held = orchestration.hold(self.env.apps, AppRef(self.namespace, self.name), subject.policies, self.status)
+        if held is None:
+            return None
+        if held.error:
+            return self.fail(held.reason, held.message, error_type="other")
+        self.set_state(held.state, held.reason, held.message)
+        if held.reason is Reason.DEPENDENCIES_NOT_READY:
+            self.memory.backoff.reset()
+            self.memory.error_backoff.reset()
+        return self.conclude(None, "pending")
+
+    def read_inventory(self, subject: Subject) -> PassResult | None:
+        """Before ``size``: the persisted inventory. An unreadable one observes no generation
+        (the status is not this pass's to vouch for)."""
+        try:
+            self.inventory = inventory_of(self.status)
+        except CompactInventoryError as error:
+            self.observes_generation = False
+            return self.fail(Reason.ERROR, capitalised(str(error)), error_type="other")
+        subject.inventory = self.inventory
+        return None
+
 
     def apply_branch(self) -> PassResult:
         """Every outcome of the apply branch observes the generation, except an unreadable
@@ -352,68 +342,30 @@ class _Pass:
             self.baseline = conditions_for(State.PENDING, Reason.FIRST_SEEN.value, "First seen", self.generation,
                                            self.now, self.baseline)
             status.state = State.PENDING
-        if self.spec.suspend:
-            self.set_state(State.PENDING, Reason.SUSPENDED, "Reconciliation is suspended")
-            return self.result(None, "pending")
-        too_deep = depth_refusal(self.raw_spec)
-        if too_deep is not None:  # before anything walks the spec recursively (depth.py)
-            self.set_state(State.ERROR, Reason.TRANSFORM_FAILED, too_deep)
-            self.memory.backoff.reset()
-            return self.result(self.interval, "error", error_type="transform")
-
-        profile_name = self.spec.profile or settings.default_profile
-        self.memory.profile_name = profile_name
-        profile = self.env.profiles(profile_name) if profile_name else None
-        if self.spec.profile and profile is None:
-            return self.fail(Reason.PROFILE_NOT_FOUND, f"ClusterProfile {profile_name} not found", error_type="other")
-        resolved = profile_name if profile is not None else ""
-        status.profile = resolved
-        digest = component_digest(self.domain, self.generation, dict(self.raw_spec), resolved,
-                                  (profile or {}).get("spec") if profile is not None else None)
-        if not status.processing_digest:
-            status.processing_digest = digest
-        elif status.processing_digest != digest:
-            status.processing_digest = digest
-            status.processing_since = None
-            self.memory.backoff.reset()
-            self.set_state(State.PROCESSING, Reason.RESTARTING,
-                           "Restarting processing due to changes of the Application or its ClusterProfile")
-            return self.result(0.0, "progressing")
-
-        try:
-            reconciler = self.reconciler()
-        except NotPermitted as refusal:
-            return self.fail(Reason.NOT_PERMITTED, str(refusal), error_type="other")
-
-        try:
-            encoded = self.transform(profile, resolved)
-            policies = orchestration.read(self, self.policy_result or PolicyResult())
-        except OamError as error:
-            self.set_state(State.ERROR, Reason.TRANSFORM_FAILED, str(error))
-            self.memory.backoff.reset()
-            return self.result(self.interval, "error", error_type="transform")
-        except ObjectValidationError as error:
-            return self.fail(Reason.INVALID_OBJECTS, capitalised(str(error)), error_type="validation")
-        held = orchestration.hold(self, policies)
-        if held is not None:
-            return held
-
-        itself = self_reference(self.namespace, self.name, encoded.objects, f"{self.domain}/component")
-        if itself is not None:
-            return self.fail(Reason.INVALID_OBJECTS, itself, error_type="validation")
-        missing = missing_flux_apis(encoded.objects, _served_by(reconciler), self.domain)
-        if missing is not None:
-            return self.fail(Reason.MISSING_API, missing, error_type="other")
+        subject = Subject(self.body, settings, self.env.transform, self.env.profiles, self.env.clients,
+                          self.env.cluster_id, on_transform=self.env.on_transform)
+        # The pass's own steps between the checks (checks.py): they decide how to go on.
+        steps: dict[str, Callable[[], PassResult | None]] = {
+            "profile": lambda: self.restart_on_change(subject),
+            "tenancy": lambda: self.prepare_reconciler(subject),
+            "transform": lambda: self.gate(subject),
+            "flux-apis": lambda: self.read_inventory(subject),
+        }
+        for check in CHECKS:
+            refusal = check.run(subject)
+            if check.name == "profile":
+                self.profile_name = subject.profile_name
+            if refusal is not None:
+                return self.refuse(refusal)
+            step = steps.get(check.name)
+            early = step() if step is not None else None
+            if early is not None:
+                return early
+        assert self.reconciler_ is not None and subject.encoded is not None
+        reconciler, encoded, inventory, policies = self.reconciler_, subject.encoded, self.inventory, subject.policies
+        digest = self.digest
 
         requested = self.annotations.get(f"{self.domain}/requested-at")
-        try:
-            inventory = _inventory_of(status)
-        except CompactInventoryError as error:
-            self.observes_generation = False
-            return self.fail(Reason.ERROR, capitalised(str(error)), error_type="other")
-        too_large = size_refusal(encoded.objects, inventory, self.namespace)
-        if too_large is not None:  # before apply(): nothing may be created that the status cannot record
-            return self.fail(Reason.INVALID_OBJECTS, too_large, error_type="validation")
         if requested is not None and requested != status.last_handled_reconcile_at:
             for item in inventory:
                 if item.phase is Phase.READY:
@@ -439,7 +391,7 @@ class _Pass:
             self.summarise(inventory, encoded)
             self.processing()
             self.set_state(State.PROCESSING, Reason.PROCESSING, checkpoint_progress(len(inventory) - len(before)))
-            return self.result(0.0, "progressing")
+            return self.conclude(0.0, "progressing")
         except Exception as error:
             write_inventory(status, dump_inventory(inventory))
             self.summarise(inventory, encoded)
@@ -449,8 +401,16 @@ class _Pass:
         _, objects = self.summarise(inventory, encoded)
         report = reconciler.report
         operations = dict(report.operations)
-        if done and (unhealthy := orchestration.health(self, policies, operations)) is not None:
-            return unhealthy
+        if done and policies.health_checks:
+            client = self.env.clients.for_application(self.namespace, self.spec.service_account_name or "")
+            analyzer = DefaultStatusAnalyzer(self.domain, clock=self.env.clock)
+            try:
+                unhealthy = orchestration.unhealthy(client, self.namespace, policies.health_checks, analyzer)
+            except Exception as error:
+                return self.reconciler_error(error, deleting=False)
+            if unhealthy is not None:
+                self.processing()
+                return self.still_processing(unhealthy, self.memory.backoff.next("Processing"), operations)
         if done:
             applied_changed = status.applied_generation != self.generation
             status.applied_generation = self.generation
@@ -461,7 +421,7 @@ class _Pass:
             self.memory.error_backoff.reset()
             revision = status.revision if status.revision is not None else 1
             self.set_state(State.READY, Reason.READY, f"Applied revision {revision}: {objects} objects ready")
-            return self.result(self.interval, "ready", operations=operations)
+            return self.conclude(self.interval, "ready", operations=operations)
         if after != before:
             self.memory.backoff.reset()
         self.memory.error_backoff.reset()
@@ -476,12 +436,17 @@ class _Pass:
         if watched is not None and report.outcome == "waiting" and waits_for_wake_up(
                 ((item.group, item.kind) for item, _ in report.pending), watched):
             delay = max(delay, WATCHED_WAIT)  # woken when they are ready (docs/operator.md#readiness-wake-ups)
+        return self.still_processing(message, delay, operations)
+
+    def still_processing(self, message: str, delay: float, operations: dict[str, int]) -> PassResult:
+        """``Processing`` with ``message``, or ``Error``/``Timeout`` once processing took longer
+        than the timeout."""
         if self.timed_out():
             timed_out = f"Reconciliation timed out after {self.timeout_text}: {message}"
             self.set_state(State.ERROR, Reason.TIMEOUT, timed_out)
-            return self.result(delay, "error", error_type="other", operations=operations)
+            return self.conclude(delay, "error", error_type="other", operations=operations)
         self.set_state(State.PROCESSING, Reason.PROCESSING, message)
-        return self.result(delay, "progressing", operations=operations)
+        return self.conclude(delay, "progressing", operations=operations)
 
     def checkpoint_writer(self, encoded: EncodedTree, known: int) -> Checkpoint | None:
         """The reconciler's in-call checkpoint (docs/operator.md#the-apply-branch): the status a
@@ -489,8 +454,8 @@ class _Pass:
         records and creates (and the second read of the new objects is saved).
 
         Its rendering leaves the pass's outcome untouched: the epilogue stamps it again."""
-        write = self.env.write_status
-        if write is None:
+        checkpointer = self.checkpointer
+        if checkpointer is None:
             return None
 
         def checkpoint(items: Sequence[InventoryItem]) -> None:
@@ -502,22 +467,9 @@ class _Pass:
             self.set_state(State.PROCESSING, Reason.PROCESSING, checkpoint_progress(len(recorded) - known))
             rendered = self.finish(PassResult({}, None, "progressing")).status
             self.verdict = verdict
-            write(self.body, self.memory, rendered)
+            checkpointer.checkpoint(rendered)
 
         return checkpoint
-
-    def transform(self, profile: Mapping[str, Any] | None, profile_name: str = "") -> EncodedTree:
-        started = time.monotonic()
-        ok = False
-        try:
-            encoded, result = transform_application(self.body, self.env.pipeline, cluster_id=self.env.cluster_id,
-                                                    domain=self.domain, profile=profile, profile_name=profile_name)
-            self.policy_result = result.policy_result
-            ok = True
-        finally:
-            if self.env.on_transform is not None:
-                self.env.on_transform(time.monotonic() - started, ok)
-        return encoded
 
     def summarise(self, inventory: list[InventoryItem], encoded: EncodedTree) -> tuple[int, int]:
         """Count the objects (for the epilogue) and fill ``bundles``; return (ready, objects)."""
@@ -552,19 +504,21 @@ class _Pass:
         status = self.status
         if self.annotations.get(f"{self.domain}/abandon") == "true":
             write_inventory(status, [])
-            return self.result(None, "deleted", finished=True,
+            return self.conclude(None, "deleted", finished=True,
                                events=[Event("Warning", "Abandoned", "Objects left in place; inventory dropped")])
         status.processing_digest = None
         status.processing_since = None
         try:
-            inventory = _inventory_of(status)
+            inventory = inventory_of(status)
         except CompactInventoryError as error:
             return self.fail(Reason.ERROR, capitalised(str(error)), error_type="other")
         if not inventory:
-            return self.result(None, "deleted", finished=True)
-        blocked = orchestration.reverse_gate(self)
+            return self.conclude(None, "deleted", finished=True)
+        blocked = orchestration.dependants_blocking(self.env.apps, AppRef(self.namespace, self.name),
+                                                    self.annotations, self.domain)
         if blocked is not None:
-            return blocked
+            self.set_state(State.DELETING, Reason.DELETION_BLOCKED, blocked)
+            return self.conclude(1.0 + self.memory.backoff.next("DeletionBlocked"), "pending")
         client, terminating = self.deletion_client()
         reconciler = self.reconciler(client)
         before = dump_inventory(inventory)
@@ -572,12 +526,12 @@ class _Pass:
             allowed, reason = reconciler.is_deletion_allowed(inventory, self.owner_id)
             if not allowed:
                 self.set_state(State.DELETING, Reason.DELETION_BLOCKED, f"Deletion blocked: {reason}")
-                return self.result(1.0 + self.memory.backoff.next("DeletionBlocked"), "pending")
+                return self.conclude(1.0 + self.memory.backoff.next("DeletionBlocked"), "pending")
             foreign = sorted(f for f in self.meta.get("finalizers") or [] if f != self.domain)
             if foreign:
                 self.set_state(State.DELETING, Reason.DELETION_BLOCKED,
                                f"Deletion blocked due to existing foreign finalizers: {', '.join(foreign)}")
-                return self.result(1.0 + self.memory.backoff.next("DeletionBlocked"), "pending")
+                return self.conclude(1.0 + self.memory.backoff.next("DeletionBlocked"), "pending")
             done = reconciler.delete(inventory, self.owner_id)
         except Exception as error:
             write_inventory(status, dump_inventory(inventory))
@@ -587,78 +541,22 @@ class _Pass:
         self.counts = (len(inventory), sum(1 for item in inventory if _is_ready(item)))
         operations = dict(reconciler.report.operations)
         if done:
-            return self.result(None, "deleted", finished=True, operations=operations)
+            return self.conclude(None, "deleted", finished=True, operations=operations)
         if after != before:
             self.memory.backoff.reset()
         message = delete_progress(reconciler.report, self.namespace)
         if terminating:
             message = f"{NAMESPACE_TERMINATING.format(namespace=self.namespace)}: {message}"
         self.set_state(State.DELETING, Reason.DELETION_PROCESSING, message)
-        return self.result(self.memory.backoff.next("DeletionProcessing"), "progressing", operations=operations)
+        return self.conclude(self.memory.backoff.next("DeletionProcessing"), "progressing", operations=operations)
 
 
-def read_inventory(status: Mapping[str, Any]) -> list[InventoryItem]:
-    """The persisted inventory of a status in its JSON form (``oam-operator diff`` reads a live one)."""
-    return load_inventory(read_status_inventory(status))
-
-
-def _inventory_of(status: ApplicationStatus) -> list[InventoryItem]:
-    """The persisted inventory: ``compactInventory``, else a c-o-r ``inventory`` (an upgrade, a tool)."""
-    if status.compact_inventory is not None:
-        return load_inventory(decode_inventory(status.compact_inventory.model_dump(mode="json", exclude_none=True)))
-    return [item.model_copy(deep=True) for item in status.inventory or []]
-
-
-def write_inventory(status: ApplicationStatus, dumped: list[dict[str, Any]]) -> None:
-    """Persist ``dumped`` (c-o-r JSON) in the compact encoding; a c-o-r ``inventory`` is dropped."""
-    status.compact_inventory = CompactInventory.model_validate(encode_inventory(dumped))
-    status.inventory = None
-
-
-def transform_application(
-    body: Mapping[str, Any],
-    pipeline: Pipeline,
-    *,
-    cluster_id: str,
-    domain: str,
-    profile: Mapping[str, Any] | None,
-    profile_name: str = "",
-) -> tuple[EncodedTree, Any]:
-    """The Application's objects and bundle plan exactly as a pass transforms them, and the
-    transform's result (also used by ``oam-operator diff``, so a preview is what the operator would
-    apply). Raises ``OamError``."""
-    transformer = pipeline.transformer
-    meta = body.get("metadata") or {}
-    spec = body.get("spec") or {}
-    namespace, name = meta.get("namespace", ""), meta.get("name", "")
-    document = {
-        "apiVersion": body.get("apiVersion"),
-        "kind": body.get("kind"),
-        "metadata": {"name": name, "namespace": namespace},
-        "spec": {key: spec[key] for key in ("components", "policies") if key in spec},
-    }
-    app = application_from_object(
-        document, component_types=transformer.component_types(), trait_types=transformer.trait_types()
-    )
-    capabilities = {}
-    if profile is not None:
-        try:
-            evaluated = transformer.evaluate_profile(cluster_profile_from_object(profile))
-        except OamError as error:
-            # docs/transform.md#the-clusterprofile-document: a bad profile fails every Application that uses it.
-            raise TransformError(f"ClusterProfile {go_quote(profile_name)}", error) from None
-        capabilities = evaluated.capabilities
-    transformer.validate_authored_properties(app)
-    context = pipeline.context(
-        cluster_id=cluster_id, namespace=namespace, domain=domain, capabilities=capabilities, component_label=True,
-    )
-    result = transformer.transform(app, context)
-    return encode(result.cluster, domain), result
-
-
-def apply_pass(body: Mapping[str, Any], memory: Memory, env: Environment) -> PassResult:
-    """One run of the apply branch (docs/operator.md#the-apply-branch) for an Application not being deleted."""
-    p = _Pass(body, memory, env)
+def apply_pass(body: Mapping[str, Any], memory: Memory, env: Environment,
+               checkpointer: Checkpointer | None = None) -> PassResult:
+    """One run of the apply branch (docs/operator.md#the-apply-branch) for an Application not
+    being deleted; ``checkpointer`` writes its in-call checkpoint (without one the checkpoint
+    ends the pass, the reconciler's default)."""
+    p = _Pass(body, memory, env, checkpointer)
     return p.finish(p.apply_branch())
 
 
@@ -666,28 +564,3 @@ def delete_pass(body: Mapping[str, Any], memory: Memory, env: Environment) -> Pa
     """One run of the delete branch (docs/operator.md#the-delete-branch)."""
     p = _Pass(body, memory, env)
     return p.finish(p.delete_branch())
-
-
-_UNANNOUNCED = frozenset({Reason.FIRST_SEEN.value, Reason.PROCESSING.value, Reason.DELETION_PROCESSING.value})
-
-
-def announced(status: Mapping[str, Any]) -> bool:
-    """Whether the Ready condition of ``status`` is an outcome worth an Event on the Application.
-
-    One Event per outcome, as Flux does: ``Ready``, an error, a retry, a restart, suspension,
-    a blocked deletion. Not progress (``Processing``, ``DeletionProcessing``: the message changes
-    with every wave and object, and the status shows it), and not ``FirstSeen`` (superseded
-    within the same pass).
-    """
-    ready = next((c for c in status.get("conditions") or [] if c.get("type") == "Ready"), None)
-    return ready is not None and ready.get("reason") not in _UNANNOUNCED
-
-
-def ready_event(status: Mapping[str, Any]) -> Event | None:
-    """The Event that reports the Ready condition (docs/operator.md#events-on-the-application), or
-    ``None`` when there is none."""
-    ready = next((c for c in status.get("conditions") or [] if c.get("type") == "Ready"), None)
-    if ready is None:
-        return None
-    kind = "Warning" if status.get("state") == State.ERROR.value else "Normal"
-    return Event(kind, str(ready.get("reason", "")), str(ready.get("message", ""))[:1024])

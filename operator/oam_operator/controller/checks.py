@@ -1,0 +1,258 @@
+"""The one ordered list of checks an Application passes before anything is applied (docs/operator.md#the-checks).
+
+The apply pass, the admission webhook and ``oam-operator diff`` run this list, in this order,
+so a refusal carries the same reason and words wherever it is met. What differs between them
+is declared on each check, not written out in copies:
+
+- ``needs_cluster``: the verdict depends on what the cluster holds now (a ClusterProfile,
+  served APIs). Admission admits what only the cluster's state refuses — ``kubectl apply -f
+  dir/`` may create the Application before its profile — and leaves it to the status.
+- ``admission`` / ``preview``: what admission and ``diff`` do with a check's refusal —
+  ``REFUSE`` it, ``ADMIT`` (stop checking and let it through) or ``SKIP`` the check.
+- Admission's transform reads no network (``OperatorTransform.without_network``); the checks
+  after the transform leave its placeholders out (``Subject.objects``).
+
+A check is a function of the ``Subject`` (the Application and what earlier checks found:
+the profile, the transform, the operator policies) returning its ``Refusal`` or ``None``. The
+apply pass runs its own steps between named checks (the restart on a changed digest after
+``profile``, the dependency gate after ``transform``, the inventory before ``size``); those
+are not checks: they decide how to go on, not whether the Application is acceptable.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Protocol
+
+from oam_operator.api.conditions import Reason, State
+from oam_operator.apppolicies import OperatorPolicies, read_operator_policies
+from oam_operator.oam.engine.transformer import TransformResult
+from oam_operator.oam.errors import OamError
+from oam_operator.reconciler.client import ClusterClient
+from oam_operator.reconciler.errors import ObjectValidationError
+from oam_operator.reconciler.inventory import InventoryItem
+from oam_operator.settings import Settings
+
+from .composition import OperatorTransform, is_placeholder
+from .depth import depth_refusal
+from .encode import EncodedTree
+from .fluxapis import missing_flux_apis
+from .limits import size_refusal
+from .progress import capitalised
+from .selfref import self_reference
+from .tenancy import NotPermitted
+
+__all__ = ["CHECKS", "Check", "Handling", "Refusal", "Requeue", "Subject", "first_refusal", "served_by"]
+
+
+class Requeue(StrEnum):
+    """When the apply pass tries a refused Application again."""
+
+    NONE = "none"  # not until it changes: it is held on purpose (suspended)
+    INTERVAL = "interval"  # at its interval: only a change of the document can fix it
+    BACKOFF = "backoff"  # on the error backoff: a permission, another object or an owner may fix it
+
+
+class Handling(StrEnum):
+    """What admission or ``diff`` does with a check's refusal."""
+
+    REFUSE = "refuse"
+    ADMIT = "admit"  # stop checking; the Application is let through (the status says the rest)
+    SKIP = "skip"  # the check is not run
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A check's verdict against the Application: the status it gives and when to try again."""
+
+    check: str
+    state: State
+    reason: Reason
+    message: str
+    error_type: str | None
+    requeue: Requeue
+
+
+class Tenancy(Protocol):
+    def user_for(self, namespace: str, service_account: str) -> str | None: ...
+
+
+@dataclass
+class Subject:
+    """One Application as the checks see it, and what they find out on the way."""
+
+    body: Mapping[str, Any]
+    settings: Settings
+    transform: OperatorTransform
+    profiles: Callable[[str], Mapping[str, Any] | None]
+    tenancy: Tenancy
+    cluster_id: str
+    #: Whether the cluster serves ``(apiVersion, kind)``; ``None``: not known (no cluster at hand).
+    served: Callable[[str, str], bool] | None = None
+    #: The persisted inventory, set before ``size`` (the apply pass reads it in between).
+    inventory: Sequence[InventoryItem] = ()
+    on_transform: Callable[[float, bool], None] | None = None
+    # -- found by the checks
+    profile_name: str = ""  # the profile asked for (spec, else the operator's default)
+    profile: Mapping[str, Any] | None = None
+    encoded: EncodedTree | None = None
+    result: TransformResult | None = None
+    policies: OperatorPolicies = field(default_factory=OperatorPolicies)
+
+    @property
+    def meta(self) -> Mapping[str, Any]:
+        return self.body.get("metadata") or {}
+
+    @property
+    def namespace(self) -> str:
+        return str(self.meta.get("namespace") or "")
+
+    @property
+    def name(self) -> str:
+        return str(self.meta.get("name") or "")
+
+    @property
+    def spec(self) -> Mapping[str, Any]:
+        return self.body.get("spec") or {}
+
+    @property
+    def resolved_profile(self) -> str:
+        """The profile's name as the status records it: ``""`` when none applies."""
+        return self.profile_name if self.profile is not None else ""
+
+    def objects(self) -> list[Mapping[str, Any]]:
+        """The generated objects, without a network-free transform's placeholders."""
+        assert self.encoded is not None, "the transform check has not run"
+        return [obj for obj in self.encoded.objects if not is_placeholder(obj)]
+
+
+def _refusal(check: str, reason: Reason, message: str, error_type: str | None,
+             requeue: Requeue = Requeue.BACKOFF, state: State = State.ERROR) -> Refusal:
+    return Refusal(check, state, reason, message, error_type, requeue)
+
+
+def _suspended(subject: Subject) -> Refusal | None:
+    if not subject.spec.get("suspend"):
+        return None
+    return _refusal("suspended", Reason.SUSPENDED, "Reconciliation is suspended", None, Requeue.NONE, State.PENDING)
+
+
+def _depth(subject: Subject) -> Refusal | None:
+    too_deep = depth_refusal(subject.spec)  # before anything walks the spec recursively (depth.py)
+    if too_deep is None:
+        return None
+    return _refusal("depth", Reason.TRANSFORM_FAILED, too_deep, "transform", Requeue.INTERVAL)
+
+
+def _profile(subject: Subject) -> Refusal | None:
+    asked = subject.spec.get("profile")
+    subject.profile_name = str(asked or subject.settings.default_profile or "")
+    subject.profile = subject.profiles(subject.profile_name) if subject.profile_name else None
+    if asked and subject.profile is None:
+        return _refusal("profile", Reason.PROFILE_NOT_FOUND, f"ClusterProfile {subject.profile_name} not found",
+                        "other")
+    return None
+
+
+def _tenancy(subject: Subject) -> Refusal | None:
+    try:
+        subject.tenancy.user_for(subject.namespace, str(subject.spec.get("serviceAccountName") or ""))
+    except NotPermitted as refused:
+        return _refusal("tenancy", Reason.NOT_PERMITTED, str(refused), "other")
+    return None
+
+
+def _transform(subject: Subject) -> Refusal | None:
+    started, ok = time.monotonic(), False
+    try:
+        try:
+            subject.encoded, subject.result = subject.transform.transform(
+                subject.body, cluster_id=subject.cluster_id, domain=subject.settings.domain,
+                profile=subject.profile, profile_name=subject.resolved_profile)
+            ok = True
+        finally:
+            if subject.on_transform is not None:
+                subject.on_transform(time.monotonic() - started, ok)
+        subject.policies = read_operator_policies(
+            subject.result.policy_result, subject.namespace, subject.spec,
+            allow_cross_namespace=subject.settings.allow_cross_namespace_dependencies)
+    except OamError as error:
+        return _refusal("transform", Reason.TRANSFORM_FAILED, str(error), "transform", Requeue.INTERVAL)
+    except ObjectValidationError as error:
+        return _refusal("transform", Reason.INVALID_OBJECTS, capitalised(str(error)), "validation")
+    return None
+
+
+def _self_reference(subject: Subject) -> Refusal | None:
+    itself = self_reference(subject.namespace, subject.name, subject.objects(), f"{subject.settings.domain}/component")
+    return None if itself is None else _refusal("self-reference", Reason.INVALID_OBJECTS, itself, "validation")
+
+
+def _flux_apis(subject: Subject) -> Refusal | None:
+    if subject.served is None:
+        return None
+    missing = missing_flux_apis(subject.objects(), subject.served, subject.settings.domain)
+    return None if missing is None else _refusal("flux-apis", Reason.MISSING_API, missing, "other")
+
+
+def _size(subject: Subject) -> Refusal | None:
+    # Before apply(): nothing may be created that the status cannot record.
+    too_large = size_refusal(subject.objects(), list(subject.inventory), subject.namespace)
+    return None if too_large is None else _refusal("size", Reason.INVALID_OBJECTS, too_large, "validation")
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check of the list: what it is called, what it refuses with, and how each user treats it."""
+
+    name: str
+    run: Callable[[Subject], Refusal | None]
+    reasons: tuple[Reason, ...]
+    needs_cluster: bool = False
+    admission: Handling = Handling.REFUSE
+    preview: Handling = Handling.REFUSE
+
+
+CHECKS: tuple[Check, ...] = (
+    # Suspended: admitted (the operator does not transform it either); diff previews it anyway.
+    Check("suspended", _suspended, (Reason.SUSPENDED,), admission=Handling.ADMIT, preview=Handling.SKIP),
+    Check("depth", _depth, (Reason.TRANSFORM_FAILED,)),
+    Check("profile", _profile, (Reason.PROFILE_NOT_FOUND,), needs_cluster=True, admission=Handling.ADMIT),
+    Check("tenancy", _tenancy, (Reason.NOT_PERMITTED,)),
+    Check("transform", _transform, (Reason.TRANSFORM_FAILED, Reason.INVALID_OBJECTS)),
+    Check("self-reference", _self_reference, (Reason.INVALID_OBJECTS,)),
+    Check("flux-apis", _flux_apis, (Reason.MISSING_API,), needs_cluster=True, admission=Handling.SKIP),
+    Check("size", _size, (Reason.INVALID_OBJECTS,)),
+)
+"""The checks in the order every user runs them."""
+
+
+def served_by(client: ClusterClient) -> Callable[[str, str], bool]:
+    """``served(apiVersion, kind)`` from the client's discovery; a failing discovery is no verdict (True)."""
+
+    def served(api_version: str, kind: str) -> bool:
+        try:
+            return client.resource_for(api_version, kind) is not None
+        except Exception:
+            return True
+
+    return served
+
+
+def first_refusal(subject: Subject, handling: Callable[[Check], Handling]) -> Refusal | None:
+    """Run the list as admission or ``diff`` does (``handling`` picks their column): the first
+    refusal it refuses, or ``None`` when the Application is admitted."""
+    for check in CHECKS:
+        rule = handling(check)
+        if rule is Handling.SKIP:
+            continue
+        refusal = check.run(subject)
+        if refusal is None:
+            continue
+        if rule is Handling.ADMIT:
+            return None
+        return refusal
+    return None

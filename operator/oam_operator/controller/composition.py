@@ -1,0 +1,128 @@
+"""The one composition root of the operator's transform (docs/architecture.md#the-transform-pipeline).
+
+The operator, its admission webhook and ``oam-operator diff`` must transform an Application
+the same way, or a refusal or a preview stops being what the operator does (``diff`` once
+refused every ``app-dependency`` because it built its own pipeline without the operator's
+policies). So the pipeline is assembled here once: ``build_pipeline`` with the operator's
+options, the operator's policies registered on it, and the transform of one Application.
+
+What differs between the three is named here too. Applications are written by tenants, so
+every URL the operator fetches on their behalf may reach only public addresses unless the
+platform team allowed a network, and URL sources can be switched off
+(docs/operator.md#url-sources-and-charts); the refusals name the setting that changes them.
+Admission never reads the network (``without_network``, docs/admission.md).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from typing import Any
+
+from oam_operator.apppolicies import register_operator_policies
+from oam_operator.oam.document.document import application_from_object, cluster_profile_from_object
+from oam_operator.oam.engine.transformer import TransformResult
+from oam_operator.oam.errors import OamError, TransformError
+from oam_operator.oam.formatting.gofmt import go_quote
+from oam_operator.oam.pipeline import Pipeline, PipelineOptions, build_pipeline
+from oam_operator.oam.remote.addresses import AddressPolicy, parse_networks
+from oam_operator.settings import Settings
+
+from .encode import EncodedTree, encode
+
+ALLOW_HINT = "the operator allows internal networks listed in --url-source-allowed-networks"
+DISABLED_HINT = "this operator runs with --no-url-sources: put the manifests inline"
+PLACEHOLDER_GROUP = "deferred.admission.oam-operator.dev"
+
+
+def operator_pipeline_options(settings: Settings) -> PipelineOptions:
+    policy = AddressPolicy(allowed=parse_networks(settings.url_source_allowed_networks), hint=ALLOW_HINT)
+    return PipelineOptions(
+        url_sources=settings.url_sources,
+        url_sources_disabled_hint=DISABLED_HINT,
+        address_policy=policy,
+        helm_binary=settings.helm_binary,
+    )
+
+
+class DeferringAdapters:
+    """The ``UrlReader`` and ``ChartRenderer`` of a transform that never touches the network.
+
+    A URL source reads as one placeholder CustomResourceDefinition (acceptable to both the
+    ``manifests`` and the ``crd`` component, named uniquely so two sources never collide;
+    ``is_placeholder`` tells the checks to leave it out), a chart renders as no objects. So the
+    transform goes on past remote content and every other component is still generated and
+    checked.
+    """
+
+    def __init__(self) -> None:
+        self._numbers = itertools.count(1)
+
+    def read(self, url: str) -> bytes:
+        plural = f"deferred{next(self._numbers)}s"
+        return (f"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+                f"metadata: {{name: {plural}.{PLACEHOLDER_GROUP}}}\n"
+                f"spec: {{group: {PLACEHOLDER_GROUP}, scope: Namespaced, names: {{plural: {plural}, kind: Deferred}},"
+                f" versions: [{{name: v1, served: true, storage: true}}]}}\n").encode()
+
+    def render(self, chart_url: str, version: str, values: dict[str, Any]) -> str:
+        return ""
+
+
+def is_placeholder(obj: Mapping[str, Any]) -> bool:
+    """Whether ``obj`` stands in for remote content that a network-free transform did not read."""
+    name = str((obj.get("metadata") or {}).get("name") or "")
+    return obj.get("kind") == "CustomResourceDefinition" and name.endswith(f".{PLACEHOLDER_GROUP}")
+
+
+class OperatorTransform:
+    """The operator's pipeline (every built-in handler and the operator's policies) and the
+    transform of one Application as a pass performs it."""
+
+    def __init__(self, pipeline: Pipeline, *, reads_network: bool = True) -> None:
+        self.pipeline = pipeline
+        self.reads_network = reads_network
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> OperatorTransform:
+        pipeline = build_pipeline(operator_pipeline_options(settings))
+        register_operator_policies(pipeline.transformer)
+        return cls(pipeline)
+
+    def without_network(self) -> OperatorTransform:
+        """The same transformer, with URL sources and charts deferred (admission's transform)."""
+        adapters = DeferringAdapters()
+        return OperatorTransform(Pipeline(self.pipeline.transformer, adapters, adapters, self.pipeline.options),
+                                 reads_network=False)
+
+    def transform(self, body: Mapping[str, Any], *, cluster_id: str, domain: str,
+                  profile: Mapping[str, Any] | None, profile_name: str = "") -> tuple[EncodedTree, TransformResult]:
+        """The Application's objects and bundle plan, and the transform's result. Raises ``OamError``."""
+        transformer = self.pipeline.transformer
+        meta = body.get("metadata") or {}
+        spec = body.get("spec") or {}
+        namespace, name = meta.get("namespace", ""), meta.get("name", "")
+        document = {
+            "apiVersion": body.get("apiVersion"),
+            "kind": body.get("kind"),
+            "metadata": {"name": name, "namespace": namespace},
+            "spec": {key: spec[key] for key in ("components", "policies") if key in spec},
+        }
+        app = application_from_object(
+            document, component_types=transformer.component_types(), trait_types=transformer.trait_types()
+        )
+        capabilities = {}
+        if profile is not None:
+            try:
+                evaluated = transformer.evaluate_profile(cluster_profile_from_object(profile))
+            except OamError as error:
+                # docs/transform.md#the-clusterprofile-document: a bad profile fails every Application that uses it.
+                raise TransformError(f"ClusterProfile {go_quote(profile_name)}", error) from None
+            capabilities = evaluated.capabilities
+        transformer.validate_authored_properties(app)
+        context = self.pipeline.context(
+            cluster_id=cluster_id, namespace=namespace, domain=domain, capabilities=capabilities,
+            component_label=True,
+        )
+        result = transformer.transform(app, context)
+        return encode(result.cluster, domain), result

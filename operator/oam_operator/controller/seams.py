@@ -1,0 +1,102 @@
+"""The types a pass and its callers exchange (docs/operator.md#states-and-phases).
+
+A pass (``passes.py``) is a plain function of the Application's body, the operator's memory
+of it and the environment; it returns a ``PassResult`` — data — and writes nothing itself but
+the in-call checkpoint, through the ``StatusWriter`` it is handed. Everything the operator
+remembers between passes is in ``Memory``; its fields are assigned only by the status writer
+(``statuswriter.py``), from what a pass returned. The backoffs are state machines the pass
+advances.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from oam_operator.oam.pipeline import Pipeline
+from oam_operator.settings import Settings
+
+from .appindex import AppIndex
+from .backoff import Backoff, ErrorBackoff, Jitter
+from .composition import OperatorTransform
+from .tenancy import TenantClients
+
+__all__ = ["Checkpointer", "Environment", "Event", "Memory", "PassResult", "StatusNotWritten"]
+
+
+@dataclass
+class Memory:
+    """What the operator remembers of one Application between passes (dropped on deletion)."""
+
+    status: dict[str, Any] | None = None  # the next pass's input: persisted, or newer progress
+    persisted: dict[str, Any] | None = None  # the status as this operator last wrote it
+    written_at: float | None = None  # time.monotonic() of that write
+    backoff: Backoff = field(default_factory=Backoff)
+    error_backoff: ErrorBackoff = field(default_factory=ErrorBackoff)
+    last_event: tuple[str, str, str] | None = None
+    seen: tuple[int, str | None] | None = None  # (generation, requested-at) of the last pass's body
+    profile_name: str = ""  # the ClusterProfile the Application asks for (wakes it when that one changes)
+    namespace_terminating: bool = False
+
+
+@dataclass
+class Environment:
+    settings: Settings
+    transform: OperatorTransform
+    clients: TenantClients
+    cluster_id: str
+    profiles: Callable[[str], Mapping[str, Any] | None]
+    clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
+    jitter: Jitter = field(default_factory=Jitter)
+    reconciler_metrics: Any = None
+    on_transform: Callable[[float, bool], None] | None = None
+    apps: AppIndex | None = None  # the Application index of app-dependency policies (orchestration.py)
+    # Whether changes of a (group, kind) wake the Applications waiting for them (readiness.py).
+    watched: Callable[[str, str], bool] | None = None
+
+    @property
+    def pipeline(self) -> Pipeline:
+        return self.transform.pipeline
+
+
+class StatusNotWritten(Exception):
+    """Raised by a checkpoint that could not be written; the pass then ends as a checkpoint
+    pass and leaves the write, with its error handling, to the end of the pass."""
+
+
+class Checkpointer(Protocol):
+    """What a pass is handed to write its in-call checkpoint (``StatusWriter`` in the operator)."""
+
+    def checkpoint(self, status: dict[str, Any]) -> None:
+        """Persist ``status`` now; raises ``StatusNotWritten`` when it could not be."""
+
+
+@dataclass
+class Event:
+    type: str
+    reason: str
+    message: str
+
+
+@dataclass
+class PassResult:
+    """The outcome of a pass: the status to persist, when to run again, what it learnt.
+
+    ``delay`` is seconds (``0`` = at once, no jitter) or ``None`` (no timed requeue).
+    ``outcome`` names it for logs and metrics (``ready``, ``progressing``, ``pending``,
+    ``error``, ``deleted``). ``finished`` is set by the delete branch when the finalizer may go.
+    """
+
+    status: dict[str, Any]
+    delay: float | None
+    outcome: str
+    finished: bool = False
+    events: list[Event] = field(default_factory=list)
+    error_type: str | None = None
+    operations: dict[str, int] = field(default_factory=dict)
+    #: The ClusterProfile the Application asks for, ``None`` when the pass did not get that far.
+    profile_name: str | None = None
+    #: Whether the Application's namespace was seen being deleted (final once true).
+    namespace_terminating: bool = False

@@ -1,0 +1,218 @@
+"""Every status write of a pass, and the Events that announce it (docs/operator.md#the-status-writer).
+
+One ``StatusWriter`` is made for each pass and carried through it, as Flux carries one patcher
+through a reconcile: the pass calls ``checkpoint`` for the inventory checkpoint inside
+``apply()``, and the caller calls ``conclude`` with the pass's result, which writes the final
+status (or lets progress wait), posts the pass's Events and the Ready Event, and records what
+the operator remembers of the Application. ``Memory``'s fields are assigned here and nowhere
+else. The request itself goes through ``send`` (one JSON merge patch of the status
+subresource) and Events through ``post``, so the write path is testable without a cluster.
+
+When a new status must be written, and when it may wait (docs/operator.md#backoff-and-timeouts):
+a status write is a request, and at fleet scale most of them were progress — the same
+``Processing`` state with a new message or new inventory phases. The status is written when
+something a user or a restart depends on changed:
+
+- the state or the Ready condition's reason (every outcome, every state change);
+- the set of inventory items (a checkpoint: an object is recorded before it is created, and
+  a pruned one is dropped, docs/architecture.md#key-decisions);
+- anything at all, outside ``Processing``;
+- progress within ``Processing``, at most every ``PROGRESS_WRITE_INTERVAL`` seconds, so a
+  long rollout still shows where it is (2 s: a pass that only created objects right after its
+  checkpoint is not written, the wait for their readiness is shown within seconds). Progress
+  after a checkpoint written in the same pass always waits: never two writes of one state in
+  one pass.
+
+What may wait is progress only: the next pass works from the in-memory status (the cache),
+and after a restart the persisted one is as good an input (its items are the same; their
+phases are re-derived, a re-apply of an already applied object is a server-side no-op).
+
+A failed final write leaves the memory as it was: the next pass recomputes from the last
+persisted inventory (or from progress on the same items), so no object recorded only in
+memory can have been created unrecorded. A retryable failure (a conflict, throttling, an
+outage, a 404 while the Application is being removed) retries on the processing backoff; a
+refusal that repeats on every retry (the status too large for etcd, a webhook's denial, a 422)
+cannot be said in the status, so a
+Warning Event says it once per message and the next attempt waits the error backoff
+(docs/operator.md#identity-hostile-input-and-limits).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from oam_operator.api.compact_inventory import CompactInventoryError, read_status_inventory
+from oam_operator.api.conditions import Reason, State, ready_condition
+from oam_operator.reconciler.errors import ApiError
+
+from .seams import Event, Memory, PassResult, StatusNotWritten
+
+__all__ = ["PROGRESS_WRITE_INTERVAL", "StatusWriter", "announced", "may_wait", "ready_event", "status_patch"]
+
+log = logging.getLogger("oam_operator.controller")
+
+PROGRESS_WRITE_INTERVAL = 2.0
+_PROCESSING = State.PROCESSING.value
+_UNANNOUNCED = frozenset({Reason.FIRST_SEEN.value, Reason.PROCESSING.value, Reason.DELETION_PROCESSING.value})
+
+
+def _ready_reason(status: Mapping[str, Any]) -> str | None:
+    ready = ready_condition(status)
+    return None if ready is None else str(ready.get("reason"))
+
+
+def _items(status: Mapping[str, Any]) -> set[tuple[Any, ...]] | None:
+    """The identities of the inventory items (``compactInventory`` or a c-o-r ``inventory``);
+    ``None`` when it cannot be read (then the status is written)."""
+    try:
+        items = read_status_inventory(status)
+    except CompactInventoryError:
+        return None
+    return {(item.get("group"), item.get("kind"), item.get("namespace"), item.get("name")) for item in items}
+
+
+def may_wait(persisted: Mapping[str, Any], new: Mapping[str, Any], seconds_since_write: float | None) -> bool:
+    """Whether writing ``new`` over ``persisted`` may be left to a later pass.
+
+    ``seconds_since_write`` is the time since this operator last wrote the status (``None``:
+    never, e.g. after a restart).
+    """
+    if new.get("state") != _PROCESSING or persisted.get("state") != _PROCESSING:
+        return False
+    if _ready_reason(new) != _ready_reason(persisted):
+        return False
+    if new.get("observedGeneration") != persisted.get("observedGeneration"):
+        return False
+    items = _items(new)
+    if items is None or items != _items(persisted):
+        return False
+    return seconds_since_write is not None and seconds_since_write < PROGRESS_WRITE_INTERVAL
+
+
+def status_patch(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """A merge patch carrying the complete new status; vanished fields are set to ``null``."""
+    patch: dict[str, Any] = {key: None for key in old if key not in new}
+    patch.update(new)
+    return patch
+
+
+def announced(status: Mapping[str, Any]) -> bool:
+    """Whether the Ready condition of ``status`` is an outcome worth an Event on the Application.
+
+    One Event per outcome, as Flux does: ``Ready``, an error, a retry, a restart, suspension,
+    a blocked deletion. Not progress (``Processing``, ``DeletionProcessing``: the message changes
+    with every wave and object, and the status shows it), and not ``FirstSeen`` (superseded
+    within the same pass).
+    """
+    ready = ready_condition(status)
+    return ready is not None and ready.get("reason") not in _UNANNOUNCED
+
+
+def ready_event(status: Mapping[str, Any]) -> Event | None:
+    """The Event that reports the Ready condition (docs/operator.md#events-on-the-application), or
+    ``None`` when there is none."""
+    ready = ready_condition(status)
+    if ready is None:
+        return None
+    kind = "Warning" if status.get("state") == State.ERROR.value else "Normal"
+    return Event(kind, str(ready.get("reason", "")), str(ready.get("message", ""))[:1024])
+
+
+def _key(event: Event) -> tuple[str, str, str]:
+    return event.type, event.reason, event.message
+
+
+class StatusWriter:
+    """The status writes and Events of one pass of one Application.
+
+    ``send(patch)`` sends one merge patch of the Application's status (raises ``ApiError``);
+    ``post(event)`` posts an Event on the Application (never raises); ``error_interval`` is the
+    error backoff's ceiling (the operator's default interval, seconds); ``requested_at_key`` the
+    annotation that requests a reconcile.
+    """
+
+    def __init__(self, body: Mapping[str, Any], memory: Memory, *, send: Callable[[dict[str, Any]], None],
+                 post: Callable[[Event], None], error_interval: float, requested_at_key: str,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.body, self.memory = body, memory
+        self._send, self._post, self._error_interval, self._clock = send, post, error_interval, clock
+        self._checkpointed = False
+        meta = body.get("metadata") or {}
+        self._where = {"namespace": meta.get("namespace"), "name": meta.get("name")}
+        # What this pass was given (the generation, the requested-at annotation), for the kopf
+        # layer's wake-ups (handlers.py).
+        memory.seen = (int(meta.get("generation") or 0), (meta.get("annotations") or {}).get(requested_at_key))
+
+    @property
+    def persisted(self) -> dict[str, Any]:
+        """The status as last persisted: as this operator wrote it, else as the body has it."""
+        memory = self.memory
+        return memory.persisted if memory.persisted is not None else dict(self.body.get("status") or {})
+
+    def _write(self, status: dict[str, Any]) -> None:
+        self._send({"status": status_patch(self.persisted, status)})
+        self.memory.status = self.memory.persisted = status
+        self.memory.written_at = self._clock()
+
+    def checkpoint(self, status: dict[str, Any]) -> None:
+        """The inventory checkpoint, written within the pass before its objects are created. A
+        failure raises ``StatusNotWritten``; the pass then ends and ``conclude`` writes the
+        same status with its retries and Warning."""
+        try:
+            self._write(status)
+        except ApiError as error:
+            raise StatusNotWritten(str(error)) from error
+        self._checkpointed = True
+
+    def conclude(self, result: PassResult) -> PassResult:
+        """The pass's epilogue: write the final status when it must be written now, post the
+        Events, remember what the pass learnt. May set ``result.delay`` (a failed write)."""
+        memory = self.memory
+        if result.profile_name is not None:
+            memory.profile_name = result.profile_name
+        memory.namespace_terminating = memory.namespace_terminating or result.namespace_terminating
+        if result.finished:  # the finalizer goes: no status to write, only the pass's Events
+            for event in result.events:
+                self._post(event)
+            return result
+        self._write_final(result)
+        self._announce(result)
+        return result
+
+    def _write_final(self, result: PassResult) -> None:
+        """Write ``result.status`` if it must be now."""
+        memory, previous = self.memory, self.persisted
+        if result.status == previous:
+            memory.status = result.status
+            if memory.persisted is None:
+                memory.persisted = result.status
+            return
+        since = None if memory.written_at is None else self._clock() - memory.written_at
+        if may_wait(previous, result.status, 0.0 if self._checkpointed else since):
+            memory.status = result.status
+            return
+        try:
+            self._write(result.status)
+        except ApiError as error:
+            log.warning("status write failed: %s", error, extra={"fields": self._where})
+            if error.retryable:
+                result.delay = memory.backoff.next("Retrying")
+                return
+            warning = Event("Warning", "StatusWriteFailed", f"The status could not be written: {error}")
+            if _key(warning) != memory.last_event:
+                memory.last_event = _key(warning)
+                self._post(warning)
+            result.delay = memory.error_backoff.next("StatusWriteFailed", self._error_interval)
+
+    def _announce(self, result: PassResult) -> None:
+        for event in result.events:
+            self._post(event)
+        ready = ready_event(result.status)
+        if ready is None or not announced(result.status):
+            return
+        if _key(ready) != self.memory.last_event:
+            self.memory.last_event = _key(ready)
+            self._post(ready)
