@@ -45,7 +45,10 @@ def test_a_dotted_service_name_is_refused() -> None:
 
 
 def test_valid_names_pass_and_rbac_names_may_hold_colons() -> None:
-    run(document([web("a" * 63)], namespace="shop"))
+    objects = run(document([web("a" * 63)], namespace="shop")).objects()
+    assert [(o["kind"], o["metadata"]["name"]) for o in objects] == [
+        ("Deployment", "a" * 63), ("Service", "a" * 63), ("ServiceAccount", "a" * 63)
+    ]
     role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "system:viewer"}}
     check_object_names("c", "c", [role])
 
