@@ -84,10 +84,10 @@ def _unb64(text: str) -> str:
 def _digest(value: str) -> str:
     if not value:
         return "-"
-    if _HEX64.match(value):
+    if _HEX64.fullmatch(value):
         return _b64(value)
     head, sep, tail = value.partition("@")
-    if sep and _HEX64.match(head) and _HEX64.match(tail):
+    if sep and _HEX64.fullmatch(head) and _HEX64.fullmatch(tail):
         return f"{_b64(head)}@{_b64(tail)}"
     return "~" + _text(value)
 

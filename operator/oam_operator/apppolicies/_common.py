@@ -64,7 +64,7 @@ def duration(props: dict[str, Any], key: str, minimum_seconds: float) -> str | N
     value = props.get(key)
     if value is None:
         return None
-    if not isinstance(value, str) or not _DURATION.match(value):
+    if not isinstance(value, str) or not _DURATION.fullmatch(value):
         shown = go_quote(value) if isinstance(value, str) else repr(value)
         raise PolicyError(f"{key} {shown} is not a duration such as 30s, 10m or 1h30m")
     if parse_go_duration(value).total_seconds() < minimum_seconds:

@@ -70,7 +70,7 @@ def parse(policy_name: str, props: dict[str, Any]) -> list[HealthCheck]:
         where = f"checks[{i}]"
         entry = entry_map(raw, where)
         api_version = required_string(entry, "apiVersion", where)
-        if not _API_VERSION.match(api_version):
+        if not _API_VERSION.fullmatch(api_version):
             raise PolicyError(
                 f"{where}.apiVersion {go_quote(api_version)} is not an API version (version or group/version)"
             )

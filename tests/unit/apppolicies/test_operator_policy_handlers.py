@@ -199,6 +199,7 @@ def test_reconciliation_values_and_conflicts_with_the_spec() -> None:
         ({"retryInterval": "500ms"}, "retryInterval must be at least 1s"),
         ({"interval": "ten minutes"}, 'interval "ten minutes" is not a duration such as 30s, 10m or 1h30m'),
         ({"interval": "-1m"}, 'interval "-1m" is not a duration such as 30s, 10m or 1h30m'),
+        ({"interval": "10m\n"}, r'interval "10m\n" is not a duration such as 30s, 10m or 1h30m'),
     ],
 )
 def test_reconciliation_refusals(properties: dict[str, Any], message: str) -> None:
@@ -233,6 +234,8 @@ def test_health_checks_accumulate_and_resolve_the_namespace() -> None:
         ([{"kind": "Deployment", "name": "x"}], f'{SCHEMA}checks[0]: "apiVersion" is required'),
         ([{"apiVersion": "apps/v1/x", "kind": "Deployment", "name": "x"}],
          'checks[0].apiVersion "apps/v1/x" is not an API version (version or group/version)'),
+        ([{"apiVersion": "apps/v1\n", "kind": "Deployment", "name": "x"}],
+         r'checks[0].apiVersion "apps/v1\n" is not an API version (version or group/version)'),
         ([{"apiVersion": "v1", "name": "x"}], f'{SCHEMA}checks[0]: "kind" is required'),
         ([{"apiVersion": "v1", "kind": "Service"}], f'{SCHEMA}checks[0]: "name" is required'),
         ([{"apiVersion": "v1", "kind": "", "name": "x"}], "checks[0].kind is required and must be a string"),

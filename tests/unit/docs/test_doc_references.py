@@ -2,7 +2,8 @@
 
 A docstring or comment names a section of the documentation as ``docs/<file>.md#<anchor>``, where
 ``<anchor>`` is the GitHub slug of a heading of that file (docs/README.md). This test scans every
-``.py`` file under ``operator/``, ``tools/``, ``bench/`` and ``tests/`` and fails, naming ``file:line``,
+``.py`` file under ``operator/``, ``tools/``, ``bench/`` and ``tests/``, and every file of the chart under
+``deploy/`` (templates, values, schema, NOTES), and fails, naming ``file:line``,
 on a ``§`` (the old references to specifications that are not in the repository), on a
 ``docs/<file>.md`` that does not exist and on an anchor that is no heading's slug. It skips one file,
 itself: its made-up examples are wrong on purpose. It checks the Markdown links between
@@ -20,6 +21,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
 CODE_ROOTS = ("operator", "tools", "bench", "tests")
+#: Scanned whatever the file type: YAML, Helm templates, JSON schema, NOTES.txt.
+DEPLOY_ROOT = "deploy"
 #: Left out of the scan: this file, whose made-up tree (below) holds bad references on purpose.
 EXCLUDED = frozenset({Path(__file__).resolve()})
 
@@ -128,6 +131,10 @@ def python_files(root: Path) -> list[Path]:
     return files
 
 
+def deploy_files(root: Path) -> list[Path]:
+    return [p for p in sorted((root / DEPLOY_ROOT).rglob("*")) if p.is_file()]
+
+
 # -- the resolver itself, on a made-up tree --------------------------------------------------------
 
 
@@ -185,6 +192,20 @@ def test_code_references_docs_at_all() -> None:
     """The scan is not vacuous: the code does point into docs/."""
     hits = sum(len(_CODE_REF.findall(p.read_text(encoding="utf-8"))) for p in python_files(ROOT))
     assert hits > 100
+
+
+def test_every_deploy_reference_resolves() -> None:
+    files = deploy_files(ROOT)
+    chart = ROOT / DEPLOY_ROOT / "helm" / "oam-operator"
+    assert {chart / "values.yaml", chart / "templates" / "_common.tpl", chart / "templates" / "NOTES.txt"} <= set(files)
+    problems = code_problems(files, Resolver(ROOT / "docs"), ROOT)
+    assert problems == [], "\n".join(problems)
+
+
+def test_deploy_references_docs_at_all() -> None:
+    """The deploy scan is not vacuous: the chart does point into docs/."""
+    hits = sum(len(_CODE_REF.findall(p.read_text(encoding="utf-8"))) for p in deploy_files(ROOT))
+    assert hits > 5
 
 
 @pytest.mark.parametrize("page", sorted((ROOT / "docs").glob("*.md")), ids=lambda p: p.name)

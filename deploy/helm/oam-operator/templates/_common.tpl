@@ -1,5 +1,5 @@
 {{/*
-Named templates of the oam-operator chart (operator.md §12).
+Named templates of the oam-operator chart (docs/chart.md#the-helm-chart).
 */}}
 
 {{- define "oam-operator.name" -}}
@@ -64,7 +64,7 @@ joins with --peering=<name> --shard=<shard>), one per line. */}}
 {{- end }}
 {{- end }}
 
-{{/* "true" when the operator's rights are confined to its watched namespaces (§12.1). */}}
+{{/* "true" when the operator's rights are confined to its watched namespaces (docs/chart.md#rbac). */}}
 {{- define "oam-operator.namespaced" -}}
 {{- if and .Values.rbac.namespaced .Values.operator.watchNamespaces }}true{{ end }}
 {{- end }}
@@ -95,7 +95,7 @@ joins with --peering=<name> --shard=<shard>), one per line. */}}
 {{- if .value }}--{{ .flag }}{{ else }}--no-{{ .flag }}{{ end }}
 {{- end }}
 
-{{/* The container's arguments: `run` plus one flag per setting (operator.md §7), as a YAML list. */}}
+{{/* The container's arguments: `run` plus one flag per setting (docs/operator.md#settings), as a YAML list. */}}
 {{- define "oam-operator.args" -}}
 {{- $o := .Values.operator -}}
 - run

@@ -13,7 +13,8 @@ import re
 from oam_operator.dns1123 import DNS1123_LABEL_MAX, dns1123_subdomain_errors, max_length_error
 
 _QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QUALIFIED_NAME_RE = re.compile("^" + _QUALIFIED_NAME_FMT + "$")
+# fullmatch, not ``^…$``: Python's ``$`` also matches before a trailing newline, Go's does not.
+_QUALIFIED_NAME_RE = re.compile(_QUALIFIED_NAME_FMT)
 _QUALIFIED_NAME_MSG = (
     "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
     "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '"
@@ -21,7 +22,7 @@ _QUALIFIED_NAME_MSG = (
     + "')"
 )
 _LABEL_VALUE_FMT = "(" + _QUALIFIED_NAME_FMT + ")?"
-_LABEL_VALUE_RE = re.compile("^" + _LABEL_VALUE_FMT + "$")
+_LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT)
 _LABEL_VALUE_MSG = (
     "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and "
     "must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex "
@@ -52,7 +53,7 @@ def qualified_name_errors(value: str) -> list[str]:
         errors.append("name part must be non-empty")
     elif len(name) > DNS1123_LABEL_MAX:
         errors.append("name part " + max_length_error(DNS1123_LABEL_MAX))
-    if name and not _QUALIFIED_NAME_RE.match(name):
+    if name and not _QUALIFIED_NAME_RE.fullmatch(name):
         errors.append(_QUALIFIED_NAME_MSG)
     return errors
 
@@ -62,7 +63,7 @@ def label_value_errors(value: str) -> list[str]:
     errors: list[str] = []
     if len(value) > DNS1123_LABEL_MAX:
         errors.append(max_length_error(DNS1123_LABEL_MAX))
-    if not _LABEL_VALUE_RE.match(value):
+    if not _LABEL_VALUE_RE.fullmatch(value):
         errors.append(_LABEL_VALUE_MSG)
     return errors
 

@@ -76,7 +76,7 @@ def _go_parse_int(text: str, signed: bool) -> bool:
 
 def _is_timestamp(text: str) -> bool:
     for pattern in _TIMESTAMP_RES:
-        match = pattern.match(text)
+        match = pattern.fullmatch(text)
         if match is None:
             continue
         year, month, day = (int(g) for g in match.groups()[:3])
@@ -100,21 +100,21 @@ def go_plain_kind(text: str) -> str:
     if text in _RESOLVE_MAP:
         return _RESOLVE_MAP[text]
     if first == ".":
-        return "float" if _DOT_FLOAT_RE.match(text) else "str"
+        return "float" if _DOT_FLOAT_RE.fullmatch(text) else "str"
     if first and (first in "+-" or "0" <= first <= "9"):
         if text[:4].isdigit() and text[4:5] == "-" and _is_timestamp(text):
             return "timestamp"
         plain = text.replace("_", "")
         if _go_parse_int(plain, True) or _go_parse_int(plain, False):
             return "int"
-        if _FLOAT_RE.match(plain) and not math.isinf(float(plain)):
+        if _FLOAT_RE.fullmatch(plain) and not math.isinf(float(plain)):
             return "float"
     return "str"
 
 
 def needs_double_quotes(text: str) -> bool:
     """go-yaml v2 refuses the plain style when the text would read back as another type."""
-    return go_plain_kind(text) != "str" or _BASE60_RE.match(text) is not None
+    return go_plain_kind(text) != "str" or _BASE60_RE.fullmatch(text) is not None
 
 
 class KurelDumper(_Dumper):  # type: ignore[misc, valid-type]

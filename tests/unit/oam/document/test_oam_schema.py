@@ -7,11 +7,11 @@ from typing import Any
 import pytest
 from oamkit import cm, document, parse, place
 
-from oam_operator.oam import PropertyError, PropertySchema, Transformer, new_builtin_transformer
+from oam_operator.oam import PropertyError, PropertySchema, TransformContext, Transformer, new_builtin_transformer
 from oam_operator.oam.catalog.manifests.passthrough import PassthroughHandler
 from oam_operator.oam.document.schema import check_object, check_value
 from oam_operator.oam.engine.handlers import ContractMetadata, Schema
-from oam_operator.oam.errors import PlatformReservedError
+from oam_operator.oam.errors import OamError, PlatformReservedError
 from oam_operator.oam.policies import PlacementPolicy
 
 
@@ -108,10 +108,27 @@ def test_policy_properties(props: dict[str, Any], message: str) -> None:
     assert authored_error(text) == message
 
 
-def test_missing_required_top_level_property_is_left_to_the_handler() -> None:
+@pytest.mark.parametrize(
+    ("components", "policies", "message"),
+    [
+        ([cm("a")], [{"name": "p", "type": "placement"}], "policy \"p\": missing required property 'component'"),
+        ([cm("a")], [{"name": "p", "type": "dependency"}], "policy \"p\": missing required property 'rules'"),
+        (
+            [cm("a", traits=[{"type": "pvc", "properties": {"size": "1Gi"}}])],
+            None,
+            "component \"a\" trait \"pvc\": required property 'name' missing or not a string",
+        ),
+    ],
+)
+def test_missing_required_top_level_property_is_left_to_the_handler(
+    components: list[dict[str, Any]], policies: list[dict[str, Any]] | None, message: str
+) -> None:
     t = new_builtin_transformer()
-    t.validate_authored_properties(parse(document([cm("a")], [{"name": "p", "type": "placement"}]), t))
-    t.validate_authored_properties(parse(document([cm("a")], [{"name": "p", "type": "dependency"}]), t))
+    app = parse(document(components, policies), t)
+    t.validate_authored_properties(app)  # the schema lets the missing property through …
+    with pytest.raises(OamError) as info:
+        t.transform(app, TransformContext())
+    assert str(info.value) == message  # … and the handler refuses it with its own words
 
 
 def test_nested_required_is_checked_as_written() -> None:
@@ -131,12 +148,29 @@ def test_component_properties_are_checked_with_their_type() -> None:
     )
 
 
-def test_unregistered_types_are_skipped() -> None:
+@pytest.mark.parametrize(
+    ("text", "registered_refusal"),
+    [
+        (
+            document([{"name": "web", "type": "webservice", "properties": {"anything": 1}}]),
+            'component "web" (type "webservice"): properties: unsupported field "anything" (allowed: affinity, args, '
+            "command, env, envFrom, image, initContainers, lifecycle, port, probes, replicas, resources, "
+            "securityContext, sidecars, topologySpread, volumes, workingDir)",
+        ),
+        (
+            document([cm("a", traits=[{"type": "pvc", "properties": {"z": 1}}])]),
+            'component "a": trait "pvc": properties: unsupported field "z" (allowed: accessModes, name, scope, size, '
+            "storageClassName)",
+        ),
+        (
+            document([cm("a")], [{"name": "x", "type": "placement", "properties": {"z": 1}}]),
+            'policy "x" (type "placement"): properties: unsupported field "z" (allowed: component, tier)',
+        ),
+    ],
+)
+def test_unregistered_types_are_skipped(text: str, registered_refusal: str) -> None:
+    assert authored_error(text) == registered_refusal  # with the built-in handlers the properties are refused
     t = Transformer()  # nothing registered: every type of the document is skipped
-    text = document(
-        [{"name": "web", "type": "webservice", "properties": {"anything": 1}}],
-        [{"name": "x", "type": "y", "properties": {"z": 1}}],
-    )
     t.validate_authored_properties(parse(text, t))
 
 

@@ -156,7 +156,7 @@ def test_package_validation(text: str, message: str) -> None:
     ],
 )
 def test_package_accepts_defaults_that_fit(parameter: dict[str, Any]) -> None:
-    parse_package(package_text(parameter))
+    assert parse_package(package_text(parameter)).parameters == [Parameter(**parameter)]  # kept as written
 
 
 # ---------------------------------------------------------------------------------------------

@@ -45,7 +45,10 @@ def test_a_dotted_service_name_is_refused() -> None:
 
 
 def test_valid_names_pass_and_rbac_names_may_hold_colons() -> None:
-    run(document([web("a" * 63)], namespace="shop"))
+    objects = run(document([web("a" * 63)], namespace="shop")).objects()
+    assert [(o["kind"], o["metadata"]["name"]) for o in objects] == [
+        ("Deployment", "a" * 63), ("Service", "a" * 63), ("ServiceAccount", "a" * 63)
+    ]
     role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "system:viewer"}}
     check_object_names("c", "c", [role])
 
@@ -90,3 +93,47 @@ def test_label_keys_and_selectors_are_checked() -> None:
         check_object_names(None, "shared", [cm])
     assert str(info.value).startswith('application unit "shared": ConfigMap "c": metadata.labels key "a/b/c": '
                                       "a qualified name must consist of")
+
+
+#: Kubernetes' texts (IsValidLabelValue, IsQualifiedName, IsDNS1123Subdomain), as the API server words them.
+LABEL_VALUE_TEXT = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
+    "start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
+    "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+)
+NAME_PART_TEXT = (
+    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+    "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+    "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+)
+PREFIX_TEXT = (
+    "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+    "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+    r"'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+)
+
+
+@pytest.mark.parametrize(
+    ("labels", "problem"),
+    [
+        ({"app": "web\n"}, r'metadata.labels[app] "web\n": ' + LABEL_VALUE_TEXT),
+        ({"app\n": "web"}, r'metadata.labels key "app\n": ' + NAME_PART_TEXT),
+        ({"example.com/app\n": "web"}, r'metadata.labels key "example.com/app\n": ' + NAME_PART_TEXT),
+        ({"example.com\n/app": "web"}, r'metadata.labels key "example.com\n/app": ' + PREFIX_TEXT),
+    ],
+)
+def test_a_trailing_newline_is_refused_in_label_values_and_keys(labels: dict[str, str], problem: str) -> None:
+    # Go's "$" matches only at the very end, so the API server refuses these (test_name_limits.py asks it).
+    config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "labels": labels}}
+    component = {"name": "c", "type": "passthrough", "properties": {"object": config_map}}
+    assert refusal([component]) == f'component "c": ConfigMap "c": {problem}'
+
+
+def test_the_same_labels_without_the_newline_pass() -> None:
+    labels = {"app": "web", "example.com/app": "web"}
+    config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "labels": labels}}
+    objects = run(document([{"name": "c", "type": "passthrough", "properties": {"object": config_map}}],
+                           namespace="shop")).objects()
+    assert [o["metadata"]["labels"] for o in objects] == [
+        {"app": "web", "example.com/app": "web", "oam-operator.dev/component": "c"}
+    ]

@@ -14,7 +14,7 @@ from oam_operator.oam.document.names import digest, shorten, shorten_with_suffix
 from oam_operator.oam.formatting.duration import DurationError, normalize_duration
 from oam_operator.oam.formatting.gofmt import format_float, go_quote, go_value
 from oam_operator.oam.formatting.quantity import ERR_FORMAT, QuantityError, canonical_quantity
-from oam_operator.oam.formatting.serialize import dump_document, dump_objects
+from oam_operator.oam.formatting.serialize import dump_document, dump_objects, go_plain_kind, needs_double_quotes
 
 GOLDEN = SHARED / "kurel-golden"
 
@@ -54,6 +54,21 @@ GOLDEN = SHARED / "kurel-golden"
 )
 def test_string_quoting(value: str, line: str) -> None:
     assert dump_document({"v": value}) == line + "\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [("1.5", "float"), (".5", "float"), ("2024-01-01", "timestamp"), ("2024-01-01T10:00:00Z", "timestamp")],
+)
+def test_a_trailing_newline_makes_a_scalar_a_string(text: str, kind: str) -> None:
+    # go-yaml's resolver uses Go regexps, whose "$" is the end of the text: "1.5\n" is no float
+    assert go_plain_kind(text) == kind
+    assert go_plain_kind(text + "\n") == "str"
+
+
+def test_a_trailing_newline_is_not_base_60() -> None:
+    assert needs_double_quotes("1:20")
+    assert not needs_double_quotes("1:20\n")
 
 
 def test_block_scalars_and_numbers() -> None:

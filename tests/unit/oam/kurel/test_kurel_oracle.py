@@ -12,8 +12,10 @@ cluster.yaml --no-component-label`` inside its folder (kurel_oracle.py) and must
 * kurel refused it → ours refuses it (exit 1) with kurel's words, unless a rule of
   ``spec_stated_refusal`` finds that the spec states our text (each rule names its section).
 
-What no rule decides is listed below, case by case, with the spec section that makes ours
-differ on purpose. An entry that stops differing fails, so the lists cannot go stale.
+What no rule decides is a deliberate difference (docs/transform.md#deliberate-differences-from-kurel),
+listed case by case in ``oamkit.kurel.DOCUMENTED_DIFFERENCES`` with the verdict it gives and its
+reason. An entry that stops giving its verdict fails, so the list cannot go stale; the docs table
+names the same cases.
 The folder is read in place; without it the test fails when ``OAM_REQUIRE_GOLDEN=1``.
 """
 
@@ -21,57 +23,27 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections import Counter
 from collections.abc import Iterator
 
 import pytest
+from oamkit import REPO_ROOT
 from oamkit.kurel import (
+    DIFFERENCES_DOC,
+    DISAGREEMENTS,
+    DOCUMENTED_DIFFERENCES,
     ORACLE,
     VERDICTS,
     Case,
     build,
     cases,
     is_schema_refusal,
+    no_longer_occurring,
     spec_stated_refusal,
+    unexplained,
     verdict,
 )
-
-#: Cases kurel builds whose bytes ours differs from on purpose, beyond the ordering rule.
-BUILT_DIFFERENTLY = {
-    "2-01191": (
-        "docs/transform.md#network-policies: a cilium-networkpolicy endpointSelector is passed through as written; "
-        "kurel's typed "
-        "decoding drops the unknown key bogusNested"
-    ),
-}
-
-#: Cases kurel refuses that ours builds on purpose.
-ACCEPTED_ON_PURPOSE = {
-    "2-00030": (
-        "docs/transform.md#the-helm-component: helm delivery flux is a synonym of native "
-        "(kurel's release knows only native and template)"
-    ),
-    "2-01874": (
-        "docs/transform.md#scaling-and-storage, docs/transform.md#durations-and-quantities: a pvc size is a quantity, "
-        "and a bare number (size: 123) is read as its decimal text"
-    ),
-}
-
-#: Cases both refuse, where the first refusal differs on purpose and no rule decides it.
-REFUSED_DIFFERENTLY = {
-    "2-00425": (
-        "D2, docs/transform.md#order-of-validation: kurel applies traits tier by tier "
-        "with its default tiers (postgresql in services), "
-        "so it reaches component jobs' ingress first; ours applies them in document order and first refuses "
-        "component db's networkpolicy"
-    ),
-    "2-02310": (
-        "D2, docs/transform.md#order-of-validation: kurel applies traits tier by tier "
-        "with its default tiers (daemonset in infra), "
-        "so it reaches component db's ingress first; ours applies them in document order and first refuses "
-        "component worker's security-context"
-    ),
-}
 
 CASES = cases()
 FIGURES: Counter[str] = Counter()
@@ -111,6 +83,14 @@ def test_case_agrees_with_kurel(case: Case | None) -> None:
     ours = build(case)
     name = verdict(case, ours)
     FIGURES[name] += 1
+    documented = DOCUMENTED_DIFFERENCES.get(case.id)
+    if documented is not None:
+        assert name == documented.verdict, (
+            f"{case.id} is documented as {documented.verdict} ({DIFFERENCES_DOC}) but now gives {name}"
+        )
+        if name.startswith("refused"):
+            assert ours.rc == 1, f"{case.id}: ours exited {ours.rc}"
+        return
     if case.rc == 0:
         _check_built(case, name, ours.stdout, ours.stderr)
     else:
@@ -118,9 +98,6 @@ def test_case_agrees_with_kurel(case: Case | None) -> None:
 
 
 def _check_built(case: Case, name: str, stdout: str, stderr: str) -> None:
-    if case.id in BUILT_DIFFERENTLY:
-        assert name == "built-differs", f"{case.id} is listed as differing on purpose but now gives {name}"
-        return
     if name == "built-identical":
         return
     if name == "refused-by-schema":
@@ -131,14 +108,37 @@ def _check_built(case: Case, name: str, stdout: str, stderr: str) -> None:
 
 
 def _check_refused(case: Case, name: str, rc: int, stderr: str) -> None:
-    if case.id in ACCEPTED_ON_PURPOSE:
-        assert name == "accepted-but-kurel-refused", f"{case.id} is listed as accepted on purpose but now gives {name}"
-        return
     assert rc == 1, f"kurel refused {case.id} with {case.stderr!r}; ours exited {rc}"
-    if case.id in REFUSED_DIFFERENTLY:
-        assert name == "refused-different-text", f"{case.id} is listed as refused differently but now gives {name}"
-        return
     if name == "refused-spec-text":
         assert spec_stated_refusal(case.stderr, stderr) is not None
         return
     assert stderr == case.stderr
+
+
+def test_documented_differences_are_disagreements_named_in_the_docs() -> None:
+    """Each entry is a disagreement verdict whose reason names a docs section, and the docs table
+    (DIFFERENCES_DOC) lists exactly these cases."""
+    assert DOCUMENTED_DIFFERENCES, "nothing documented: the table below would be checked against nothing"
+    for case_id, difference in DOCUMENTED_DIFFERENCES.items():
+        assert difference.verdict in DISAGREEMENTS, case_id
+        assert re.match(r"docs/transform\.md#[a-z]", difference.reason), case_id  # resolved by test_doc_references
+    page, _, anchor = DIFFERENCES_DOC.partition("#")
+    text = (REPO_ROOT / page).read_text(encoding="utf-8")
+    heading = "### " + anchor.replace("-", " ").capitalize()
+    assert heading in text, f"{page} has no heading {heading!r}"
+    section = text.split(heading, 1)[1].split("\n#", 1)[0]
+    assert set(re.findall(r"\b2-[0-9]{5}\b", section)) == set(DOCUMENTED_DIFFERENCES)
+
+
+def test_unexplained_and_no_longer_occurring_are_told_apart() -> None:
+    documented = next(iter(DOCUMENTED_DIFFERENCES))
+    verdict_of = DOCUMENTED_DIFFERENCES[documented].verdict
+    assert unexplained({documented: verdict_of, "x-1": "built-identical", "x-2": "refused-spec-text"}) == []
+    assert no_longer_occurring({documented: verdict_of}) == []
+    assert unexplained({"x-1": "built-differs", "x-2": "refused-but-kurel-built", "x-3": "refused-by-schema"}) == [
+        "x-1", "x-2"
+    ]
+    assert no_longer_occurring({documented: "built-identical"}) == [documented]
+    other = "refused-but-kurel-built" if verdict_of != "refused-but-kurel-built" else "built-differs"
+    assert unexplained({documented: other}) == [documented]  # documented, but for another verdict
+    assert no_longer_occurring({}) == []  # a case that was not run is not reported

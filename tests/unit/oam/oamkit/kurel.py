@@ -161,6 +161,52 @@ def spec_stated_refusal(kurel: str, ours: str) -> str | None:
     return None
 
 
+#: Where the deliberate differences are documented, with their reasons.
+DIFFERENCES_DOC = "docs/transform.md#deliberate-differences-from-kurel"
+
+
+@dataclass(frozen=True)
+class Difference:
+    """A case where ours disagrees with kurel on purpose: the verdict it gives, and why."""
+
+    verdict: str
+    reason: str
+
+
+#: Every case ours disagrees with kurel on, on purpose (DIFFERENCES_DOC): the verdict it must give
+#: and the reason. Shared by the corpus test, which fails when a case stops giving its verdict, and
+#: by bench/oracle_agreement.py, which prints them apart from the unexplained ones.
+DOCUMENTED_DIFFERENCES: dict[str, Difference] = {
+    "2-00030": Difference(
+        "accepted-but-kurel-refused",
+        "docs/transform.md#the-helm-component: helm delivery flux is a synonym of native "
+        "(kurel's release knows only native and template)",
+    ),
+    "2-00425": Difference(
+        "refused-different-text",
+        "docs/transform.md#order-of-validation, docs/transform.md#tiers: kurel applies traits tier by tier with "
+        "its default tiers (postgresql in services), so it reaches component jobs' ingress first; ours applies "
+        "them in document order and first refuses component db's networkpolicy",
+    ),
+    "2-01191": Difference(
+        "built-differs",
+        "docs/transform.md#network-policies: a cilium-networkpolicy endpointSelector is passed through as "
+        "written; kurel's typed decoding drops the unknown key bogusNested",
+    ),
+    "2-01874": Difference(
+        "accepted-but-kurel-refused",
+        "docs/transform.md#scaling-and-storage, docs/transform.md#durations-and-quantities: a pvc size is a "
+        "quantity, and a bare number (size: 123) is read as its decimal text; kurel reads it as missing",
+    ),
+    "2-02310": Difference(
+        "refused-different-text",
+        "docs/transform.md#order-of-validation, docs/transform.md#tiers: kurel applies traits tier by tier, "
+        "component db in services by its annotation and the workers in kurel's default apps tier, so it reaches "
+        "component db's ingress first; ours applies them in document order and first refuses component worker's "
+        "security-context",
+    ),
+}
+
 #: Verdict names, in report order.
 VERDICTS = (
     "built-identical",
@@ -172,6 +218,31 @@ VERDICTS = (
     "accepted-but-kurel-refused",
     "refused-but-kurel-built",
 )
+
+
+#: The verdicts that are a disagreement with kurel: each case giving one must be a documented difference.
+DISAGREEMENTS = frozenset(
+    {"built-differs", "refused-different-text", "accepted-but-kurel-refused", "refused-but-kurel-built"}
+)
+
+
+def unexplained(verdicts: dict[str, str]) -> list[str]:
+    """The cases (by id) that disagree with kurel without a documented difference for that verdict."""
+    return sorted(
+        case_id
+        for case_id, name in verdicts.items()
+        if name in DISAGREEMENTS
+        and (case_id not in DOCUMENTED_DIFFERENCES or DOCUMENTED_DIFFERENCES[case_id].verdict != name)
+    )
+
+
+def no_longer_occurring(verdicts: dict[str, str]) -> list[str]:
+    """The documented differences (by id) whose case was run and no longer gives the documented verdict."""
+    return sorted(
+        case_id
+        for case_id, difference in DOCUMENTED_DIFFERENCES.items()
+        if case_id in verdicts and verdicts[case_id] != difference.verdict
+    )
 
 
 def verdict(case: Case, ours: Outcome) -> str:
