@@ -7,7 +7,7 @@ rules are few, and every invalid value must become one line naming the flag (``S
 
 Decisions where the spec is silent:
 
-- durations use Go's syntax (``durations.py``) and keep their authored text (messages print
+- durations use Go's syntax (``common/durations.py``) and keep their authored text (messages print
   ``10m`` as written); ``--default-interval`` and ``--default-timeout`` obey the CRD minimums
   (30s, 10s) because they stand in for ``spec.interval``/``spec.timeout``; ``--reapply-interval``
   may be ``0`` (re-apply on every pass) but not negative;
@@ -57,8 +57,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 
-from .dns1123 import DNS1123_LABEL_MAX, DNS1123_SUBDOMAIN_MAX, is_dns1123_label, is_dns1123_subdomain
-from .durations import format_seconds, parse_go_duration
+from .common.dns1123 import DNS1123_LABEL_MAX, DNS1123_SUBDOMAIN_MAX, is_dns1123_label, is_dns1123_subdomain
+from .common.durations import format_seconds, parse_go_duration
 from .oam.remote.addresses import parse_networks
 from .persisted.policies import AdoptionPolicy, UpdatePolicy
 

@@ -37,7 +37,7 @@ import click
 
 from oam_operator.api.compact_inventory import CompactInventoryError, read_status_inventory
 
-from .durations import parse_go_duration
+from .common.durations import parse_go_duration
 from .statusview import (
     EXIT_FAILURE,
     EXIT_READY,

@@ -31,7 +31,7 @@ from oam_operator.api.compact_inventory import decode as decode_inventory
 from oam_operator.api.compact_inventory import encode as encode_inventory
 from oam_operator.api.conditions import Condition, Reason, State, conditions_for
 from oam_operator.api.summary import summary_of
-from oam_operator.durations import parse_go_duration
+from oam_operator.common.durations import parse_go_duration
 from oam_operator.oam.document.document import application_from_object, cluster_profile_from_object
 from oam_operator.oam.errors import OamError, TransformError
 from oam_operator.oam.formatting.gofmt import go_quote

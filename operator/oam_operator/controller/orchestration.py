@@ -35,7 +35,7 @@ from oam_operator.api.application import DependencyStatus
 from oam_operator.api.conditions import Reason, State
 from oam_operator.apppolicies import AppRef, OperatorPolicies, ResolvedCheck, cycle_message, read_operator_policies
 from oam_operator.apppolicies.graph import dependants_message, waiting_message
-from oam_operator.durations import parse_go_duration
+from oam_operator.common.durations import parse_go_duration
 from oam_operator.oam.policies.result import PolicyResult
 from oam_operator.reconciler.status import DefaultStatusAnalyzer, Status, StatusAnalysisError
 

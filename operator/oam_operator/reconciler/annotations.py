@@ -14,7 +14,7 @@ from datetime import timedelta
 from enum import StrEnum
 from typing import TypeVar
 
-from oam_operator.durations import parse_go_duration
+from oam_operator.common.durations import parse_go_duration
 
 from .errors import ObjectValidationError
 from .policies import AdoptionPolicy, DeletePolicy, ReconcilePolicy, UpdatePolicy

@@ -19,7 +19,7 @@ from datetime import datetime
 from functools import partial
 from typing import Any
 
-from ..dns1123 import is_dns1123_subdomain
+from ..common.dns1123 import is_dns1123_subdomain
 from .annotations import AnnotationDefaults, annotation_keys
 from .client import ClusterClient
 from .discovery import ApiResource
