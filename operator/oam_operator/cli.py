@@ -253,7 +253,7 @@ def settings_params() -> list[click.Parameter]:
 
     Values reach ``Settings.from_sources`` unparsed, so a flag and its variable are validated alike.
     """
-    from oam_operator.settings import Settings, env_var, flag_name
+    from oam_operator.controller.settings import Settings, env_var, flag_name
 
     params: list[click.Parameter] = []
     for name, info in Settings.model_fields.items():
@@ -291,7 +291,7 @@ def run(kubeconfig: str | None, **flags: object) -> None:
     import os
 
     from oam_operator.controller.main import run_operator
-    from oam_operator.settings import Settings, SettingsError
+    from oam_operator.controller.settings import Settings, SettingsError
 
     try:
         settings = Settings.from_sources(flags, os.environ)

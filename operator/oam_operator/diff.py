@@ -101,13 +101,13 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str) -> 
     from oam_operator.controller.digest import component_digest
     from oam_operator.controller.driver import read_inventory, transform_application
     from oam_operator.controller.pipeline import operator_pipeline
+    from oam_operator.controller.settings import Settings
     from oam_operator.oam.errors import OamError
     from oam_operator.reconciler.client import APPLY_PATCH, ClusterClient
     from oam_operator.reconciler.errors import ApiError, ReconcilerError
     from oam_operator.reconciler.options import ReconcilerOptions
     from oam_operator.reconciler.ratelimit import RateLimiter
     from oam_operator.reconciler.reconciler import Reconciler
-    from oam_operator.settings import Settings
 
     body, ns = _load_target(target, namespace, conn)
     name = str((body.get("metadata") or {}).get("name") or "")

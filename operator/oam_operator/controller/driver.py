@@ -32,6 +32,7 @@ from oam_operator.api.compact_inventory import encode as encode_inventory
 from oam_operator.api.conditions import Condition, Reason, State, conditions_for
 from oam_operator.api.summary import summary_of
 from oam_operator.common.durations import parse_go_duration
+from oam_operator.controller.settings import Settings
 from oam_operator.oam.document.document import application_from_object, cluster_profile_from_object
 from oam_operator.oam.errors import OamError, TransformError
 from oam_operator.oam.formatting.gofmt import go_quote
@@ -54,7 +55,6 @@ from oam_operator.reconciler.policies import (
     UpdatePolicy,
 )
 from oam_operator.reconciler.reconciler import Checkpoint, Reconciler
-from oam_operator.settings import Settings
 
 from . import orchestration
 from .appindex import AppIndex

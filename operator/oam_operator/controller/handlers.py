@@ -25,7 +25,7 @@ from typing import Any
 import kopf
 
 from oam_operator.api.meta import GROUP, VERSION
-from oam_operator.settings import Settings
+from oam_operator.controller.settings import Settings
 
 from .bodies import snapshot
 from .diffbase import StatelessDiffBaseStorage

@@ -8,9 +8,9 @@ a network, and URL sources can be switched off. The refusals name the setting th
 
 from __future__ import annotations
 
+from oam_operator.controller.settings import Settings
 from oam_operator.oam.pipeline import Pipeline, PipelineOptions, build_pipeline
 from oam_operator.oam.remote.addresses import AddressPolicy, parse_networks
-from oam_operator.settings import Settings
 
 ALLOW_HINT = "the operator allows internal networks listed in --url-source-allowed-networks"
 DISABLED_HINT = "this operator runs with --no-url-sources: put the manifests inline"

@@ -57,10 +57,10 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 
-from .common.dns1123 import DNS1123_LABEL_MAX, DNS1123_SUBDOMAIN_MAX, is_dns1123_label, is_dns1123_subdomain
-from .common.durations import format_seconds, parse_go_duration
-from .oam.remote.addresses import parse_networks
-from .persisted.policies import AdoptionPolicy, UpdatePolicy
+from oam_operator.common.dns1123 import DNS1123_LABEL_MAX, DNS1123_SUBDOMAIN_MAX, is_dns1123_label, is_dns1123_subdomain
+from oam_operator.common.durations import format_seconds, parse_go_duration
+from oam_operator.oam.remote.addresses import parse_networks
+from oam_operator.persisted.policies import AdoptionPolicy, UpdatePolicy
 
 __all__ = [
     "DESCRIPTIONS",
