@@ -424,7 +424,7 @@ def _cluster_options(command: Callable[..., None]) -> Callable[..., None]:
 
 
 def _check_timeout(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    from oam_operator.statuscli import check_timeout
+    from oam_operator.cli.status import check_timeout
 
     return check_timeout(ctx, param, value)
 
@@ -450,7 +450,7 @@ def status(
     timeout: str,
 ) -> None:
     """Print an Application's state and bundle tree (exit 0 Ready, 3 not Ready, 1 failure)."""
-    from oam_operator.statuscli import run_status
+    from oam_operator.cli.status import run_status
 
     guarded(lambda: sys.exit(run_status(name, namespace, tree, output, wait, timeout, kubeconfig, context, domain)))
 
@@ -469,7 +469,7 @@ def reconcile(
 
     With --wait: exit 0 once handled and Ready, 3 on Error or timeout, 1 on failure.
     """
-    from oam_operator.statuscli import run_reconcile
+    from oam_operator.cli.status import run_reconcile
 
     guarded(lambda: sys.exit(run_reconcile(name, namespace, kubeconfig, context, domain, wait, timeout)))
 
@@ -479,7 +479,7 @@ def reconcile(
 @_cluster_options
 def suspend(name: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str) -> None:
     """Suspend an Application's reconciliation (sets spec.suspend: true)."""
-    from oam_operator.statuscli import run_suspend
+    from oam_operator.cli.status import run_suspend
 
     guarded(lambda: sys.exit(run_suspend(name, namespace, kubeconfig, context, True)))
 
@@ -489,7 +489,7 @@ def suspend(name: str, namespace: str | None, kubeconfig: str | None, context: s
 @_cluster_options
 def resume(name: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str) -> None:
     """Resume a suspended Application (sets spec.suspend: false)."""
-    from oam_operator.statuscli import run_suspend
+    from oam_operator.cli.status import run_suspend
 
     guarded(lambda: sys.exit(run_suspend(name, namespace, kubeconfig, context, False)))
 
@@ -502,7 +502,7 @@ def diff(target: str, namespace: str | None, kubeconfig: str | None, context: st
 
     Server-side dry-run of exactly what the operator sends. Exit 0 no changes, 1 changes, 2 error.
     """
-    from oam_operator.diff import EXIT_ERROR, run_diff
+    from oam_operator.cli.diff import EXIT_ERROR, run_diff
 
     try:
         code = run_diff(target, namespace, kubeconfig, context, domain)

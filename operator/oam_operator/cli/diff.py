@@ -67,7 +67,7 @@ def unified(live: Mapping[str, Any], desired: Mapping[str, Any], label: str) -> 
 def _load_target(target: str, namespace: str | None, conn: Any) -> tuple[dict[str, Any], str]:
     import yaml
 
-    from .kubeclient import get_application
+    from oam_operator.cli.kubeclient import get_application
 
     if os.path.isfile(target):
         try:
@@ -86,7 +86,7 @@ def _load_target(target: str, namespace: str | None, conn: Any) -> tuple[dict[st
 
 
 def _live_application(conn: Any, namespace: str, name: str) -> dict[str, Any] | None:
-    from .kubeclient import ApiFailure, get_application
+    from oam_operator.cli.kubeclient import ApiFailure, get_application
 
     try:
         return get_application(conn, namespace, name)
@@ -203,7 +203,7 @@ def render(waves: list[WavePlan], prunes: list[str]) -> str:
 
 
 def run_diff(target: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str) -> int:
-    from .kubeclient import ApiFailure, connect
+    from oam_operator.cli.kubeclient import ApiFailure, connect
 
     try:
         conn = connect(kubeconfig, context)

@@ -46,8 +46,7 @@ from typing import Any
 import click
 
 from oam_operator.api.compact_inventory import CompactInventoryError, read_status_inventory
-
-from .reconciler.priorities import apply_priority
+from oam_operator.reconciler.priorities import apply_priority
 
 __all__ = [
     "DEFAULT_DOMAIN",
