@@ -23,13 +23,13 @@ import pytest
 from kubernetes.client import ApiClient, Configuration
 
 from oam_operator.api.compact_inventory import encode
-from oam_operator.apppolicies import register_operator_policies
 from oam_operator.controller import driver
 from oam_operator.controller.appindex import AppIndex
 from oam_operator.controller.driver import Environment
 from oam_operator.controller.pipeline import operator_pipeline
 from oam_operator.controller.settings import Settings
 from oam_operator.controller.tenancy import TenantClients
+from oam_operator.operatorpolicies import register_operator_policies
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.identity import split_api_version
 from oam_operator.reconciler.inventory import InventoryItem, Phase, dump_inventory

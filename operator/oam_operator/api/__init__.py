@@ -6,7 +6,13 @@ The models are the single source of the CRD schemas (``api/crd.py`` renders them
 """
 
 from ..persisted.inventory import InventoryItem, ObjectStatus, Phase, TypeVersionInfo
-from ..persisted.policies import AdoptionPolicy, ApplicationDeletePolicy, DeletePolicy, ReconcilePolicy, UpdatePolicy
+from ..persisted.objectpolicies import (
+    AdoptionPolicy,
+    ApplicationDeletePolicy,
+    DeletePolicy,
+    ReconcilePolicy,
+    UpdatePolicy,
+)
 from .application import (
     Application,
     ApplicationSpec,

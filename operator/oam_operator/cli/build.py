@@ -101,7 +101,7 @@ def run_build(
     pipeline = build_pipeline()
     transformer = pipeline.transformer
     if operator_policies:
-        from oam_operator.apppolicies import register_operator_policies
+        from oam_operator.operatorpolicies import register_operator_policies
 
         register_operator_policies(transformer)
     try:

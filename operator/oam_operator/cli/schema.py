@@ -25,11 +25,11 @@ def run_schema(family: str | None, type_name: str | None, output_format: str) ->
     import json
     from typing import Any
 
-    from oam_operator.apppolicies import register_operator_policies
     from oam_operator.oam import new_builtin_transformer
     from oam_operator.oam.document.schema import object_json_schema
     from oam_operator.oam.formatting.gofmt import go_quote
     from oam_operator.oam.formatting.serialize import dump_document
+    from oam_operator.operatorpolicies import register_operator_policies
 
     # The operator's own policy types are part of what it validates, so their schemas are published too.
     transformer = register_operator_policies(new_builtin_transformer())

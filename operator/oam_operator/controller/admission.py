@@ -39,10 +39,10 @@ from typing import Any, Protocol
 import kopf
 
 from oam_operator.api.compact_inventory import CompactInventoryError, read_status_inventory
-from oam_operator.apppolicies import read_operator_policies
 from oam_operator.controller.settings import Settings
 from oam_operator.oam.errors import OamError
 from oam_operator.oam.pipeline import Pipeline
+from oam_operator.operatorpolicies import read_operator_policies
 from oam_operator.reconciler.errors import ObjectValidationError
 from oam_operator.reconciler.inventory import InventoryItem, load_inventory
 

@@ -47,13 +47,13 @@ from oam_operator.reconciler.errors import (
     ReconcilerError,
 )
 from oam_operator.reconciler.inventory import InventoryItem, Phase, dump_inventory, load_inventory
-from oam_operator.reconciler.options import ReconcilerOptions
-from oam_operator.reconciler.policies import (
+from oam_operator.reconciler.objectpolicies import (
     AdoptionPolicy,
     DeletePolicy,
     MissingNamespacesPolicy,
     UpdatePolicy,
 )
+from oam_operator.reconciler.options import ReconcilerOptions
 from oam_operator.reconciler.reconciler import Checkpoint, Reconciler
 
 from . import orchestration

@@ -33,10 +33,10 @@ from typing import TYPE_CHECKING
 
 from oam_operator.api.application import DependencyStatus
 from oam_operator.api.conditions import Reason, State
-from oam_operator.apppolicies import AppRef, OperatorPolicies, ResolvedCheck, cycle_message, read_operator_policies
-from oam_operator.apppolicies.graph import dependants_message, waiting_message
 from oam_operator.common.durations import parse_go_duration
 from oam_operator.oam.policies.result import PolicyResult
+from oam_operator.operatorpolicies import AppRef, OperatorPolicies, ResolvedCheck, cycle_message, read_operator_policies
+from oam_operator.operatorpolicies.graph import dependants_message, waiting_message
 from oam_operator.reconciler.status import DefaultStatusAnalyzer, Status, StatusAnalysisError
 
 from .appindex import AppIndex

@@ -21,9 +21,9 @@ from typing import Any
 
 from oam_operator import __version__
 from oam_operator.api.meta import GROUP, VERSION
-from oam_operator.apppolicies import register_operator_policies
 from oam_operator.controller.metrics import OperatorMetrics
 from oam_operator.controller.settings import Settings
+from oam_operator.operatorpolicies import register_operator_policies
 from oam_operator.reconciler.accounting import RequestAccounting
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError

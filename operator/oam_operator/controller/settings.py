@@ -60,7 +60,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 from oam_operator.common.dns1123 import DNS1123_LABEL_MAX, DNS1123_SUBDOMAIN_MAX, is_dns1123_label, is_dns1123_subdomain
 from oam_operator.common.durations import format_seconds, parse_go_duration
 from oam_operator.oam.remote.addresses import parse_networks
-from oam_operator.persisted.policies import AdoptionPolicy, UpdatePolicy
+from oam_operator.persisted.objectpolicies import AdoptionPolicy, UpdatePolicy
 
 __all__ = [
     "DESCRIPTIONS",
@@ -312,7 +312,7 @@ class Settings(BaseModel):
     use_operator_identity: Annotated[bool, BeforeValidator(_boolean)] = False
     allow_cluster_scoped_objects: Annotated[bool, BeforeValidator(_boolean)] = False
     allow_cross_namespace_objects: Annotated[bool, BeforeValidator(_boolean)] = False
-    #: app-dependency and health-checks policies may name another namespace (apppolicies/resolve.py)
+    #: app-dependency and health-checks policies may name another namespace (operatorpolicies/resolve.py)
     allow_cross_namespace_dependencies: Annotated[bool, BeforeValidator(_boolean)] = False
     dependent_events: Annotated[bool, BeforeValidator(_boolean)] = False
     readiness_watch: Annotated[bool, BeforeValidator(_boolean)] = True

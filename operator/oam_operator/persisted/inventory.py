@@ -30,7 +30,7 @@ from pydantic import (
 )
 
 from .model import ApiModel, Timestamp, format_timestamp
-from .policies import AdoptionPolicy, DeletePolicy, ReconcilePolicy, UpdatePolicy
+from .objectpolicies import AdoptionPolicy, DeletePolicy, ReconcilePolicy, UpdatePolicy
 
 __all__ = [
     "CURRENT",

@@ -17,7 +17,7 @@ from typing import TypeVar
 from oam_operator.common.durations import parse_go_duration
 
 from .errors import ObjectValidationError
-from .policies import AdoptionPolicy, DeletePolicy, ReconcilePolicy, UpdatePolicy
+from .objectpolicies import AdoptionPolicy, DeletePolicy, ReconcilePolicy, UpdatePolicy
 from .status import StatusHintError, StatusHints, parse_status_hints
 from .strcase import kebab
 

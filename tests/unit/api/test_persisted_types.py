@@ -8,9 +8,10 @@ import sys
 import pytest
 
 from oam_operator import api, persisted
-from oam_operator.persisted import inventory, policies
+from oam_operator.persisted import inventory
+from oam_operator.persisted import objectpolicies as policies
 from oam_operator.reconciler import inventory as reconciler_inventory
-from oam_operator.reconciler import policies as reconciler_policies
+from oam_operator.reconciler import objectpolicies as reconciler_policies
 from oam_operator.reconciler import typeinfo
 
 

@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 from kubernetes.client import ApiClient, Configuration
 
-from oam_operator.apppolicies import register_operator_policies
 from oam_operator.controller.admission import Validator, admission_pipeline, refusal
 from oam_operator.controller.driver import Environment, Memory, apply_pass
 from oam_operator.controller.pipeline import operator_pipeline
 from oam_operator.controller.settings import Settings
 from oam_operator.controller.tenancy import TenantClients
+from oam_operator.operatorpolicies import register_operator_policies
 from oam_operator.reconciler.client import ClusterClient
 
 PROFILE = {"apiVersion": "oam-operator.dev/v1alpha1", "kind": "ClusterProfile", "metadata": {"name": "strict"},

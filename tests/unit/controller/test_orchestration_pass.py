@@ -13,12 +13,12 @@ from typing import Any
 
 from kubernetes.client import ApiClient, Configuration
 
-from oam_operator.apppolicies import register_operator_policies
 from oam_operator.controller.appindex import AppIndex
 from oam_operator.controller.driver import Environment, Memory, apply_pass, delete_pass
 from oam_operator.controller.pipeline import operator_pipeline
 from oam_operator.controller.settings import Settings
 from oam_operator.controller.tenancy import TenantClients
+from oam_operator.operatorpolicies import register_operator_policies
 from oam_operator.reconciler.client import ClusterClient
 
 
@@ -163,9 +163,9 @@ def test_reconciliation_values_replace_the_pass_interval_timeout_and_retry_delay
     from datetime import UTC, datetime, timedelta
 
     from oam_operator.api.meta import format_timestamp
-    from oam_operator.apppolicies import OperatorPolicies, ReconciliationSettings
     from oam_operator.controller import orchestration
     from oam_operator.controller.driver import _Pass
+    from oam_operator.operatorpolicies import OperatorPolicies, ReconciliationSettings
 
     env = environment(AppIndex())
     now = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
