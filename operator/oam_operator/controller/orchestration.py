@@ -34,10 +34,11 @@ from typing import TYPE_CHECKING
 from oam_operator.api.application import DependencyStatus
 from oam_operator.api.conditions import Reason, State
 from oam_operator.common.durations import parse_go_duration
+from oam_operator.common.objectstatus import ObjectStatus as Status
 from oam_operator.oam.policies.result import PolicyResult
 from oam_operator.operatorpolicies import AppRef, OperatorPolicies, ResolvedCheck, cycle_message, read_operator_policies
 from oam_operator.operatorpolicies.graph import dependants_message, waiting_message
-from oam_operator.reconciler.status import DefaultStatusAnalyzer, Status, StatusAnalysisError
+from oam_operator.reconciler.status import DefaultStatusAnalyzer, StatusAnalysisError
 
 from .appindex import AppIndex
 
