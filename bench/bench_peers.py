@@ -122,8 +122,8 @@ def run_ours(tool: str, api: Any, ns: str, objects: list[dict[str, Any]], audit:
     from oam_operator.reconciler.client import ClusterClient
     from oam_operator.reconciler.flowcontrol import FlowControl
     from oam_operator.reconciler.inventory import InventoryItem
+    from oam_operator.reconciler.objectpolicies import UpdatePolicy
     from oam_operator.reconciler.options import ReconcilerOptions
-    from oam_operator.reconciler.policies import UpdatePolicy
     from oam_operator.reconciler.ratelimit import RateLimiter
     from oam_operator.reconciler.reconciler import Reconciler
 

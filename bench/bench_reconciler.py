@@ -267,8 +267,8 @@ def main() -> None:
     from oam_operator.reconciler.client import ClusterClient
     from oam_operator.reconciler.flowcontrol import FlowControl
     from oam_operator.reconciler.inventory import InventoryItem
+    from oam_operator.reconciler.objectpolicies import UpdatePolicy
     from oam_operator.reconciler.options import ReconcilerOptions
-    from oam_operator.reconciler.policies import UpdatePolicy
     from oam_operator.reconciler.ratelimit import RateLimiter
     from oam_operator.reconciler.reconciler import Reconciler
 

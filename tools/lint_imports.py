@@ -2,16 +2,21 @@
 
 The package has three rooms with a one-way dependency: `controller` drives `reconciler` and
 `oam`; `reconciler` never imports `oam` or kopf; `oam` imports nothing that talks to a cluster.
-Review alone does not keep that true: one convenient import inside a function is enough to make
-`oam` load the kubernetes client. This check reads every module's imports with `ast` (top-level
-and function-local alike, relative ones resolved) and follows them through the package, so a
-rule also catches a neutral module in between that pulls in what a room must not reach.
+Below them sit `persisted` (the stored types, pydantic only) and `common` (standard library
+only); beside them `cli`, which nothing else imports. Review alone does not keep that true: one
+convenient import inside a function is enough to make `oam` load the kubernetes client. This
+check reads every module's imports with `ast` (top-level and function-local alike, relative ones
+resolved) and follows them through the package, so a rule also catches a neutral module in
+between that pulls in what a room must not reach.
 
 Rules:
 - `oam`: no module it reaches imports `kubernetes` or `kopf`, and it reaches no module of
   `reconciler` or `controller`.
 - `reconciler`: it reaches no module of `oam` or `controller`, and nothing that imports `kopf`.
+- `common`: it reaches the standard library only: no third-party library, no other room.
+- `persisted`: it reaches the standard library, `pydantic` and `common`, nothing else.
 - `kopf` is imported only by modules of `controller`.
+- `cli` is imported only by modules of `cli`.
 
 Run: `python tools/lint_imports.py [PACKAGE_DIR]` (default `operator/oam_operator`); exit 1 and
 one line per violation, naming the import chain.
@@ -28,20 +33,44 @@ from pathlib import Path
 CLUSTER_LIBRARIES = ("kubernetes", "kopf")
 
 
+STANDARD_LIBRARY = frozenset(sys.stdlib_module_names)
+
+
 @dataclass(frozen=True)
 class Rule:
-    """A room (a subpackage) and what it must never reach through imports."""
+    """A room (a subpackage) and what it must never reach through imports.
+
+    ``only_rooms``/``only_libraries``, when given, turn the rule into an allow-list: every other
+    room of the package (the package's own ``__init__`` aside), resp. every library outside the
+    standard library, is forbidden.
+    """
 
     room: str
-    forbidden_rooms: tuple[str, ...]
-    forbidden_libraries: tuple[str, ...]
+    forbidden_rooms: tuple[str, ...] = ()
+    forbidden_libraries: tuple[str, ...] = ()
+    only_rooms: tuple[str, ...] | None = None
+    only_libraries: tuple[str, ...] | None = None
+
+    def forbids_room(self, room: str | None) -> bool:
+        if room is None or room == self.room:
+            return False
+        return room in self.forbidden_rooms or (self.only_rooms is not None and room not in self.only_rooms)
+
+    def forbidden_of(self, libraries: set[str]) -> set[str]:
+        found = libraries & set(self.forbidden_libraries)
+        if self.only_libraries is not None:
+            found |= libraries - STANDARD_LIBRARY - set(self.only_libraries)
+        return found
 
 
 RULES = (
     Rule("oam", forbidden_rooms=("reconciler", "controller"), forbidden_libraries=CLUSTER_LIBRARIES),
     Rule("reconciler", forbidden_rooms=("oam", "controller"), forbidden_libraries=("kopf",)),
+    Rule("common", only_rooms=(), only_libraries=()),
+    Rule("persisted", only_rooms=("common",), only_libraries=("pydantic",)),
 )
 KOPF_ROOM = "controller"
+CLI_ROOM = "cli"
 
 
 def module_name(package_dir: Path, path: Path) -> str:
@@ -142,15 +171,23 @@ def violations(package: Package) -> list[str]:
             for reached, chain in package.chains_from(module).items():
                 path = " -> ".join(chain)
                 room = package.room_of(reached)
-                if room in rule.forbidden_rooms and room not in named:
+                if room is not None and rule.forbids_room(room) and room not in named:
                     named.add(room)
                     found.add(f"{module}: {rule.room} must not reach {room} ({path})")
-                for library in sorted(package.external(reached) & set(rule.forbidden_libraries) - named):
+                for library in sorted(rule.forbidden_of(package.external(reached)) - named):
                     named.add(library)
                     found.add(f"{module}: {rule.room} must not reach {library} ({path} imports {library})")
     for module in package.imports:
-        if "kopf" in package.external(module) and package.room_of(module) != KOPF_ROOM:
+        room = package.room_of(module)
+        if "kopf" in package.external(module) and room != KOPF_ROOM:
             found.add(f"{module}: only {KOPF_ROOM} imports kopf")
+        if room != CLI_ROOM:
+            targets = sorted(
+                target for target in filter(None, map(package.local, package.imports[module]))
+                if package.room_of(target) == CLI_ROOM
+            )
+            if targets:
+                found.add(f"{module}: only {CLI_ROOM} imports {CLI_ROOM} ({module} imports {targets[0]})")
     return sorted(found)
 
 

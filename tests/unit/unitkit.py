@@ -27,13 +27,13 @@ from oam_operator.controller import passes
 from oam_operator.controller.appindex import AppIndex
 from oam_operator.controller.composition import OperatorTransform
 from oam_operator.controller.seams import Environment
+from oam_operator.controller.settings import Settings
 from oam_operator.controller.tenancy import TenantClients
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.identity import split_api_version
 from oam_operator.reconciler.inventory import InventoryItem, Phase, dump_inventory
 from oam_operator.reconciler.reconciler import Checkpoint
 from oam_operator.reconciler.report import CallReport
-from oam_operator.settings import Settings
 
 # -- passes of the driver -----------------------------------------------------------------------
 

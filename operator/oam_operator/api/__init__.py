@@ -5,8 +5,14 @@ The models are the single source of the CRD schemas (``api/crd.py`` renders them
 ``crds/``) and the typed view the operator and the CLI read Applications through.
 """
 
-from ..persisted.inventory import InventoryItem, ObjectStatus, Phase, TypeVersionInfo
-from ..persisted.policies import AdoptionPolicy, ApplicationDeletePolicy, DeletePolicy, ReconcilePolicy, UpdatePolicy
+from ..persisted.inventory import InventoryItem, Phase, TypeVersionInfo
+from ..persisted.objectpolicies import (
+    AdoptionPolicy,
+    ApplicationDeletePolicy,
+    DeletePolicy,
+    ReconcilePolicy,
+    UpdatePolicy,
+)
 from .application import (
     Application,
     ApplicationSpec,
@@ -46,7 +52,6 @@ __all__ = [
     "GitopsEngine",
     "InventoryItem",
     "ObjectMeta",
-    "ObjectStatus",
     "Phase",
     "Policy",
     "Reason",

@@ -16,10 +16,10 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from ..dns1123 import DNS1123_SUBDOMAIN_FMT
-from ..durations import CRD_DURATION_PATTERN, parse_go_duration
+from ..common.dns1123 import DNS1123_SUBDOMAIN_FMT
+from ..common.durations import CRD_DURATION_PATTERN, parse_go_duration
 from ..persisted.inventory import InventoryItem
-from ..persisted.policies import AdoptionPolicy, ApplicationDeletePolicy, UpdatePolicy
+from ..persisted.objectpolicies import AdoptionPolicy, ApplicationDeletePolicy, UpdatePolicy
 from .conditions import Condition, State
 from .meta import (
     API_VERSION,

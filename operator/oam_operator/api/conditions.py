@@ -141,8 +141,10 @@ def find_condition(conditions: Sequence[Condition] | None, type_: str) -> Condit
 
 
 def ready_condition(status: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
-    """The ``Ready`` condition of a status in its JSON form (as persisted, as read back), or ``None``."""
-    return next((c for c in (status or {}).get("conditions") or () if c.get("type") == ConditionType.READY.value),
+    """The ``Ready`` condition of a status in its JSON form (as persisted, as read back), or ``None``;
+    entries that are not objects are passed over (a status is read back from anyone's writes)."""
+    conditions = (status or {}).get("conditions") or ()
+    return next((c for c in conditions if isinstance(c, Mapping) and c.get("type") == ConditionType.READY.value),
                 None)
 
 

@@ -39,8 +39,8 @@ from typing import Any
 import kopf
 
 from oam_operator.api.compact_inventory import CompactInventoryError, read_status_inventory
+from oam_operator.controller.settings import Settings
 from oam_operator.reconciler.inventory import InventoryItem, load_inventory
-from oam_operator.settings import Settings
 
 from .bodies import plain
 from .checks import Subject, Tenancy, first_refusal

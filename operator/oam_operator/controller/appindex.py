@@ -3,7 +3,7 @@
 Fed by the Application watch (``handlers.py`` calls ``observe`` on every event, status changes
 included) and asked by the passes, which run in worker threads: hence the lock around the pure
 ``AppGraph``. ``observe`` returns the UIDs to wake (only dependants whose dependency appeared,
-vanished or flipped readiness; see ``apppolicies/graph.py``), so a dependency's progress never
+vanished or flipped readiness; see ``operatorpolicies/graph.py``), so a dependency's progress never
 costs its dependants a pass.
 """
 
@@ -13,7 +13,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from oam_operator.apppolicies import AppGraph, AppRef, DependencyState, node_from_object
+from oam_operator.operatorpolicies import AppGraph, AppRef, DependencyState, node_from_object
 
 
 class AppIndex:

@@ -28,13 +28,13 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from oam_operator.api.conditions import Reason, State
-from oam_operator.apppolicies import OperatorPolicies, read_operator_policies
+from oam_operator.controller.settings import Settings
 from oam_operator.oam.engine.transformer import TransformResult
 from oam_operator.oam.errors import OamError
+from oam_operator.operatorpolicies import OperatorPolicies, read_operator_policies
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ObjectValidationError
 from oam_operator.reconciler.inventory import InventoryItem
-from oam_operator.settings import Settings
 
 from .composition import OperatorTransform, is_placeholder
 from .depth import depth_refusal

@@ -19,14 +19,14 @@ import itertools
 from collections.abc import Mapping
 from typing import Any
 
-from oam_operator.apppolicies import register_operator_policies
+from oam_operator.controller.settings import Settings
 from oam_operator.oam.document.document import application_from_object, cluster_profile_from_object
 from oam_operator.oam.engine.transformer import TransformResult
 from oam_operator.oam.errors import OamError, TransformError
 from oam_operator.oam.formatting.gofmt import go_quote
-from oam_operator.oam.pipeline import Pipeline, PipelineOptions, build_pipeline
+from oam_operator.oam.pipeline import Pipeline, PipelineOptions, ProfileNotEvaluated, build_pipeline
 from oam_operator.oam.remote.addresses import AddressPolicy, parse_networks
-from oam_operator.settings import Settings
+from oam_operator.operatorpolicies import register_operator_policies
 
 from .encode import EncodedTree, encode
 
@@ -111,18 +111,16 @@ class OperatorTransform:
         app = application_from_object(
             document, component_types=transformer.component_types(), trait_types=transformer.trait_types()
         )
-        capabilities = {}
+        # docs/transform.md#the-clusterprofile-document: a bad profile fails every Application that uses it.
+        parsed = None
         if profile is not None:
             try:
-                evaluated = transformer.evaluate_profile(cluster_profile_from_object(profile))
+                parsed = cluster_profile_from_object(profile)
             except OamError as error:
-                # docs/transform.md#the-clusterprofile-document: a bad profile fails every Application that uses it.
                 raise TransformError(f"ClusterProfile {go_quote(profile_name)}", error) from None
-            capabilities = evaluated.capabilities
-        transformer.validate_authored_properties(app)
-        context = self.pipeline.context(
-            cluster_id=cluster_id, namespace=namespace, domain=domain, capabilities=capabilities,
-            component_label=True,
-        )
-        result = transformer.transform(app, context)
+        try:
+            result = self.pipeline.transform(app, profile=parsed, namespace=namespace, domain=domain,
+                                             component_label=True, cluster_id=cluster_id)
+        except ProfileNotEvaluated as error:
+            raise TransformError(f"ClusterProfile {go_quote(profile_name)}", error.cause) from None
         return encode(result.cluster, domain), result

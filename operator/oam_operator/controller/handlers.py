@@ -26,7 +26,7 @@ import kopf
 
 from oam_operator.api.conditions import ready_condition
 from oam_operator.api.meta import GROUP, VERSION
-from oam_operator.settings import Settings
+from oam_operator.controller.settings import Settings
 
 from .bodies import snapshot
 from .diffbase import StatelessDiffBaseStorage

@@ -7,8 +7,8 @@ import logging
 
 import kopf
 
-from oam_operator.logs import configure
-from oam_operator.settings import Settings
+from oam_operator.controller.logs import configure
+from oam_operator.controller.settings import Settings
 
 from .depth import prepare_process
 from .handlers import register

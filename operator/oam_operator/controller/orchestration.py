@@ -1,4 +1,4 @@
-"""What the operator does with its own policies (``apppolicies``) inside a pass.
+"""What the operator does with its own policies (``operatorpolicies``) inside a pass.
 
 Decisions the apply branch (``passes._Pass``) asks for, in pass order; each returns data and
 the pass acts on it:
@@ -34,11 +34,12 @@ from dataclasses import dataclass
 
 from oam_operator.api.application import ApplicationStatus, DependencyStatus
 from oam_operator.api.conditions import Reason, State
-from oam_operator.apppolicies import AppRef, OperatorPolicies, ResolvedCheck, cycle_message
-from oam_operator.apppolicies.graph import dependants_message, waiting_message
-from oam_operator.durations import parse_go_duration
+from oam_operator.common.durations import parse_go_duration
+from oam_operator.common.objectstatus import ObjectStatus
+from oam_operator.operatorpolicies import AppRef, OperatorPolicies, ResolvedCheck, cycle_message
+from oam_operator.operatorpolicies.graph import dependants_message, waiting_message
 from oam_operator.reconciler.client import ClusterClient
-from oam_operator.reconciler.status import DefaultStatusAnalyzer, Status, StatusAnalysisError
+from oam_operator.reconciler.status import DefaultStatusAnalyzer, StatusAnalysisError
 
 from .appindex import AppIndex
 
@@ -111,7 +112,7 @@ def _detail(client: ClusterClient, check: ResolvedCheck, analyzer: DefaultStatus
         result = analyzer.compute(obj)
     except StatusAnalysisError as error:
         return str(error)
-    if result.status == Status.CURRENT.value:
+    if result.status == ObjectStatus.CURRENT.value:
         return None
     return result.message or result.status
 

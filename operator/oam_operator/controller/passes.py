@@ -27,8 +27,8 @@ from oam_operator.api.application import (
 from oam_operator.api.compact_inventory import CompactInventoryError
 from oam_operator.api.conditions import Condition, Reason, State, conditions_for
 from oam_operator.api.summary import summary_of
-from oam_operator.apppolicies import AppRef
-from oam_operator.durations import parse_go_duration
+from oam_operator.common.durations import parse_go_duration
+from oam_operator.operatorpolicies import AppRef
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import (
     ApiError,
@@ -38,13 +38,13 @@ from oam_operator.reconciler.errors import (
     ReconcilerError,
 )
 from oam_operator.reconciler.inventory import InventoryItem, Phase, dump_inventory
-from oam_operator.reconciler.options import ReconcilerOptions
-from oam_operator.reconciler.policies import (
+from oam_operator.reconciler.objectpolicies import (
     AdoptionPolicy,
     DeletePolicy,
     MissingNamespacesPolicy,
     UpdatePolicy,
 )
+from oam_operator.reconciler.options import ReconcilerOptions
 from oam_operator.reconciler.reconciler import Checkpoint, Reconciler
 from oam_operator.reconciler.status import DefaultStatusAnalyzer
 

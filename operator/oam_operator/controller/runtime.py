@@ -22,7 +22,8 @@ from typing import Any
 from oam_operator import __version__
 from oam_operator.api.conditions import ready_condition
 from oam_operator.api.meta import GROUP, VERSION
-from oam_operator.metrics import OperatorMetrics
+from oam_operator.controller.metrics import OperatorMetrics
+from oam_operator.controller.settings import Settings
 from oam_operator.reconciler.accounting import RequestAccounting
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError
@@ -30,7 +31,6 @@ from oam_operator.reconciler.events import event_manifest
 from oam_operator.reconciler.flowcontrol import FlowControl
 from oam_operator.reconciler.metrics import prometheus_metrics
 from oam_operator.reconciler.ratelimit import RateLimiter
-from oam_operator.settings import Settings
 
 from .appindex import AppIndex
 from .composition import OperatorTransform

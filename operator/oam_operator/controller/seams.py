@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from oam_operator.controller.settings import Settings
 from oam_operator.oam.pipeline import Pipeline
-from oam_operator.settings import Settings
 
 from .appindex import AppIndex
 from .backoff import Backoff, ErrorBackoff, Jitter

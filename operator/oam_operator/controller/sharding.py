@@ -27,7 +27,7 @@ from typing import Any
 
 import kopf
 
-from oam_operator.settings import Settings
+from oam_operator.controller.settings import Settings
 
 __all__ = ["shard_filter", "shard_selector"]
 

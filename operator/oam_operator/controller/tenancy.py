@@ -33,8 +33,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from oam_operator.controller.settings import Settings
 from oam_operator.reconciler.client import ClusterClient
-from oam_operator.settings import Settings
 
 NOT_PERMITTED_MESSAGE = "spec.serviceAccountName is required (the operator runs with --require-service-account)"
 NO_DEFAULT_MESSAGE = ("spec.serviceAccountName is required (the operator runs with --default-service-account \"\" "

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import kopf
 
-from oam_operator.settings import Settings
+from oam_operator.controller.settings import Settings
 
 from .admission import Validator
 from .runtime import Runtime

@@ -12,7 +12,7 @@ secrets, storage, policy), ``policies`` (the ``dependency`` and ``placement`` po
 ``formatting`` (Go- and kurel-compatible output), ``remote`` (URL sources and the network they
 may reach), ``errors`` (the exception types) and ``pipeline`` (the one assembly with its
 adapters). The Go-duration parser and the DNS-1123 check are shared with the operator and live
-outside, in ``oam_operator.durations`` and ``oam_operator.dns1123``.
+outside, in ``oam_operator.common.durations`` and ``oam_operator.common.dns1123``.
 """
 
 from oam_operator.oam.document.document import (

@@ -23,15 +23,15 @@ from oam_operator.oam.catalog.flux.helm_renderer import (
     FetchingChartRenderer,
     HelmBinaryRenderer,
 )
-from oam_operator.oam.document.document import CapabilityBinding
+from oam_operator.oam.document.document import Application, CapabilityBinding, ClusterProfile
 from oam_operator.oam.engine.handlers import ChartRenderer, UrlReader
-from oam_operator.oam.engine.transformer import TransformContext, Transformer, new_builtin_transformer
+from oam_operator.oam.engine.transformer import TransformContext, Transformer, TransformResult, new_builtin_transformer
 from oam_operator.oam.errors import OamError
 from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.remote.addresses import AddressPolicy
 from oam_operator.oam.remote.fetch import MAX_BYTES, TIMEOUT_SECONDS, HttpUrlReader
 
-__all__ = ["DisabledUrlReader", "Pipeline", "PipelineOptions", "build_pipeline"]
+__all__ = ["DisabledUrlReader", "Pipeline", "PipelineOptions", "ProfileNotEvaluated", "build_pipeline"]
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,15 @@ class DisabledUrlReader:
         raise OamError(f"reading {go_quote(url)}: URL sources are disabled{hint}")
 
 
+class ProfileNotEvaluated(Exception):
+    """The ClusterProfile of a transform could not be evaluated; ``cause`` is the refusal. Each
+    consumer names the profile its own way (``build`` by its file, the operator by its name)."""
+
+    def __init__(self, cause: OamError) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
 @dataclass
 class Pipeline:
     """A transformer with every built-in handler and the adapters its contexts carry."""
@@ -90,6 +99,30 @@ class Pipeline:
             chart_renderer=self.chart_renderer,
             url_reader=self.url_reader,
         )
+
+    def transform(
+        self,
+        app: Application,
+        *,
+        profile: ClusterProfile | None,
+        namespace: str | None,
+        domain: str | None,
+        component_label: bool = True,
+        cluster_id: str = "local",
+    ) -> TransformResult:
+        """One parsed Application transformed as every consumer does it: the profile's
+        capabilities, the authored properties validated, then the transform. Raises
+        ``ProfileNotEvaluated`` for the profile and ``OamError`` for the rest."""
+        capabilities: dict[str, CapabilityBinding] = {}
+        if profile is not None:
+            try:
+                capabilities = self.transformer.evaluate_profile(profile).capabilities
+            except OamError as error:
+                raise ProfileNotEvaluated(error) from None
+        self.transformer.validate_authored_properties(app)
+        context = self.context(namespace=namespace, domain=domain, capabilities=capabilities,
+                               component_label=component_label, cluster_id=cluster_id)
+        return self.transformer.transform(app, context)
 
 
 def build_pipeline(options: PipelineOptions | None = None, transformer: Transformer | None = None) -> Pipeline:

@@ -9,8 +9,8 @@ built-in defaults, and ``lastAppliedAt`` accepts fractions and offsets; writing 
 
 Go's zero values are kept: an item without a phase has ``Phase.NONE`` (``""``, never written;
 the reconciler uses it for "drop at the end of the call"), one without a status ``""``. The
-status is a plain string: the kstatus set is what the CRD allows (``ObjectStatus``), and an
-item read from elsewhere keeps whatever it holds.
+status is a plain string: the kstatus set is what the CRD allows (``common.objectstatus.ObjectStatus``),
+and an item read from elsewhere keeps whatever it holds.
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ from pydantic import (
     model_serializer,
 )
 
+from ..common.objectstatus import ObjectStatus
 from .model import ApiModel, Timestamp, format_timestamp
-from .policies import AdoptionPolicy, DeletePolicy, ReconcilePolicy, UpdatePolicy
+from .objectpolicies import AdoptionPolicy, DeletePolicy, ReconcilePolicy, UpdatePolicy
 
 __all__ = [
     "CURRENT",
@@ -38,7 +39,6 @@ __all__ = [
     "IN_PROGRESS",
     "TERMINATING",
     "InventoryItem",
-    "ObjectStatus",
     "Phase",
     "TypeVersionInfo",
     "group_kind_string",
@@ -60,17 +60,6 @@ class Phase(StrEnum):
     COMPLETED = "Completed"
     SCHEDULED_FOR_DELETION = "ScheduledForDeletion"
     DELETING = "Deleting"
-
-
-class ObjectStatus(StrEnum):
-    """kstatus status of an inventory item's object."""
-
-    IN_PROGRESS = "InProgress"
-    FAILED = "Failed"
-    CURRENT = "Current"
-    TERMINATING = "Terminating"
-    NOT_FOUND = "NotFound"
-    UNKNOWN = "Unknown"
 
 
 # kstatus strings written by the state machine itself.

@@ -19,8 +19,8 @@ from .errors import (
 )
 from .inventory import InventoryItem, Phase, dump_inventory, load_inventory
 from .metrics import ReconcilerMetrics
+from .objectpolicies import AdoptionPolicy, DeletePolicy, MissingNamespacesPolicy, ReconcilePolicy, UpdatePolicy
 from .options import ReconcilerOptions
-from .policies import AdoptionPolicy, DeletePolicy, MissingNamespacesPolicy, ReconcilePolicy, UpdatePolicy
 from .ratelimit import RateLimiter, configure_default_rate_limiter
 from .reconciler import Reconciler
 from .report import CallReport

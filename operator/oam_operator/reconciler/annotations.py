@@ -14,10 +14,10 @@ from datetime import timedelta
 from enum import StrEnum
 from typing import TypeVar
 
-from oam_operator.durations import parse_go_duration
+from oam_operator.common.durations import parse_go_duration
 
 from .errors import ObjectValidationError
-from .policies import AdoptionPolicy, DeletePolicy, ReconcilePolicy, UpdatePolicy
+from .objectpolicies import AdoptionPolicy, DeletePolicy, ReconcilePolicy, UpdatePolicy
 from .status import StatusHintError, StatusHints, parse_status_hints
 from .strcase import kebab
 

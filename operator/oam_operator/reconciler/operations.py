@@ -21,8 +21,8 @@ from .discovery import ApiResource
 from .errors import ApiError, InstancesExistError, TransientApiError
 from .events import EventRecorder
 from .metrics import ReconcilerMetrics
+from .objectpolicies import UpdatePolicy
 from .objects import API_SERVICE, CRD, ObjectRef
-from .policies import UpdatePolicy
 from .ssa import migrate_managed_fields
 
 __all__ = ["Operations", "OpsCounters", "is_terminating", "owner_label"]

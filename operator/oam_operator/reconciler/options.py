@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 from .metrics import ReconcilerMetrics
-from .policies import AdoptionPolicy, DeletePolicy, MissingNamespacesPolicy, UpdatePolicy
+from .objectpolicies import AdoptionPolicy, DeletePolicy, MissingNamespacesPolicy, UpdatePolicy
 from .status import StatusAnalyzer
 from .typeinfo import TypeInfo
 

@@ -19,7 +19,7 @@ from datetime import datetime
 from functools import partial
 from typing import Any
 
-from ..dns1123 import is_dns1123_subdomain
+from ..common.dns1123 import is_dns1123_subdomain
 from .annotations import AnnotationDefaults, annotation_keys
 from .client import ClusterClient
 from .discovery import ApiResource
@@ -31,11 +31,11 @@ from .errors import (
 from .events import EventRecorder
 from .identity import ONCE_DIGEST, group_kind_string, hash_owner_id, manifest_hash
 from .inventory import DELETION_PHASES, InventoryItem, Phase, index_items, sort_for_deletion
+from .objectpolicies import AdoptionPolicy, DeletePolicy, MissingNamespacesPolicy, ReconcilePolicy, UpdatePolicy
 from .objects import API_SERVICE, CRD, NAMESPACE, DesiredObject, ObjectRef, prepare_objects
 from .operations import Operations, OpsCounters, is_terminating, owner_label
 from .options import ReconcilerOptions
 from .plan import PlannedObject, stamped, with_finalizer
-from .policies import AdoptionPolicy, DeletePolicy, MissingNamespacesPolicy, ReconcilePolicy, UpdatePolicy
 from .priorities import apply_priority
 from .reads import ReadCache, ReadTarget
 from .report import CallReport, Outcome

@@ -20,7 +20,8 @@ Conventions shared by every rule here (decided where the spec is silent):
   skipped: a status report is not worth a permanent failure.
 
 The module is pure and has no import-time side effects; it imports only the standard
-library, never kopf, the kubernetes client or ``oam_operator.oam``.
+library and ``oam_operator.common`` (itself standard library only), never kopf, the kubernetes
+client or ``oam_operator.oam``.
 """
 
 from __future__ import annotations
@@ -28,15 +29,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from enum import StrEnum
 from typing import Any, Final, Protocol, runtime_checkable
+
+from oam_operator.common.objectstatus import ObjectStatus
 
 from .strcase import kebab
 
 __all__ = [
     "STATUS_HINT_SUFFIX",
     "DefaultStatusAnalyzer",
-    "Status",
     "StatusAnalysisError",
     "StatusAnalyzer",
     "StatusHintError",
@@ -49,23 +50,11 @@ __all__ = [
 ]
 
 
-class Status(StrEnum):
-    """The kstatus status strings; they are persisted in the inventory exactly so
-    (docs/reconciler.md#phases-and-statuses)."""
-
-    IN_PROGRESS = "InProgress"
-    FAILED = "Failed"
-    CURRENT = "Current"
-    TERMINATING = "Terminating"
-    NOT_FOUND = "NotFound"
-    UNKNOWN = "Unknown"
-
-
 @dataclass(frozen=True)
 class StatusResult:
     """What the analyzer says about one object.
 
-    ``status`` is a plain ``str`` (one of the ``Status`` values) so it can go into the
+    ``status`` is a plain ``str`` (one of the ``ObjectStatus`` values) so it can go into the
     inventory and JSON unchanged; ``message`` explains it and ends up in the call report.
     """
 
@@ -315,10 +304,10 @@ def _parse_timestamp(value: object) -> datetime | None:
 # kstatus port (docs/reconciler.md#kstatus-rules)
 # ---------------------------------------------------------------------------------------
 
-_CURRENT: Final = Status.CURRENT.value
-_IN_PROGRESS: Final = Status.IN_PROGRESS.value
-_FAILED: Final = Status.FAILED.value
-_TERMINATING: Final = Status.TERMINATING.value
+_CURRENT: Final = ObjectStatus.CURRENT.value
+_IN_PROGRESS: Final = ObjectStatus.IN_PROGRESS.value
+_FAILED: Final = ObjectStatus.FAILED.value
+_TERMINATING: Final = ObjectStatus.TERMINATING.value
 
 _MAX_INT32: Final = 2147483647
 _POD_SCHEDULE_WINDOW: Final = timedelta(seconds=15)

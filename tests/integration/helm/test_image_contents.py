@@ -59,7 +59,7 @@ def test_bytecode_is_compiled_and_nothing_is_written_at_run_time(image: str) -> 
         "subprocess.run(['oam-operator', 'build', '--help'], check=True, capture_output=True); "
         "import oam_operator.controller.main, oam_operator.reconciler.reconciler; "
         "after = {p: os.stat(p).st_mtime for p in glob.glob(site + '/**', recursive=True)}; "
-        "print(before == after, bool(glob.glob(site + '/oam_operator/__pycache__/cli.*.pyc')), "
+        "print(before == after, bool(glob.glob(site + '/oam_operator/cli/__pycache__/commands.*.pyc')), "
         "os.path.exists(site + '/kubernetes/aio'), len(glob.glob(site + '/kubernetes/**/*.py', recursive=True)), "
         "os.path.exists(site + '/kubernetes/client/api_client.pyc'))"
     )

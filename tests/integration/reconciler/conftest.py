@@ -18,8 +18,8 @@ import pytest
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import TransientApiError
 from oam_operator.reconciler.inventory import InventoryItem, dump_inventory, load_inventory
+from oam_operator.reconciler.objectpolicies import UpdatePolicy
 from oam_operator.reconciler.options import ReconcilerOptions
-from oam_operator.reconciler.policies import UpdatePolicy
 from oam_operator.reconciler.ratelimit import RateLimiter
 from oam_operator.reconciler.reconciler import Reconciler
 from oam_operator.reconciler.typeinfo import TypeInfo

@@ -11,7 +11,7 @@ from conftest import DIGEST_KEY, GROUP, OWNER_KEY, HarnessFactory, Kube, configm
 
 from oam_operator.reconciler.errors import TransientApiError
 from oam_operator.reconciler.identity import hash_owner_id
-from oam_operator.reconciler.policies import MissingNamespacesPolicy
+from oam_operator.reconciler.objectpolicies import MissingNamespacesPolicy
 
 
 def test_one_configmap_three_calls_then_steady_state(make_harness: HarnessFactory, kube: Kube, namespace: str) -> None:

@@ -12,7 +12,7 @@ from conftest import OWNER_KEY, HarnessFactory, Kube, configmap
 
 from oam_operator.reconciler.errors import OwnershipConflictError
 from oam_operator.reconciler.identity import hash_owner_id
-from oam_operator.reconciler.policies import AdoptionPolicy
+from oam_operator.reconciler.objectpolicies import AdoptionPolicy
 
 N = 12
 OTHER = "other-owner"

@@ -10,7 +10,7 @@ from conftest import DIGEST_KEY, NAME, OWNER_KEY, HarnessFactory, Kube, configma
 
 from oam_operator.reconciler.errors import ObjectValidationError, OwnershipConflictError
 from oam_operator.reconciler.identity import hash_owner_id
-from oam_operator.reconciler.policies import AdoptionPolicy
+from oam_operator.reconciler.objectpolicies import AdoptionPolicy
 
 
 def api_service(name: str, **annotations: str) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from oam_operator.api import Condition, ConditionStatus, Reason, State, conditions_for, find_condition
+from oam_operator.api.conditions import ready_condition
 
 NOW = datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
 
@@ -89,3 +90,11 @@ def test_find_condition() -> None:
     assert stalled is not None and stalled.status is ConditionStatus.TRUE
     assert find_condition(conditions, "Reconciling") is None
     assert find_condition(None, "Ready") is None
+
+
+def test_ready_condition_of_a_status_as_persisted() -> None:
+    ready = {"type": "Ready", "status": "True", "reason": "Ready", "message": "m"}
+    assert ready_condition({"conditions": [{"type": "Reconciling"}, ready]}) is ready
+    assert ready_condition({"conditions": ["not an object", None, ready]}) is ready  # read back from anyone's writes
+    assert ready_condition({"conditions": [{"type": "Stalled"}]}) is None
+    assert ready_condition({}) is None and ready_condition(None) is None

@@ -24,12 +24,12 @@ from oam_operator.api import (
     DeletePolicy,
     GitopsEngine,
     InventoryItem,
-    ObjectStatus,
     Phase,
     ReconcilePolicy,
     State,
     UpdatePolicy,
 )
+from oam_operator.common.objectstatus import ObjectStatus
 from oam_operator.persisted.inventory import INVENTORY_FIELDS
 
 # An Application as the API server returns it: CRD defaults applied, status written by the operator.

@@ -12,7 +12,7 @@ import pytest
 
 from oam_operator.api.compact_inventory import CompactInventoryError, decode, encode, read_status_inventory
 from oam_operator.reconciler.inventory import InventoryItem, Phase, dump_inventory
-from oam_operator.reconciler.policies import AdoptionPolicy, DeletePolicy, UpdatePolicy
+from oam_operator.reconciler.objectpolicies import AdoptionPolicy, DeletePolicy, UpdatePolicy
 from oam_operator.reconciler.typeinfo import TypeVersionInfo
 
 

@@ -8,9 +8,11 @@ import sys
 import pytest
 
 from oam_operator import api, persisted
-from oam_operator.persisted import inventory, policies
+from oam_operator.common.objectstatus import ObjectStatus
+from oam_operator.persisted import inventory
+from oam_operator.persisted import objectpolicies as policies
 from oam_operator.reconciler import inventory as reconciler_inventory
-from oam_operator.reconciler import policies as reconciler_policies
+from oam_operator.reconciler import objectpolicies as reconciler_policies
 from oam_operator.reconciler import typeinfo
 
 
@@ -33,4 +35,4 @@ def test_api_and_reconciler_share_the_classes() -> None:
 def test_the_schema_enum_of_phase_omits_the_unset_value() -> None:
     schema = inventory.InventoryItem.model_json_schema(by_alias=True)["properties"]
     assert schema["phase"]["enum"] == [p.value for p in inventory.Phase if p.value]
-    assert schema["status"]["enum"] == [s.value for s in inventory.ObjectStatus]
+    assert schema["status"]["enum"] == [s.value for s in ObjectStatus]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from oam_operator.diff import WavePlan, clean, render, unified
+from oam_operator.cli.diff import WavePlan, clean, render, unified
 
 
 def test_clean_drops_status_and_server_owned_metadata() -> None:

@@ -20,10 +20,10 @@ from click.testing import CliRunner
 from kubernetes.client.exceptions import ApiException
 from test_statusview import SPEC_EXAMPLE, ready_app, shop
 
-from oam_operator import kubeclient, statuscli, statusview
-from oam_operator.cli import main
-from oam_operator.kubeclient import ApiFailure, describe_api_error
-from oam_operator.statuscli import requested_at_value
+from oam_operator.cli import kubeclient, main, statusview
+from oam_operator.cli import status as statuscli
+from oam_operator.cli.kubeclient import ApiFailure, describe_api_error
+from oam_operator.cli.status import requested_at_value
 
 
 @dataclass

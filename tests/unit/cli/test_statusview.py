@@ -14,7 +14,7 @@ from typing import Any
 import click
 import pytest
 
-from oam_operator.statusview import (
+from oam_operator.cli.statusview import (
     EXIT_NOT_READY,
     EXIT_READY,
     NO_STATUS_MESSAGE,
@@ -629,7 +629,7 @@ def test_build_view_does_not_modify_its_input() -> None:
 
 
 def test_wait_reports_every_view_and_progress_lines_follow_the_state() -> None:
-    from oam_operator.statusview import progress_line
+    from oam_operator.cli.statusview import progress_line
 
     clock = FakeClock()
     seen: list[str] = []

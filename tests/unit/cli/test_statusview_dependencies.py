@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from oam_operator.statusview import EXIT_NOT_READY, build_view, exit_code, render_text, to_json, wait_outcome
+from oam_operator.cli.statusview import EXIT_NOT_READY, build_view, exit_code, render_text, to_json, wait_outcome
 
 
 def waiting_app() -> dict[str, Any]:

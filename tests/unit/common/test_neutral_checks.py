@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from oam_operator.dns1123 import dns1123_label_errors, is_dns1123_label, is_dns1123_subdomain
-from oam_operator.durations import DurationMessages, parse_go_duration_ns
+from oam_operator.common.dns1123 import dns1123_label_errors, is_dns1123_label, is_dns1123_subdomain
+from oam_operator.common.durations import DurationMessages, parse_go_duration_ns
 from oam_operator.oam.formatting.duration import DurationError, parse_duration
 
 
@@ -54,7 +54,7 @@ def test_label_errors_name_the_length_first() -> None:
 
 def test_the_neutral_modules_load_no_cluster_client() -> None:
     code = (
-        "import sys, oam_operator.dns1123, oam_operator.durations, oam_operator.oam.formatting.duration; "
+        "import sys, oam_operator.common.dns1123, oam_operator.common.durations, oam_operator.oam.formatting.duration; "
         "print(sorted(m for m in ('kubernetes', 'kopf') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout

@@ -17,9 +17,9 @@ from oam_operator.controller.admission import Validator, refusal
 from oam_operator.controller.composition import OperatorTransform
 from oam_operator.controller.passes import apply_pass
 from oam_operator.controller.seams import Environment, Memory
+from oam_operator.controller.settings import Settings
 from oam_operator.controller.tenancy import TenantClients
 from oam_operator.reconciler.client import ClusterClient
-from oam_operator.settings import Settings
 
 PROFILE = {"apiVersion": "oam-operator.dev/v1alpha1", "kind": "ClusterProfile", "metadata": {"name": "strict"},
            "spec": {"capabilities": {}}}

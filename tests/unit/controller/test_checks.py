@@ -13,8 +13,8 @@ from oam_operator.controller.checks import CHECKS, Handling, Subject, first_refu
 from oam_operator.controller.composition import OperatorTransform, is_placeholder
 from oam_operator.controller.passes import apply_pass
 from oam_operator.controller.seams import Memory
+from oam_operator.controller.settings import Settings
 from oam_operator.controller.tenancy import IdentityRule
-from oam_operator.settings import Settings
 from tests.unit.unitkit import pass_environment
 
 SETTINGS = Settings.from_sources({}, {})

@@ -17,9 +17,9 @@ from oam_operator.controller.appindex import AppIndex
 from oam_operator.controller.composition import OperatorTransform
 from oam_operator.controller.passes import apply_pass, delete_pass
 from oam_operator.controller.seams import Environment, Memory
+from oam_operator.controller.settings import Settings
 from oam_operator.controller.tenancy import TenantClients
 from oam_operator.reconciler.client import ClusterClient
-from oam_operator.settings import Settings
 
 
 def environment(index: AppIndex, **settings: Any) -> Environment:
@@ -161,10 +161,10 @@ def test_reconciliation_values_replace_the_pass_interval_timeout_and_retry_delay
     from datetime import UTC, datetime, timedelta
 
     from oam_operator.api.meta import format_timestamp
-    from oam_operator.apppolicies import OperatorPolicies, ReconciliationSettings
     from oam_operator.controller import orchestration
     from oam_operator.controller.checks import Subject
     from oam_operator.controller.passes import _Pass
+    from oam_operator.operatorpolicies import OperatorPolicies, ReconciliationSettings
 
     env = environment(AppIndex())
     now = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)

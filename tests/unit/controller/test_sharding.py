@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import kopf
 
+from oam_operator.controller.settings import Settings
 from oam_operator.controller.sharding import shard_filter, shard_selector
-from oam_operator.settings import Settings
 
 
 def test_the_unsharded_instance_takes_the_unlabelled_applications() -> None:

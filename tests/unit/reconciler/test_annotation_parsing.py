@@ -15,7 +15,7 @@ from oam_operator.reconciler.annotations import (
     parse_object_annotations,
 )
 from oam_operator.reconciler.errors import ObjectValidationError
-from oam_operator.reconciler.policies import AdoptionPolicy, DeletePolicy, ReconcilePolicy, UpdatePolicy
+from oam_operator.reconciler.objectpolicies import AdoptionPolicy, DeletePolicy, ReconcilePolicy, UpdatePolicy
 
 NAME = "oam-operator.dev"
 KEY = "/v1, Kind=ConfigMap shop/c"

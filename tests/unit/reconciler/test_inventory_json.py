@@ -17,7 +17,7 @@ from oam_operator.reconciler.inventory import (
     load_inventory,
     sort_for_deletion,
 )
-from oam_operator.reconciler.policies import AdoptionPolicy, DeletePolicy, ReconcilePolicy, UpdatePolicy
+from oam_operator.reconciler.objectpolicies import AdoptionPolicy, DeletePolicy, ReconcilePolicy, UpdatePolicy
 from oam_operator.reconciler.typeinfo import NameInfo, TypeInfo, TypeVersionInfo, group_matches
 
 GO_ITEM = (

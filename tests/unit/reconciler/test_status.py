@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
+from oam_operator.common.objectstatus import ObjectStatus
 from oam_operator.reconciler.status import (
     STATUS_HINT_SUFFIX,
     DefaultStatusAnalyzer,
-    Status,
     StatusAnalysisError,
     StatusAnalyzer,
     StatusHintError,
@@ -987,7 +987,7 @@ def test_interface() -> None:
         result.status = "Failed"  # type: ignore[misc]
     assert issubclass(StatusHintError, StatusAnalysisError)
     assert issubclass(StatusAnalysisError, ValueError)
-    assert [s.value for s in Status] == ["InProgress", "Failed", "Current", "Terminating", "NotFound", "Unknown"]
+    assert [s.value for s in ObjectStatus] == ["InProgress", "Failed", "Current", "Terminating", "NotFound", "Unknown"]
 
 
 def test_default_clock_is_real_time() -> None:
@@ -996,29 +996,54 @@ def test_default_clock_is_real_time() -> None:
     assert compute_kstatus(fresh).status == IN_PROGRESS
 
 
-RECONCILER_DIR = Path(__file__).resolve().parents[3] / "operator" / "oam_operator" / "reconciler"
+PACKAGE_DIR = Path(__file__).resolve().parents[3] / "operator" / "oam_operator"
+STDLIB = set(sys.stdlib_module_names) | {"__future__"}
+#: What status.py may import besides the standard library: modules that are standard library only themselves.
+STDLIB_ONLY_LOCAL = ("oam_operator.common", "oam_operator.reconciler.strcase")
 
 
-def _imports(path: Path) -> tuple[set[str], set[str]]:
-    """(absolute top-level modules, relative modules) imported by ``path``."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    absolute: set[str] = set()
-    relative: set[str] = set()
-    for node in ast.walk(tree):
+def _imported(source: str, module: str) -> set[str]:
+    """Every module the source of ``module`` imports (function-local too), relative ones made absolute."""
+    package = module.rsplit(".", 1)[0].split(".")
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
-            absolute.update(alias.name.split(".")[0] for alias in node.names)
+            names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            assert node.module is not None
-            (relative if node.level else absolute).add(node.module.split(".")[0])
-    return absolute, relative
+            anchor = package[: len(package) - (node.level - 1)] if node.level else []
+            names.add(".".join([*anchor, *([node.module] if node.module else [])]))
+    return names
+
+
+def _beyond_the_standard_library(source: str, module: str, allowed: tuple[str, ...] = STDLIB_ONLY_LOCAL) -> set[str]:
+    return {
+        name for name in _imported(source, module)
+        if name.split(".")[0] not in STDLIB and not any(name == a or name.startswith(a + ".") for a in allowed)
+    }
 
 
 def test_status_module_imports_only_the_standard_library() -> None:
-    absolute, relative = _imports(RECONCILER_DIR / "status.py")
-    assert absolute <= set(sys.stdlib_module_names) | {"__future__"}, absolute
-    assert relative == {"strcase"}  # the shared kebab conversion, itself standard library only
-    helper_absolute, helper_relative = _imports(RECONCILER_DIR / "strcase.py")
-    assert helper_absolute <= set(sys.stdlib_module_names) | {"__future__"} and not helper_relative
+    for module in ("oam_operator.reconciler.status", "oam_operator.reconciler.strcase"):
+        path = PACKAGE_DIR.joinpath(*module.split(".")[1:]).with_suffix(".py")
+        assert _beyond_the_standard_library(path.read_text(encoding="utf-8"), module) == set(), module
+    for path in sorted((PACKAGE_DIR / "common").glob("*.py")):  # what status.py may use is stdlib-only itself
+        module = "oam_operator.common" if path.stem == "__init__" else f"oam_operator.common.{path.stem}"
+        assert _beyond_the_standard_library(path.read_text(encoding="utf-8"), module, allowed=()) == set(), module
+
+
+def test_the_standard_library_check_refuses_anything_else() -> None:
+    source = (
+        "import json\nfrom typing import Any\nfrom oam_operator.common.objectstatus import ObjectStatus\n"
+        "from .strcase import kebab\nfrom ..common import durations\n"
+        "import yaml\nfrom oam_operator.oam.errors import OamError\nfrom .client import ClusterClient\n"
+        "from ..persisted.inventory import InventoryItem\ndef f():\n    import kubernetes.client\n"
+    )
+    assert _beyond_the_standard_library(source, "oam_operator.reconciler.status") == {
+        "yaml", "oam_operator.oam.errors", "oam_operator.reconciler.client", "oam_operator.persisted.inventory",
+        "kubernetes.client",
+    }
+    assert _beyond_the_standard_library("from .objectstatus import ObjectStatus\n", "oam_operator.common.x",
+                                        allowed=()) == {"oam_operator.common.objectstatus"}
 
 
 def test_import_has_no_side_effects() -> None:

@@ -11,8 +11,8 @@ REPO = Path(__file__).resolve().parents[3]
 
 def _package(tmp_path: Path, files: dict[str, str]) -> Path:
     root = tmp_path / "pkg"
-    for name, text in {"__init__.py": "", "oam/__init__.py": "", "reconciler/__init__.py": "",
-                       "controller/__init__.py": "", **files}.items():
+    rooms = ("oam", "reconciler", "controller", "common", "persisted", "cli")
+    for name, text in {"__init__.py": "", **{f"{room}/__init__.py": "" for room in rooms}, **files}.items():
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
@@ -26,6 +26,11 @@ def test_a_clean_package_has_no_violation(tmp_path: Path) -> None:
         "neutral.py": "x = 1\n",
         "reconciler/r.py": "import kubernetes\nfrom pkg.neutral import x\n",
         "controller/c.py": "import kopf\nfrom ..oam import a\nfrom ..reconciler import r\n",
+        "common/text.py": "import re\nfrom dataclasses import dataclass\nfrom . import more\n",
+        "common/more.py": "from __future__ import annotations\nimport enum\n",
+        "persisted/model.py": "import pydantic\nfrom pydantic.alias_generators import to_camel\nfrom ..common import text\n",
+        "cli/main.py": "import click\nfrom . import body\nfrom pkg.controller import c\nfrom pkg.persisted import model\n",
+        "cli/body.py": "from ..oam import a\n",
     })
     assert violations(Package.read(root)) == []
 
@@ -61,6 +66,50 @@ def test_importing_a_submodule_runs_its_package_init(tmp_path: Path) -> None:
     })
     assert violations(Package.read(root)) == [
         "pkg.oam.t: oam must not reach controller (pkg.oam.t -> pkg.neutral -> pkg.controller)",
+    ]
+
+
+def test_common_reaches_the_standard_library_only(tmp_path: Path) -> None:
+    root = _package(tmp_path, {
+        "common/a.py": "import json\nfrom . import b\n",
+        "common/b.py": "def f():\n    import yaml\n",
+        "common/c.py": "from ..helpers import h\n",
+        "helpers.py": "h = 1\n",
+        "common/d.py": "from pkg.oam import t\n",
+        "oam/t.py": "",
+    })
+    assert violations(Package.read(root)) == [
+        "pkg.common.a: common must not reach yaml (pkg.common.a -> pkg.common.b imports yaml)",
+        "pkg.common.b: common must not reach yaml (pkg.common.b imports yaml)",
+        "pkg.common.c: common must not reach helpers (pkg.common.c -> pkg.helpers)",
+        "pkg.common.d: common must not reach oam (pkg.common.d -> pkg.oam)",
+    ]
+
+
+def test_persisted_reaches_only_pydantic_and_common(tmp_path: Path) -> None:
+    root = _package(tmp_path, {
+        "persisted/a.py": "import pydantic\nimport yaml\nfrom ..common import ok\n",
+        "common/ok.py": "import re\n",
+        "persisted/b.py": "from pkg.reconciler.r import x\n",
+        "reconciler/r.py": "import kubernetes\n",
+    })
+    assert violations(Package.read(root)) == [
+        "pkg.persisted.a: persisted must not reach yaml (pkg.persisted.a imports yaml)",
+        "pkg.persisted.b: persisted must not reach kubernetes (pkg.persisted.b -> pkg.reconciler.r imports kubernetes)",
+        "pkg.persisted.b: persisted must not reach reconciler (pkg.persisted.b -> pkg.reconciler.r)",
+    ]
+
+
+def test_nothing_outside_cli_imports_cli(tmp_path: Path) -> None:
+    root = _package(tmp_path, {
+        "cli/status.py": "from . import view\n",
+        "cli/view.py": "from pkg.controller import c\n",
+        "controller/c.py": "def f():\n    from ..cli.view import show\n",
+        "settings.py": "from pkg import cli\n",
+    })
+    assert violations(Package.read(root)) == [
+        "pkg.controller.c: only cli imports cli (pkg.controller.c imports pkg.cli.view)",
+        "pkg.settings: only cli imports cli (pkg.settings imports pkg.cli)",
     ]
 
 

@@ -6,7 +6,7 @@ plus the ``scaler`` and ``configmap`` traits that decorate them), ``manifests`` 
 manifests, crd), ``flux`` (helm/helmchart and oci: Flux sources and their releases),
 ``postgresql`` (a CloudNativePG cluster), ``routing`` (ingress, httproute and the ``expose``
 lowering rule), ``secrets`` (certificate, external-secret), ``storage`` (pvc, volsync),
-``policy`` (networkpolicy, cilium-networkpolicy, the traffic-source NetworkPolicy synthesis,
+``security`` (networkpolicy, cilium-networkpolicy, the traffic-source NetworkPolicy synthesis,
 rbac, security-context, prune-protection) and ``shared`` (building blocks several families use).
 
 Each type's handler class declares itself with ``@component``/``@trait``/``@trait_lowering``
@@ -20,16 +20,16 @@ from __future__ import annotations
 
 from oam_operator.oam.catalog.flux import helm, oci
 from oam_operator.oam.catalog.manifests import crd, manifests, passthrough
-from oam_operator.oam.catalog.policy import (
+from oam_operator.oam.catalog.postgresql import postgresql
+from oam_operator.oam.catalog.routing import expose, httproute, ingress
+from oam_operator.oam.catalog.secrets import certificate, external_secret
+from oam_operator.oam.catalog.security import (
     cilium_networkpolicy,
     networkpolicy,
     prune_protection,
     rbac,
     security_context,
 )
-from oam_operator.oam.catalog.postgresql import postgresql
-from oam_operator.oam.catalog.routing import expose, httproute, ingress
-from oam_operator.oam.catalog.secrets import certificate, external_secret
 from oam_operator.oam.catalog.storage import pvc, volsync
 from oam_operator.oam.catalog.workloads import configmap, cronjob, daemonset, scaler, statefulset, webservice, worker
 from oam_operator.oam.engine.registry import Registrar, register_declared

@@ -17,7 +17,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from oam_operator.dns1123 import is_dns1123_subdomain
+from oam_operator.common.dns1123 import is_dns1123_subdomain
 from oam_operator.oam.document.loader import LineIndex, load_one, parse_error
 from oam_operator.oam.errors import ParseError, ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_type_name, go_value

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from oam_operator.dns1123 import DNS1123_LABEL_MAX, dns1123_subdomain_errors, max_length_error
+from oam_operator.common.dns1123 import DNS1123_LABEL_MAX, dns1123_subdomain_errors, max_length_error
 
 _QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 # fullmatch, not ``^…$``: Python's ``$`` also matches before a trailing newline, Go's does not.

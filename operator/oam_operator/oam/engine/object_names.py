@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from oam_operator.dns1123 import DNS1123_LABEL_MAX, DNS1123_SUBDOMAIN_MAX, is_dns1123_label, is_dns1123_subdomain
+from oam_operator.common.dns1123 import DNS1123_LABEL_MAX, DNS1123_SUBDOMAIN_MAX, is_dns1123_label, is_dns1123_subdomain
 from oam_operator.oam.document.names import label_value_errors, qualified_name_errors
 from oam_operator.oam.errors import GenerationError
 from oam_operator.oam.formatting.gofmt import go_quote

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from oam_operator.dns1123 import DNS1123_SUBDOMAIN_MAX
+from oam_operator.common.dns1123 import DNS1123_SUBDOMAIN_MAX
 from oam_operator.oam.document.names import shorten_with_suffix
 from oam_operator.oam.engine.sources import GeneratedSource
 from oam_operator.oam.errors import OrderingError

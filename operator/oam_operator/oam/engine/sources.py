@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from oam_operator.dns1123 import DNS1123_SUBDOMAIN_MAX
+from oam_operator.common.dns1123 import DNS1123_SUBDOMAIN_MAX
 from oam_operator.oam.document.names import digest, shorten_with_suffix
 from oam_operator.oam.engine.handlers import ComponentConfig, SourceSpec, bind_source, source_identity
 from oam_operator.oam.errors import OrderingError

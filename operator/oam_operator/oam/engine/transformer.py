@@ -19,8 +19,8 @@ import copy
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from oam_operator.dns1123 import dns1123_subdomain_errors
-from oam_operator.oam.catalog.policy.traffic_sources import NetpolComponent, synthesize_network_policies
+from oam_operator.common.dns1123 import dns1123_subdomain_errors
+from oam_operator.oam.catalog.security.traffic_sources import NetpolComponent, synthesize_network_policies
 from oam_operator.oam.document.document import (
     COMPONENT_TYPES,
     TRAIT_TYPES,

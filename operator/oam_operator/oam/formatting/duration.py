@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from oam_operator.durations import DurationMessages, parse_go_duration_ns
+from oam_operator.common.durations import DurationMessages, parse_go_duration_ns
 from oam_operator.oam.errors import GenerationError, ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_value
 

@@ -190,7 +190,7 @@ def test_names() -> None:
 
 
 def test_kubernetes_name_check_texts() -> None:
-    from oam_operator.dns1123 import dns1123_label_errors, dns1123_subdomain_errors
+    from oam_operator.common.dns1123 import dns1123_label_errors, dns1123_subdomain_errors
 
     assert dns1123_subdomain_errors("ok.example") == []
     assert dns1123_subdomain_errors("A" * 254) == [

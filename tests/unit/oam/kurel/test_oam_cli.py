@@ -187,7 +187,7 @@ def test_schema_command(tmp_path: Path) -> None:
     assert code == 0
     index = json.loads(out)
     assert sorted(index) == ["components", "policies", "traits"]
-    # The transform's two plus the operator's own (operator/oam_operator/apppolicies).
+    # The transform's two plus the operator's own (operator/oam_operator/operatorpolicies).
     assert sorted(index["policies"]) == ["app-dependency", "dependency", "health-checks", "placement", "reconciliation"]
     assert sorted(index["components"]) == new_builtin_transformer().component_types()
     assert sorted(index["traits"]) == new_builtin_transformer().trait_types()

@@ -29,7 +29,6 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from oam_operator.oam.catalog.policy.traffic_sources import RouteBackend, RouteFacts, RouteObjects
 from oam_operator.oam.catalog.routing.backends import (
     ServiceTarget,
     annotations_schema,
@@ -39,6 +38,7 @@ from oam_operator.oam.catalog.routing.backends import (
     service_target,
 )
 from oam_operator.oam.catalog.routing.route_filters import check_filter, check_timeouts
+from oam_operator.oam.catalog.security.traffic_sources import RouteBackend, RouteFacts, RouteObjects
 from oam_operator.oam.catalog.shared.trait_kit import (
     app_labels,
     metadata,

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from oam_operator.oam.catalog.policy.traffic_sources import RouteBackend, RouteFacts, RouteObjects
 from oam_operator.oam.catalog.routing.backends import (
     ServiceTarget,
     annotations_schema,
@@ -30,6 +29,7 @@ from oam_operator.oam.catalog.routing.backends import (
     service_schema,
     service_target,
 )
+from oam_operator.oam.catalog.security.traffic_sources import RouteBackend, RouteFacts, RouteObjects
 from oam_operator.oam.catalog.shared.trait_kit import (
     app_labels,
     metadata,

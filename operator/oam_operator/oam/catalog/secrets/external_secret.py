@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from oam_operator.dns1123 import dns1123_label_errors
+from oam_operator.common.dns1123 import dns1123_label_errors
 from oam_operator.oam.catalog.secrets.envvar_names import env_var_name_errors
 from oam_operator.oam.catalog.secrets.es_data import (
     COMBINED,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from oam_operator.dns1123 import dns1123_subdomain_errors
+from oam_operator.common.dns1123 import dns1123_subdomain_errors
 from oam_operator.oam.errors import ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_type_name, go_value
 from oam_operator.oam.formatting.quantity import QuantityError, canonical_quantity

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from oam_operator.dns1123 import dns1123_label_errors, dns1123_subdomain_errors
+from oam_operator.common.dns1123 import dns1123_label_errors, dns1123_subdomain_errors
 from oam_operator.oam.catalog.workloads.values import ABSENT
 from oam_operator.oam.errors import GenerationError, ValidationError
 from oam_operator.oam.formatting.gofmt import go_quote, go_type_name, go_value

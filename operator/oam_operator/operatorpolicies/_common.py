@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from oam_operator.dns1123 import dns1123_label_errors
-from oam_operator.durations import CRD_DURATION_PATTERN, format_seconds, parse_go_duration
+from oam_operator.common.dns1123 import dns1123_label_errors
+from oam_operator.common.durations import CRD_DURATION_PATTERN, format_seconds, parse_go_duration
 from oam_operator.oam.errors import PolicyError
 from oam_operator.oam.formatting.gofmt import go_quote
 

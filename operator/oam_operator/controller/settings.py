@@ -7,7 +7,7 @@ rules are few, and every invalid value must become one line naming the flag (``S
 
 Decisions where the spec is silent:
 
-- durations use Go's syntax (``durations.py``) and keep their authored text (messages print
+- durations use Go's syntax (``common/durations.py``) and keep their authored text (messages print
   ``10m`` as written); ``--default-interval`` and ``--default-timeout`` obey the CRD minimums
   (30s, 10s) because they stand in for ``spec.interval``/``spec.timeout``; ``--reapply-interval``
   may be ``0`` (re-apply on every pass) but not negative;
@@ -57,10 +57,10 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 
-from .dns1123 import DNS1123_LABEL_MAX, DNS1123_SUBDOMAIN_MAX, is_dns1123_label, is_dns1123_subdomain
-from .durations import format_seconds, parse_go_duration
-from .oam.remote.addresses import parse_networks
-from .persisted.policies import AdoptionPolicy, UpdatePolicy
+from oam_operator.common.dns1123 import DNS1123_LABEL_MAX, DNS1123_SUBDOMAIN_MAX, is_dns1123_label, is_dns1123_subdomain
+from oam_operator.common.durations import format_seconds, parse_go_duration
+from oam_operator.oam.remote.addresses import parse_networks
+from oam_operator.persisted.objectpolicies import AdoptionPolicy, UpdatePolicy
 
 __all__ = [
     "DESCRIPTIONS",
@@ -312,7 +312,7 @@ class Settings(BaseModel):
     use_operator_identity: Annotated[bool, BeforeValidator(_boolean)] = False
     allow_cluster_scoped_objects: Annotated[bool, BeforeValidator(_boolean)] = False
     allow_cross_namespace_objects: Annotated[bool, BeforeValidator(_boolean)] = False
-    #: app-dependency and health-checks policies may name another namespace (apppolicies/resolve.py)
+    #: app-dependency and health-checks policies may name another namespace (operatorpolicies/resolve.py)
     allow_cross_namespace_dependencies: Annotated[bool, BeforeValidator(_boolean)] = False
     dependent_events: Annotated[bool, BeforeValidator(_boolean)] = False
     readiness_watch: Annotated[bool, BeforeValidator(_boolean)] = True

@@ -1,4 +1,5 @@
-"""Rules attached to a component's objects: network, access, security and pruning.
+"""Rules that guard a component: who may reach it, what it may do, how its pods run, and that its
+objects outlive a prune.
 
 Traits: ``networkpolicy``, ``cilium-networkpolicy``, ``rbac``, ``security-context``,
 ``prune-protection``. ``traffic_sources`` synthesises the traffic-source NetworkPolicies the

@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
-from oam_operator.apppolicies import (
+from oam_operator.oam import OamError, TransformContext, Transformer, application_from_object, new_builtin_transformer
+from oam_operator.oam.policies.result import PolicyResult
+from oam_operator.operatorpolicies import (
     AppRef,
     OperatorPolicies,
     ReconciliationSettings,
@@ -19,8 +21,6 @@ from oam_operator.apppolicies import (
     read_operator_policies,
     register_operator_policies,
 )
-from oam_operator.oam import OamError, TransformContext, Transformer, application_from_object, new_builtin_transformer
-from oam_operator.oam.policies.result import PolicyResult
 
 SCHEMA = 'policy "hc" (type "health-checks"): properties.'
 HINT = (
@@ -141,8 +141,8 @@ def test_app_dependency_refusals(properties: dict[str, Any], message: str | None
 
 def test_a_refused_app_dependency_records_nothing() -> None:
     result = PolicyResult()
-    from oam_operator.apppolicies import AppDependencyPolicy
     from oam_operator.oam import ApplicationPolicy
+    from oam_operator.operatorpolicies import AppDependencyPolicy
 
     handler = AppDependencyPolicy()
     with pytest.raises(OamError):
@@ -254,7 +254,7 @@ def test_the_package_is_pure() -> None:
     import sys
 
     code = (
-        "import sys, oam_operator.apppolicies\n"
+        "import sys, oam_operator.operatorpolicies\n"
         "bad = [m for m in sys.modules if m.split('.')[0] in ('kopf', 'kubernetes', 'urllib3')"
         " or m.startswith(('oam_operator.controller', 'oam_operator.reconciler'))]\n"
         "print(','.join(sorted(bad)))"

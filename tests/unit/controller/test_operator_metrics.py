@@ -11,7 +11,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from oam_operator import __version__
 from oam_operator.api import State
-from oam_operator.metrics import RECONCILE_BUCKETS, TRANSFORM_BUCKETS, OperatorMetrics, reconcile_result
+from oam_operator.controller.metrics import RECONCILE_BUCKETS, TRANSFORM_BUCKETS, OperatorMetrics, reconcile_result
 
 # name (without the _total suffix of counters) → (type, label names)
 EXPECTED = {

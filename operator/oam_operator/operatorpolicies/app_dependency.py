@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from oam_operator.dns1123 import dns1123_subdomain_errors
+from oam_operator.common.dns1123 import dns1123_subdomain_errors
 from oam_operator.oam.document.document import ApplicationPolicy
 from oam_operator.oam.document.schema import PropertySchema
 from oam_operator.oam.engine.handlers import BuiltinType, Schema

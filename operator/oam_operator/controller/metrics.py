@@ -25,8 +25,8 @@ from prometheus_client import (
     start_http_server,
 )
 
-from . import __version__
-from .api.conditions import State
+from oam_operator import __version__
+from oam_operator.api.conditions import State
 
 __all__ = [
     "BRANCHES",

@@ -68,7 +68,7 @@ def unified(live: Mapping[str, Any], desired: Mapping[str, Any], label: str) -> 
 def _load_target(target: str, namespace: str | None, conn: Any) -> tuple[dict[str, Any], str]:
     import yaml
 
-    from .kubeclient import get_application
+    from oam_operator.cli.kubeclient import get_application
 
     if os.path.isfile(target):
         try:
@@ -87,7 +87,7 @@ def _load_target(target: str, namespace: str | None, conn: Any) -> tuple[dict[st
 
 
 def _live_application(conn: Any, namespace: str, name: str) -> dict[str, Any] | None:
-    from .kubeclient import ApiFailure, get_application
+    from oam_operator.cli.kubeclient import ApiFailure, get_application
 
     try:
         return get_application(conn, namespace, name)
@@ -103,13 +103,13 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str) -> 
     from oam_operator.controller.composition import OperatorTransform
     from oam_operator.controller.digest import component_digest
     from oam_operator.controller.inventorycodec import read_inventory
+    from oam_operator.controller.settings import Settings
     from oam_operator.controller.tenancy import IdentityRule
     from oam_operator.reconciler.client import APPLY_PATCH, ClusterClient
     from oam_operator.reconciler.errors import ApiError, ReconcilerError
     from oam_operator.reconciler.options import ReconcilerOptions
     from oam_operator.reconciler.ratelimit import RateLimiter
     from oam_operator.reconciler.reconciler import Reconciler
-    from oam_operator.settings import Settings
 
     body, ns = _load_target(target, namespace, conn)
     name = str((body.get("metadata") or {}).get("name") or "")
@@ -208,7 +208,7 @@ def render(waves: list[WavePlan], prunes: list[str]) -> str:
 
 
 def run_diff(target: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str) -> int:
-    from .kubeclient import ApiFailure, connect
+    from oam_operator.cli.kubeclient import ApiFailure, connect
 
     try:
         conn = connect(kubeconfig, context)

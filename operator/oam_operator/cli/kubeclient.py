@@ -35,7 +35,7 @@ from typing import Any, cast
 import urllib3
 from kubernetes import client, config
 
-from . import __version__
+from oam_operator import __version__
 
 __all__ = [
     "GROUP",

@@ -46,8 +46,8 @@ from typing import Any
 import click
 
 from oam_operator.api.compact_inventory import CompactInventoryError, read_status_inventory
-
-from .reconciler.priorities import apply_priority
+from oam_operator.api.conditions import ready_condition
+from oam_operator.reconciler.priorities import apply_priority
 
 __all__ = [
     "DEFAULT_DOMAIN",
@@ -238,7 +238,7 @@ def build_view(app: Mapping[str, Any], domain: str = DEFAULT_DOMAIN) -> StatusVi
     metadata = _mapping(app.get("metadata"))
     status = _mapping(app.get("status"))
     conditions = _mappings(status.get("conditions"))
-    ready = next((c for c in conditions if c.get("type") == "Ready"), None)
+    ready = ready_condition({"conditions": conditions})
     items = [_item(raw) for raw in _mappings(_inventory(status))]
     raw_bundles = _mappings(status.get("bundles"))
     bundle_waves = [_waves(raw.get("waves")) for raw in raw_bundles]

@@ -1,6 +1,6 @@
 """Bodies of ``oam-operator status`` and ``oam-operator reconcile`` (docs/operator.md#the-command-line).
 
-``cli.py`` declares only their options, so concurrent edits of the other commands never touch
+``commands.py`` declares only their options, so concurrent edits of the other commands never touch
 this logic. Each body returns the process exit code; a failure prints ``Error: <message>`` on
 stderr (texts in ``kubeclient``) and returns 1.
 
@@ -36,9 +36,7 @@ from typing import TYPE_CHECKING
 import click
 
 from oam_operator.api.compact_inventory import CompactInventoryError, read_status_inventory
-
-from .durations import parse_go_duration
-from .statusview import (
+from oam_operator.cli.statusview import (
     EXIT_FAILURE,
     EXIT_READY,
     StatusView,
@@ -49,9 +47,10 @@ from .statusview import (
     render_text,
     wait_for,
 )
+from oam_operator.common.durations import parse_go_duration
 
 if TYPE_CHECKING:
-    from .kubeclient import Connection
+    from oam_operator.cli.kubeclient import Connection
 
 __all__ = ["check_timeout", "requested_at_value", "run_reconcile", "run_status", "run_suspend"]
 
@@ -73,7 +72,7 @@ def _error(message: str) -> int:
 
 
 def _connect(kubeconfig: str | None, context: str | None) -> Connection:
-    from .kubeclient import connect
+    from oam_operator.cli.kubeclient import connect
 
     return connect(kubeconfig, context)
 
@@ -90,7 +89,7 @@ def run_status(
     domain: str,
 ) -> int:
     """Print the Application's state; 0 when Ready, 3 when not, 1 on failure."""
-    from .kubeclient import ApiFailure, get_application
+    from oam_operator.cli.kubeclient import ApiFailure, get_application
 
     try:
         conn = _connect(kubeconfig, context)
@@ -161,7 +160,7 @@ def run_reconcile(
 
     With ``wait``: 0 once the request is handled and the Application Ready, 3 on Error or timeout.
     """
-    from .kubeclient import ApiFailure, annotate_application, get_application
+    from oam_operator.cli.kubeclient import ApiFailure, annotate_application, get_application
 
     try:
         conn = _connect(kubeconfig, context)
@@ -205,7 +204,7 @@ def run_suspend(
     name: str, namespace: str | None, kubeconfig: str | None, context: str | None, suspend: bool
 ) -> int:
     """Set (``suspend``) or clear ``spec.suspend``; 0 on success, 1 on failure."""
-    from .kubeclient import ApiFailure, patch_application
+    from oam_operator.cli.kubeclient import ApiFailure, patch_application
 
     try:
         conn = _connect(kubeconfig, context)

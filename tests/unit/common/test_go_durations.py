@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from oam_operator.durations import CRD_DURATION_PATTERN, format_seconds, parse_go_duration, parse_go_duration_ns
+from oam_operator.common.durations import CRD_DURATION_PATTERN, format_seconds, parse_go_duration, parse_go_duration_ns
 
 S = 1_000_000_000
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from oam_operator.apppolicies import AppGraph, AppRef, cycle_message, node_from_object, waiting_message
-from oam_operator.apppolicies.graph import DependencyState, dependants_message
+from oam_operator.operatorpolicies import AppGraph, AppRef, cycle_message, node_from_object, waiting_message
+from oam_operator.operatorpolicies.graph import DependencyState, dependants_message
 
 
 def app(name: str, *deps: str, namespace: str = "shop", state: str = "", generation: int = 1,

@@ -1,0 +1,153 @@
+"""Body of ``oam-operator build``: an Application document to its objects, offline.
+
+Everything it needs from the transform is imported inside the functions, so the command loads
+only what ``build`` uses (``tests/unit/cli/test_cli_startup.py``).
+"""
+
+from __future__ import annotations
+
+import click
+
+from oam_operator.cli.errors import fail
+
+__all__ = ["run_build"]
+
+
+def _read_file(path: str, what: str) -> str:
+    """A file's text; failures read like Go's ``os.ReadFile`` errors, prefixed as kurel does."""
+    from oam_operator.oam.formatting.gofmt import go_quote
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except IsADirectoryError:
+        cause = f"read {path}: is a directory"
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        cause = f"open {path}: {reason[:1].lower()}{reason[1:]}"
+    except UnicodeDecodeError:
+        cause = f"read {path}: invalid UTF-8"
+    fail(f"reading {what} file {go_quote(path)}: {cause}")
+
+
+def _apply_package(package_path: str, values_path: str | None, set_values: tuple[str, ...], text: str) -> str:
+    """Resolve the kurel package's parameters and substitute them in the application text
+    (docs/transform.md#package-parameters)."""
+    from oam_operator.oam.document.params import parse_package, parse_set, parse_values, resolve_parameters, substitute
+    from oam_operator.oam.errors import OamError
+    from oam_operator.oam.formatting.gofmt import go_quote
+
+    try:
+        package = parse_package(_read_file(package_path, "package"))
+    except OamError as exc:
+        fail(f"parsing package file {go_quote(package_path)}: {exc}")
+    supplied = parse_values(_read_file(values_path, "values"), values_path) if values_path is not None else {}
+    supplied.update(parse_set(set_values))
+    try:
+        return substitute(text, package, resolve_parameters(package, supplied))
+    except OamError as exc:
+        fail(f"resolving parameters: {exc}")
+
+
+def run_build(
+    file: str,
+    profile_path: str | None,
+    namespace: str | None,
+    domain: str | None,
+    component_label: bool,
+    tree: bool,
+    output_dir: str | None,
+    values_path: str | None = None,
+    set_values: tuple[str, ...] = (),
+    operator_policies: bool = False,
+    output_format: str = "yaml",
+) -> None:
+    """``oam-operator build`` (docs/transform.md#order-of-validation, docs/transform.md#errors-printed-by-build,
+    docs/transform.md#printing-the-tree, docs/transform.md#output-stream-and-object-content).
+
+    By default the operator's own policy types are refused exactly as kurel refuses them (no
+    handler); ``operator_policies`` registers the operator's handlers, which validate them
+    offline. They generate no objects, and the checks that need the cluster (cross-namespace
+    references, conflicts with ``spec.interval``/``spec.timeout``) are the operator's.
+    ``-o json`` prints the same objects as a ``v1`` ``List`` (the tree as one JSON document),
+    keys sorted like the YAML.
+    """
+    import json
+    import os
+
+    from oam_operator.oam import (
+        GenerationError,
+        OamError,
+        dump_objects,
+        parse_application,
+        parse_cluster_profile,
+        tree_document,
+    )
+    from oam_operator.oam.document.params import missing_package_error
+    from oam_operator.oam.engine.release_order import release_order
+    from oam_operator.oam.formatting.gofmt import go_quote
+    from oam_operator.oam.formatting.serialize import dump_document
+    from oam_operator.oam.pipeline import ProfileNotEvaluated, build_pipeline
+
+    app_path = os.path.join(file, "app.yaml") if os.path.isdir(file) else file
+    app_dir = os.path.dirname(app_path) or "."
+    package = os.path.join(app_dir, "kurel.yaml")
+    has_package = os.path.exists(package)
+    if (values_path is not None or set_values) and not has_package:
+        raise missing_package_error(app_dir)
+    text = _read_file(app_path, "application")
+    if has_package:
+        text = _apply_package(package, values_path, set_values, text)
+    pipeline = build_pipeline()
+    transformer = pipeline.transformer
+    if operator_policies:
+        from oam_operator.operatorpolicies import register_operator_policies
+
+        register_operator_policies(transformer)
+    try:
+        app = parse_application(
+            text, component_types=transformer.component_types(), trait_types=transformer.trait_types()
+        )
+    except OamError as exc:
+        fail(f"parsing application file {go_quote(app_path)}: {exc}")
+    profile = None
+    if profile_path is not None:
+        profile_text = _read_file(profile_path, "profile")
+        try:
+            profile = parse_cluster_profile(profile_text)
+        except OamError as exc:
+            fail(f"parsing profile file {go_quote(profile_path)}: {exc}")
+    try:
+        result = pipeline.transform(app, profile=profile, namespace=namespace, domain=domain,
+                                    component_label=component_label)
+    except ProfileNotEvaluated as exc:
+        fail(f"evaluating profile {go_quote(str(profile_path))}: {exc.cause}")
+    except GenerationError as exc:
+        fail(f"generating manifests: {exc}")
+    except OamError as exc:
+        fail(f"transforming application: {exc}")
+    as_json = output_format == "json"
+    if tree:
+        document = tree_document(result.cluster)
+        output = json.dumps(document, indent=2, sort_keys=True) + "\n" if as_json else dump_document(document)
+    else:
+        objects = release_order(result, app.components, domain or app.default_domain)
+        if not objects:
+            click.echo("warning: no resources generated", err=True)
+            return
+        if as_json:
+            listing = {"apiVersion": "v1", "kind": "List", "items": list(objects), "metadata": {}}
+            output = json.dumps(listing, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        else:
+            output = dump_objects(objects)
+    if output_dir is None:
+        click.echo(output, nl=False)
+        return
+    target = os.path.join(output_dir, f"{app.metadata.name}.{output_format}")
+    try:
+        os.makedirs(output_dir, exist_ok=True)
+        with open(target, "w", encoding="utf-8") as handle:
+            handle.write(output)
+    except OSError as exc:
+        fail(f"writing {go_quote(target)}: {exc.strerror or exc}")
+

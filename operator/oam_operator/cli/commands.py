@@ -1,0 +1,280 @@
+"""The command-line surface: the ``oam-operator`` click group and every command's options.
+
+A command's body lives in a module of its own (``build``, ``schema``, ``status``, ``diff``), imported
+when the command runs; ``run``'s settings options are built on first use. Only ``crd`` and ``run``,
+a few lines each, are written here.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+import click
+
+from oam_operator import __version__
+from oam_operator.cli.errors import fail, guarded
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="oam-operator")
+def main() -> None:
+    """oam-operator: deploy OAM-style Applications onto Kubernetes in ordered waves."""
+
+
+@main.command()
+@click.argument("file")
+@click.option("--profile", "profile_path", metavar="FILE", help="ClusterProfile document (capabilities).")
+@click.option("-n", "--namespace", metavar="NS", help="Namespace of the generated objects.")
+@click.option("--domain", metavar="D", help="Domain of the tier annotation and the component label.")
+@click.option("--no-component-label", is_flag=True, help="Do not stamp <domain>/component labels.")
+@click.option("--tree", is_flag=True, help="Print the bundle tree instead of the objects.")
+@click.option("-o", "--output", "output_format", default="yaml", show_default=True, metavar="yaml|json",
+              callback=lambda ctx, param, value: _check_output_format(value),
+              help="Output format: yaml (a --- stream, like kurel) or json (a List).")
+@click.option("--output-dir", metavar="DIR", help="Write <DIR>/<application>.<format> instead of stdout.")
+@click.option("--values", "values_path", metavar="FILE", help="Package parameter values (YAML mapping).")
+@click.option("--set", "set_values", metavar="K=V", multiple=True, help="Package parameter value (repeatable).")
+@click.option("--operator-policies", is_flag=True,
+              help="Validate the operator's own policy types (app-dependency, reconciliation, health-checks) "
+              "instead of refusing them.")
+def build(
+    file: str,
+    profile_path: str | None,
+    namespace: str | None,
+    domain: str | None,
+    no_component_label: bool,
+    tree: bool,
+    output_format: str,
+    output_dir: str | None,
+    values_path: str | None,
+    set_values: tuple[str, ...],
+    operator_policies: bool,
+) -> None:
+    """Print the objects an Application generates (offline)."""
+    from oam_operator.cli.build import run_build
+
+    guarded(
+        lambda: run_build(
+            file, profile_path, namespace, domain, not no_component_label, tree, output_dir, values_path, set_values,
+            operator_policies, output_format,
+        )
+    )
+
+
+def _check_output_format(value: str) -> str:
+    """``-o`` is the output format, as in kubectl; the old ``-o DIR`` of kurel is refused with a hint
+    rather than silently creating a directory named like a format (issue 14)."""
+    if value in ("yaml", "json"):
+        return value
+    raise click.BadParameter(
+        f"{value!r} is not an output format (yaml or json); to write files into a directory use --output-dir {value}"
+    )
+
+
+def _default_text(value: object) -> str:
+    """A setting's default as ``run --help`` shows it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None or value == () or value == "":
+        return '""' if value == "" else "none"
+    if isinstance(value, tuple):
+        return ",".join(map(str, value))
+    return str(getattr(value, "value", value))
+
+
+def settings_params() -> list[click.Parameter]:
+    """One option per setting (docs/operator.md#settings): its meaning, default and environment variable.
+
+    Values reach ``Settings.from_sources`` unparsed, so a flag and its variable are validated alike.
+    """
+    from oam_operator.controller.settings import Settings, env_var, flag_name
+
+    params: list[click.Parameter] = []
+    for name, info in Settings.model_fields.items():
+        flag = flag_name(name)
+        help_text = f"{Settings.describe(name)} [default: {_default_text(info.default)}; env {env_var(name)}]"
+        if info.annotation is bool or str(info.annotation).startswith("typing.Annotated[bool"):
+            params.append(click.Option([f"{flag}/--no-{flag[2:]}", name], default=None, help=help_text))
+        elif name == "namespaces":
+            params.append(click.Option([flag, name], multiple=True, metavar="NS", help=help_text))
+        else:
+            params.append(click.Option([flag, name], default=None, metavar="VALUE", help=help_text))
+    return params
+
+
+class _SettingsCommand(click.Command):
+    """``run``: its settings options are built on first use (parsing or ``run --help``).
+
+    Building them imports pydantic and the models (about a second on a loaded machine); other
+    commands and ``oam-operator --help`` never pay for it.
+    """
+
+    _settings_added = False
+
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        if not self._settings_added:
+            self.params.extend(settings_params())
+            self._settings_added = True
+        return super().get_params(ctx)
+
+
+@main.command(cls=_SettingsCommand)
+@click.option("--kubeconfig", metavar="FILE", help="kubeconfig to use (default: in-cluster, else $KUBECONFIG).")
+def run(kubeconfig: str | None, **flags: object) -> None:
+    """Run the operator."""
+    import os
+
+    from oam_operator.controller.main import run_operator
+    from oam_operator.controller.settings import Settings, SettingsError
+
+    try:
+        settings = Settings.from_sources(flags, os.environ)
+    except SettingsError as error:
+        fail(str(error))
+    combination = settings.combination_error()
+    if combination is not None:
+        fail(str(combination))
+    if kubeconfig:
+        os.environ["KUBECONFIG"] = kubeconfig  # kopf's login reads it
+    run_operator(settings, kubeconfig)
+
+
+@main.command()
+@click.argument("family", required=False)
+@click.argument("type_name", metavar="[TYPE]", required=False)
+@click.option("-o", "--output", "output_format", type=click.Choice(["json", "yaml"]), default="json", show_default=True)
+def schema(family: str | None, type_name: str | None, output_format: str) -> None:
+    """Print the property schemas and contracts of the built-in types (FAMILY: component|trait|policy)."""
+    from oam_operator.cli.schema import run_schema
+
+    guarded(lambda: run_schema(family, type_name, output_format))
+
+
+@main.command()
+@click.option(
+    "--output-dir",
+    metavar="DIR",
+    type=click.Path(file_okay=False, dir_okay=True),
+    default=None,
+    help="Write one file per CRD into DIR (created if missing) instead of printing them.",
+)
+def crd(output_dir: str | None) -> None:
+    """Print the CRD manifests (identical to crds/), or write one file per CRD."""
+    from pathlib import Path
+
+    from oam_operator.api.crd import render_all, write_crds
+
+    if output_dir is None:
+        click.echo(render_all(), nl=False)
+        return
+    try:
+        written = write_crds(Path(output_dir))
+    except OSError as error:
+        fail(f"cannot write the CRDs to {output_dir}: {error.strerror or error}")
+    for path in written:
+        click.echo(f"wrote {path}", err=True)
+
+
+def _cluster_options(command: Callable[..., None]) -> Callable[..., None]:
+    """Options shared by ``status`` and ``reconcile`` (kubeconfig, context, namespace, domain)."""
+    for option in reversed(
+        [
+            click.option("-n", "--namespace", metavar="NS", help="Namespace (default: the context's, else default)."),
+            click.option("--kubeconfig", metavar="FILE", help="Kubeconfig (default: $KUBECONFIG, ~/.kube/config)."),
+            click.option("--context", metavar="CTX", help="Kubeconfig context (default: the current one)."),
+            click.option("--domain", metavar="D", default="oam-operator.dev", show_default=True,
+                          envvar="OAM_OPERATOR_DOMAIN", help="The operator's domain (annotation prefix)."),
+        ]
+    ):
+        command = option(command)
+    return command
+
+
+def _check_timeout(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    from oam_operator.cli.status import check_timeout
+
+    return check_timeout(ctx, param, value)
+
+
+@main.command()
+@click.argument("name")
+@_cluster_options
+@click.option("--tree", is_flag=True, help="List every bundle's objects with phase and status.")
+@click.option("-o", "--output", type=click.Choice(["text", "json", "inventory"]), default="text", show_default=True,
+              help="inventory: the inventory as JSON in component-operator-runtime's shape.")
+@click.option("--wait", is_flag=True, help="Poll until Ready (exit 0), Error or the timeout (exit 3).")
+@click.option("--timeout", default="5m", show_default=True, metavar="DURATION", callback=_check_timeout,
+              help="Bound of --wait, e.g. 90s, 5m.")
+def status(
+    name: str,
+    namespace: str | None,
+    kubeconfig: str | None,
+    context: str | None,
+    domain: str,
+    tree: bool,
+    output: str,
+    wait: bool,
+    timeout: str,
+) -> None:
+    """Print an Application's state and bundle tree (exit 0 Ready, 3 not Ready, 1 failure)."""
+    from oam_operator.cli.status import run_status
+
+    guarded(lambda: sys.exit(run_status(name, namespace, tree, output, wait, timeout, kubeconfig, context, domain)))
+
+
+@main.command()
+@click.argument("name")
+@_cluster_options
+@click.option("--wait", is_flag=True, help="Wait until the operator handled the request; print the outcome.")
+@click.option("--timeout", default="5m", show_default=True, metavar="DURATION", callback=_check_timeout,
+              help="Bound of --wait, e.g. 90s, 5m.")
+def reconcile(
+    name: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str, wait: bool,
+    timeout: str,
+) -> None:
+    """Request an immediate reconcile of an Application (sets <domain>/requested-at).
+
+    With --wait: exit 0 once handled and Ready, 3 on Error or timeout, 1 on failure.
+    """
+    from oam_operator.cli.status import run_reconcile
+
+    guarded(lambda: sys.exit(run_reconcile(name, namespace, kubeconfig, context, domain, wait, timeout)))
+
+
+@main.command()
+@click.argument("name")
+@_cluster_options
+def suspend(name: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str) -> None:
+    """Suspend an Application's reconciliation (sets spec.suspend: true)."""
+    from oam_operator.cli.status import run_suspend
+
+    guarded(lambda: sys.exit(run_suspend(name, namespace, kubeconfig, context, True)))
+
+
+@main.command()
+@click.argument("name")
+@_cluster_options
+def resume(name: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str) -> None:
+    """Resume a suspended Application (sets spec.suspend: false)."""
+    from oam_operator.cli.status import run_suspend
+
+    guarded(lambda: sys.exit(run_suspend(name, namespace, kubeconfig, context, False)))
+
+
+@main.command()
+@click.argument("target", metavar="FILE|NAME")
+@_cluster_options
+def diff(target: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str) -> None:
+    """Show what applying an Application would change: per wave, creates, changes and prunes.
+
+    Server-side dry-run of exactly what the operator sends. Exit 0 no changes, 1 changes, 2 error.
+    """
+    from oam_operator.cli.diff import EXIT_ERROR, run_diff
+
+    try:
+        code = run_diff(target, namespace, kubeconfig, context, domain)
+    except Exception as exc:
+        click.echo(f"Error: internal error: {type(exc).__name__}: {exc}", err=True)
+        code = EXIT_ERROR
+    sys.exit(code)
