@@ -131,6 +131,7 @@ class FakeReconciler:
     deleted: bool = False
     client: _Client = field(default_factory=_Client)
     calls: list[str] = field(default_factory=list)
+    inventories: list[list[InventoryItem]] = field(default_factory=list)  # copies as each apply() got them
 
     def apply(self, inventory: list[InventoryItem], objects: list[dict[str, Any]], namespace: str,
               owner_id: str, digest: str, *, checkpoint: Checkpoint | None = None) -> bool:
@@ -138,6 +139,7 @@ class FakeReconciler:
         copies), and take their final phase only after it returned, as in the reconciler's
         in-call checkpoint."""
         self.calls.append("apply")
+        self.inventories.append([item.model_copy(deep=True) for item in inventory])
         known = {item.identity() for item in inventory}
         added: list[tuple[InventoryItem, Phase, str]] = []
         for obj in objects:

@@ -107,6 +107,13 @@ def _duration_rule(minimum: str, message: str) -> dict[str, Any]:
     return {"x-kubernetes-validations": [{"rule": f"duration(self) >= duration('{minimum}')", "message": message}]}
 
 
+class DriftPolicy(StrEnum):
+    """What the operator does with drift of its objects (docs/operator.md#drift)."""
+
+    CORRECT = "Correct"
+    REPORT = "Report"
+
+
 class ApplicationSpec(ApiModel):
     """Desired state of the Application: its components, policies and how the operator applies them."""
 
@@ -164,6 +171,12 @@ class ApplicationSpec(ApiModel):
         default=None,
         description="Default update policy of the objects (Replace, SsaMerge, SsaOverride or Recreate); unset "
         "for the operator's default.",
+    )
+    drift: DriftPolicy | None = Field(
+        default=None,
+        description="What the operator does when another field manager changes a field the Application sets, "
+        "or deletes one of its objects: Correct (re-apply within seconds; the default when unset) or Report "
+        "(leave the change and show it in status.drift).",
     )
     delete_policy: ApplicationDeletePolicy = Field(
         default=ApplicationDeletePolicy.DELETE,
@@ -235,6 +248,26 @@ class DependencyStatus(ApiModel):
     ready: bool = Field(description="Ready at its current generation.")
 
 
+class DriftStatus(ApiModel):
+    """An object of the Application another field manager changed or deleted, as the last pass saw it."""
+
+    api_version: str = Field(description="apiVersion of the object.")
+    kind: str = Field(description="Kind of the object.")
+    namespace: str | None = Field(default=None, description="Namespace of the object; absent if cluster-scoped.")
+    name: str = Field(description="Name of the object.")
+    fields: list[str] | None = Field(
+        default=None,
+        description="Paths of the fields the Application sets that another manager took "
+        "(spec.template.spec.containers[name=web].image); absent when the object was deleted.",
+    )
+    deleted: bool | None = Field(default=None, description="True when the object was deleted (it is re-created).")
+    held_until: Timestamp | None = Field(
+        default=None,
+        description="Set while correction waits: the object kept drifting right after each correction "
+        "(a fight with another controller); corrected again after this time.",
+    )
+
+
 class CompactInventory(ApiModel):
     """The inventory, compactly (``oam_operator.api.compact_inventory``); ``oam-operator status NAME
     -o inventory`` prints it in component-operator-runtime's shape."""
@@ -264,7 +297,8 @@ class ApplicationStatus(ApiModel):
     )
     conditions: list[Condition] | None = Field(
         default=None,
-        description="Conditions Ready (always), Reconciling and Stalled (only while True), kstatus-compatible.",
+        description="Conditions Ready (always), Reconciling, Stalled and Drifted (only while True), "
+        "kstatus-compatible.",
         json_schema_extra={"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"]},
     )
     summary: str | None = Field(
@@ -308,6 +342,11 @@ class ApplicationStatus(ApiModel):
         default=None,
         description="Applications this one depends on (app-dependency policies) and their states, in policy "
         "order; absent when it depends on none.",
+    )
+    drift: list[DriftStatus] | None = Field(
+        default=None,
+        description="Objects that drifted and are not corrected (spec.drift Report, or correction held back); "
+        "absent when none.",
     )
 
 

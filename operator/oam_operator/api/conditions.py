@@ -67,6 +67,8 @@ class Reason(StrEnum):
     DELETION_BLOCKED = "DeletionBlocked"
     DEPENDENCIES_NOT_READY = "DependenciesNotReady"
     DEPENDENCY_CYCLE = "DependencyCycle"
+    DRIFT_DETECTED = "DriftDetected"  # of the Drifted condition
+    DRIFT_FLAPPING = "DriftFlapping"  # of the Drifted condition
 
 
 class ConditionStatus(StrEnum):
@@ -83,6 +85,7 @@ class ConditionType(StrEnum):
     READY = "Ready"
     RECONCILING = "Reconciling"
     STALLED = "Stalled"
+    DRIFTED = "Drifted"
 
 
 CONDITION_TYPES = tuple(ConditionType)
@@ -155,19 +158,24 @@ def conditions_for(
     generation: int,
     now: datetime,
     previous: Sequence[Condition] | None = None,
+    drifted: tuple[str, str] | None = None,
 ) -> list[Condition]:
-    """The conditions of docs/operator.md#conditions for ``state``, in the order Ready, Reconciling, Stalled.
+    """The conditions of docs/operator.md#conditions for ``state``, in the order Ready, Reconciling,
+    Stalled, Drifted (``drifted``: its reason and message, while objects drifted).
 
     ``previous`` are the conditions last persisted: a condition whose status is unchanged keeps
     its ``lastTransitionTime``, so a pass that changes nothing writes nothing.
     """
-    wanted: list[tuple[ConditionType, ConditionStatus]] = [(ConditionType.READY, _READY_STATUS[state])]
+    wanted: list[tuple[ConditionType, ConditionStatus, str, str]] = [
+        (ConditionType.READY, _READY_STATUS[state], reason, message)]
     if state is not State.READY and state is not State.ERROR and reason != Reason.SUSPENDED:
-        wanted.append((ConditionType.RECONCILING, ConditionStatus.TRUE))
+        wanted.append((ConditionType.RECONCILING, ConditionStatus.TRUE, reason, message))
     if state is State.ERROR:
-        wanted.append((ConditionType.STALLED, ConditionStatus.TRUE))
+        wanted.append((ConditionType.STALLED, ConditionStatus.TRUE, reason, message))
+    if drifted is not None:
+        wanted.append((ConditionType.DRIFTED, ConditionStatus.TRUE, *drifted))
     result = []
-    for type_, status in wanted:
+    for type_, status, why, text in wanted:
         old = find_condition(previous, type_)
         since = old.last_transition_time if old is not None and old.status == status else now
         result.append(
@@ -176,8 +184,8 @@ def conditions_for(
                 status=status,
                 observed_generation=generation,
                 last_transition_time=since,
-                reason=reason,
-                message=message,
+                reason=why,
+                message=text,
             )
         )
     return result

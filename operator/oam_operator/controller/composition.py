@@ -15,6 +15,7 @@ Admission never reads the network (``without_network``, docs/admission.md).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Mapping
 from typing import Any
@@ -28,6 +29,7 @@ from oam_operator.oam.pipeline import Pipeline, PipelineOptions, ProfileNotEvalu
 from oam_operator.oam.remote.addresses import AddressPolicy, parse_networks
 from oam_operator.operatorpolicies import register_operator_policies
 
+from .autoscaled import release_autoscaled_replicas
 from .encode import EncodedTree, encode
 
 ALLOW_HINT = "the operator allows internal networks listed in --url-source-allowed-networks"
@@ -123,4 +125,6 @@ class OperatorTransform:
                                              component_label=True, cluster_id=cluster_id)
         except ProfileNotEvaluated as error:
             raise TransformError(f"ClusterProfile {go_quote(profile_name)}", error.cause) from None
-        return encode(result.cluster, domain), result
+        encoded = encode(result.cluster, domain)
+        released = [dict(obj) for obj in release_autoscaled_replicas(encoded.objects)]
+        return dataclasses.replace(encoded, objects=released), result

@@ -68,6 +68,9 @@ def reconcile_result(state: State | None) -> str:
     return "deleted" if state is None else _STATE_RESULTS[state]
 
 
+WATCH_STATES = ("synced", "down", "forbidden")
+
+
 class OperatorMetrics:
     """Every metric of docs/operator.md#metrics, registered in ``self.registry``."""
 
@@ -133,6 +136,24 @@ class OperatorMetrics:
             "Applications woken because a workload they wait for is no longer progressing (readiness watch).",
             registry=r,
         )
+        self.drift_wakeups_total = Counter(
+            PREFIX + "drift_wakeups_total",
+            "Ready Applications woken because an object of theirs drifted or reported drift may be resolved.",
+            registry=r,
+        )
+        self.drift_corrections_total = Counter(
+            PREFIX + "drift_corrections_total",
+            "Objects re-applied because another field manager changed a field the Application sets, or "
+            "deleted them (spec.drift: Correct).",
+            registry=r,
+        )
+        self.watches = Gauge(
+            PREFIX + "watches",
+            "Watches of owned objects by kind and state (1 for the current one): synced, down or forbidden "
+            "(then its drift is found at the reapply interval).",
+            ["group", "kind", "state"],
+            registry=r,
+        )
         self._initialise()
 
     def _initialise(self) -> None:
@@ -169,6 +190,11 @@ class OperatorMetrics:
         given = {State(key): value for key, value in counts.items()}
         for state in State:
             self.applications.labels(state=state.value).set(given.get(state, 0))
+
+    def set_watch_state(self, group: str, kind: str, state: str) -> None:
+        """The watch of owned objects of (group, kind) is now in ``state``; the others are 0."""
+        for each in WATCH_STATES:
+            self.watches.labels(group=group, kind=kind, state=each).set(1 if each == state else 0)
 
     def set_application(self, namespace: str, name: str, dependents: int, unready: int) -> None:
         """Set the per-Application gauges."""

@@ -22,10 +22,12 @@ from oam_operator.api.application import (
     ApplicationStatus,
     BundleState,
     BundleStatus,
+    DriftPolicy,
+    DriftStatus,
     Waves,
 )
 from oam_operator.api.compact_inventory import CompactInventoryError
-from oam_operator.api.conditions import Condition, Reason, State, conditions_for
+from oam_operator.api.conditions import Condition, ConditionType, Reason, State, conditions_for, find_condition
 from oam_operator.api.summary import summary_of
 from oam_operator.common.durations import parse_go_duration
 from oam_operator.operatorpolicies import AppRef
@@ -51,6 +53,7 @@ from oam_operator.reconciler.status import DefaultStatusAnalyzer
 from . import orchestration
 from .checks import CHECKS, Refusal, Requeue, Subject, served_by
 from .digest import component_digest
+from .drift import Drifted, corrected_message, drifted_condition, key_of
 from .encode import EncodedTree
 from .inventorycodec import inventory_of, write_inventory
 from .progress import apply_progress, capitalised, checkpoint_progress, delete_progress
@@ -68,6 +71,12 @@ def _seconds(text: str) -> float:
     return parse_go_duration(text).total_seconds()
 
 
+def _episode(entries: list[DriftStatus] | None) -> list[tuple[Any, ...]]:
+    """What makes a drift episode: the objects and their fields, not when correction resumes."""
+    return [(e.kind, e.namespace, e.name, tuple(e.fields or ()), e.deleted, e.held_until is not None)
+            for e in entries or []]
+
+
 def _is_ready(item: InventoryItem) -> bool:
     return item.phase is Phase.COMPLETED or (item.phase is Phase.READY and item.status == "Current")
 
@@ -80,7 +89,7 @@ def _second(now: datetime) -> datetime:
 
 _SPEC_FIELDS = {"profile": "profile", "serviceAccountName": "service_account_name", "suspend": "suspend",
                 "interval": "interval", "timeout": "timeout", "adoptionPolicy": "adoption_policy",
-                "updatePolicy": "update_policy", "deletePolicy": "delete_policy"}
+                "updatePolicy": "update_policy", "deletePolicy": "delete_policy", "drift": "drift"}
 
 
 def _read_spec(raw: Mapping[str, Any]) -> ApplicationSpec:
@@ -131,6 +140,10 @@ class _Pass:
         self.baseline: list[Condition] = list(self.status.conditions or [])  # for lastTransitionTime
         self.observes_generation = False
         self.counts: tuple[int, int] | None = None
+        # Drift: what this pass corrected and what it left (drift.py), for the epilogue.
+        self.events: list[Event] = []
+        self.drift_corrections = 0
+        self.drift_found: list[Drifted] | None = None  # None: not looked at in this pass
         # Found by the apply branch's steps between the checks.
         self.digest = ""
         self.reconciler_: Reconciler | None = None
@@ -153,16 +166,35 @@ class _Pass:
         if self.verdict is not None:
             state, reason, message = self.verdict
             message = message.replace("\n", " ")[:MAX_MESSAGE]
+            drifted = self.drifted_condition()
             status.conditions = conditions_for(state, reason.value, message, self.generation, self.now,
-                                               self.baseline)
+                                               self.baseline, drifted)
             status.state = state
             status.summary = summary_of(reason.value, message)
+            if drifted is not None and state is State.READY:
+                status.summary = summary_of(drifted[0], f"Drifted: {drifted[1]}")
         # Fields read from the persisted status are written back as they were read (a value
         # the model would default, say in an unreadable ``compactInventory``, is not added).
         outcome.status = status.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_unset=True)
         outcome.profile_name = self.profile_name
         outcome.namespace_terminating = self.namespace_terminating
+        outcome.events = self.events + outcome.events
+        outcome.drift_corrections = self.drift_corrections
         return outcome
+
+    def drifted_condition(self) -> tuple[str, str] | None:
+        """The ``Drifted`` condition while ``status.drift`` names objects (this pass's finding, or
+        the last pass's when this one did not look)."""
+        if self.drift_found is not None:
+            found = self.drift_found
+            if not found:
+                return None
+            reason, message = drifted_condition(found, self.namespace, self.now)
+            return reason, message.replace("\n", " ")[:MAX_MESSAGE]
+        previous = find_condition(self.baseline, ConditionType.DRIFTED.value)
+        if not self.status.drift or previous is None:
+            return None
+        return previous.reason, previous.message
 
     def conclude(self, delay: float | None, outcome: str, *, jitter: bool = True, **extra: Any) -> PassResult:
         """The pass's result (its status is rendered by ``finish``); ``delay`` jittered."""
@@ -193,6 +225,7 @@ class _Pass:
             ),
             reapply_interval=parse_go_duration(settings.reapply_interval),
             concurrency=settings.apply_concurrency,
+            on_written=self.env.on_written,
             enable_events=events,
             allowed_namespaces=None if cross_namespace else frozenset({self.namespace}),
             allow_cluster_scoped=settings.allow_cluster_scoped_objects,
@@ -379,6 +412,7 @@ class _Pass:
             status.revision = int(status.revision or 0) + 1
             status.last_processing_digest = status.processing_digest
 
+        drifted = self.prepare_drift(inventory)
         before = dump_inventory(inventory)
         was_ready = status.state is State.READY
         try:
@@ -399,6 +433,7 @@ class _Pass:
         after = dump_inventory(inventory)
         write_inventory(status, after)
         _, objects = self.summarise(inventory, encoded)
+        self.conclude_drift(drifted)
         report = reconciler.report
         operations = dict(report.operations)
         if done and policies.health_checks:
@@ -437,6 +472,59 @@ class _Pass:
                 ((item.group, item.kind) for item, _ in report.pending), watched):
             delay = max(delay, WATCHED_WAIT)  # woken when they are ready (docs/operator.md#readiness-wake-ups)
         return self.still_processing(message, delay, operations)
+
+    # -- drift (docs/operator.md#drift) -----------------------------------------------------------
+
+    def prepare_drift(self, inventory: list[InventoryItem]) -> list[Drifted]:
+        """Before ``apply()``: the Ready objects that drifted. ``Correct``: they are re-applied in
+        this call (forced), unless correction is held back; ``Report``: their reapply interval is
+        held off while they drift. A deleted object is created again by ``apply()`` either way."""
+        probe = self.env.drift
+        if probe is None:
+            return []
+        now, tracker = self.now, self.memory.drift
+        report = self.spec.drift == DriftPolicy.REPORT.value
+        reapply = parse_go_duration(self.settings.reapply_interval)
+        found = []
+        for item in inventory:
+            if item.phase is not Phase.READY:
+                continue
+            drift = probe(item.group, item.kind, item.namespace, item.name)
+            if drift is None:
+                continue
+            held = None if report else tracker.held_until(key_of(item), now)
+            if report or held is not None:
+                if not drift.deleted and item.last_applied_at is not None and item.last_applied_at <= now - reapply:
+                    item.last_applied_at = _second(now)  # left as it is: the interval does not undo it
+            elif not drift.deleted:
+                item.last_applied_at = None  # due now: the reconciler applies it, forced
+            found.append(Drifted(item, drift, held))
+        return found
+
+    def conclude_drift(self, found: list[Drifted]) -> None:
+        """After ``apply()``: what was corrected (an Event, the metric, the fight count) and what is
+        left drifting (``status.drift``, the ``Drifted`` condition, an Event per episode)."""
+        now, tracker = self.now, self.memory.drift
+        report = self.spec.drift == DriftPolicy.REPORT.value
+        corrected, left = [], []
+        for found_one in found:
+            if report or found_one.held_until is not None:
+                left.append(found_one)
+                continue
+            corrected.append(found_one)
+            held = tracker.corrected(key_of(found_one.item), now)
+            if held is not None:
+                left.append(Drifted(found_one.item, found_one.drift, held))
+        tracker.settled(now)
+        if corrected:
+            self.drift_corrections = len(corrected)
+            self.events.append(Event("Normal", "DriftCorrected", corrected_message(corrected, self.namespace)))
+        previous = _episode(self.status.drift)
+        self.status.drift = [d.status() for d in left] or None
+        if left and _episode(self.status.drift) != previous:
+            reason, message = drifted_condition(left, self.namespace, now)
+            self.events.append(Event("Warning", reason, message))
+        self.drift_found = left
 
     def still_processing(self, message: str, delay: float, operations: dict[str, int]) -> PassResult:
         """``Processing`` with ``message``, or ``Error``/``Timeout`` once processing took longer

@@ -31,12 +31,15 @@ from oam_operator.reconciler.events import event_manifest
 from oam_operator.reconciler.flowcontrol import FlowControl
 from oam_operator.reconciler.metrics import prometheus_metrics
 from oam_operator.reconciler.ratelimit import RateLimiter
+from oam_operator.reconciler.status import DefaultStatusAnalyzer
 
 from .appindex import AppIndex
 from .composition import OperatorTransform
 from .incluster import in_cluster
+from .inventorycodec import read_inventory
+from .ownedwatch import OwnedObjects, WatchedKind
 from .passes import apply_pass, delete_pass
-from .readiness import ReadinessWatch
+from .readiness import WATCHED, no_longer_progressing
 from .seams import Environment, Event, Memory, PassResult
 from .statuswriter import StatusWriter, ready_event
 from .tenancy import TenantClients
@@ -70,7 +73,8 @@ class Runtime:
         self.pod_name = os.environ.get("POD_NAME", "")
         self._lock = threading.Lock()
         self.env: Environment | None = None
-        self.readiness: ReadinessWatch | None = None
+        self.owned: OwnedObjects | None = None  # watches of owned objects (ownedwatch.py)
+        self.analyzer = DefaultStatusAnalyzer(settings.domain)
         self._uids: dict[tuple[str, str], str] = {}  # (namespace, name) -> uid, for wake-ups
         #: Wakes an Application's loop; set by the kopf layer (handlers.py), called from any thread.
         self.waker: Callable[[str], None] | None = None
@@ -98,10 +102,11 @@ class Runtime:
         if not self.cluster_id:
             namespace = self.client.request("read", "GET", "/api/v1/namespaces/kube-system")
             self.cluster_id = namespace["metadata"]["uid"]
-        if self.settings.readiness_watch and self.readiness is None:
-            self.readiness = ReadinessWatch(self.client, domain=self.settings.domain, cluster_id=self.cluster_id,
-                                            namespaces=self.settings.namespaces, on_ready=self._on_ready)
-            self.readiness.start()
+        if self.settings.readiness_watch and self.owned is None:
+            self.owned = OwnedObjects(self.client, domain=self.settings.domain, cluster_id=self.cluster_id,
+                                      namespaces=self.settings.namespaces, on_change=self._on_change,
+                                      on_state=self._on_watch_state)
+            self.owned.start(WATCHED)
         reconciler_metrics = prometheus_metrics(self.metrics.operations_total) if self.metrics else None
         clients = TenantClients(self.client, default_service_account=self.settings.default_service_account,
                                 require_service_account=self.settings.require_service_account,
@@ -109,7 +114,9 @@ class Runtime:
         self.env = Environment(
             settings=self.settings, transform=self.transform, clients=clients, cluster_id=self.cluster_id,
             profiles=self.profile, reconciler_metrics=reconciler_metrics, on_transform=self._observe_transform,
-            apps=self.apps, watched=self.readiness.watched if self.readiness is not None else None,
+            apps=self.apps, watched=self.owned.watched if self.owned is not None else None,
+            drift=self.owned.drift if self.owned is not None else None,
+            on_written=self.owned.written if self.owned is not None else None,
         )
         if self.metrics is not None:
             self.metrics.build_info.labels(version=__version__).set(1)
@@ -136,22 +143,40 @@ class Runtime:
             self.memory.pop(uid, None)
             if self._uids.get((namespace, name)) == uid:
                 del self._uids[(namespace, name)]
+        if self.owned is not None:
+            self.owned.retain((namespace, name), ())
         if self.metrics is not None:
             self.metrics.remove_application(namespace, name)
 
-    def _on_ready(self, namespace: str, name: str) -> None:
-        """readiness.py: an object of this Application is no longer progressing. Wake it unless
-        its last pass ended Ready (then the change is drift, for its interval)."""
+    def _on_change(self, namespace: str, name: str, obj: Mapping[str, Any], deleted: bool) -> None:
+        """ownedwatch.py: an object of this Application changed. Wake it when it waits for the
+        object and the object is no longer progressing (readiness), or when the object drifted
+        or drift it reported may be resolved (drift.py)."""
         with self._lock:
             uid = self._uids.get((namespace, name))
             memory = self.memory.get(uid) if uid is not None else None
-        if uid is None or memory is None or self.waker is None:
+        if uid is None or memory is None or self.waker is None or self.owned is None:
             return
-        if (memory.status or {}).get("state") == "Ready":
+        status = memory.status or {}
+        meta = obj.get("metadata") or {}
+        api_version = str(obj.get("apiVersion") or "")
+        group = api_version.rpartition("/")[0] if "/" in api_version else ""
+        drift = self.owned.drift(group, str(obj.get("kind") or ""), str(meta.get("namespace") or ""),
+                                 str(meta.get("name") or ""))
+        if status.get("state") == "Ready":
+            if drift is None and not status.get("drift"):
+                return  # a change that takes nothing the Application sets (status, an HPA's replicas)
+            if self.metrics is not None:
+                self.metrics.drift_wakeups_total.inc()
+        elif drift is None and not no_longer_progressing(obj, deleted, self.analyzer):
             return
-        if self.metrics is not None:
+        elif self.metrics is not None:
             self.metrics.readiness_wakeups_total.inc()
         self.waker(uid)
+
+    def _on_watch_state(self, kind: WatchedKind, state: str) -> None:
+        if self.metrics is not None:
+            self.metrics.set_watch_state(kind.group, kind.kind, state)
 
     def dependency_wakeups(self, event_type: str | None, body: Mapping[str, Any]) -> set[str]:
         """Feed the Application index one watch event; the UIDs of the Applications to wake."""
@@ -186,6 +211,7 @@ class Runtime:
         else:
             result = writer.conclude(delete_pass(body, memory, self.env))
         self._observe(branch, body, result, time.monotonic() - started)
+        self._track(meta, result)
         fields: dict[str, Any] = {
             "namespace": meta.get("namespace"), "name": meta.get("name"), "generation": meta.get("generation"),
             "branch": branch, "outcome": result.outcome, "state": result.status.get("state"),
@@ -200,6 +226,21 @@ class Runtime:
             fields.update({"reason": reason, "error": message, "error_type": result.error_type})
             log.log(level, "pass failed", extra={"fields": fields})
         return result
+
+    def _track(self, meta: Mapping[str, Any], result: PassResult) -> None:
+        """Watch the kinds the Application's inventory holds; forget what it no longer holds."""
+        if self.owned is None:
+            return
+        owner = (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+        if result.finished:
+            self.owned.retain(owner, ())
+            return
+        try:
+            items = read_inventory(result.status)
+        except Exception:  # an unreadable inventory is the pass's to report
+            return
+        self.owned.ensure({(item.group, item.version, item.kind) for item in items})
+        self.owned.retain(owner, [(item.group, item.kind, item.namespace, item.name) for item in items])
 
     def status_writer(self, body: Mapping[str, Any], memory: Memory) -> StatusWriter:
         """The writer of one pass: its status patches go to the Application's status subresource."""
@@ -230,6 +271,8 @@ class Runtime:
         metrics.observe_pass(branch, result.outcome, seconds)
         if result.error_type is not None:
             metrics.count_error(result.error_type)
+        if result.drift_corrections:
+            metrics.drift_corrections_total.inc(result.drift_corrections)
         meta = body["metadata"]
         if result.finished:
             metrics.remove_application(meta["namespace"], meta["name"])
@@ -246,8 +289,8 @@ class Runtime:
         metrics.set_application_states(counts)
 
     def close(self) -> None:
-        if self.readiness is not None:
-            self.readiness.stop()
+        if self.owned is not None:
+            self.owned.stop()
         with contextlib.suppress(Exception):
             self.client.executor.shutdown(wait=True)
         self.client.close()

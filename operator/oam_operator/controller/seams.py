@@ -21,6 +21,8 @@ from oam_operator.oam.pipeline import Pipeline
 from .appindex import AppIndex
 from .backoff import Backoff, ErrorBackoff, Jitter
 from .composition import OperatorTransform
+from .drift import DriftTracker
+from .ownedwatch import Drift
 from .tenancy import TenantClients
 
 __all__ = ["Checkpointer", "Environment", "Event", "Memory", "PassResult", "StatusNotWritten"]
@@ -39,6 +41,7 @@ class Memory:
     seen: tuple[int, str | None] | None = None  # (generation, requested-at) of the last pass's body
     profile_name: str = ""  # the ClusterProfile the Application asks for (wakes it when that one changes)
     namespace_terminating: bool = False
+    drift: DriftTracker = field(default_factory=DriftTracker)  # corrections per object (drift.py)
 
 
 @dataclass
@@ -55,6 +58,11 @@ class Environment:
     apps: AppIndex | None = None  # the Application index of app-dependency policies (orchestration.py)
     # Whether changes of a (group, kind) wake the Applications waiting for them (readiness.py).
     watched: Callable[[str, str], bool] | None = None
+    # What another manager took from an owned object, (group, kind, namespace, name) (ownedwatch.py);
+    # ``None``: drift is not watched (found at the reapply interval).
+    drift: Callable[[str, str, str, str], Drift | None] | None = None
+    # Told of every object the reconciler wrote (the watch's baseline, ownedwatch.py).
+    on_written: Callable[[Mapping[str, Any]], None] | None = None
 
     @property
     def pipeline(self) -> Pipeline:
@@ -100,3 +108,5 @@ class PassResult:
     profile_name: str | None = None
     #: Whether the Application's namespace was seen being deleted (final once true).
     namespace_terminating: bool = False
+    #: Objects whose drift this pass corrected (the drift metric).
+    drift_corrections: int = 0

@@ -12,7 +12,7 @@ import copy
 import logging
 import threading
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,8 +91,10 @@ class Operations:
         metrics: ReconcilerMetrics | None,
         events: EventRecorder,
         counters: OpsCounters,
+        on_written: Callable[[Mapping[str, Any]], None] | None = None,
     ) -> None:
         self.client = client
+        self.on_written = on_written
         self.field_owner = field_owner
         self.finalizer = finalizer
         self.owner_id = owner_id
@@ -204,6 +206,8 @@ class Operations:
         except ApiError as exc:
             raise exc.with_context(f"error creating object {ref.key}", ref.key) from None
         self.events.emit(created, "Normal", "Created", "Object successfully created")
+        if self.on_written is not None:
+            self.on_written(created)
         return created
 
     def _create(
@@ -295,6 +299,8 @@ class Operations:
         # (a forced reconcile of an Application in sync would otherwise post one per object).
         if (updated.get("metadata") or {}).get("resourceVersion") != live_meta.get("resourceVersion"):
             self.events.emit(updated, "Normal", "Updated", "Object successfully updated")
+        if self.on_written is not None:
+            self.on_written(updated)
         return updated
 
     def delete(self, ref: ObjectRef, live: Mapping[str, Any] | None, *, recreating: bool = False) -> None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Literal
+from typing import Any, Literal
 
 from .metrics import ReconcilerMetrics
 from .objectpolicies import AdoptionPolicy, DeletePolicy, MissingNamespacesPolicy, UpdatePolicy
@@ -44,6 +44,9 @@ class ReconcilerOptions:
     allowed_namespaces: frozenset[str] | None = None
     allow_cluster_scoped: bool = True
     clock: Callable[[], datetime] = field(default=utc_now)
+    #: Called with every object a create or an update returned (the write's response), so a
+    #: caller that keeps copies of live objects can keep them current (docs/reconciler.md#options).
+    on_written: Callable[[Mapping[str, Any]], None] | None = None
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming the first invalid field."""
@@ -69,6 +72,7 @@ class ReconcilerOptions:
                 self.allowed_namespaces is None or all(isinstance(n, str) and n for n in self.allowed_namespaces),
             ),
             ("clock", callable(self.clock)),
+            ("on_written", self.on_written is None or callable(self.on_written)),
         ]
         for name, ok in checks:
             if not ok:

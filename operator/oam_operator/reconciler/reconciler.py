@@ -148,6 +148,7 @@ class Reconciler:
             metrics=self.options.metrics,
             events=EventRecorder(self.client, self.name, self.enable_events, self.options.clock),
             counters=counters,
+            on_written=self.options.on_written,
         )
         reads = ReadCache(
             ops,

@@ -207,6 +207,14 @@ def test_defaults_only_where_constant_and_never_in_status() -> None:
     assert not any("default" in node for _, node in walk(_schema("ClusterProfile")))
 
 
+def test_drift_is_one_of_two_values_and_reported_by_object_and_field() -> None:
+    drift = _node("Application", ".spec.drift")
+    assert (drift["type"], drift["enum"], "default" in drift) == ("string", ["Correct", "Report"], False)
+    entry = _node("Application", ".status.drift[]")
+    assert sorted(entry["properties"]) == ["apiVersion", "deleted", "fields", "heldUntil", "kind", "name", "namespace"]
+    assert sorted(entry["required"]) == ["apiVersion", "kind", "name"]
+
+
 def test_status_declares_every_field_of_section_1_4() -> None:
     status = _node("Application", ".status")
     assert sorted(status["properties"]) == sorted(
@@ -230,6 +238,7 @@ def test_status_declares_every_field_of_section_1_4() -> None:
             "revision",
             "lastHandledReconcileAt",
             "dependencies",  # app-dependency policies (issue 15)
+            "drift",  # drift not corrected (issue 23, docs/operator.md#drift)
         ]
     )
     dependency = _node("Application", ".status.dependencies[]")

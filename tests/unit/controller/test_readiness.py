@@ -8,11 +8,13 @@ from typing import Any
 
 import pytest
 
+from oam_operator.controller.ownedwatch import OwnedObjects
 from oam_operator.controller.passes import apply_pass
-from oam_operator.controller.readiness import INSTANT, WATCHED, WATCHED_WAIT, ReadinessWatch, waits_for_wake_up
+from oam_operator.controller.readiness import INSTANT, WATCHED, WATCHED_WAIT, no_longer_progressing, waits_for_wake_up
 from oam_operator.controller.seams import Memory
 from oam_operator.reconciler.inventory import Phase
 from oam_operator.reconciler.report import CallReport
+from oam_operator.reconciler.status import DefaultStatusAnalyzer
 from tests.unit.unitkit import FakeReconciler, application, fake_reconciler, item_of, pass_environment
 
 __all__ = ["fake_reconciler"]
@@ -31,40 +33,48 @@ def deployment(*, available: bool, owner: str | None = "cluster-1/shop/web", gen
                        "conditions": [{"type": "Available", "status": "True" if available else "False"}]}}
 
 
-def watch_of(woken: list[tuple[str, str]], namespaces: tuple[str, ...] = ()) -> ReadinessWatch:
-    return ReadinessWatch(client=None, domain=DOMAIN, cluster_id="cluster-1",  # type: ignore[arg-type]
-                          namespaces=namespaces, on_ready=lambda ns, name: woken.append((ns, name)))
+def watch_of(seen: list[tuple[str, str, bool]], namespaces: tuple[str, ...] = ()) -> OwnedObjects:
+    return OwnedObjects(client=None, domain=DOMAIN, cluster_id="cluster-1",  # type: ignore[arg-type]
+                        namespaces=namespaces, on_change=lambda ns, name, obj, deleted: seen.append((ns, name, deleted)))
 
 
-@pytest.mark.parametrize(("event", "woken"), [
-    ({"type": "MODIFIED", "object": deployment(available=True)}, [("shop", "web")]),
-    ({"type": "ADDED", "object": deployment(available=True)}, [("shop", "web")]),
-    ({"type": "MODIFIED", "object": deployment(available=False)}, []),
-    ({"type": "DELETED", "object": deployment(available=False)}, [("shop", "web")]),
+@pytest.mark.parametrize(("event", "seen"), [
+    ({"type": "MODIFIED", "object": deployment(available=True)}, [("shop", "web", False)]),
+    ({"type": "ADDED", "object": deployment(available=False)}, [("shop", "web", False)]),
+    ({"type": "DELETED", "object": deployment(available=False)}, [("shop", "web", True)]),
     ({"type": "MODIFIED", "object": deployment(available=True, owner="cluster-2/shop/web")}, []),
     ({"type": "MODIFIED", "object": deployment(available=True, owner=None)}, []),
     ({"type": "MODIFIED", "object": deployment(available=True, owner="cluster-1/shop")}, []),
     ({"type": "MODIFIED", "object": "not an object"}, []),
-], ids=["ready", "added-ready", "progressing", "deleted", "other-cluster", "not-ours", "malformed-owner",
-        "no-object"])
-def test_an_event_wakes_the_owner_once_its_object_is_no_longer_progressing(
-    event: dict[str, Any], woken: list[tuple[str, str]]
-) -> None:
-    seen: list[tuple[str, str]] = []
-    watch_of(seen).handle(event)
-    assert seen == woken
+], ids=["modified", "added", "deleted", "other-cluster", "not-ours", "malformed-owner", "no-object"])
+def test_an_event_reaches_the_owner_of_its_object(event: dict[str, Any], seen: list[tuple[str, str, bool]]) -> None:
+    got: list[tuple[str, str, bool]] = []
+    watch_of(got).handle(event)
+    assert got == seen
+
+
+@pytest.mark.parametrize(("obj", "deleted", "woken"), [
+    (deployment(available=True), False, True),
+    (deployment(available=False), False, False),
+    (deployment(available=False), True, True),
+    (deployment(available=True, generation=2) | {"status": {"observedGeneration": 1}}, False, False),
+], ids=["ready", "progressing", "deleted", "not-observed-yet"])
+def test_an_owner_is_woken_once_its_object_is_no_longer_progressing(obj: dict[str, Any], deleted: bool,
+                                                                   woken: bool) -> None:
+    assert no_longer_progressing(obj, deleted, DefaultStatusAnalyzer(DOMAIN)) is woken
 
 
 def test_a_kind_counts_as_watched_only_while_every_scope_is_followed() -> None:
     watch = watch_of([], namespaces=("a", "b"))
     deployments = WATCHED[0]
     assert not watch.watched("apps", "Deployment")
-    watch._mark(deployments, "a", True)
+    assert watch._register(deployments)
+    watch._mark(deployments, "a", True, "synced")
     assert not watch.watched("apps", "Deployment")
-    watch._mark(deployments, "b", True)
+    watch._mark(deployments, "b", True, "synced")
     assert watch.watched("apps", "Deployment")
     assert not watch.watched("apps", "StatefulSet")
-    watch._mark(deployments, "a", False)  # that watch is down: its objects could change unseen
+    watch._mark(deployments, "a", False, "down")  # that watch is down: its objects could change unseen
     assert not watch.watched("apps", "Deployment")
 
 

@@ -1,0 +1,382 @@
+"""Watches of the objects the operator owns (docs/operator.md#watches-of-owned-objects).
+
+One watch per kind in use and namespace scope, shared by every Application of the instance,
+with the operator's own identity and the selector "has our owner label". It serves two uses:
+
+- readiness wake-ups (``readiness.py``): an event whose object is no longer progressing wakes
+  the Application that owns it;
+- drift (``fieldsets.py``): for every object it keeps what the operator's field manager owned
+  after the operator's last write (``applied``, from the write's response through the
+  reconciler's ``on_written``) and what it owns now (``live``, from the watch). Fields in
+  ``applied`` but not in ``live`` were taken by another manager; a deleted object is drift too.
+  A change of either kind wakes the owner, whose pass asks ``drift()``.
+
+What is kept per object is small: its owner, two compressed field sets and a deletion mark —
+no spec, no data. Secrets stay out (``EXCLUDED``): their events carry the secret data through
+the operator's memory and watching them needs cluster-wide read of every Secret; their drift
+is found at the reapply interval, as before. A kind the operator may not list or watch (403,
+the chart's ``leastPrivilege`` RBAC) is logged once and stays unwatched: its drift is found at
+the reapply interval and its waits keep the backoff. A watch that ends or fails (an API server
+restart, ``410 Gone``) lists its kind again and compares: what changed meanwhile is seen then,
+so a hand edit made while the API server was down is still found. The first sight of an object
+this process never wrote is its baseline: drift made while the operator was not running is
+found at the reapply interval.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from oam_operator.reconciler.client import ClusterClient
+from oam_operator.reconciler.errors import ApiError
+
+from .fieldsets import FieldSet, manager_fields, removed
+
+__all__ = ["EXCLUDED", "Drift", "ObjectKey", "OwnedObjects", "WatchedKind"]
+
+log = logging.getLogger("oam_operator.controller")
+
+#: (group, kind) never watched: their content is sensitive (module docstring).
+EXCLUDED = frozenset({("", "Secret")})
+
+_RETRY = 5.0  # seconds before a failed watch starts again
+_PAGE = 500
+
+ObjectKey = tuple[str, str, str, str]
+"""(group, kind, namespace, name) of an owned object."""
+
+
+@dataclass(frozen=True)
+class WatchedKind:
+    group: str
+    version: str
+    plural: str
+    kind: str
+    namespaced: bool = True
+
+    def path(self, namespace: str) -> str:
+        where = f"/namespaces/{namespace}" if namespace and self.namespaced else ""
+        base = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
+        return f"{base}{where}/{self.plural}"
+
+
+@dataclass(frozen=True)
+class Drift:
+    """What another manager took from an owned object: the field paths, or the whole object."""
+
+    paths: tuple[str, ...] = ()
+    deleted: bool = False
+
+
+@dataclass
+class _Owned:
+    owner: tuple[str, str]
+    applied: FieldSet | None
+    live: FieldSet | None
+    deleted: bool = False
+
+
+@dataclass
+class _Scope:
+    """One watch thread's state: whether it is synced, and what it has listed."""
+
+    live: bool = False
+    keys: set[ObjectKey] = field(default_factory=set)
+
+
+class OwnedObjects:
+    """The watches and their small cache; ``on_change(namespace, name, obj, deleted)`` is called
+    in a watch thread for the owning Application of every object that changed."""
+
+    def __init__(self, client: ClusterClient, *, domain: str, cluster_id: str, namespaces: Sequence[str],
+                 on_change: Callable[[str, str, Mapping[str, Any], bool], None],
+                 on_state: Callable[[WatchedKind, str], None] | None = None) -> None:
+        self.client = client
+        self.manager = domain
+        self.owner_key = f"{domain}/owner-id"
+        self.cluster_id = cluster_id
+        self.scopes = tuple(namespaces) or ("",)
+        self.on_change = on_change
+        self.on_state = on_state  # (kind, "synced" | "down" | "forbidden"), for the metric
+        self._stopped = threading.Event()
+        self._lock = threading.Lock()
+        self._kinds: dict[tuple[str, str], WatchedKind] = {}
+        self._scopes: dict[tuple[str, str, str], _Scope] = {}  # (group, kind, scope)
+        self._objects: dict[ObjectKey, _Owned] = {}
+        self._by_owner: dict[tuple[str, str], set[ObjectKey]] = {}
+        self._threads: list[threading.Thread] = []
+
+    # -- kinds ------------------------------------------------------------------------------
+
+    def watch(self, kind: WatchedKind) -> None:
+        """Start watching ``kind`` (once; excluded kinds never)."""
+        if self._stopped.is_set() or not self._register(kind):
+            return
+        for scope in (self.scopes if kind.namespaced else ("",)):
+            thread = threading.Thread(target=self._run, args=(kind, scope), daemon=True,
+                                      name=f"owned-{kind.plural}-{scope or 'all'}")
+            thread.start()
+            self._threads.append(thread)
+
+    def _register(self, kind: WatchedKind) -> bool:
+        """Record ``kind`` as watched; ``False`` when it already was or never may be."""
+        ident = (kind.group, kind.kind)
+        if ident in EXCLUDED:
+            return False
+        with self._lock:
+            if ident in self._kinds:
+                return False
+            self._kinds[ident] = kind
+        return True
+
+    def ensure(self, kinds: Iterable[tuple[str, str, str]]) -> None:
+        """Watch the kinds an Application uses, ``(group, version, kind)``, resolved by discovery;
+        a kind discovery does not know (yet) is tried again at the next call."""
+        for group, version, kind in kinds:
+            if (group, kind) in EXCLUDED:
+                continue
+            with self._lock:
+                if (group, kind) in self._kinds:
+                    continue
+            api_version = f"{group}/{version}" if group else version
+            try:
+                resource = self.client.resource_for(api_version, kind)
+            except Exception:  # discovery failed: a later pass asks again
+                continue
+            if resource is None:
+                continue
+            self.watch(WatchedKind(group, version, resource.plural, kind, resource.namespaced))
+
+    def watched(self, group: str, kind: str) -> bool:
+        """Whether every scope of this kind is watched and synced right now."""
+        with self._lock:
+            known = self._kinds.get((group, kind))
+            if known is None:
+                return False
+            scopes = self.scopes if known.namespaced else ("",)
+            return all(self._scopes.get((group, kind, scope), _Scope()).live for scope in scopes)
+
+    # -- the cache --------------------------------------------------------------------------
+
+    def written(self, obj: Mapping[str, Any]) -> None:
+        """The response of the operator's own write: what it owns now is the new baseline."""
+        key, owner = self._identify(obj)
+        if key is None or owner is None:
+            return
+        with self._lock:
+            if (key[0], key[1]) not in self._kinds:
+                return
+            fields = manager_fields(obj, self.manager)
+            self._store(key, owner, applied=fields, live=fields)
+
+    def drift(self, group: str, kind: str, namespace: str, name: str) -> Drift | None:
+        """What another manager took from this object since the operator last wrote it;
+        ``None`` when nothing (or when it is not watched: then nothing is known)."""
+        with self._lock:
+            if not self._synced_unlocked(group, kind, namespace):
+                return None
+            entry = self._objects.get((group, kind, namespace, name))
+            if entry is None:
+                return None
+            if entry.deleted:
+                return Drift(deleted=True)
+            if entry.applied is None:
+                return None
+            taken = removed(entry.applied, entry.live)
+            return Drift(tuple(taken)) if taken else None
+
+    def retain(self, owner: tuple[str, str], keys: Iterable[ObjectKey]) -> None:
+        """Forget what ``owner`` no longer has in its inventory (pruned, or the Application gone)."""
+        wanted = set(keys)
+        with self._lock:
+            for key in list(self._by_owner.get(owner, ())):
+                if key not in wanted:
+                    self._objects.pop(key, None)
+                    self._by_owner[owner].discard(key)
+                    for (group, kind, _), state in self._scopes.items():
+                        if (group, kind) == key[:2]:
+                            state.keys.discard(key)
+            if not self._by_owner.get(owner):
+                self._by_owner.pop(owner, None)
+
+    def sizes(self) -> tuple[int, int]:
+        """(objects kept, bytes of their field sets), for the benchmarks."""
+        with self._lock:
+            total = sum(len(e.applied or b"") + len(e.live or b"") for e in self._objects.values())
+            return len(self._objects), total
+
+    def _synced_unlocked(self, group: str, kind: str, namespace: str) -> bool:
+        known = self._kinds.get((group, kind))
+        if known is None:
+            return False
+        scope = "" if not known.namespaced or self.scopes == ("",) else namespace
+        state = self._scopes.get((group, kind, scope))
+        return state is not None and state.live
+
+    def _store(self, key: ObjectKey, owner: tuple[str, str], *, applied: FieldSet | None,
+               live: FieldSet | None) -> None:
+        self._objects[key] = _Owned(owner, applied, live)
+        self._by_owner.setdefault(owner, set()).add(key)
+        known = self._kinds.get((key[0], key[1]))
+        if known is not None:  # so a relist notices its deletion while unwatched
+            scope = "" if not known.namespaced or self.scopes == ("",) else key[2]
+            self._scopes.setdefault((key[0], key[1], scope), _Scope()).keys.add(key)
+
+    def _identify(self, obj: Mapping[str, Any]) -> tuple[ObjectKey | None, tuple[str, str] | None]:
+        meta = obj.get("metadata") or {}
+        owner = (meta.get("annotations") or {}).get(self.owner_key)
+        if not isinstance(owner, str):
+            return None, None
+        cluster, _, rest = owner.partition("/")
+        namespace, _, name = rest.partition("/")
+        if cluster != self.cluster_id or not namespace or not name:
+            return None, None
+        api_version = str(obj.get("apiVersion") or "")
+        group = api_version.rpartition("/")[0] if "/" in api_version else ""
+        key = (group, str(obj.get("kind") or ""), str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+        return key, (namespace, name)
+
+    # -- events -----------------------------------------------------------------------------
+
+    def handle(self, event: Mapping[str, Any], kind: WatchedKind | None = None) -> None:
+        """One watch event: update the cache and tell the owner (every event: readiness needs
+        the status changes too)."""
+        obj = event.get("object")
+        if not isinstance(obj, Mapping):
+            return
+        if kind is not None:
+            obj = self._typed(obj, kind)
+        if event.get("type") == "DELETED":
+            key, owner = self._identify(obj)
+            if key is None or owner is None:
+                return
+            with self._lock:
+                entry = self._objects.get(key)
+                if entry is not None:
+                    entry.deleted, entry.live = True, None
+            self.on_change(owner[0], owner[1], obj, True)
+            return
+        self._absorb(obj, always=True)
+
+    def _absorb(self, obj: Mapping[str, Any], *, always: bool) -> ObjectKey | None:
+        """Take a live object into the cache; tell its owner when ``always`` or when what the
+        operator owns of it changed (an object first seen is its own baseline: no change)."""
+        key, owner = self._identify(obj)
+        if key is None or owner is None:
+            return None
+        fields = manager_fields(obj, self.manager)
+        with self._lock:
+            entry = self._objects.get(key)
+            if entry is None or entry.owner != owner:
+                self._store(key, owner, applied=fields, live=fields)
+                changed = False
+            else:
+                changed = entry.deleted or entry.live != fields
+                entry.live, entry.deleted = fields, False
+                if entry.applied is None:
+                    entry.applied = fields
+        if always or changed:
+            self.on_change(owner[0], owner[1], obj, False)
+        return key
+
+    @staticmethod
+    def _typed(obj: Mapping[str, Any], kind: WatchedKind) -> Mapping[str, Any]:
+        """List items (and some events) carry no apiVersion and kind: fill them in."""
+        if obj.get("kind"):
+            return obj
+        return {**obj, "apiVersion": f"{kind.group}/{kind.version}" if kind.group else kind.version,
+                "kind": kind.kind}
+
+    # -- threads ----------------------------------------------------------------------------
+
+    def start(self, kinds: Iterable[WatchedKind]) -> None:
+        for kind in kinds:
+            self.watch(kind)
+
+    def stop(self) -> None:
+        self._stopped.set()
+
+    def _mark(self, kind: WatchedKind, scope: str, live: bool, state: str) -> None:
+        with self._lock:
+            self._scopes.setdefault((kind.group, kind.kind, scope), _Scope()).live = live
+        if self.on_state is not None:
+            self.on_state(kind, state)
+
+    def _run(self, kind: WatchedKind, scope: str) -> None:
+        path = kind.path(scope)
+        while not self._stopped.is_set():
+            try:
+                version = self._list(kind, scope, path)
+                self._mark(kind, scope, True, "synced")
+                self._follow(kind, path, version)
+                self._mark(kind, scope, False, "down")
+                continue  # the server asked for a new LIST (410 Gone)
+            except ApiError as error:
+                if error.status in (403, 404):
+                    self._mark(kind, scope, False, "forbidden")
+                    log.info("not watching %s (%s): its drift is found at the reapply interval and waits for it "
+                             "use the backoff", path, error)
+                    return
+                self._mark(kind, scope, False, "down")
+                log.debug("watch of %s ended: %s", path, error)
+            except Exception:  # a bug must not end the operator; the kind is polled meanwhile
+                self._mark(kind, scope, False, "down")
+                log.exception("watch of %s failed", path)
+            self._stopped.wait(_RETRY)
+
+    def _list(self, kind: WatchedKind, scope: str, path: str) -> str:
+        """LIST every owned object of the kind (in pages) into the cache, telling owners what
+        changed while the kind was not watched; the version to watch from."""
+        seen: set[ObjectKey] = set()
+        token, version = "", ""
+        while True:
+            query = [("labelSelector", self.owner_key), ("limit", str(_PAGE))]
+            if token:
+                query.append(("continue", token))
+            page = self.client.request("list", "GET", path, query=query, background=True)
+            for item in page.get("items") or []:
+                key = self._absorb(self._typed(item, kind), always=False)
+                if key is not None:
+                    seen.add(key)
+            metadata = page.get("metadata") or {}
+            token = str(metadata.get("continue") or "")
+            if not token:
+                version = str(metadata.get("resourceVersion") or "")
+                break
+        with self._lock:
+            state = self._scopes.setdefault((kind.group, kind.kind, scope), _Scope())
+            gone = [(key, self._objects[key].owner) for key in state.keys - seen
+                    if key in self._objects and not self._objects[key].deleted]
+            state.keys = seen
+            for key, _ in gone:  # deleted while the kind was not watched
+                entry = self._objects[key]
+                entry.deleted, entry.live = True, None
+        for key, owner in gone:
+            stub = {"apiVersion": f"{kind.group}/{kind.version}" if kind.group else kind.version, "kind": kind.kind,
+                    "metadata": {"namespace": key[2], "name": key[3]}}
+            self.on_change(owner[0], owner[1], stub, True)
+        return version
+
+    def _follow(self, kind: WatchedKind, path: str, version: str) -> None:
+        """Follow the watch from ``version`` until it must be started again from a LIST."""
+        selector = ("labelSelector", self.owner_key)
+        while not self._stopped.is_set():
+            started = time.monotonic()
+            query = [selector, ("resourceVersion", version), ("allowWatchBookmarks", "true"),
+                     ("timeoutSeconds", "300")]
+            for event in self.client.watch(path, query=query):
+                obj = event.get("object") or {}
+                if event.get("type") == "ERROR":
+                    return  # 410 Gone and the like: LIST again
+                version = str((obj.get("metadata") or {}).get("resourceVersion") or version)
+                if event.get("type") != "BOOKMARK":
+                    self.handle(event, kind)
+                if self._stopped.is_set():
+                    return
+            if time.monotonic() - started < 1.0:
+                self._stopped.wait(1.0)  # a server that ends watches at once is not hammered

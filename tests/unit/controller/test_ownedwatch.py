@@ -1,0 +1,132 @@
+"""The cache of the watches of owned objects (controller/ownedwatch.py, docs/operator.md#watches-of-owned-objects):
+the baseline from the operator's writes, drift from events and relists, what it forgets. The
+threads and the API server's side run in the e2e tests (tests/e2e/test_drift_e2e.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from oam_operator.controller.ownedwatch import Drift, OwnedObjects, WatchedKind
+
+DOMAIN = "oam-operator.dev"
+DEPLOYMENTS = WatchedKind("apps", "v1", "deployments", "Deployment")
+IMAGE = {"f:spec": {"f:template": {"f:spec": {"f:containers": {'k:{"name":"web"}': {
+    ".": {}, "f:image": {}, "f:name": {}}}}}}}
+NO_IMAGE = {"f:spec": {"f:template": {"f:spec": {"f:containers": {'k:{"name":"web"}': {".": {}, "f:name": {}}}}}}}
+
+
+def deployment(fields: dict[str, Any] | None, name: str = "web", owner: str = "cluster-1/shop/app",
+               typed: bool = True) -> dict[str, Any]:
+    managed = [{"manager": "kubectl-set", "operation": "Update", "fieldsV1": {"f:spec": {}}}]
+    if fields is not None:
+        managed.append({"manager": DOMAIN, "operation": "Apply", "fieldsV1": fields})
+    obj: dict[str, Any] = {"metadata": {"name": name, "namespace": "shop", "managedFields": managed,
+                                        "annotations": {f"{DOMAIN}/owner-id": owner}}}
+    if typed:
+        obj = {"apiVersion": "apps/v1", "kind": "Deployment", **obj}
+    return obj
+
+
+class Pages:
+    """A client whose LIST answers with the given items (the only request ``_list`` makes)."""
+
+    def __init__(self, *items: dict[str, Any]) -> None:
+        self.items = list(items)
+
+    def request(self, verb: str, method: str, path: str, **_: Any) -> dict[str, Any]:
+        assert (verb, method, path) == ("list", "GET", "/apis/apps/v1/namespaces/shop/deployments")
+        return {"items": self.items, "metadata": {"resourceVersion": "42"}}
+
+
+def watching(client: Any = None) -> tuple[OwnedObjects, list[tuple[str, str, bool]]]:
+    told: list[tuple[str, str, bool]] = []
+    owned = OwnedObjects(client, domain=DOMAIN, cluster_id="cluster-1", namespaces=("shop",),
+                         on_change=lambda ns, name, obj, deleted: told.append((ns, name, deleted)))
+    owned._register(DEPLOYMENTS)
+    owned._mark(DEPLOYMENTS, "shop", True, "synced")
+    return owned, told
+
+
+def test_fields_another_manager_took_are_drift_until_the_operator_writes_again() -> None:
+    owned, told = watching()
+    owned.written(deployment(IMAGE))
+    assert owned.drift("apps", "Deployment", "shop", "web") is None
+    owned.handle({"type": "MODIFIED", "object": deployment(NO_IMAGE)})
+    assert owned.drift("apps", "Deployment", "shop", "web") == Drift(("spec.template.spec.containers[name=web].image",))
+    assert told == [("shop", "app", False)]
+    owned.written(deployment(IMAGE))  # the correction's response
+    assert owned.drift("apps", "Deployment", "shop", "web") is None
+
+
+def test_a_change_that_takes_nothing_is_no_drift() -> None:
+    owned, told = watching()
+    owned.written(deployment(IMAGE))
+    owned.handle({"type": "MODIFIED", "object": deployment(IMAGE)})  # status, an HPA's replicas, …
+    assert owned.drift("apps", "Deployment", "shop", "web") is None
+    assert told == [("shop", "app", False)]  # still told: readiness needs every event
+
+
+def test_a_deleted_object_is_drift_and_its_re_creation_ends_it() -> None:
+    owned, told = watching()
+    owned.written(deployment(IMAGE))
+    owned.handle({"type": "DELETED", "object": deployment(IMAGE)})
+    assert owned.drift("apps", "Deployment", "shop", "web") == Drift(deleted=True)
+    owned.written(deployment(IMAGE))
+    assert owned.drift("apps", "Deployment", "shop", "web") is None
+    assert told == [("shop", "app", True)]
+
+
+def test_the_first_sight_of_an_object_is_its_baseline() -> None:
+    """After a restart nothing was written by this process: what it sees first is the baseline."""
+    owned, _ = watching()
+    owned.handle({"type": "ADDED", "object": deployment(NO_IMAGE)})
+    assert owned.drift("apps", "Deployment", "shop", "web") is None
+    owned.handle({"type": "MODIFIED", "object": deployment({})})
+    assert owned.drift("apps", "Deployment", "shop", "web") == Drift(("spec.template.spec.containers[name=web]",
+                                                                       "spec.template.spec.containers[name=web].name"))
+
+
+def test_nothing_is_known_of_a_kind_not_synced() -> None:
+    owned, _ = watching()
+    owned.written(deployment(IMAGE))
+    owned.handle({"type": "MODIFIED", "object": deployment(NO_IMAGE)})
+    owned._mark(DEPLOYMENTS, "shop", False, "down")
+    assert owned.drift("apps", "Deployment", "shop", "web") is None
+    assert not owned.watched("apps", "Deployment")
+    unwatched, _ = watching()
+    unwatched.written({**deployment(IMAGE), "kind": "StatefulSet"})
+    assert unwatched.sizes() == (0, 0)  # a write of an unwatched kind is not kept
+
+
+def test_a_relist_finds_what_changed_and_what_went_while_unwatched() -> None:
+    """An API server restart or 410 Gone: the LIST is compared with the cache."""
+    client = Pages(deployment(IMAGE, typed=False), deployment(IMAGE, name="api", typed=False))
+    owned, told = watching(client)
+    assert owned._list(DEPLOYMENTS, "shop", "/apis/apps/v1/namespaces/shop/deployments") == "42"
+    assert told == []  # first sight: baselines, nobody to wake
+    client.items = [deployment(NO_IMAGE, typed=False)]  # web edited and api deleted while unwatched
+    owned._list(DEPLOYMENTS, "shop", "/apis/apps/v1/namespaces/shop/deployments")
+    assert owned.drift("apps", "Deployment", "shop", "web") == Drift(("spec.template.spec.containers[name=web].image",))
+    assert owned.drift("apps", "Deployment", "shop", "api") == Drift(deleted=True)
+    assert sorted(told) == [("shop", "app", False), ("shop", "app", True)]
+
+
+def test_what_left_the_inventory_is_forgotten() -> None:
+    owned, _ = watching()
+    owned.written(deployment(IMAGE))
+    owned.written(deployment(IMAGE, name="api"))
+    count, size = owned.sizes()
+    assert count == 2 and 0 < size < 2 * 2 * 200  # two compressed field sets each, a few dozen bytes
+    owned.retain(("shop", "app"), [("apps", "Deployment", "shop", "web")])
+    assert owned.sizes()[0] == 1
+    owned.retain(("shop", "app"), [])
+    assert owned.sizes() == (0, 0)
+
+
+def test_secrets_are_never_watched() -> None:
+    owned, _ = watching()
+    assert not owned._register(WatchedKind("", "v1", "secrets", "Secret"))
+    assert owned._register(WatchedKind("", "v1", "configmaps", "ConfigMap"))
+    assert WatchedKind("", "v1", "configmaps", "ConfigMap").path("shop") == "/api/v1/namespaces/shop/configmaps"
+    assert WatchedKind("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole",
+                       namespaced=False).path("shop") == "/apis/rbac.authorization.k8s.io/v1/clusterroles"
