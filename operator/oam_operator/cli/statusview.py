@@ -28,6 +28,10 @@ Decisions where the spec is silent:
   ``Depends on: db (Ready), infra/cache (Missing)``; with ``--tree`` also a first section
   ``(depends on)`` listing each as ``Application <name>`` with its state; in JSON the key
   ``"dependencies"`` (``[{namespace, name, state, ready}]``), present only when the status has them.
+- **Drift** (``status.drift``, docs/operator.md#drift): one header line per drifted object,
+  ``Drifted: Deployment web: spec.template.spec.containers[name=web].image`` (``deleted`` for a
+  deleted one, ``; held until <time>`` while correction waits); in JSON the key ``"drift"`` as the
+  status has it, present only when it names objects.
 - **Exit code.** 0 when ``status.state`` is ``Ready``, else 3. ``--wait`` is stricter: it stops on
   ``Ready`` or ``Error`` only once the status describes the current spec
   (``observedGeneration >= metadata.generation``), and on ``Ready`` only once a pending
@@ -166,6 +170,7 @@ class StatusView:
     requested_at: str | None
     last_handled_reconcile_at: str | None
     dependencies: tuple[Mapping[str, Any], ...] = ()
+    drift: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def current(self) -> bool:
@@ -290,6 +295,7 @@ def build_view(app: Mapping[str, Any], domain: str = DEFAULT_DOMAIN) -> StatusVi
              "ready": d.get("ready") is True}
             for d in _mappings(status.get("dependencies"))
         ),
+        drift=tuple(dict(d) for d in _mappings(status.get("drift"))),
     )
 
 
@@ -399,7 +405,17 @@ def _header(view: StatusView, color: bool) -> list[str]:
     if view.dependencies:
         shown = [f"{_dependency_name(d, view.namespace)} ({_paint(d['state'], color)})" for d in view.dependencies]
         lines.append("Depends on: " + ", ".join(shown))
+    lines.extend(_drift_line(d, view.namespace, color) for d in view.drift)
     return lines
+
+
+def _drift_line(drift: Mapping[str, Any], app_namespace: str, color: bool) -> str:
+    namespace, name = _text(drift.get("namespace")), _text(drift.get("name"))
+    where = name if not namespace or namespace == app_namespace else f"{namespace}/{name}"
+    fields = [_text(f) for f in drift.get("fields") or [] if isinstance(f, str)]
+    what = "deleted" if drift.get("deleted") is True else ", ".join(fields)
+    held = f"; held until {_text(drift.get('heldUntil'))}" if drift.get("heldUntil") else ""
+    return f"{_paint('Drifted', color)}: {_text(drift.get('kind'))} {where}: {what}{held}"
 
 
 def _dependency_name(dependency: Mapping[str, Any], app_namespace: str) -> str:
@@ -474,7 +490,8 @@ def to_json(view: StatusView) -> dict[str, Any]:
         "bundles": [bundle.to_json() for bundle in view.bundles],
         "pruning": [item.to_json() for item in view.pruning],
         "unassigned": [item.to_json() for item in view.unassigned],
-    } | ({"dependencies": [dict(d) for d in view.dependencies]} if view.dependencies else {})
+    } | ({"dependencies": [dict(d) for d in view.dependencies]} if view.dependencies else {}) | (
+        {"drift": [dict(d) for d in view.drift]} if view.drift else {})
 
 
 def render_json(view: StatusView) -> str:

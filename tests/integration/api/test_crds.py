@@ -297,6 +297,7 @@ def test_application_round_trips_with_status_through_the_status_subresource(cust
         ("deletePolicy", "OrphanOnDelete", "spec.deletePolicy: Unsupported value"),
         ("adoptionPolicy", "Sometimes", "spec.adoptionPolicy: Unsupported value"),
         ("serviceAccountName", "Not_A_Name", "spec.serviceAccountName: Invalid value"),
+        ("drift", "Sometimes", 'spec.drift: Unsupported value: "Sometimes": supported values: "Correct", "Report"'),
     ],
 )
 def test_the_api_server_rejects_invalid_spec_values(
