@@ -72,6 +72,16 @@ def requests(metrics_port: int | list[int]) -> dict[str, float]:
     return totals
 
 
+def gauge(metrics_port: int | list[int], name: str) -> float:
+    """A gauge of the operator's metrics (summed over several processes); 0 when absent."""
+    if isinstance(metrics_port, list):
+        return sum(gauge(port, name) for port in metrics_port)
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with opener.open(f"http://127.0.0.1:{metrics_port}/metrics", timeout=60) as response:
+        text = response.read().decode()
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith(name + " "))
+
+
 def json_bytes(value: object) -> int:
     """Length of the compact JSON encoding (as the API server stores custom resources)."""
     return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
@@ -286,6 +296,9 @@ def main() -> int:
         steady_start = requests(metrics_port)
         time.sleep(60)
         steady_end = requests(metrics_port)
+        cached_objects = gauge(metrics_port, "oam_operator_watch_cache_objects")
+        cached_bytes = gauge(metrics_port, "oam_operator_watch_cache_bytes")
+        cached_per_object = cached_bytes / cached_objects if cached_objects else 0.0
         rss_each = [peak_rss_mib(p.pid) for p in operators]
         rss = max(rss_each)
         steady_all = steady_end["all"] - steady_start["all"]
@@ -314,6 +327,8 @@ def main() -> int:
         print(f"| largest persisted status (compact JSON) | {sizes['status']:,} bytes (target < 1 MiB) |")
         print(f"| of which the inventory | {sizes['inventory']:,} bytes = {per_object:.1f} bytes per object |")
         print(f"| whole Application object | {sizes['object']:,} bytes |")
+        print(f"| watch cache | {cached_objects:,.0f} objects, {cached_bytes:,.0f} bytes = "
+              f"{cached_per_object:,.0f} bytes per object (target ≤ 2,048) |")
         if args.json:
             Path(args.json).write_text(json.dumps({
                 "benchmark": "operator", "apps": args.apps, "objects": args.objects,
@@ -325,7 +340,9 @@ def main() -> int:
                 "steady_writes_per_min": steady_writes, "shards": len(operators), "peak_rss_each_mib": rss_each,
                 "operator_args": args.operator_arg,
                 "status_bytes": sizes["status"], "inventory_bytes": sizes["inventory"],
-                "inventory_bytes_per_object": per_object, "object_bytes": sizes["object"]}, indent=2) + "\n")
+                "inventory_bytes_per_object": per_object, "object_bytes": sizes["object"],
+                "watch_cache_objects": cached_objects, "watch_cache_bytes": cached_bytes,
+                "watch_cache_bytes_per_object": cached_per_object}, indent=2) + "\n")
         succeeded = ready_count == args.apps
         return 0 if succeeded else 1
     finally:

@@ -147,6 +147,15 @@ class OperatorMetrics:
             "deleted them (spec.drift: Correct).",
             registry=r,
         )
+        self.watch_cache_objects = Gauge(
+            PREFIX + "watch_cache_objects", "Objects the watches of owned objects keep (measured every 5 s).",
+            registry=r,
+        )
+        self.watch_cache_bytes = Gauge(
+            PREFIX + "watch_cache_bytes",
+            "Bytes the watches of owned objects keep for them: keys, entries and field sets (measured every 5 s).",
+            registry=r,
+        )
         self.watches = Gauge(
             PREFIX + "watches",
             "Watches of owned objects by kind and state (1 for the current one): synced, down or forbidden "

@@ -26,6 +26,7 @@ found at the reapply interval.
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -205,9 +206,15 @@ class OwnedObjects:
                 self._by_owner.pop(owner, None)
 
     def sizes(self) -> tuple[int, int]:
-        """(objects kept, bytes of their field sets), for the benchmarks."""
+        """(objects kept, bytes they take: the key, the entry and its field sets as Python holds
+        them, measured with ``sys.getsizeof``), for the metrics and the benchmarks."""
         with self._lock:
-            total = sum(len(e.applied or b"") + len(e.live or b"") for e in self._objects.values())
+            total = 0
+            for key, entry in self._objects.items():
+                total += sys.getsizeof(key) + sum(sys.getsizeof(part) for part in key)
+                total += sys.getsizeof(entry) + sys.getsizeof(entry.owner)
+                distinct = {id(f): f for f in (entry.applied, entry.live) if f is not None}  # often one object
+                total += sum(sys.getsizeof(f) + sys.getsizeof(f.packed) for f in distinct.values())
             return len(self._objects), total
 
     def _synced_unlocked(self, group: str, kind: str, namespace: str) -> bool:

@@ -46,6 +46,8 @@ from .tenancy import TenantClients
 
 log = logging.getLogger("oam_operator.controller")
 
+CACHE_MEASURE_INTERVAL = 5.0  # seconds between measurements of the watch cache (it walks every entry)
+
 
 class MeteredAccounting(RequestAccounting):
     """Request accounting that also feeds ``oam_operator_api_requests_total``."""
@@ -75,6 +77,7 @@ class Runtime:
         self.env: Environment | None = None
         self.owned: OwnedObjects | None = None  # watches of owned objects (ownedwatch.py)
         self.analyzer = DefaultStatusAnalyzer(settings.domain)
+        self._cache_measured = 0.0
         self._uids: dict[tuple[str, str], str] = {}  # (namespace, name) -> uid, for wake-ups
         #: Wakes an Application's loop; set by the kopf layer (handlers.py), called from any thread.
         self.waker: Callable[[str], None] | None = None
@@ -241,6 +244,12 @@ class Runtime:
             return
         self.owned.ensure({(item.group, item.version, item.kind) for item in items})
         self.owned.retain(owner, [(item.group, item.kind, item.namespace, item.name) for item in items])
+        now = time.monotonic()
+        if self.metrics is not None and now - self._cache_measured >= CACHE_MEASURE_INTERVAL:
+            self._cache_measured = now
+            objects, size = self.owned.sizes()
+            self.metrics.watch_cache_objects.set(objects)
+            self.metrics.watch_cache_bytes.set(size)
 
     def status_writer(self, body: Mapping[str, Any], memory: Memory) -> StatusWriter:
         """The writer of one pass: its status patches go to the Application's status subresource."""

@@ -181,3 +181,21 @@ def test_serve_exposes_metrics_and_port_zero_disables_it() -> None:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+def test_the_watch_and_drift_metrics() -> None:
+    """docs/operator.md#metrics: the watches of owned objects and what they find."""
+    metrics = OperatorMetrics()
+    metrics.set_watch_state("apps", "Deployment", "synced")
+    metrics.set_watch_state("", "ConfigMap", "forbidden")
+    metrics.set_watch_state("apps", "Deployment", "down")
+    assert [(_value(metrics, "oam_operator_watches", group="apps", kind="Deployment", state=state))
+            for state in ("synced", "down", "forbidden")] == [0.0, 1.0, 0.0]
+    assert _value(metrics, "oam_operator_watches", group="", kind="ConfigMap", state="forbidden") == 1.0
+    metrics.drift_corrections_total.inc(3)
+    metrics.drift_wakeups_total.inc()
+    metrics.watch_cache_objects.set(10)
+    metrics.watch_cache_bytes.set(4096)
+    assert (_value(metrics, "oam_operator_drift_corrections_total"), _value(metrics, "oam_operator_drift_wakeups_total"),
+            _value(metrics, "oam_operator_watch_cache_objects"), _value(metrics, "oam_operator_watch_cache_bytes")) == (
+        3.0, 1.0, 10.0, 4096.0)
