@@ -1,18 +1,24 @@
 """The asyncio bound on passes (controller/passlimiter.py): at most ``limit`` holders, in arrival
 order, waiters released when the limit grows, a shrink honoured as holders leave (never by
-cancelling one), observations from worker threads, the fixed mode, the gauge."""
+cancelling one), observations from worker threads, the fixed mode, the gauge, the Scheduler's wiring."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
 from collections.abc import Awaitable, Callable
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 
 from oam_operator.controller.adaptive import WARMUP_SAMPLES
+from oam_operator.controller.handlers import Scheduler
 from oam_operator.controller.passlimiter import PassLimiter
-from oam_operator.reconciler.accounting import RequestTiming
+from oam_operator.controller.runtime import Runtime
+from oam_operator.metrics import OperatorMetrics
+from oam_operator.reconciler.accounting import RequestAccounting, RequestTiming
+from oam_operator.settings import Settings
 
 
 class Clock:
@@ -201,3 +207,21 @@ def test_release_without_a_slot_is_an_error() -> None:
     with pytest.raises(RuntimeError, match="without a slot"):
         PassLimiter(2).release()
 
+
+@pytest.mark.parametrize(("flags", "limit", "observed"), [
+    ({}, 4, True),
+    ({"adaptive_concurrency": "off"}, 10, False),
+    ({"max_concurrent_reconciles": "2"}, 2, True),
+])
+def test_the_scheduler_wires_the_limiter(flags: dict[str, str], limit: int, observed: bool) -> None:
+    settings = Settings.from_sources(flags, {})
+    metrics = OperatorMetrics(process_collectors=False)
+    accounting = RequestAccounting()
+    runtime = cast(Runtime, SimpleNamespace(metrics=metrics, client=SimpleNamespace(accounting=accounting)))
+    scheduler = Scheduler(runtime, settings)
+    try:
+        assert scheduler.limiter.limit == limit
+        assert metrics.registry.get_sample_value("oam_operator_concurrency_limit") == limit
+        assert (scheduler.limiter.observe_request in accounting.observers) == observed
+    finally:
+        scheduler.pool.shutdown()
