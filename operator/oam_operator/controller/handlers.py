@@ -3,8 +3,9 @@
 The apply branch runs in a per-Application daemon loop, woken on demand; the delete branch
 in a non-optional deletion handler. Change-detecting handlers are deliberately not used for
 applying (their retries cost two writes per requeue). Every blocking call runs in a worker
-thread; a per-Application lock keeps the two branches from overlapping, and a semaphore
-bounds the passes running at once.
+thread; a per-Application lock keeps the two branches from overlapping, and a limiter
+bounds the passes running at once (``passlimiter.py``: adaptive, up to
+``--max-concurrent-reconciles``).
 
 Sharding (``sharding.py``): the Application watch carries the instance's shard label
 selector (server-side) and every Application handler the same filter, so an instance sees
@@ -31,6 +32,7 @@ from oam_operator.controller.settings import Settings
 from .bodies import snapshot
 from .diffbase import StatelessDiffBaseStorage
 from .incluster import connection_info
+from .passlimiter import PassLimiter
 from .runtime import Runtime
 from .sharding import shard_filter, shard_selector
 
@@ -44,7 +46,11 @@ class Scheduler:
         self.runtime = runtime
         self.wake: dict[str, asyncio.Event] = {}
         self.locks: dict[str, asyncio.Lock] = {}
-        self.semaphore = asyncio.Semaphore(settings.max_concurrent_reconciles)
+        gauge = runtime.metrics.concurrency_limit if runtime.metrics is not None else None
+        self.limiter = PassLimiter(settings.max_concurrent_reconciles, adaptive=settings.adaptive_concurrency,
+                                   on_change=gauge.set if gauge is not None else None)
+        if settings.adaptive_concurrency:  # every request of the operator's clients feeds the limit
+            runtime.client.accounting.observers.append(self.limiter.observe_request)
         self.pool = ThreadPoolExecutor(settings.max_concurrent_reconciles + 2, thread_name_prefix="oam-pass")
 
     def wake_event(self, uid: str) -> asyncio.Event:
@@ -181,7 +187,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
                 await asyncio.sleep(0.1)
                 continue
             wake = scheduler.wake_event(uid)
-            async with scheduler.lock(uid), scheduler.semaphore:
+            async with scheduler.lock(uid), scheduler.limiter.slot():
                 if stopped or (body.get("metadata") or {}).get("deletionTimestamp"):
                     break
                 wake.clear()
@@ -208,7 +214,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
         if scheduler is None:
             raise kopf.TemporaryError("the operator is starting", delay=1)
         loop = asyncio.get_running_loop()
-        async with scheduler.lock(uid), scheduler.semaphore:
+        async with scheduler.lock(uid), scheduler.limiter.slot():
             result = await loop.run_in_executor(scheduler.pool, runtime.run_delete, uid, snapshot(body))
         if not result.finished:
             ready = ready_condition(result.status)

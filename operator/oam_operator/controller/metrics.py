@@ -131,6 +131,11 @@ class OperatorMetrics:
             "(app-dependency policies).",
             registry=r,
         )
+        self.concurrency_limit = Gauge(
+            PREFIX + "concurrency_limit",
+            "Passes allowed to run at once now: the adaptive limit, at most --max-concurrent-reconciles.",
+            registry=r,
+        )
         self.readiness_wakeups_total = Counter(
             PREFIX + "readiness_wakeups_total",
             "Applications woken because a workload they wait for is no longer progressing (readiness watch).",

@@ -16,6 +16,9 @@ Decisions where the spec is silent:
   applies only until the API server shows it runs API Priority and Fairness (its response headers,
   ``reconciler/flowcontrol.py``), then the server's flow control and its 429 ``Retry-After`` pace
   the operator, as kpt does; an explicit value always keeps the bucket (``kube_api_qps_explicit``);
+- ``--max-concurrent-reconciles`` is a cap: with ``--adaptive-concurrency`` (the default) the
+  passes in flight start at 4 and follow what the API server shows, up to the cap
+  (docs/operator.md#adaptive-concurrency); ``--no-adaptive-concurrency`` runs exactly the cap;
 - ``--dependent-events`` is off by default: a reconcile posts Events on the Application (one per
   change of its Ready condition, docs/operator.md#events-on-the-application), not one per object it created or updated
   (what Flux does);
@@ -295,6 +298,8 @@ class Settings(BaseModel):
     domain: Annotated[str, BeforeValidator(_name("subdomain", empty=False))] = "oam-operator.dev"
     namespaces: Annotated[tuple[str, ...], BeforeValidator(_namespaces)] = ()
     max_concurrent_reconciles: Annotated[int, BeforeValidator(_integer(1))] = 10
+    #: the limit of passes in flight adapts below the cap (controller/adaptive.py); off: it is the cap
+    adaptive_concurrency: Annotated[bool, BeforeValidator(_boolean)] = True
     apply_concurrency: Annotated[int, BeforeValidator(_integer(1))] = 8
     kube_api_qps: Annotated[float, BeforeValidator(_number)] = DEFAULT_QPS
     kube_api_burst: Annotated[int, BeforeValidator(_integer(1))] = 100
@@ -423,7 +428,9 @@ class Settings(BaseModel):
 DESCRIPTIONS: dict[str, str] = {
     "domain": "Prefix of the operator's labels, annotations, finalizer and field manager.",
     "namespaces": "Watch only this namespace (repeatable); all namespaces when none is given.",
-    "max_concurrent_reconciles": "Applications reconciled at the same time.",
+    "max_concurrent_reconciles": "Most Applications reconciled at the same time (the cap of the adaptive limit).",
+    "adaptive_concurrency": "Adapt the Applications reconciled at once to the API server (up to "
+    "--max-concurrent-reconciles): grow while it answers fast, shrink on 429, Retry-After or rising latency.",
     "apply_concurrency": "Objects of one wave applied at the same time.",
     "kube_api_qps": "Client-side rate limit of API requests per second (0: no limit; unset: 50 until the "
     "server shows API Priority and Fairness, then none).",

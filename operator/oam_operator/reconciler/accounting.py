@@ -2,7 +2,8 @@
 
 Tests and benchmarks count requests instead of assuming them (steady state = zero writes);
 the operator exports the same numbers as metrics. The in-flight high-water mark shows that
-a call never exceeds its concurrency bound.
+a call never exceeds its concurrency bound. ``observers`` see each answered request's latency
+and ``Retry-After`` (docs/reconciler.md#the-cluster-client; the operator adapts its concurrency to them).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["READ_METHODS", "WRITE_METHODS", "RequestAccounting", "RequestRecord"]
+__all__ = ["READ_METHODS", "WRITE_METHODS", "RequestAccounting", "RequestRecord", "RequestTiming"]
 
 READ_METHODS = frozenset({"GET", "HEAD"})
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -28,8 +29,21 @@ class RequestRecord:
     status: int
 
 
+@dataclass(frozen=True)
+class RequestTiming:
+    """One request that got a response: its latency (from sending, after the rate limiter, to
+    the end of the body) and the server's ``Retry-After`` in seconds, if any."""
+
+    verb: str
+    method: str
+    status: int
+    seconds: float
+    retry_after: float | None = None
+
+
 class RequestAccounting:
-    """Thread-safe counters; ``listeners`` see every record (for metrics)."""
+    """Thread-safe counters; ``listeners`` see every record (for metrics), ``observers`` every
+    timing (called on the requesting thread, so they must be thread-safe and quick)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -37,6 +51,7 @@ class RequestAccounting:
         self._in_flight = 0
         self._max_in_flight = 0
         self.listeners: list[Callable[[RequestRecord], None]] = []
+        self.observers: list[Callable[[RequestTiming], None]] = []
 
     def started(self) -> None:
         with self._lock:
@@ -50,6 +65,11 @@ class RequestAccounting:
             self._counts[record] += 1
         for listener in self.listeners:
             listener(record)
+
+    def timed(self, timing: RequestTiming) -> None:
+        """Pass one answered request's timing to the observers (after ``finished``)."""
+        for observer in self.observers:
+            observer(timing)
 
     def reset(self) -> None:
         with self._lock:

@@ -18,6 +18,7 @@ import http
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor
 from typing import Any, TypeVar
@@ -26,7 +27,7 @@ import urllib3
 from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 
-from .accounting import RequestAccounting
+from .accounting import RequestAccounting, RequestTiming
 from .concurrency import Outcome, default_executor, run_bounded
 from .discovery import ApiResource, Discovery
 from .errors import ApiError, PermanentApiError, TransientApiError
@@ -208,6 +209,7 @@ class ClusterClient:
             self.rate_limiter.acquire()
         self.accounting.started()
         status = 0
+        started = time.monotonic()
         try:
             headers = {"Accept": "application/json", "Content-Type": content_type or "application/json"}
             serialized = self._api.param_serialize(
@@ -224,6 +226,7 @@ class ClusterClient:
                 self.flow_control.observe(response.headers)
             data: bytes = response.response.data
             response.response.release_conn()
+            seconds = time.monotonic() - started
         except ApiException as exc:  # raised by the REST layer only for TLS failures
             raise TransientApiError(
                 f"connection error: {exc.reason}", status=0, reason="ConnectionError", verb=verb
@@ -232,6 +235,8 @@ class ClusterClient:
             raise TransientApiError(f"connection error: {exc}", status=0, reason="ConnectionError", verb=verb) from None
         finally:
             self.accounting.finished(verb, method, status)
+        if self.accounting.observers:
+            self.accounting.timed(RequestTiming(verb, method, status, seconds, _retry_after(response.headers)))
         if 200 <= status < 300:
             return json.loads(data) if data else {}
         raise self._error(verb, method, status, data, response.headers)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import socket
 import urllib.request
+from pathlib import Path
 
 import pytest
 from prometheus_client import CollectorRegistry, generate_latest
@@ -25,7 +27,16 @@ EXPECTED = {
     "oam_operator_applications": ("gauge", {"state"}),
     "oam_operator_dependents": ("gauge", {"namespace", "name"}),
     "oam_operator_unready_dependents": ("gauge", {"namespace", "name"}),
+    "oam_operator_dependency_wakeups": ("counter", set()),
+    "oam_operator_readiness_wakeups": ("counter", set()),
+    "oam_operator_concurrency_limit": ("gauge", set()),
+    "oam_operator_drift_wakeups": ("counter", set()),
+    "oam_operator_drift_corrections": ("counter", set()),
+    "oam_operator_watch_cache_objects": ("gauge", set()),
+    "oam_operator_watch_cache_bytes": ("gauge", set()),
+    "oam_operator_watches": ("gauge", {"group", "kind", "state"}),
 }
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "operator.md"
 
 
 def _families(metrics: OperatorMetrics) -> dict[str, object]:
@@ -41,7 +52,10 @@ def test_every_metric_has_its_name_type_and_labels() -> None:
     metrics = OperatorMetrics()
     metrics.count_request("GET", 200)
     metrics.set_application("shop", "shop", 6, 3)
+    metrics.set_watch_state("apps", "Deployment", "synced")
     families = _families(metrics)
+    ours = {name for name in families if name.startswith("oam_operator_") and not name.endswith("_created")}
+    assert ours == set(EXPECTED)
     for name, (kind, labels) in EXPECTED.items():
         family = families[name]
         assert family.type == kind, name  # type: ignore[attr-defined]
@@ -49,6 +63,20 @@ def test_every_metric_has_its_name_type_and_labels() -> None:
         assert samples, f"{name} has no series"
         for sample in samples:
             assert set(sample.labels) - {"le"} == labels, (name, sample.labels)
+
+
+def test_the_docs_table_lists_every_metric() -> None:
+    section = DOCS.read_text().split("\n## Metrics\n", 1)[1].split("\n## ", 1)[0]
+    documented = set(re.findall(r"^\| `(oam_operator_[a-z_]+)` \|", section, re.MULTILINE))
+    suffix = {name: "_total" if kind == "counter" else "" for name, (kind, _) in EXPECTED.items()}
+    assert documented == {name + suffix[name] for name in EXPECTED}
+
+
+def test_the_concurrency_limit_gauge() -> None:
+    metrics = OperatorMetrics(process_collectors=False)
+    assert _value(metrics, "oam_operator_concurrency_limit") == 0
+    metrics.concurrency_limit.set(4)
+    assert _value(metrics, "oam_operator_concurrency_limit") == 4
 
 
 def test_default_process_and_python_collectors_are_registered() -> None:

@@ -72,7 +72,7 @@ def test_every_operator_value_reaches_its_flag(render: Render) -> None:
     values = {
         "operator": {
             "domain": "ops.example.com", "watchNamespaces": ["a", "b"], "maxConcurrentReconciles": 3,
-            "applyConcurrency": 2, "kubeApiQps": 12.5, "kubeApiBurst": 30, "defaultInterval": "5m",
+            "adaptiveConcurrency": False, "applyConcurrency": 2, "kubeApiQps": 12.5, "kubeApiBurst": 30, "defaultInterval": "5m",
             "defaultTimeout": "20m", "reapplyInterval": "0", "defaultUpdatePolicy": "Replace",
             "defaultAdoptionPolicy": "Never", "defaultProfile": "", "clusterId": "prod-1",
             "requireServiceAccount": True, "defaultServiceAccount": "deployer", "useOperatorIdentity": True,
@@ -90,7 +90,8 @@ def test_every_operator_value_reaches_its_flag(render: Render) -> None:
     objects = render(values)
     settings = settings_of(args(objects))
     assert settings.model_dump(mode="json") == {
-        "domain": "ops.example.com", "namespaces": ["a", "b"], "max_concurrent_reconciles": 3, "apply_concurrency": 2,
+        "domain": "ops.example.com", "namespaces": ["a", "b"], "max_concurrent_reconciles": 3, "adaptive_concurrency": False,
+        "apply_concurrency": 2,
         "kube_api_qps": 12.5, "kube_api_burst": 30, "default_interval": "5m", "default_timeout": "20m",
         "reapply_interval": "0", "default_adoption_policy": "Never", "default_update_policy": "Replace",
         "default_profile": "", "cluster_id": "prod-1", "require_service_account": True,

@@ -104,6 +104,7 @@ joins with --peering=<name> --shard=<shard>), one per line. */}}
 - --namespace={{ . }}
 {{- end }}
 - --max-concurrent-reconciles={{ int $o.maxConcurrentReconciles }}
+- {{ include "oam-operator.boolFlag" (dict "flag" "adaptive-concurrency" "value" $o.adaptiveConcurrency) }}
 - --apply-concurrency={{ int $o.applyConcurrency }}
 {{- if not (kindIs "invalid" $o.kubeApiQps) }}
 - --kube-api-qps={{ $o.kubeApiQps }}

@@ -1,0 +1,140 @@
+"""The bound on passes running at once, as an asyncio primitive (docs/operator.md#adaptive-concurrency).
+
+``PassLimiter`` replaces a fixed semaphore: a pass holds a slot (``async with limiter.slot()``)
+while it runs, and slots are granted in arrival order while fewer than ``limit`` are held. With
+``adaptive`` the limit is a ``ConcurrencyLimit`` (``adaptive.py``) fed by every request's outcome
+(``observe_request``, called from the worker threads) and every pass's end; without it, the
+limit is the cap. A shrink never cancels a running pass: it takes effect as holders leave, since
+no slot is granted until fewer than the new limit are held. A grow wakes as many waiters as it
+frees slots.
+
+Threads: the limiter lives on the event loop; only ``observe_request`` is called from other
+threads. The limit's state is guarded by a lock. Requests can only shrink the limit (a
+throttled request), which needs no wake-up; it grows only when a pass ends, on the loop, which
+then grants the freed slots itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+
+from oam_operator.reconciler.accounting import RequestTiming
+
+from .adaptive import ConcurrencyLimit
+
+__all__ = ["PassLimiter"]
+
+
+class PassLimiter:
+    def __init__(
+        self,
+        cap: int,
+        *,
+        adaptive: bool = True,
+        clock: Callable[[], float] = time.monotonic,
+        on_change: Callable[[int], None] | None = None,
+        initial: int | None = None,
+    ) -> None:
+        self.cap = cap
+        self.adaptive = adaptive
+        self._clock = clock
+        self._on_change = on_change
+        self._state = ConcurrencyLimit(cap, clock=clock, initial=initial) if adaptive else None
+        self._lock = threading.Lock()
+        self._holders = 0
+        self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
+        self._reported = self.limit
+        if on_change is not None:
+            on_change(self._reported)
+
+    @property
+    def limit(self) -> int:
+        """Passes allowed at once now (the cap when not adaptive)."""
+        with self._lock:
+            return self._state.limit if self._state is not None else self.cap
+
+    @property
+    def state(self) -> ConcurrencyLimit | None:
+        """The adaptive limit's state (``None`` when fixed); read it on the loop, for logs and tests."""
+        return self._state
+
+    @property
+    def holders(self) -> int:
+        return self._holders
+
+    @property
+    def waiting(self) -> int:
+        return sum(1 for waiter in self._waiters if not waiter.done())
+
+    # -- slots (on the event loop) ---------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        """Hold one slot for the body (one pass); its duration and the saturation feed the limit."""
+        await self.acquire()
+        started = self._clock()
+        try:
+            yield
+        finally:
+            self.release(self._clock() - started)
+
+    async def acquire(self) -> None:
+        if not self._waiters and self._holders < self.limit:
+            self._holders += 1
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        self._grant()  # the waiters ahead may all be cancelled ones
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():  # granted, then cancelled: give it back
+                self._holders -= 1
+                self._grant()
+            raise
+        finally:
+            with contextlib.suppress(ValueError):
+                self._waiters.remove(waiter)
+
+    def release(self, seconds: float = 0.0) -> None:
+        """Give a slot back after a pass of ``seconds``; grants the slots that are free now."""
+        if self._holders <= 0:
+            raise RuntimeError("PassLimiter.release() without a slot held")
+        if self._state is not None:
+            with self._lock:
+                saturated = self._holders >= self._state.limit or self.waiting > 0
+                self._state.pass_finished(seconds, saturated=saturated)
+                self._report()
+        self._holders -= 1
+        self._grant()
+
+    def _grant(self) -> None:
+        limit = self.limit
+        while self._waiters and self._holders < limit:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                self._holders += 1
+
+    # -- observations (any thread) ---------------------------------------------------------------
+
+    def observe_request(self, timing: RequestTiming) -> None:
+        """One request's outcome (a ``RequestAccounting`` observer); called from worker threads."""
+        if self._state is None:
+            return
+        with self._lock:
+            self._state.request_finished(timing.verb, timing.status, timing.seconds, timing.retry_after)
+            self._report()
+
+    def _report(self) -> None:
+        """Tell ``on_change`` about a new limit; called with the lock held, so reports keep their order."""
+        assert self._state is not None
+        limit = self._state.limit
+        if self._on_change is not None and limit != self._reported:
+            self._reported = limit
+            self._on_change(limit)

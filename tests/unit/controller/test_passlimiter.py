@@ -1,0 +1,227 @@
+"""The asyncio bound on passes (controller/passlimiter.py): at most ``limit`` holders, in arrival
+order, waiters released when the limit grows, a shrink honoured as holders leave (never by
+cancelling one), observations from worker threads, the fixed mode, the gauge, the Scheduler's wiring."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Awaitable, Callable
+from types import SimpleNamespace
+from typing import cast
+
+import pytest
+
+from oam_operator.controller.adaptive import WARMUP_SAMPLES
+from oam_operator.controller.handlers import Scheduler
+from oam_operator.controller.metrics import OperatorMetrics
+from oam_operator.controller.passlimiter import PassLimiter
+from oam_operator.controller.runtime import Runtime
+from oam_operator.controller.settings import Settings
+from oam_operator.reconciler.accounting import RequestAccounting, RequestTiming
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 50.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def run(test: Callable[[], Awaitable[None]]) -> None:
+    asyncio.run(asyncio.wait_for(test(), timeout=10))
+
+
+async def settle() -> None:
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
+class Passes:
+    """Tasks that each hold a slot until released by index; records the order of entry."""
+
+    def __init__(self, limiter: PassLimiter) -> None:
+        self.limiter = limiter
+        self.entered: list[int] = []
+        self.over_limit: list[tuple[int, int, int]] = []
+        self.gates: dict[int, asyncio.Event] = {}
+        self.tasks: dict[int, asyncio.Task[None]] = {}
+
+    def start(self, *indexes: int) -> None:
+        for index in indexes:
+            self.gates[index] = asyncio.Event()
+            self.tasks[index] = asyncio.create_task(self._pass(index))
+
+    async def _pass(self, index: int) -> None:
+        async with self.limiter.slot():
+            if self.limiter.holders > self.limiter.limit:
+                self.over_limit.append((index, self.limiter.holders, self.limiter.limit))
+            self.entered.append(index)
+            await self.gates[index].wait()
+
+    async def finish(self, *indexes: int) -> None:
+        for index in indexes:
+            self.gates[index].set()
+            await self.tasks[index]
+        await settle()
+
+
+def fed(limiter: PassLimiter) -> None:
+    """Give the ``get`` verb its baseline, so passes judge the pressure (1.0: as usual)."""
+    for _ in range(WARMUP_SAMPLES):
+        limiter.observe_request(RequestTiming("get", "GET", 200, 0.01))
+
+
+def test_at_most_limit_holders_in_arrival_order() -> None:
+    async def test() -> None:
+        limiter = PassLimiter(10, clock=Clock())
+        passes = Passes(limiter)
+        passes.start(*range(7))
+        await settle()
+        assert (limiter.limit, limiter.holders, limiter.waiting) == (4, 4, 3)
+        assert passes.entered == [0, 1, 2, 3]
+        await passes.finish(2)
+        assert passes.entered == [0, 1, 2, 3, 4] and limiter.holders == 4
+        await passes.finish(0, 1, 3, 4, 5, 6)
+        assert passes.entered == list(range(7)) and (limiter.holders, limiter.waiting) == (0, 0)
+        assert passes.over_limit == []
+
+    run(test)
+
+
+def test_waiters_are_released_when_the_limit_grows() -> None:
+    async def test() -> None:
+        limiter = PassLimiter(10, clock=Clock())
+        fed(limiter)
+        passes = Passes(limiter)
+        passes.start(*range(6))
+        await settle()
+        assert limiter.state is not None
+        limiter.state.value = 4.9
+        await passes.finish(0)  # a saturated pass ends fast: 4.9 + 1/4.9 → 5 slots, 3 held
+        assert limiter.limit == 5
+        assert passes.entered == [0, 1, 2, 3, 4, 5] and (limiter.holders, limiter.waiting) == (5, 0)
+        assert passes.over_limit == []
+        await passes.finish(1, 2, 3, 4, 5)
+
+    run(test)
+
+
+def test_a_shrink_is_honoured_as_holders_leave() -> None:
+    async def test() -> None:
+        limiter = PassLimiter(10, clock=Clock())
+        fed(limiter)
+        passes = Passes(limiter)
+        passes.start(*range(7))
+        await settle()
+        # A throttled request on a worker thread halves the limit; nothing running is cancelled.
+        worker = threading.Thread(target=limiter.observe_request,
+                                  args=(RequestTiming("apply", "PATCH", 429, 0.01, 1.0),))
+        worker.start()
+        worker.join()
+        assert (limiter.limit, limiter.holders, limiter.waiting) == (2, 4, 3)
+        assert not any(task.done() for task in passes.tasks.values())
+        await passes.finish(0)
+        await passes.finish(1)
+        assert (limiter.holders, limiter.waiting, passes.entered) == (2, 3, [0, 1, 2, 3])
+        await passes.finish(2)
+        assert (limiter.holders, limiter.waiting, passes.entered) == (2, 2, [0, 1, 2, 3, 4])
+        await passes.finish(3, 4, 5, 6)
+        assert passes.over_limit == [] and limiter.holders == 0
+
+    run(test)
+
+
+def test_a_cancelled_waiter_leaves_no_slot_behind() -> None:
+    async def test() -> None:
+        limiter = PassLimiter(2, clock=Clock())
+        passes = Passes(limiter)
+        passes.start(0, 1, 2, 3)
+        await settle()
+        passes.tasks[2].cancel()
+        await settle()
+        assert (limiter.holders, limiter.waiting) == (2, 1)
+        await passes.finish(0)
+        assert passes.entered == [0, 1, 3]
+        await passes.finish(1, 3)
+        assert (limiter.holders, limiter.waiting) == (0, 0)
+
+    run(test)
+
+
+def test_a_waiter_cancelled_after_its_grant_hands_the_slot_on() -> None:
+    async def test() -> None:
+        limiter = PassLimiter(1, clock=Clock())
+        await limiter.acquire()
+        granted, after = asyncio.create_task(limiter.acquire()), asyncio.create_task(limiter.acquire())
+        await settle()
+        assert limiter.waiting == 2
+        limiter.release()  # grants the first waiter ...
+        granted.cancel()  # ... which is cancelled before it resumes
+        await settle()
+        assert granted.cancelled() and after.done() and (limiter.holders, limiter.waiting) == (1, 0)
+        limiter.release()
+        assert limiter.holders == 0
+
+    run(test)
+
+
+def test_without_adaptation_the_limit_is_the_cap() -> None:
+    async def test() -> None:
+        reported: list[int] = []
+        limiter = PassLimiter(3, adaptive=False, clock=Clock(), on_change=reported.append)
+        assert limiter.state is None
+        limiter.observe_request(RequestTiming("get", "GET", 429, 0.01, 1.0))
+        passes = Passes(limiter)
+        passes.start(*range(5))
+        await settle()
+        assert (limiter.limit, limiter.holders, limiter.waiting) == (3, 3, 2)
+        await passes.finish(*range(5))
+        assert reported == [3]
+
+    run(test)
+
+
+def test_the_gauge_sees_every_change_of_the_whole_limit() -> None:
+    async def test() -> None:
+        reported: list[int] = []
+        clock = Clock()
+        limiter = PassLimiter(10, clock=clock, on_change=reported.append)
+        fed(limiter)
+        passes = Passes(limiter)
+        passes.start(*range(12))
+        await settle()
+        for index in range(5):  # five saturated passes: 4 → 5
+            await passes.finish(index)
+        limiter.observe_request(RequestTiming("get", "GET", 429, 0.01))  # 5.1 → 2.6
+        clock.now += 1.0
+        limiter.observe_request(RequestTiming("get", "GET", 429, 0.01))  # 2.6 → 1.3
+        assert reported == [4, 5, 2, 1]
+        await passes.finish(*range(5, 12))
+
+    run(test)
+
+
+def test_release_without_a_slot_is_an_error() -> None:
+    with pytest.raises(RuntimeError, match="without a slot"):
+        PassLimiter(2).release()
+
+
+@pytest.mark.parametrize(("flags", "limit", "observed"), [
+    ({}, 4, True),
+    ({"adaptive_concurrency": "off"}, 10, False),
+    ({"max_concurrent_reconciles": "2"}, 2, True),
+])
+def test_the_scheduler_wires_the_limiter(flags: dict[str, str], limit: int, observed: bool) -> None:
+    settings = Settings.from_sources(flags, {})
+    metrics = OperatorMetrics(process_collectors=False)
+    accounting = RequestAccounting()
+    runtime = cast(Runtime, SimpleNamespace(metrics=metrics, client=SimpleNamespace(accounting=accounting)))
+    scheduler = Scheduler(runtime, settings)
+    try:
+        assert scheduler.limiter.limit == limit
+        assert metrics.registry.get_sample_value("oam_operator_concurrency_limit") == limit
+        assert (scheduler.limiter.observe_request in accounting.observers) == observed
+    finally:
+        scheduler.pool.shutdown()
