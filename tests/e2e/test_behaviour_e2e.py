@@ -33,7 +33,9 @@ def test_a_reconcile_request_reverts_a_hand_edit_and_deleted_objects_come_back(
     start_operator: Any, kube: Kube
 ) -> None:
     start_operator(kube.namespace)
-    kube.apply_app("app", {"components": [configmap_component("cfg")]})
+    # Report: the hand edit stays until the request (Correct would undo it from the watch,
+    # tests/e2e/test_drift_e2e.py); a reconcile request re-applies in either mode.
+    kube.apply_app("app", {"components": [configmap_component("cfg")], "drift": "Report"})
     kube.wait_ready("app")
     kube.core.patch_namespaced_config_map("cfg", kube.namespace, {"data": {"key": "edited"}})
     sleep_briefly(2)

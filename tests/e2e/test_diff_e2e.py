@@ -28,7 +28,9 @@ def diff(kube: Kube, *args: str) -> subprocess.CompletedProcess[str]:
 def test_diff_in_sync_drift_creates_and_prunes(start_operator: Any, kube: Kube, tmp_path: Path) -> None:
     start_operator(kube.namespace)
     components = [configmap_component("alpha"), configmap_component("beta")]
-    kube.apply_app("app", {"components": components})
+    # Report: the operator leaves the hand edit below (Correct would undo it within seconds), and
+    # diff shows it (docs/operator.md#drift).
+    kube.apply_app("app", {"components": components, "drift": "Report"})
     kube.wait_ready("app")
 
     result = diff(kube, "app")
@@ -44,7 +46,8 @@ def test_diff_in_sync_drift_creates_and_prunes(start_operator: Any, kube: Kube, 
     assert kube.core.read_namespaced_config_map("beta", kube.namespace).data == {"key": "edited"}  # dry run only
 
     changed = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "Application", "metadata": {"name": "app"},
-               "spec": {"components": [configmap_component("alpha"), configmap_component("gamma")]}}
+               "spec": {"components": [configmap_component("alpha"), configmap_component("gamma")],
+                        "drift": "Report"}}
     path = tmp_path / "app.yaml"
     path.write_text(yaml.safe_dump(changed))
     result = diff(kube, str(path))

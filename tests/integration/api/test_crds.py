@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import json
 import secrets
 import shutil
 import subprocess
@@ -218,8 +219,13 @@ STATUS: dict[str, Any] = {
 
 
 def _rejection(error: ApiException) -> str:
+    """The API server's answer: its raw body and, decoded, its message (quotes unescaped)."""
     assert error.status == 422, f"expected 422, got {error.status}: {error.body}"
-    return str(error.body)
+    try:
+        message = str(json.loads(error.body).get("message") or "")
+    except (TypeError, ValueError):
+        message = ""
+    return f"{error.body}\n{message}"
 
 
 def test_both_crds_apply_and_become_established(cluster: ClusterHandle, kube_api: Any, crds: None) -> None:
