@@ -10,7 +10,7 @@ from typing import Any
 
 from e2ekit import Kube, condition, configmap_component, deployment_component, sleep_briefly
 
-from tools.devcluster.pytest_plugin import default_wait, wait_until
+from tools.devcluster.pytest_plugin import CLUSTERS, default_wait, wait_until
 
 IMAGE = "spec.template.spec.containers[name=main].image"
 
@@ -104,3 +104,30 @@ def test_an_autoscalers_replicas_are_never_fought(start_operator: Any, kube: Kub
     assert events(kube, "shop", "DriftCorrected") == [
         "Corrected drift: Deployment web (spec.template.spec.containers[name=web].image)"]
     assert kube.apps.read_namespaced_deployment("web", kube.namespace).spec.replicas == 3
+
+
+def test_a_change_made_while_the_watch_is_down_is_corrected_after_an_api_server_restart(
+        start_operator: Any, kube: Kube) -> None:
+    """The watch ends with the API server and starts again 5 s after the failure; the image is
+    changed as soon as the API server is back, so the change usually lands before the watch does
+    and only the relist's comparison can find it (tests/unit/controller/test_ownedwatch.py shows
+    that comparison on its own)."""
+    plane = CLUSTERS.planes.get("full")
+    assert plane is not None, "this test restarts the full control plane's kube-apiserver: it needs the local one"
+    start_operator(kube.namespace)
+    kube.apply_app("shop", {"components": [deployment_component("web")]})
+    kube.wait_ready("shop")
+    plane.restart("kube-apiserver")
+
+    def changed() -> bool:
+        try:
+            set_image(kube, "web", "evil/web:6.6.6")  # the client's old connections may be gone
+        except Exception:
+            return False
+        return True
+
+    wait_until(changed, default_wait(kube.cluster), "the image to be changed after the restart")
+    wait_until(lambda: image_of(kube, "web") == "registry.invalid/app:1", default_wait(kube.cluster),
+               "the image to be corrected after the watch is back")
+    wait_until(lambda: events(kube, "shop", "DriftCorrected"), default_wait(kube.cluster), "the Event")
+    assert events(kube, "shop", "DriftCorrected") == [f"Corrected drift: Deployment web ({IMAGE})"]

@@ -544,6 +544,41 @@ class ControlPlane:
     def tail(self, component: str, lines: int = 100) -> list[str]:
         return tail_file(Path(self.handle.log_paths[component]), lines)
 
+    def restart(self, name: str, timeout: float = 60.0) -> None:
+        """Stop one component and start it again with the same command line, for tests of what
+        a client does across an API server restart; waits for ``/readyz`` after the API server."""
+        component = next((c for c in self.components if c.name == name), None)
+        if component is None:
+            raise DevclusterError(f"no component {name} in this control plane")
+        try:
+            argv = [arg.decode() for arg in Path(f"/proc/{component.pid}/cmdline").read_bytes().split(b"\0") if arg]
+        except OSError as error:
+            raise DevclusterError(f"{name} is not running: {error}") from None
+        self._terminate(component)
+        log = open(self.handle.log_paths[name], "ab", buffering=0)  # noqa: SIM115 - handed to the child
+        try:
+            process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                       env=child_environment(), cwd=str(self.run_dir), process_group=0)
+        finally:
+            log.close()
+        self._processes[name] = process
+        index = self.components.index(component)
+        self.components[index] = ComponentState(name, process.pid, process.pid, process_start_time(process.pid),
+                                                component.executable, component.port)
+        self._write_state()
+        if name != "kube-apiserver":
+            return
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                if self.api().request("/readyz", anonymous=True)[0] == 200:
+                    return
+            except OSError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise DevclusterError(f"kube-apiserver not ready {timeout:.0f}s after its restart")
+            time.sleep(POLL_SECONDS)
+
     def add_fake_node(self, name: str, timeout: float = 60.0) -> None:
         """Create one more fake node and wait until kwok reports it Ready (full only)."""
         if self.handle.profile != "full":
