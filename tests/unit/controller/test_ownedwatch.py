@@ -130,3 +130,37 @@ def test_secrets_are_never_watched() -> None:
     assert WatchedKind("", "v1", "configmaps", "ConfigMap").path("shop") == "/api/v1/namespaces/shop/configmaps"
     assert WatchedKind("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole",
                        namespaced=False).path("shop") == "/apis/rbac.authorization.k8s.io/v1/clusterroles"
+
+
+class Refusing:
+    """A client whose LIST is refused as under the chart's leastPrivilege RBAC."""
+
+    def __init__(self, status: int) -> None:
+        self.status, self.calls = status, 0
+
+    def request(self, verb: str, method: str, path: str, **_: Any) -> dict[str, Any]:
+        from oam_operator.reconciler.client import classify_api_error
+
+        self.calls += 1
+        cls = classify_api_error(self.status, read=True, message="configmaps is forbidden")
+        raise cls(f"{self.status} Forbidden: configmaps is forbidden", status=self.status, reason="Forbidden",
+                  verb=verb)
+
+
+def test_a_kind_the_operator_may_not_watch_is_given_up_once_and_said(caplog: Any) -> None:
+    """A 403: logged once, the state ``forbidden`` for the metric, the thread ends (no retry loop),
+    and the kind counts as unwatched (its waits keep the backoff, its drift the reapply interval)."""
+    client = Refusing(403)
+    states: list[tuple[str, str]] = []
+    owned = OwnedObjects(client, domain=DOMAIN, cluster_id="cluster-1", namespaces=("shop",),  # type: ignore[arg-type]
+                         on_change=lambda *_: None, on_state=lambda kind, state: states.append((kind.kind, state)))
+    configmaps = WatchedKind("", "v1", "configmaps", "ConfigMap")
+    owned._register(configmaps)
+    with caplog.at_level("INFO", logger="oam_operator.controller"):
+        owned._run(configmaps, "shop")  # returns: a refusal is not retried
+    assert client.calls == 1 and states == [("ConfigMap", "forbidden")]
+    assert [r.getMessage() for r in caplog.records] == [
+        "not watching /api/v1/namespaces/shop/configmaps (403 Forbidden: configmaps is forbidden): its drift is "
+        "found at the reapply interval and waits for it use the backoff"]
+    assert not owned.watched("", "ConfigMap")
+    assert owned.drift("", "ConfigMap", "shop", "settings") is None
