@@ -38,13 +38,14 @@ from typing import Any
 
 import kopf
 
-from oam_operator.api.compact_inventory import CompactInventoryError, read_status_inventory
+from oam_operator.api.compact_inventory import CompactInventoryError
 from oam_operator.controller.settings import Settings
-from oam_operator.reconciler.inventory import InventoryItem, load_inventory
+from oam_operator.reconciler.inventory import InventoryItem
 
 from .bodies import plain
 from .checks import Subject, Tenancy, first_refusal
 from .composition import OperatorTransform
+from .inventorycodec import read_inventory
 from .passes import MAX_MESSAGE
 
 log = logging.getLogger("oam_operator.controller")
@@ -66,7 +67,7 @@ class Validator:
 
 def _inventory(body: Mapping[str, Any]) -> list[InventoryItem]:
     try:
-        return load_inventory(read_status_inventory(body.get("status") or {}))
+        return read_inventory(body.get("status") or {})
     except (CompactInventoryError, ValueError, TypeError, KeyError):
         return []  # the operator reports an unreadable inventory itself
 

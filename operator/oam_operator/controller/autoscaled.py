@@ -15,11 +15,13 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from oam_operator.reconciler.identity import split_api_version
+
 __all__ = ["release_autoscaled_replicas"]
 
 
 def _group(api_version: str) -> str:
-    return api_version.rpartition("/")[0] if "/" in api_version else ""
+    return split_api_version(api_version)[0]
 
 
 def _targets(objects: Sequence[Mapping[str, Any]]) -> set[tuple[str, str, str, str]]:

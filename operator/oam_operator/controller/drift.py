@@ -28,7 +28,7 @@ from oam_operator.reconciler.inventory import InventoryItem
 from .ownedwatch import Drift, ObjectKey
 
 __all__ = ["FLAP_CORRECTIONS", "FLAP_WINDOW", "HOLD_FIRST", "HOLD_MAX", "DriftTracker", "Drifted",
-           "corrected_message", "drifted_condition", "key_of"]
+           "corrected_message", "drifted_condition"]
 
 FLAP_WINDOW = timedelta(seconds=60)
 FLAP_CORRECTIONS = 3
@@ -36,10 +36,6 @@ HOLD_FIRST = timedelta(seconds=60)
 HOLD_MAX = timedelta(minutes=10)
 SHOWN_FIELDS = 3
 SHOWN_OBJECTS = 3
-
-
-def key_of(item: InventoryItem) -> ObjectKey:
-    return item.group, item.kind, item.namespace, item.name
 
 
 @dataclass
@@ -87,7 +83,7 @@ class Drifted:
 
     def status(self) -> DriftStatus:
         item = self.item
-        return DriftStatus(api_version=f"{item.group}/{item.version}" if item.group else item.version, kind=item.kind,
+        return DriftStatus(api_version=item.api_version, kind=item.kind,
                            namespace=item.namespace or None, name=item.name,
                            fields=list(self.drift.paths) or None, deleted=True if self.drift.deleted else None,
                            held_until=self.held_until)

@@ -35,6 +35,8 @@ from typing import Any
 
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError
+from oam_operator.reconciler.identity import split_api_version
+from oam_operator.reconciler.inventory import InventoryItem
 
 from .fieldsets import FieldSet, manager_fields, removed
 
@@ -60,9 +62,13 @@ class WatchedKind:
     kind: str
     namespaced: bool = True
 
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
     def path(self, namespace: str) -> str:
         where = f"/namespaces/{namespace}" if namespace and self.namespaced else ""
-        base = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
+        base = f"/apis/{self.api_version}" if self.group else f"/api/{self.version}"
         return f"{base}{where}/{self.plural}"
 
 
@@ -91,11 +97,12 @@ class _Scope:
 
 
 class OwnedObjects:
-    """The watches and their small cache; ``on_change(namespace, name, obj, deleted)`` is called
-    in a watch thread for the owning Application of every object that changed."""
+    """The watches and their small cache; ``on_change(namespace, name, key, obj, deleted)`` is
+    called in a watch thread for the owning Application of every object that changed (``obj`` is
+    only a stub of a deletion the relist found)."""
 
     def __init__(self, client: ClusterClient, *, domain: str, cluster_id: str, namespaces: Sequence[str],
-                 on_change: Callable[[str, str, Mapping[str, Any], bool], None],
+                 on_change: Callable[[str, str, ObjectKey, Mapping[str, Any], bool], None],
                  on_state: Callable[[WatchedKind, str], None] | None = None) -> None:
         self.client = client
         self.manager = domain
@@ -118,7 +125,7 @@ class OwnedObjects:
         """Start watching ``kind`` (once; excluded kinds never)."""
         if self._stopped.is_set() or not self._register(kind):
             return
-        for scope in (self.scopes if kind.namespaced else ("",)):
+        for scope in self._scopes_of(kind):
             thread = threading.Thread(target=self._run, args=(kind, scope), daemon=True,
                                       name=f"owned-{kind.plural}-{scope or 'all'}")
             thread.start()
@@ -135,23 +142,22 @@ class OwnedObjects:
             self._kinds[ident] = kind
         return True
 
-    def ensure(self, kinds: Iterable[tuple[str, str, str]]) -> None:
-        """Watch the kinds an Application uses, ``(group, version, kind)``, resolved by discovery;
-        a kind discovery does not know (yet) is tried again at the next call."""
-        for group, version, kind in kinds:
-            if (group, kind) in EXCLUDED:
+    def ensure(self, items: Iterable[InventoryItem]) -> None:
+        """Watch the kinds of an Application's inventory, resolved by discovery; a kind discovery
+        does not know (yet) is tried again at the next call."""
+        for item in items:
+            if (item.group, item.kind) in EXCLUDED:
                 continue
             with self._lock:
-                if (group, kind) in self._kinds:
+                if (item.group, item.kind) in self._kinds:
                     continue
-            api_version = f"{group}/{version}" if group else version
             try:
-                resource = self.client.resource_for(api_version, kind)
+                resource = self.client.resource_for(item.api_version, item.kind)
             except Exception:  # discovery failed: a later pass asks again
                 continue
             if resource is None:
                 continue
-            self.watch(WatchedKind(group, version, resource.plural, kind, resource.namespaced))
+            self.watch(WatchedKind(item.group, item.version, resource.plural, item.kind, resource.namespaced))
 
     def watched(self, group: str, kind: str) -> bool:
         """Whether every scope of this kind is watched and synced right now."""
@@ -159,8 +165,7 @@ class OwnedObjects:
             known = self._kinds.get((group, kind))
             if known is None:
                 return False
-            scopes = self.scopes if known.namespaced else ("",)
-            return all(self._scopes.get((group, kind, scope), _Scope()).live for scope in scopes)
+            return all(self._scopes.get((group, kind, scope), _Scope()).live for scope in self._scopes_of(known))
 
     # -- the cache --------------------------------------------------------------------------
 
@@ -169,11 +174,10 @@ class OwnedObjects:
         key, owner = self._identify(obj)
         if key is None or owner is None:
             return
+        fields = manager_fields(obj, self.manager)
         with self._lock:
-            if (key[0], key[1]) not in self._kinds:
-                return
-            fields = manager_fields(obj, self.manager)
-            self._store(key, owner, applied=fields, live=fields)
+            if (key[0], key[1]) in self._kinds:
+                self._store(key, owner, applied=fields, live=fields)
 
     def drift(self, group: str, kind: str, namespace: str, name: str) -> Drift | None:
         """What another manager took from this object since the operator last wrote it;
@@ -199,9 +203,9 @@ class OwnedObjects:
                 if key not in wanted:
                     self._objects.pop(key, None)
                     self._by_owner[owner].discard(key)
-                    for (group, kind, _), state in self._scopes.items():
-                        if (group, kind) == key[:2]:
-                            state.keys.discard(key)
+                    state = self._scopes.get(self._scope_key(key))
+                    if state is not None:
+                        state.keys.discard(key)
             if not self._by_owner.get(owner):
                 self._by_owner.pop(owner, None)
 
@@ -217,22 +221,28 @@ class OwnedObjects:
                 total += sum(sys.getsizeof(f) + sys.getsizeof(f.packed) for f in distinct.values())
             return len(self._objects), total
 
+    def _scopes_of(self, kind: WatchedKind) -> tuple[str, ...]:
+        """The namespace scopes a kind is watched in: one cluster-wide watch when it is cluster-scoped."""
+        return self.scopes if kind.namespaced else ("",)
+
+    def _scope_key(self, key: ObjectKey) -> tuple[str, str, str]:
+        """(group, kind, scope) of the watch that sees the object ``key`` (under the lock)."""
+        known = self._kinds.get((key[0], key[1]))
+        scope = "" if known is None or not known.namespaced or self.scopes == ("",) else key[2]
+        return key[0], key[1], scope
+
     def _synced_unlocked(self, group: str, kind: str, namespace: str) -> bool:
-        known = self._kinds.get((group, kind))
-        if known is None:
+        if (group, kind) not in self._kinds:
             return False
-        scope = "" if not known.namespaced or self.scopes == ("",) else namespace
-        state = self._scopes.get((group, kind, scope))
+        state = self._scopes.get(self._scope_key((group, kind, namespace, "")))
         return state is not None and state.live
 
     def _store(self, key: ObjectKey, owner: tuple[str, str], *, applied: FieldSet | None,
                live: FieldSet | None) -> None:
         self._objects[key] = _Owned(owner, applied, live)
         self._by_owner.setdefault(owner, set()).add(key)
-        known = self._kinds.get((key[0], key[1]))
-        if known is not None:  # so a relist notices its deletion while unwatched
-            scope = "" if not known.namespaced or self.scopes == ("",) else key[2]
-            self._scopes.setdefault((key[0], key[1], scope), _Scope()).keys.add(key)
+        if (key[0], key[1]) in self._kinds:  # so a relist notices its deletion while unwatched
+            self._scopes.setdefault(self._scope_key(key), _Scope()).keys.add(key)
 
     def _identify(self, obj: Mapping[str, Any]) -> tuple[ObjectKey | None, tuple[str, str] | None]:
         meta = obj.get("metadata") or {}
@@ -243,8 +253,7 @@ class OwnedObjects:
         namespace, _, name = rest.partition("/")
         if cluster != self.cluster_id or not namespace or not name:
             return None, None
-        api_version = str(obj.get("apiVersion") or "")
-        group = api_version.rpartition("/")[0] if "/" in api_version else ""
+        group, _ = split_api_version(str(obj.get("apiVersion") or ""))
         key = (group, str(obj.get("kind") or ""), str(meta.get("namespace") or ""), str(meta.get("name") or ""))
         return key, (namespace, name)
 
@@ -266,7 +275,7 @@ class OwnedObjects:
                 entry = self._objects.get(key)
                 if entry is not None:
                     entry.deleted, entry.live = True, None
-            self.on_change(owner[0], owner[1], obj, True)
+            self.on_change(owner[0], owner[1], key, obj, True)
             return
         self._absorb(obj, always=True)
 
@@ -288,7 +297,7 @@ class OwnedObjects:
                 if entry.applied is None:
                     entry.applied = fields
         if always or changed:
-            self.on_change(owner[0], owner[1], obj, False)
+            self.on_change(owner[0], owner[1], key, obj, False)
         return key
 
     @staticmethod
@@ -296,8 +305,7 @@ class OwnedObjects:
         """List items (and some events) carry no apiVersion and kind: fill them in."""
         if obj.get("kind"):
             return obj
-        return {**obj, "apiVersion": f"{kind.group}/{kind.version}" if kind.group else kind.version,
-                "kind": kind.kind}
+        return {**obj, "apiVersion": kind.api_version, "kind": kind.kind}
 
     # -- threads ----------------------------------------------------------------------------
 
@@ -364,9 +372,9 @@ class OwnedObjects:
                 entry = self._objects[key]
                 entry.deleted, entry.live = True, None
         for key, owner in gone:
-            stub = {"apiVersion": f"{kind.group}/{kind.version}" if kind.group else kind.version, "kind": kind.kind,
+            stub = {"apiVersion": kind.api_version, "kind": kind.kind,
                     "metadata": {"namespace": key[2], "name": key[3]}}
-            self.on_change(owner[0], owner[1], stub, True)
+            self.on_change(owner[0], owner[1], key, stub, True)
         return version
 
     def _follow(self, kind: WatchedKind, path: str, version: str) -> None:

@@ -53,7 +53,7 @@ from oam_operator.reconciler.status import DefaultStatusAnalyzer
 from . import orchestration
 from .checks import CHECKS, Refusal, Requeue, Subject, served_by
 from .digest import component_digest
-from .drift import Drifted, corrected_message, drifted_condition, key_of
+from .drift import Drifted, corrected_message, drifted_condition
 from .encode import EncodedTree
 from .inventorycodec import inventory_of, write_inventory
 from .progress import apply_progress, capitalised, checkpoint_progress, delete_progress
@@ -143,11 +143,13 @@ class _Pass:
         # Drift: what this pass corrected and what it left (drift.py), for the epilogue.
         self.events: list[Event] = []
         self.drift_corrections = 0
-        self.drift_found: list[Drifted] | None = None  # None: not looked at in this pass
+        # The Drifted condition this pass found (reason, message); unset: it did not look.
+        self.drift_verdict: tuple[str, str] | None = None
+        self.drift_looked = False
         # Found by the apply branch's steps between the checks.
         self.digest = ""
         self.reconciler_: Reconciler | None = None
-        self.inventory: list[InventoryItem] = []
+        self.inventory: list[InventoryItem] | None = None  # once read; handed on in the result
 
     # -- status helpers -------------------------------------------------------------------------
 
@@ -180,17 +182,14 @@ class _Pass:
         outcome.namespace_terminating = self.namespace_terminating
         outcome.events = self.events + outcome.events
         outcome.drift_corrections = self.drift_corrections
+        outcome.inventory = self.inventory
         return outcome
 
     def drifted_condition(self) -> tuple[str, str] | None:
         """The ``Drifted`` condition while ``status.drift`` names objects (this pass's finding, or
         the last pass's when this one did not look)."""
-        if self.drift_found is not None:
-            found = self.drift_found
-            if not found:
-                return None
-            reason, message = drifted_condition(found, self.namespace, self.now)
-            return reason, message.replace("\n", " ")[:MAX_MESSAGE]
+        if self.drift_looked:
+            return self.drift_verdict
         previous = find_condition(self.baseline, ConditionType.DRIFTED.value)
         if not self.status.drift or previous is None:
             return None
@@ -394,7 +393,7 @@ class _Pass:
             early = step() if step is not None else None
             if early is not None:
                 return early
-        assert self.reconciler_ is not None and subject.encoded is not None
+        assert self.reconciler_ is not None and subject.encoded is not None and self.inventory is not None
         reconciler, encoded, inventory, policies = self.reconciler_, subject.encoded, self.inventory, subject.policies
         digest = self.digest
 
@@ -482,8 +481,7 @@ class _Pass:
         probe = self.env.drift
         if probe is None:
             return []
-        now, tracker = self.now, self.memory.drift
-        report = self.spec.drift == DriftPolicy.REPORT.value
+        now, tracker, report = self.now, self.memory.drift, self.reports_drift
         reapply = parse_go_duration(self.settings.reapply_interval)
         found = []
         for item in inventory:
@@ -492,7 +490,7 @@ class _Pass:
             drift = probe(item.group, item.kind, item.namespace, item.name)
             if drift is None:
                 continue
-            held = None if report else tracker.held_until(key_of(item), now)
+            held = None if report else tracker.held_until(item.identity(), now)
             if report or held is not None:
                 if not drift.deleted and item.last_applied_at is not None and item.last_applied_at <= now - reapply:
                     item.last_applied_at = _second(now)  # left as it is: the interval does not undo it
@@ -505,14 +503,13 @@ class _Pass:
         """After ``apply()``: what was corrected (an Event, the metric, the fight count) and what is
         left drifting (``status.drift``, the ``Drifted`` condition, an Event per episode)."""
         now, tracker = self.now, self.memory.drift
-        report = self.spec.drift == DriftPolicy.REPORT.value
         corrected, left = [], []
         for found_one in found:
-            if report or found_one.held_until is not None:
+            if self.reports_drift or found_one.held_until is not None:
                 left.append(found_one)
                 continue
             corrected.append(found_one)
-            held = tracker.corrected(key_of(found_one.item), now)
+            held = tracker.corrected(found_one.item.identity(), now)
             if held is not None:
                 left.append(Drifted(found_one.item, found_one.drift, held))
         tracker.settled(now)
@@ -521,10 +518,18 @@ class _Pass:
             self.events.append(Event("Normal", "DriftCorrected", corrected_message(corrected, self.namespace)))
         previous = _episode(self.status.drift)
         self.status.drift = [d.status() for d in left] or None
-        if left and _episode(self.status.drift) != previous:
-            reason, message = drifted_condition(left, self.namespace, now)
+        self.drift_looked = True
+        if not left:
+            return
+        reason, message = drifted_condition(left, self.namespace, now)
+        self.drift_verdict = reason, message.replace("\n", " ")[:MAX_MESSAGE]
+        if _episode(self.status.drift) != previous:
             self.events.append(Event("Warning", reason, message))
-        self.drift_found = left
+
+    @property
+    def reports_drift(self) -> bool:
+        """``spec.drift: Report``: drift is left and shown, not corrected."""
+        return self.spec.drift == DriftPolicy.REPORT.value
 
     def still_processing(self, message: str, delay: float, operations: dict[str, int]) -> PassResult:
         """``Processing`` with ``message``, or ``Error``/``Timeout`` once processing took longer
@@ -597,7 +602,7 @@ class _Pass:
         status.processing_digest = None
         status.processing_since = None
         try:
-            inventory = inventory_of(status)
+            inventory = self.inventory = inventory_of(status)
         except CompactInventoryError as error:
             return self.fail(Reason.ERROR, capitalised(str(error)), error_type="other")
         if not inventory:

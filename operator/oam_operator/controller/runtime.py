@@ -36,8 +36,7 @@ from oam_operator.reconciler.status import DefaultStatusAnalyzer
 from .appindex import AppIndex
 from .composition import OperatorTransform
 from .incluster import in_cluster
-from .inventorycodec import read_inventory
-from .ownedwatch import OwnedObjects, WatchedKind
+from .ownedwatch import ObjectKey, OwnedObjects, WatchedKind
 from .passes import apply_pass, delete_pass
 from .readiness import WATCHED, no_longer_progressing
 from .seams import Environment, Event, Memory, PassResult
@@ -151,7 +150,7 @@ class Runtime:
         if self.metrics is not None:
             self.metrics.remove_application(namespace, name)
 
-    def _on_change(self, namespace: str, name: str, obj: Mapping[str, Any], deleted: bool) -> None:
+    def _on_change(self, namespace: str, name: str, key: ObjectKey, obj: Mapping[str, Any], deleted: bool) -> None:
         """ownedwatch.py: an object of this Application changed. Wake it when it waits for the
         object and the object is no longer progressing (readiness), or when the object drifted
         or drift it reported may be resolved (drift.py)."""
@@ -161,11 +160,7 @@ class Runtime:
         if uid is None or memory is None or self.waker is None or self.owned is None:
             return
         status = memory.status or {}
-        meta = obj.get("metadata") or {}
-        api_version = str(obj.get("apiVersion") or "")
-        group = api_version.rpartition("/")[0] if "/" in api_version else ""
-        drift = self.owned.drift(group, str(obj.get("kind") or ""), str(meta.get("namespace") or ""),
-                                 str(meta.get("name") or ""))
+        drift = self.owned.drift(*key)
         if status.get("state") == "Ready":
             if drift is None and not status.get("drift"):
                 return  # a change that takes nothing the Application sets (status, an HPA's replicas)
@@ -238,12 +233,10 @@ class Runtime:
         if result.finished:
             self.owned.retain(owner, ())
             return
-        try:
-            items = read_inventory(result.status)
-        except Exception:  # an unreadable inventory is the pass's to report
+        if result.inventory is None:  # the pass did not get as far as the inventory: nothing changed
             return
-        self.owned.ensure({(item.group, item.version, item.kind) for item in items})
-        self.owned.retain(owner, [(item.group, item.kind, item.namespace, item.name) for item in items])
+        self.owned.ensure(result.inventory)
+        self.owned.retain(owner, [item.identity() for item in result.inventory])
         now = time.monotonic()
         if self.metrics is not None and now - self._cache_measured >= CACHE_MEASURE_INTERVAL:
             self._cache_measured = now

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from oam_operator.controller.settings import Settings
 from oam_operator.oam.pipeline import Pipeline
+from oam_operator.reconciler.inventory import InventoryItem
 
 from .appindex import AppIndex
 from .backoff import Backoff, ErrorBackoff, Jitter
@@ -110,3 +111,5 @@ class PassResult:
     namespace_terminating: bool = False
     #: Objects whose drift this pass corrected (the drift metric).
     drift_corrections: int = 0
+    #: The inventory the pass ended with, ``None`` when it did not read it (the watches' kinds).
+    inventory: list[InventoryItem] | None = None

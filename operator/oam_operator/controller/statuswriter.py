@@ -47,6 +47,7 @@ from typing import Any
 from oam_operator.api.compact_inventory import CompactInventoryError, read_status_inventory
 from oam_operator.api.conditions import Reason, State, ready_condition
 from oam_operator.reconciler.errors import ApiError
+from oam_operator.reconciler.events import MAX_EVENT_MESSAGE
 
 from .seams import Event, Memory, PassResult, StatusNotWritten
 
@@ -118,7 +119,7 @@ def ready_event(status: Mapping[str, Any]) -> Event | None:
     if ready is None:
         return None
     kind = "Warning" if status.get("state") == State.ERROR.value else "Normal"
-    return Event(kind, str(ready.get("reason", "")), str(ready.get("message", ""))[:1024])
+    return Event(kind, str(ready.get("reason", "")), str(ready.get("message", ""))[:MAX_EVENT_MESSAGE])
 
 
 def _key(event: Event) -> tuple[str, str, str]:

@@ -41,7 +41,7 @@ class Pages:
 def watching(client: Any = None) -> tuple[OwnedObjects, list[tuple[str, str, bool]]]:
     told: list[tuple[str, str, bool]] = []
     owned = OwnedObjects(client, domain=DOMAIN, cluster_id="cluster-1", namespaces=("shop",),
-                         on_change=lambda ns, name, obj, deleted: told.append((ns, name, deleted)))
+                         on_change=lambda ns, name, key, obj, deleted: told.append((ns, name, deleted)))
     owned._register(DEPLOYMENTS)
     owned._mark(DEPLOYMENTS, "shop", True, "synced")
     return owned, told

@@ -35,7 +35,7 @@ def deployment(*, available: bool, owner: str | None = "cluster-1/shop/web", gen
 
 def watch_of(seen: list[tuple[str, str, bool]], namespaces: tuple[str, ...] = ()) -> OwnedObjects:
     return OwnedObjects(client=None, domain=DOMAIN, cluster_id="cluster-1",  # type: ignore[arg-type]
-                        namespaces=namespaces, on_change=lambda ns, name, obj, deleted: seen.append((ns, name, deleted)))
+                        namespaces=namespaces, on_change=lambda ns, name, key, obj, deleted: seen.append((ns, name, deleted)))
 
 
 @pytest.mark.parametrize(("event", "seen"), [
