@@ -33,12 +33,15 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from oam_operator.reconciler.cachedreads import ABSENT, UNKNOWN, CachedAnswer
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError
 from oam_operator.reconciler.identity import split_api_version
 from oam_operator.reconciler.inventory import InventoryItem
+from oam_operator.reconciler.objects import ObjectRef
 
 from .fieldsets import FieldSet, manager_fields, removed
+from .objectcopies import compact_copy, expand, is_older, resource_version
 
 __all__ = ["EXCLUDED", "Drift", "ObjectKey", "OwnedObjects", "WatchedKind"]
 
@@ -85,6 +88,8 @@ class _Owned:
     owner: tuple[str, str]
     applied: FieldSet | None
     live: FieldSet | None
+    copy: bytes | None = None  # objectcopies.py: what reads are answered with
+    version: str = ""  # the copy's resourceVersion
     deleted: bool = False
 
 
@@ -175,9 +180,31 @@ class OwnedObjects:
         if key is None or owner is None:
             return
         fields = manager_fields(obj, self.manager)
+        copy, version = compact_copy(obj), resource_version(obj)
         with self._lock:
-            if (key[0], key[1]) in self._kinds:
-                self._store(key, owner, applied=fields, live=fields)
+            if (key[0], key[1]) not in self._kinds:
+                return
+            entry = self._objects.get(key)
+            if entry is not None and entry.owner == owner and not entry.deleted and is_older(version, entry.version):
+                entry.applied = fields  # the watch already holds a later state: keep it as the copy
+                return
+            self._store(key, owner, applied=fields, live=fields, copy=copy, version=version)
+
+    def lookup(self, ref: ObjectRef) -> CachedAnswer:
+        """The reconciler's read of an owned object (reconciler/cachedreads.py): a copy, "absent"
+        (the kind's watch is synced and has never seen it), or "unknown" (not watched or not
+        synced, or seen deleted: a deletion may only be the owner label's removal)."""
+        key = (ref.group, ref.kind, ref.namespace, ref.name)
+        with self._lock:
+            if not self._synced_unlocked(ref.group, ref.kind, ref.namespace):
+                return UNKNOWN
+            entry = self._objects.get(key)
+            if entry is None:
+                return ABSENT
+            if entry.deleted or entry.copy is None:
+                return UNKNOWN
+            copy = entry.copy
+        return CachedAnswer("present", expand(copy))
 
     def drift(self, group: str, kind: str, namespace: str, name: str) -> Drift | None:
         """What another manager took from this object since the operator last wrote it;
@@ -219,6 +246,7 @@ class OwnedObjects:
                 total += sys.getsizeof(entry) + sys.getsizeof(entry.owner)
                 distinct = {id(f): f for f in (entry.applied, entry.live) if f is not None}  # often one object
                 total += sum(sys.getsizeof(f) + sys.getsizeof(f.packed) for f in distinct.values())
+                total += sys.getsizeof(entry.copy) + sys.getsizeof(entry.version)
             return len(self._objects), total
 
     def _scopes_of(self, kind: WatchedKind) -> tuple[str, ...]:
@@ -238,8 +266,8 @@ class OwnedObjects:
         return state is not None and state.live
 
     def _store(self, key: ObjectKey, owner: tuple[str, str], *, applied: FieldSet | None,
-               live: FieldSet | None) -> None:
-        self._objects[key] = _Owned(owner, applied, live)
+               live: FieldSet | None, copy: bytes | None, version: str) -> None:
+        self._objects[key] = _Owned(owner, applied, live, copy, version)
         self._by_owner.setdefault(owner, set()).add(key)
         if (key[0], key[1]) in self._kinds:  # so a relist notices its deletion while unwatched
             self._scopes.setdefault(self._scope_key(key), _Scope()).keys.add(key)
@@ -274,7 +302,8 @@ class OwnedObjects:
             with self._lock:
                 entry = self._objects.get(key)
                 if entry is not None:
-                    entry.deleted, entry.live = True, None
+                    entry.deleted, entry.live, entry.copy = True, None, None
+                    entry.version = resource_version(obj)
             self.on_change(owner[0], owner[1], key, obj, True)
             return
         self._absorb(obj, always=True)
@@ -286,14 +315,17 @@ class OwnedObjects:
         if key is None or owner is None:
             return None
         fields = manager_fields(obj, self.manager)
+        copy, version = compact_copy(obj), resource_version(obj)
         with self._lock:
             entry = self._objects.get(key)
             if entry is None or entry.owner != owner:
-                self._store(key, owner, applied=fields, live=fields)
+                self._store(key, owner, applied=fields, live=fields, copy=copy, version=version)
                 changed = False
+            elif is_older(version, entry.version):
+                return key  # a state from before the operator's own last write (or a later event): nothing new
             else:
                 changed = entry.deleted or entry.live != fields
-                entry.live, entry.deleted = fields, False
+                entry.live, entry.deleted, entry.copy, entry.version = fields, False, copy, version
                 if entry.applied is None:
                     entry.applied = fields
         if always or changed:
@@ -370,7 +402,7 @@ class OwnedObjects:
             state.keys = seen
             for key, _ in gone:  # deleted while the kind was not watched
                 entry = self._objects[key]
-                entry.deleted, entry.live = True, None
+                entry.deleted, entry.live, entry.copy = True, None, None
         for key, owner in gone:
             stub = {"apiVersion": kind.api_version, "kind": kind.kind,
                     "metadata": {"namespace": key[2], "name": key[3]}}

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
+from .cachedreads import CachedReads
 from .metrics import ReconcilerMetrics
 from .objectpolicies import AdoptionPolicy, DeletePolicy, MissingNamespacesPolicy, UpdatePolicy
 from .status import StatusAnalyzer
@@ -47,6 +48,8 @@ class ReconcilerOptions:
     #: Called with every object a create or an update returned (the write's response), so a
     #: caller that keeps copies of live objects can keep them current (docs/reconciler.md#options).
     on_written: Callable[[Mapping[str, Any]], None] | None = None
+    #: A watch the caller holds, asked before a read (docs/reconciler.md#reads-from-a-watch).
+    cached_reads: CachedReads | None = None
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming the first invalid field."""
@@ -73,6 +76,7 @@ class ReconcilerOptions:
             ),
             ("clock", callable(self.clock)),
             ("on_written", self.on_written is None or callable(self.on_written)),
+            ("cached_reads", self.cached_reads is None or callable(getattr(self.cached_reads, "lookup", None))),
         ]
         for name, ok in checks:
             if not ok:
