@@ -536,8 +536,8 @@ class Reconciler:
 
         The one read is the wave's (``call.reads``: the caller's watch, a LIST result or a GET,
         docs/reconciler.md#reads-from-a-watch and #batched-reads); an answer of the watch is read
-        live again before a write (``_settle``). There is no read after a write, and the object a create or update returns is deliberately *not*
-        used as the live object of a status step:
+        live again before a write (``_settle``). There is no read after a write, and the object
+        a create or update returns is deliberately *not* used as the live object of a status step:
 
         - In this call, a created or updated object takes branch a/b, which sets ``Creating``
           resp. ``Updating`` and counts it unready without analysing its status (docs/reconciler.md#item-state-machine:
