@@ -13,9 +13,9 @@ for that wake-up instead of the backoff. The workload kinds (``WATCHED``) are wa
 start; other kinds once an Application uses them.
 
 The watch reads nothing on a tenant's behalf: it only decides *when* the Application's own
-pass, with its own identity, reads again. Where the operator may not watch a kind (403: the
-chart's ``leastPrivilege`` RBAC) that kind stays unwatched and passes waiting for it keep the
-backoff; while a watch is down, its kind counts as unwatched too.
+pass, with its own identity, reads again. Where the operator may not watch a kind (403: one
+outside the chart's ``leastPrivilege`` reads) that kind stays unwatched and passes waiting for
+it keep the backoff; while a watch is down, its kind counts as unwatched too.
 """
 
 from __future__ import annotations
