@@ -1,7 +1,7 @@
 """Watches of the objects the operator owns (docs/operator.md#watches-of-owned-objects).
 
 One watch per kind in use and namespace scope, shared by every Application of the instance,
-with the operator's own identity and the selector "has our owner label". It serves two uses:
+with the operator's own identity and the selector "has our owner label". It serves three uses:
 
 - readiness wake-ups (``readiness.py``): an event whose object is no longer progressing wakes
   the Application that owns it;
@@ -9,10 +9,12 @@ with the operator's own identity and the selector "has our owner label". It serv
   after the operator's last write (``applied``, from the write's response through the
   reconciler's ``on_written``) and what it owns now (``live``, from the watch). Fields in
   ``applied`` but not in ``live`` were taken by another manager; a deleted object is drift too.
-  A change of either kind wakes the owner, whose pass asks ``drift()``.
+  A change of either kind wakes the owner, whose pass asks ``drift()``;
+- the reconciler's reads (``lookup``, docs/operator.md#reads-from-the-watch): a compact copy of
+  each object (``objectcopies.py``), replaced by each write's response and by later events only.
 
-What is kept per object is small: its owner, two compressed field sets and a deletion mark —
-no spec, no data. Secrets stay out (``EXCLUDED``): their events carry the secret data through
+What is kept per object is small: its owner, two compressed field sets, the compressed copy
+(metadata, spec and status; no data) and a deletion mark. Secrets stay out (``EXCLUDED``): their events carry the secret data through
 the operator's memory and watching them needs cluster-wide read of every Secret; their drift
 is found at the reapply interval, as before. A kind the operator may not list or watch (403:
 one outside the chart's ``leastPrivilege`` reads) is logged once and stays unwatched: its drift
