@@ -14,15 +14,15 @@ with the operator's own identity and the selector "has our owner label". It serv
   each object (``objectcopies.py``), replaced by each write's response and by later events only.
 
 What is kept per object is small: its owner, two compressed field sets, the compressed copy
-(metadata, spec and status; no data) and a deletion mark. Secrets stay out (``EXCLUDED``):
-their events carry the secret data through the operator's memory and watching them needs
-cluster-wide read of every Secret; their drift is found at the reapply interval, as before. A kind the operator may not list or watch (403:
-one outside the chart's ``leastPrivilege`` reads) is logged once and stays unwatched: its drift
-is found at the reapply interval and its waits keep the backoff. A watch that ends or fails (an
-API server restart, ``410 Gone``) lists its kind again and compares: what changed meanwhile is
-seen then, so a hand edit made while the API server was down is still found. The first sight
-of an object this process never wrote is its baseline: drift made while the operator was not
-running is found at the reapply interval.
+(metadata, spec and status; no data) and a deletion mark. Secrets stay out (``EXCLUDED``): their
+events carry the secret data through the operator's memory and watching them needs cluster-wide
+read of every Secret; their drift is found at the reapply interval, as before. A kind the
+operator may not list or watch (403: one outside the chart's ``leastPrivilege`` reads) is logged
+once and stays unwatched: its drift is found at the reapply interval and its waits keep the
+backoff. A watch that ends or fails (an API server restart, ``410 Gone``) lists its kind again
+and compares: what changed meanwhile is seen then, so a hand edit made while the API server was
+down is still found. The first sight of an object this process never wrote is its baseline:
+drift made while the operator was not running is found at the reapply interval.
 """
 
 from __future__ import annotations
