@@ -421,6 +421,8 @@ class OwnedObjects:
             for event in self.client.watch(path, query=query):
                 obj = event.get("object") or {}
                 if event.get("type") == "ERROR":
+                    log.info("relisting %s after %s %s: %s", path, obj.get("code"), obj.get("reason"),
+                             obj.get("message"))
                     return  # 410 Gone and the like: LIST again
                 version = str((obj.get("metadata") or {}).get("resourceVersion") or version)
                 if event.get("type") != "BOOKMARK":
