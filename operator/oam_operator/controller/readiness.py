@@ -10,7 +10,7 @@ the objects the operator wrote; an event whose object the status analyzer no lon
 (``no_longer_progressing``). A pass whose every pending object is either of a watched kind or
 of a kind that is Ready as soon as it is read (``INSTANT``) then waits up to ``WATCHED_WAIT``
 for that wake-up instead of the backoff. The workload kinds (``WATCHED``) are watched from the
-start; other kinds once an Application uses them.
+start (with ConfigMaps, runtime.py ``STARTED``); other kinds once an Application uses them.
 
 The watch decides *when* the Application's pass runs again; that pass reads its objects from
 the same watch (docs/operator.md#reads-from-the-watch), and writes with the Application's own
@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from oam_operator.common.objectstatus import ObjectStatus
+from oam_operator.reconciler.identity import split_api_version
 from oam_operator.reconciler.status import DefaultStatusAnalyzer, StatusAnalysisError, always_ready_kinds
 
 from .ownedwatch import WatchedKind
@@ -51,20 +52,26 @@ WATCHED_WAIT = 5.0
 
 def waits_for_wake_up(pending: Iterable[tuple[str, str]], watched: Callable[[str, str], bool]) -> bool:
     """Whether a pass pending on objects of these (group, kind) may wait for a wake-up: at
-    least one is watched, and every other one is Ready as soon as it is read."""
+    least one that is not Ready as soon as it is read is pending, and every such one is watched
+    (a watched ConfigMap gives no wake-up: its events are no news, ``no_longer_progressing``)."""
     any_watched = False
     for group, kind in pending:
-        if watched(group, kind):
-            any_watched = True
-        elif (group, kind) not in INSTANT:
+        if (group, kind) in INSTANT:
+            continue
+        if not watched(group, kind):
             return False
+        any_watched = True
     return any_watched
 
 
 def no_longer_progressing(obj: Mapping[str, Any], deleted: bool, analyzer: DefaultStatusAnalyzer) -> bool:
-    """Whether an event's object is no longer progressing: ready, failed or gone."""
+    """Whether an event's object is no longer progressing: ready, failed or gone. A change of a
+    kind that is Ready whenever it exists (``INSTANT``: a ConfigMap just created) is no news for
+    a waiting pass, which finds it Ready at its next read anyway: only its deletion wakes."""
     if deleted:
         return True
+    if (split_api_version(str(obj.get("apiVersion") or ""))[0], str(obj.get("kind") or "")) in INSTANT:
+        return False
     try:
         return analyzer.compute(obj).status != ObjectStatus.IN_PROGRESS.value
     except StatusAnalysisError:

@@ -45,6 +45,11 @@ from .tenancy import TenantClients
 
 log = logging.getLogger("oam_operator.controller")
 
+#: Watched from the start: the workload kinds (readiness.py) and ConfigMaps, which nearly every
+#: Application holds, so that even the first passes read them from the watch
+#: (docs/operator.md#reads-from-the-watch); every other kind once an inventory holds it.
+STARTED = (*WATCHED, WatchedKind("", "v1", "configmaps", "ConfigMap"))
+
 CACHE_MEASURE_INTERVAL = 5.0  # seconds between measurements of the watch cache (it walks every entry)
 
 
@@ -108,7 +113,7 @@ class Runtime:
             self.owned = OwnedObjects(self.client, domain=self.settings.domain, cluster_id=self.cluster_id,
                                       namespaces=self.settings.namespaces, on_change=self._on_change,
                                       on_state=self._on_watch_state)
-            self.owned.start(WATCHED)
+            self.owned.start(STARTED)
         reconciler_metrics = prometheus_metrics(self.metrics.operations_total) if self.metrics else None
         clients = TenantClients(self.client, default_service_account=self.settings.default_service_account,
                                 require_service_account=self.settings.require_service_account,

@@ -38,6 +38,9 @@ def watch_of(seen: list[tuple[str, str, bool]], namespaces: tuple[str, ...] = ()
                         namespaces=namespaces, on_change=lambda ns, name, key, obj, deleted: seen.append((ns, name, deleted)))
 
 
+CONFIGMAP = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg", "namespace": "shop"}}
+
+
 @pytest.mark.parametrize(("event", "seen"), [
     ({"type": "MODIFIED", "object": deployment(available=True)}, [("shop", "web", False)]),
     ({"type": "ADDED", "object": deployment(available=False)}, [("shop", "web", False)]),
@@ -58,7 +61,9 @@ def test_an_event_reaches_the_owner_of_its_object(event: dict[str, Any], seen: l
     (deployment(available=False), False, False),
     (deployment(available=False), True, True),
     (deployment(available=True, generation=2) | {"status": {"observedGeneration": 1}}, False, False),
-], ids=["ready", "progressing", "deleted", "not-observed-yet"])
+    (CONFIGMAP, False, False),  # Ready whenever it exists: its creation is no news for a waiting pass
+    (CONFIGMAP, True, True),
+], ids=["ready", "progressing", "deleted", "not-observed-yet", "configmap", "configmap-deleted"])
 def test_an_owner_is_woken_once_its_object_is_no_longer_progressing(obj: dict[str, Any], deleted: bool,
                                                                    woken: bool) -> None:
     assert no_longer_progressing(obj, deleted, DefaultStatusAnalyzer(DOMAIN)) is woken
@@ -100,6 +105,13 @@ def _deployments_only(group: str, kind: str) -> bool:
 ])
 def test_which_waiting_passes_sleep_until_woken(pending: list[tuple[str, str]], waits: bool) -> None:
     assert waits_for_wake_up(pending, _deployments_only) is waits
+
+
+def test_a_pass_pending_only_on_watched_configmaps_does_not_wait_for_a_wake_up() -> None:
+    """ConfigMaps are watched from the start, but their events wake nobody: such a pass keeps the
+    backoff, and its next read (from the watch) finds them Ready."""
+    assert waits_for_wake_up([("", "ConfigMap"), ("", "ConfigMap")], lambda group, kind: True) is False
+    assert waits_for_wake_up([("", "ConfigMap"), ("apps", "Deployment")], lambda group, kind: True) is True
 
 
 WEB = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "shop"}}
