@@ -47,6 +47,9 @@ class ReconcilerOptions:
     #: Called with every object a create or an update returned (the write's response), so a
     #: caller that keeps copies of live objects can keep them current (docs/reconciler.md#options).
     on_written: Callable[[Mapping[str, Any]], None] | None = None
+    #: Labels written onto every object, over authored values; a key mapped to ``None`` is
+    #: removed from every object instead (docs/reconciler.md#keys-written-onto-objects).
+    extra_labels: Mapping[str, str | None] = field(default_factory=dict)
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming the first invalid field."""
@@ -73,6 +76,12 @@ class ReconcilerOptions:
             ),
             ("clock", callable(self.clock)),
             ("on_written", self.on_written is None or callable(self.on_written)),
+            (
+                "extra_labels",
+                isinstance(self.extra_labels, Mapping)
+                and all(isinstance(k, str) and k and (v is None or isinstance(v, str))
+                        for k, v in self.extra_labels.items()),
+            ),
         ]
         for name, ok in checks:
             if not ok:
