@@ -103,10 +103,11 @@ class OwnedObjects:
 
     def __init__(self, client: ClusterClient, *, domain: str, cluster_id: str, namespaces: Sequence[str],
                  on_change: Callable[[str, str, ObjectKey, Mapping[str, Any], bool], None],
-                 on_state: Callable[[WatchedKind, str], None] | None = None) -> None:
+                 on_state: Callable[[WatchedKind, str], None] | None = None, selector: str | None = None) -> None:
         self.client = client
         self.manager = domain
         self.owner_key = f"{domain}/owner-id"
+        self.selector = selector or self.owner_key  # of the LIST and watch: the instance's shard (sharding.py)
         self.cluster_id = cluster_id
         self.scopes = tuple(namespaces) or ("",)
         self.on_change = on_change
@@ -350,7 +351,7 @@ class OwnedObjects:
         seen: set[ObjectKey] = set()
         token, version = "", ""
         while True:
-            query = [("labelSelector", self.owner_key), ("limit", str(_PAGE))]
+            query = [("labelSelector", self.selector), ("limit", str(_PAGE))]
             if token:
                 query.append(("continue", token))
             page = self.client.request("list", "GET", path, query=query, background=True)
@@ -379,7 +380,7 @@ class OwnedObjects:
 
     def _follow(self, kind: WatchedKind, path: str, version: str) -> None:
         """Follow the watch from ``version`` until it must be started again from a LIST."""
-        selector = ("labelSelector", self.owner_key)
+        selector = ("labelSelector", self.selector)
         while not self._stopped.is_set():
             started = time.monotonic()
             query = [selector, ("resourceVersion", version), ("allowWatchBookmarks", "true"),

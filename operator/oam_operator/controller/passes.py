@@ -59,6 +59,7 @@ from .inventorycodec import inventory_of, write_inventory
 from .progress import apply_progress, capitalised, checkpoint_progress, delete_progress
 from .readiness import WATCHED_WAIT, waits_for_wake_up
 from .seams import Checkpointer, Environment, Event, Memory, PassResult, StatusNotWritten
+from .sharding import object_labels
 from .tenancy import NotPermitted
 
 log = logging.getLogger("oam_operator.controller")
@@ -230,6 +231,7 @@ class _Pass:
             allow_cluster_scoped=settings.allow_cluster_scoped_objects,
             metrics=self.env.reconciler_metrics,
             clock=self.env.clock,
+            extra_labels=object_labels(settings),  # the watches of owned objects select on it (sharding.py)
         )
         if client is None:
             client = self.env.clients.for_application(self.namespace, self.spec.service_account_name or "")
