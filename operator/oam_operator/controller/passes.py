@@ -479,7 +479,9 @@ class _Pass:
     def prepare_drift(self, inventory: list[InventoryItem]) -> list[Drifted]:
         """Before ``apply()``: the Ready objects that drifted. ``Correct``: they are re-applied in
         this call (forced), unless correction is held back; ``Report``: their reapply interval is
-        held off while they drift. A deleted object is created again by ``apply()`` either way."""
+        held off while they drift. A deleted object is created again by ``apply()`` either way.
+        What the watch saw deleted may only have left its selector (its shard label taken off):
+        being due, it is updated back into the watch."""
         probe = self.env.drift
         if probe is None:
             return []
@@ -496,8 +498,8 @@ class _Pass:
             if report or held is not None:
                 if not drift.deleted and item.last_applied_at is not None and item.last_applied_at <= now - reapply:
                     item.last_applied_at = _second(now)  # left as it is: the interval does not undo it
-            elif not drift.deleted:
-                item.last_applied_at = None  # due now: the reconciler applies it, forced
+            else:
+                item.last_applied_at = None  # due now: the reconciler applies it, forced (or creates it)
             found.append(Drifted(item, drift, held))
         return found
 
