@@ -107,10 +107,12 @@ def main() -> int:
     parser.add_argument("--client", choices=("kubectl", "reconciler"), default="kubectl")
     parser.add_argument("--timeout", type=float, default=900)
     parser.add_argument("--json", metavar="FILE")
+    parser.add_argument("--audit", action="store_true",
+                        help="audit the API server, as bench_operator.py --audit does (equal conditions)")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="oam-bench-floor-"))
-    plane = dc.start("full", run_dir=work / "cluster")
+    plane = dc.start("full", run_dir=work / "cluster", audit=args.audit)
     try:
         for extra in range(1, -(-args.apps // PODS_PER_NODE)):  # one Deployment's Pod per Application
             plane.add_fake_node(f"floor-node-{extra}")
@@ -160,7 +162,7 @@ def main() -> int:
         if args.json:
             Path(args.json).write_text(json.dumps({
                 "benchmark": "fleet-floor", "apps": args.apps, "objects": args.objects, "parallel": args.parallel,
-                "client": args.client,
+                "client": args.client, "audit": args.audit,
                 "applied_s": applied_s, "ready": ready, "ready_s": ready_s,
                 "load_before": load_before, "load_after": load_after}, indent=2) + "\n")
         return 0 if ready == args.apps else 1

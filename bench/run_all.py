@@ -22,12 +22,14 @@ Steps (``--only`` picks some, comma-separated):
   Go modules) side by side on one audited control plane in one run;
 - ``operator``   — ``bench_operator.py --json`` ``--repeat`` times: 200 Applications × 10 objects
   to Ready on the full control plane, operator peak RSS, requests per Application, steady state;
-- ``scale``      — ``bench_operator.py`` once per fleet size of ``--scale`` (default 200, 1,000,
-  and 2,000 across 2 shards): time to Ready, requests, peak RSS, steady state, as they grow;
-- ``floor``      — ``bench_fleet_floor.py --json``: the objects of ``--floor-apps`` (default 1,000)
-  Applications applied with no operator — by kubectl, then by the reconciler library alone
-  (``--client reconciler``) — until every Deployment is Available: what the control plane itself
-  needs on this machine, the yardstick of the ``scale`` step;
+- ``scale``      — ``bench_operator.py --audit`` once per fleet size of ``--scale`` (default 200 and
+  1,000 Applications × 10 objects, and 5,000 × 4 across 2 shards): time to Ready, requests (the
+  operator's count and the audit log's, kopf's included), peak RSS, steady state, as they grow;
+- ``floor``      — ``bench_fleet_floor.py --audit --json`` per size of ``--floor`` (default 200 and
+  1,000 × 10, 5,000 × 4): the same objects applied with no operator — by kubectl (4 processes),
+  then by the reconciler library alone (``--client reconciler --parallel 10``) — until every
+  Deployment is Available: what the control plane itself needs on this machine, the yardstick
+  of the ``scale`` step (audited like it, so both pay the same audit cost);
 - ``inventory``  — ``bench_operator.py --apps 1 --objects 10000 --per-component 100 --server-side
   --no-data --skip-steady --json``: 10,000 objects in one Application to Ready, and the JSON size
   of the status the operator persisted, bytes per object (100 ``manifests`` components: the CRD
@@ -530,21 +532,27 @@ def step_operator(args: argparse.Namespace) -> dict[str, Any]:
     return {"runs": runs, "ok": all(r["figures"] and r["exit_code"] == 0 for r in runs)}
 
 
+def fleet_spec(spec: str, objects: int) -> tuple[int, int, int]:
+    """``APPS[xSHARDS][/OBJECTS]`` (e.g. ``5000x2/4``) as (apps, shards, objects per Application)."""
+    size, _, per_app = spec.strip().partition("/")
+    apps, _, shards = size.partition("x")
+    return int(apps), int(shards or 1), int(per_app or objects)
+
+
 def step_scale(args: argparse.Namespace) -> dict[str, Any]:
-    """``bench_operator.py`` once per fleet size of ``--scale`` (``APPS[xSHARDS]``, e.g. 2000x2)."""
+    """``bench_operator.py --audit`` once per fleet size of ``--scale`` (``APPS[xSHARDS][/OBJECTS]``)."""
     # With --merge, runs of other fleet sizes from the results file stay (so sizes can be run
     # one invocation at a time); a size run again replaces its old run.
-    specs = [spec.strip() for spec in args.scale.split(",") if spec.strip()]
-    wanted = {(int(a), int(b or 1)) for a, _, b in (spec.partition("x") for spec in specs)}
+    specs = [fleet_spec(spec, args.objects) for spec in args.scale.split(",") if spec.strip()]
     runs: list[dict[str, Any]] = [
         run for run in getattr(args, "previous_scale", [])
         if (run.get("figures") or {}).get("apps") is not None
-        and ((run["figures"]["apps"], run["figures"].get("shards", 1)) not in wanted)]
-    for spec in specs:
-        apps, _, shards = spec.strip().partition("x")
-        extra = ["--apps", apps, "--objects", str(args.objects), "--shards", shards or "1",
+        and ((run["figures"]["apps"], run["figures"].get("shards", 1), run["figures"].get("objects", 10))
+             not in specs)]
+    for apps, shards, objects in specs:
+        extra = ["--apps", str(apps), "--objects", str(objects), "--shards", str(shards), "--audit",
                  "--timeout", str(args.scale_timeout), "--settle-timeout", "60"]
-        runs.extend(_operator_runs(extra, 1, f"scale-{spec}"))
+        runs.extend(_operator_runs(extra, 1, f"scale-{apps}x{shards}/{objects}"))
     runs.sort(key=lambda run: ((run.get("figures") or {}).get("apps", 0), (run.get("figures") or {}).get("shards", 1)))
     return {"runs": runs, "ok": all(r["figures"] and r["exit_code"] == 0 for r in runs)}
 
@@ -553,14 +561,18 @@ def step_floor(args: argparse.Namespace) -> dict[str, Any]:
     """``bench_fleet_floor.py``: the fleet's objects applied with no operator, by kubectl and by
     the reconciler library alone (the yardsticks), each on a fresh control plane."""
     runs = []
-    for client in ("kubectl", "reconciler"):
-        with tempfile.TemporaryDirectory() as tmp:
-            out = Path(tmp) / "floor.json"
-            run = _run_script("bench_fleet_floor.py", ["--apps", str(args.floor_apps), "--objects",
-                                                       str(args.objects), "--client", client, "--json", str(out)],
-                              f"floor-{client}", timeout=1800)
-            run["figures"] = json.loads(out.read_text()) if out.exists() else None
-        runs.append(run)
+    for spec in args.floor.split(","):
+        if not spec.strip():
+            continue
+        apps, _, objects = fleet_spec(spec, args.objects)
+        for client, parallel in (("kubectl", 4), ("reconciler", 10)):
+            with tempfile.TemporaryDirectory() as tmp:
+                out = Path(tmp) / "floor.json"
+                run = _run_script("bench_fleet_floor.py", [
+                    "--apps", str(apps), "--objects", str(objects), "--client", client, "--parallel", str(parallel),
+                    "--audit", "--json", str(out)], f"floor-{client}-{apps}x{objects}", timeout=1800)
+                run["figures"] = json.loads(out.read_text()) if out.exists() else None
+            runs.append(run)
     return {"runs": runs, "ok": all(r["figures"] and r["exit_code"] == 0 for r in runs)}
 
 
@@ -602,14 +614,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--only", default=",".join(STEPS), help=f"comma-separated steps out of {', '.join(STEPS)}")
     parser.add_argument("--repeat", type=int, default=3, help="repetitions of the reconciler and operator benchmarks")
-    parser.add_argument("--scale", default="200,1000,2000x2",
-                        help="fleet sizes of the scale step: APPS or APPSxSHARDS, comma-separated")
+    parser.add_argument("--scale", default="200,1000,5000x2/4",
+                        help="fleet sizes of the scale step: APPS[xSHARDS][/OBJECTS], comma-separated")
+    parser.add_argument("--floor", default="200,1000,5000/4",
+                        help="fleet sizes of the floor step: APPS[/OBJECTS], comma-separated")
     parser.add_argument("--scale-timeout", type=float, default=600, help="longest wait for Ready per scale run")
     parser.add_argument("--peer-repeats", type=int, default=1, help="repetitions inside the peer benchmark")
     parser.add_argument("--apps", type=int, default=200, help="Applications in the operator benchmark")
     parser.add_argument("--objects", type=int, default=10, help="objects per Application in the operator benchmark")
-    parser.add_argument("--floor-apps", type=int, default=1000,
-                        help="Applications whose objects the floor step applies with kubectl (no operator)")
     parser.add_argument("--inventory-objects", type=int, default=10000,
                         help="objects of the inventory-size Application")
     parser.add_argument("--out", type=Path, default=RESULTS / "results.json")

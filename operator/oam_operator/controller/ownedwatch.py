@@ -1,7 +1,8 @@
 """Watches of the objects the operator owns (docs/operator.md#watches-of-owned-objects).
 
 One watch per kind in use and namespace scope, shared by every Application of the instance,
-with the operator's own identity and the selector "has our owner label". It serves two uses:
+with the operator's own identity and the selector "has our owner label and this instance's shard
+label" (``selector``, controller/sharding.py). It serves three uses:
 
 - readiness wake-ups (``readiness.py``): an event whose object is no longer progressing wakes
   the Application that owns it;
@@ -9,18 +10,20 @@ with the operator's own identity and the selector "has our owner label". It serv
   after the operator's last write (``applied``, from the write's response through the
   reconciler's ``on_written``) and what it owns now (``live``, from the watch). Fields in
   ``applied`` but not in ``live`` were taken by another manager; a deleted object is drift too.
-  A change of either kind wakes the owner, whose pass asks ``drift()``.
+  A change of either kind wakes the owner, whose pass asks ``drift()``;
+- the reconciler's reads (``lookup``, docs/operator.md#reads-from-the-watch): a compact copy of
+  each object (``objectcopies.py``), replaced by each write's response and by later events only.
 
-What is kept per object is small: its owner, two compressed field sets and a deletion mark —
-no spec, no data. Secrets stay out (``EXCLUDED``): their events carry the secret data through
-the operator's memory and watching them needs cluster-wide read of every Secret; their drift
-is found at the reapply interval, as before. A kind the operator may not list or watch (403,
-the chart's ``leastPrivilege`` RBAC) is logged once and stays unwatched: its drift is found at
-the reapply interval and its waits keep the backoff. A watch that ends or fails (an API server
-restart, ``410 Gone``) lists its kind again and compares: what changed meanwhile is seen then,
-so a hand edit made while the API server was down is still found. The first sight of an object
-this process never wrote is its baseline: drift made while the operator was not running is
-found at the reapply interval.
+What is kept per object is small: its owner, two compressed field sets, the compressed copy
+(metadata, spec and status; no data) and a deletion mark. Secrets stay out (``EXCLUDED``): their
+events carry the secret data through the operator's memory and watching them needs cluster-wide
+read of every Secret; their drift is found at the reapply interval, as before. A kind the
+operator may not list or watch (403: one outside the chart's ``leastPrivilege`` reads) is logged
+once and stays unwatched: its drift is found at the reapply interval and its waits keep the
+backoff. A watch that ends or fails (an API server restart, ``410 Gone``) lists its kind again
+and compares: what changed meanwhile is seen then, so a hand edit made while the API server was
+down is still found. The first sight of an object this process never wrote is its baseline:
+drift made while the operator was not running is found at the reapply interval.
 """
 
 from __future__ import annotations
@@ -33,12 +36,15 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from oam_operator.reconciler.cachedreads import ABSENT, UNKNOWN, CachedAnswer
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError
 from oam_operator.reconciler.identity import split_api_version
 from oam_operator.reconciler.inventory import InventoryItem
+from oam_operator.reconciler.objects import ObjectRef
 
 from .fieldsets import FieldSet, manager_fields, removed
+from .objectcopies import compact_copy, expand, is_older, resource_version
 
 __all__ = ["EXCLUDED", "Drift", "ObjectKey", "OwnedObjects", "WatchedKind"]
 
@@ -85,6 +91,8 @@ class _Owned:
     owner: tuple[str, str]
     applied: FieldSet | None
     live: FieldSet | None
+    copy: bytes | None = None  # objectcopies.py: what reads are answered with
+    version: str = ""  # the copy's resourceVersion
     deleted: bool = False
 
 
@@ -176,9 +184,31 @@ class OwnedObjects:
         if key is None or owner is None:
             return
         fields = manager_fields(obj, self.manager)
+        copy, version = compact_copy(obj), resource_version(obj)
         with self._lock:
-            if (key[0], key[1]) in self._kinds:
-                self._store(key, owner, applied=fields, live=fields)
+            if (key[0], key[1]) not in self._kinds:
+                return
+            entry = self._objects.get(key)
+            if entry is not None and entry.owner == owner and not entry.deleted and is_older(version, entry.version):
+                entry.applied = fields  # the watch already holds a later state: keep it as the copy
+                return
+            self._store(key, owner, applied=fields, live=fields, copy=copy, version=version)
+
+    def lookup(self, ref: ObjectRef) -> CachedAnswer:
+        """The reconciler's read of an owned object (reconciler/cachedreads.py): a copy, "absent"
+        (the kind's watch is synced and has never seen it), or "unknown" (not watched or not
+        synced, or seen deleted: a deletion may only be the owner label's removal)."""
+        key = (ref.group, ref.kind, ref.namespace, ref.name)
+        with self._lock:
+            if not self._synced_unlocked(ref.group, ref.kind, ref.namespace):
+                return UNKNOWN
+            entry = self._objects.get(key)
+            if entry is None:
+                return ABSENT
+            if entry.deleted or entry.copy is None:
+                return UNKNOWN
+            copy = entry.copy
+        return CachedAnswer("present", expand(copy))
 
     def drift(self, group: str, kind: str, namespace: str, name: str) -> Drift | None:
         """What another manager took from this object since the operator last wrote it;
@@ -220,6 +250,7 @@ class OwnedObjects:
                 total += sys.getsizeof(entry) + sys.getsizeof(entry.owner)
                 distinct = {id(f): f for f in (entry.applied, entry.live) if f is not None}  # often one object
                 total += sum(sys.getsizeof(f) + sys.getsizeof(f.packed) for f in distinct.values())
+                total += sys.getsizeof(entry.copy) + sys.getsizeof(entry.version)
             return len(self._objects), total
 
     def _scopes_of(self, kind: WatchedKind) -> tuple[str, ...]:
@@ -239,8 +270,8 @@ class OwnedObjects:
         return state is not None and state.live
 
     def _store(self, key: ObjectKey, owner: tuple[str, str], *, applied: FieldSet | None,
-               live: FieldSet | None) -> None:
-        self._objects[key] = _Owned(owner, applied, live)
+               live: FieldSet | None, copy: bytes | None, version: str) -> None:
+        self._objects[key] = _Owned(owner, applied, live, copy, version)
         self._by_owner.setdefault(owner, set()).add(key)
         if (key[0], key[1]) in self._kinds:  # so a relist notices its deletion while unwatched
             self._scopes.setdefault(self._scope_key(key), _Scope()).keys.add(key)
@@ -275,7 +306,8 @@ class OwnedObjects:
             with self._lock:
                 entry = self._objects.get(key)
                 if entry is not None:
-                    entry.deleted, entry.live = True, None
+                    entry.deleted, entry.live, entry.copy = True, None, None
+                    entry.version = resource_version(obj)
             self.on_change(owner[0], owner[1], key, obj, True)
             return
         self._absorb(obj, always=True)
@@ -287,14 +319,17 @@ class OwnedObjects:
         if key is None or owner is None:
             return None
         fields = manager_fields(obj, self.manager)
+        copy, version = compact_copy(obj), resource_version(obj)
         with self._lock:
             entry = self._objects.get(key)
             if entry is None or entry.owner != owner:
-                self._store(key, owner, applied=fields, live=fields)
+                self._store(key, owner, applied=fields, live=fields, copy=copy, version=version)
                 changed = False
+            elif is_older(version, entry.version):
+                return key  # a state from before the operator's own last write (or a later event): nothing new
             else:
                 changed = entry.deleted or entry.live != fields
-                entry.live, entry.deleted = fields, False
+                entry.live, entry.deleted, entry.copy, entry.version = fields, False, copy, version
                 if entry.applied is None:
                     entry.applied = fields
         if always or changed:
@@ -371,7 +406,7 @@ class OwnedObjects:
             state.keys = seen
             for key, _ in gone:  # deleted while the kind was not watched
                 entry = self._objects[key]
-                entry.deleted, entry.live = True, None
+                entry.deleted, entry.live, entry.copy = True, None, None
         for key, owner in gone:
             stub = {"apiVersion": kind.api_version, "kind": kind.kind,
                     "metadata": {"namespace": key[2], "name": key[3]}}
@@ -388,6 +423,8 @@ class OwnedObjects:
             for event in self.client.watch(path, query=query):
                 obj = event.get("object") or {}
                 if event.get("type") == "ERROR":
+                    log.info("relisting %s after %s %s: %s", path, obj.get("code"), obj.get("reason"),
+                             obj.get("message"))
                     return  # 410 Gone and the like: LIST again
                 version = str((obj.get("metadata") or {}).get("resourceVersion") or version)
                 if event.get("type") != "BOOKMARK":

@@ -226,6 +226,7 @@ class _Pass:
             reapply_interval=parse_go_duration(settings.reapply_interval),
             concurrency=settings.apply_concurrency,
             on_written=self.env.on_written,
+            cached_reads=self.env.cached_reads,
             enable_events=events,
             allowed_namespaces=None if cross_namespace else frozenset({self.namespace}),
             allow_cluster_scoped=settings.allow_cluster_scoped_objects,

@@ -12,10 +12,11 @@ of a kind that is Ready as soon as it is read (``INSTANT``) then waits up to ``W
 for that wake-up instead of the backoff. The workload kinds (``WATCHED``) are watched from the
 start; other kinds once an Application uses them.
 
-The watch reads nothing on a tenant's behalf: it only decides *when* the Application's own
-pass, with its own identity, reads again. Where the operator may not watch a kind (403: the
-chart's ``leastPrivilege`` RBAC) that kind stays unwatched and passes waiting for it keep the
-backoff; while a watch is down, its kind counts as unwatched too.
+The watch decides *when* the Application's pass runs again; that pass reads its objects from
+the same watch (docs/operator.md#reads-from-the-watch), and writes with the Application's own
+identity. Where the operator may not watch a kind (403: one
+outside the chart's ``leastPrivilege`` reads) that kind stays unwatched and passes waiting for
+it keep the backoff; while a watch is down, its kind counts as unwatched too.
 """
 
 from __future__ import annotations

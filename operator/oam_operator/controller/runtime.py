@@ -120,6 +120,7 @@ class Runtime:
             apps=self.apps, watched=self.owned.watched if self.owned is not None else None,
             drift=self.owned.drift if self.owned is not None else None,
             on_written=self.owned.written if self.owned is not None else None,
+            cached_reads=self.owned,
         )
         if self.metrics is not None:
             self.metrics.build_info.labels(version=__version__).set(1)

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from oam_operator.controller.settings import Settings
 from oam_operator.oam.pipeline import Pipeline
+from oam_operator.reconciler.cachedreads import CachedReads
 from oam_operator.reconciler.inventory import InventoryItem
 
 from .appindex import AppIndex
@@ -64,6 +65,8 @@ class Environment:
     drift: Callable[[str, str, str, str], Drift | None] | None = None
     # Told of every object the reconciler wrote (the watch's baseline, ownedwatch.py).
     on_written: Callable[[Mapping[str, Any]], None] | None = None
+    # Answers the reconciler's reads of owned objects from the watch (docs/operator.md#reads-from-the-watch).
+    cached_reads: CachedReads | None = None
 
     @property
     def pipeline(self) -> Pipeline:

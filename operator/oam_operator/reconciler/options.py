@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
+from .cachedreads import CachedReads
 from .metrics import ReconcilerMetrics
 from .objectpolicies import AdoptionPolicy, DeletePolicy, MissingNamespacesPolicy, UpdatePolicy
 from .status import StatusAnalyzer
@@ -50,6 +51,8 @@ class ReconcilerOptions:
     #: Labels written onto every object, over authored values; a key mapped to ``None`` is
     #: removed from every object instead (docs/reconciler.md#keys-written-onto-objects).
     extra_labels: Mapping[str, str | None] = field(default_factory=dict)
+    #: A watch the caller holds, asked before a read (docs/reconciler.md#reads-from-a-watch).
+    cached_reads: CachedReads | None = None
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming the first invalid field."""
@@ -82,6 +85,7 @@ class ReconcilerOptions:
                 and all(isinstance(k, str) and k and (v is None or isinstance(v, str))
                         for k, v in self.extra_labels.items()),
             ),
+            ("cached_reads", self.cached_reads is None or callable(getattr(self.cached_reads, "lookup", None))),
         ]
         for name, ok in checks:
             if not ok:

@@ -25,7 +25,9 @@ by GET, so a LIST never costs much more than the GETs it replaces. A 403 (an imp
 account without ``list``) makes the group GET-only for the rest of the call; any other LIST
 failure makes it GET-only for this wave, so a failure surfaces as the GET's own error with
 the GET's message. Each listed copy answers one read at most, in the wave it was made for
-(a later read of the same name, e.g. after a write, is a GET); nothing is cached across calls.
+(a later read of the same name, e.g. after a write, is a GET); nothing is cached across calls
+by the reconciler itself. A caller's watch (``ReconcilerOptions.cached_reads``) may answer a
+member first, before any LIST is planned (docs/reconciler.md#reads-from-a-watch, cachedreads.py).
 
 After an in-call checkpoint (docs/reconciler.md#in-call-checkpoint) the objects step 8 read as
 absent are answered "absent" once more, without a request, in the wave that reads them: their
@@ -41,12 +43,13 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from .cachedreads import CachedAnswer, CachedReads
 from .errors import ApiError
 from .inventory import InventoryItem, Phase
-from .objects import ObjectRef
+from .objects import NAMESPACE, ObjectRef
 from .operations import Operations
 
-__all__ = ["BATCHABLE_PHASES", "ListPlan", "ReadCache", "ReadTarget", "plan_lists"]
+__all__ = ["BATCHABLE_PHASES", "Answer", "ListPlan", "ReadCache", "ReadTarget", "plan_lists"]
 
 log = logging.getLogger("oam_operator.reconciler")
 
@@ -123,6 +126,15 @@ def plan_lists(
     return plans
 
 
+@dataclass(frozen=True)
+class Answer:
+    """A read's result; ``from_watch`` when the caller's watch gave it without a request
+    (docs/reconciler.md#reads-from-a-watch: a write then reads the object live first)."""
+
+    obj: dict[str, Any] | None
+    from_watch: bool = False
+
+
 @dataclass
 class _Listing:
     """A LIST result: the members found, the members it may still answer, and whether a
@@ -136,8 +148,11 @@ class _Listing:
 class ReadCache:
     """Per call: which groups may be listed, and the LIST results of the current wave."""
 
-    def __init__(self, ops: Operations, *, enabled: bool, threshold: int, concurrency: int) -> None:
+    def __init__(self, ops: Operations, *, enabled: bool, threshold: int, concurrency: int,
+                 watch: CachedReads | None = None) -> None:
         self._ops = ops
+        self._watch = watch
+        self._watched: dict[tuple[str, str, str, str], CachedAnswer] = {}
         self._enabled = enabled
         self._threshold = threshold
         self._concurrency = concurrency
@@ -151,9 +166,20 @@ class ReadCache:
         with self._lock:
             self._absent.update(_key(ref) for ref in refs)
 
-    def prefetch(self, targets: Sequence[ReadTarget]) -> None:
-        """Start a wave: drop the previous wave's results, LIST every qualifying group."""
+    def prefetch(self, targets: Sequence[ReadTarget], *, from_watch: bool = False) -> None:
+        """Start a wave: drop the previous wave's results, take what the caller's watch answers
+        (with ``from_watch``), LIST every qualifying group of the rest."""
         self._listed = {}
+        self._watched = {}
+        if from_watch and self._watch is not None:
+            unanswered = []
+            for t in targets:
+                trusted = self._trusted(t)
+                if trusted is None:
+                    unanswered.append(t)
+                else:
+                    self._watched[_key(t.ref)] = trusted
+            targets = unanswered
         if not self._enabled:
             return
         with self._lock:
@@ -201,6 +227,24 @@ class ReadCache:
             log.debug("reading %s %s in %r by GET: %s", api_version, kind, namespace, exc)
             return None
         return _Listing(objects=found, unanswered=wanted, complete=complete)
+
+    def _trusted(self, target: ReadTarget) -> CachedAnswer | None:
+        """The watch's answer where the reconciler may rely on it (cachedreads.py), else ``None``."""
+        assert self._watch is not None
+        answer = self._watch.lookup(target.ref)
+        if answer.state == "present":
+            return answer
+        if answer.state == "absent" and target.is_new and (target.ref.group, target.ref.kind) != NAMESPACE:
+            return answer
+        return None
+
+    def answer(self, ref: ObjectRef) -> Answer:
+        """``read``, telling whether the caller's watch answered (taken in ``prefetch``)."""
+        with self._lock:
+            watched = self._watched.pop(_key(ref), None)
+        if watched is not None:
+            return Answer(watched.obj, from_watch=True)
+        return Answer(self.read(ref))
 
     def read(self, ref: ObjectRef) -> dict[str, Any] | None:
         """The live object: from this wave's LIST when it answers for ``ref``, else by GET."""

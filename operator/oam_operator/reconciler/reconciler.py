@@ -24,6 +24,7 @@ from .annotations import AnnotationDefaults, annotation_keys
 from .client import ClusterClient
 from .discovery import ApiResource
 from .errors import (
+    ApiError,
     InconsistentStateError,
     ObjectValidationError,
     OwnershipConflictError,
@@ -37,7 +38,7 @@ from .operations import Operations, OpsCounters, is_terminating, owner_label
 from .options import ReconcilerOptions
 from .plan import PlannedObject, stamped, with_finalizer
 from .priorities import apply_priority
-from .reads import ReadCache, ReadTarget
+from .reads import Answer, ReadCache, ReadTarget
 from .report import CallReport, Outcome
 from .status import DefaultStatusAnalyzer, StatusAnalysisError, StatusAnalyzer
 from .typeinfo import TypeVersionInfo, group_matches
@@ -156,6 +157,7 @@ class Reconciler:
             enabled=self.options.batch_reads,
             threshold=self.options.batch_read_threshold,
             concurrency=self.options.concurrency,
+            watch=self.options.cached_reads,
         )
         return _Call(ops=ops, reads=reads, counters=counters, pending=[])
 
@@ -296,17 +298,23 @@ class Reconciler:
             d.digest = self._digest(d, component_digest)
         new = [d for d in desired if _identity(d.ref) not in index]
         adopted_namespaces: set[Any] = set()
-        call.reads.prefetch([ReadTarget(d.ref, None) for d in new])
-        outcomes = self.client.run_bounded([partial(call.reads.read, d.ref) for d in new], self.options.concurrency)
+        # A watch the caller holds may answer "absent" for most of them without a request: their
+        # create is refused when they exist after all (docs/reconciler.md#reads-from-a-watch).
+        call.reads.prefetch([ReadTarget(d.ref, None) for d in new], from_watch=True)
+        outcomes = self.client.run_bounded([partial(call.reads.answer, d.ref) for d in new], self.options.concurrency)
+        answers: list[Answer] = []
         for d, outcome in zip(new, outcomes, strict=True):
             if outcome.error is not None:
                 raise outcome.error
-            if outcome.value is not None:
-                refusal = self._adoption_refusal(d.annotations.adoption_policy, outcome.value, d.key, ops,
+            assert outcome.value is not None
+            answers.append(outcome.value)
+            live = outcome.value.obj
+            if live is not None:
+                refusal = self._adoption_refusal(d.annotations.adoption_policy, live, d.key, ops,
                                                  cluster_scoped=not d.ref.namespace)
                 if refusal is not None:
                     raise refusal
-                if (d.ref.group, d.ref.kind) == NAMESPACE and not ops.is_ours(outcome.value):
+                if (d.ref.group, d.ref.kind) == NAMESPACE and not ops.is_ours(live):
                     adopted_namespaces.add(_identity(d.ref))
         added = 0
         items_of: dict[int, InventoryItem] = {}
@@ -354,8 +362,9 @@ class Reconciler:
             call.checkpointed = True
             # What step 8 read as absent is not read again: a create is refused (409) when the
             # object appeared since, so the adoption check cannot be bypassed.
+            # What the watch answered is asked of it again in the wave.
             call.reads.remember_absent(
-                d.ref for d, outcome in zip(new, outcomes, strict=True) if outcome.value is None
+                d.ref for d, answer in zip(new, answers, strict=True) if answer.obj is None and not answer.from_watch
             )
 
         # Step 12: missing namespaces, unless nothing will be created in this call.
@@ -483,7 +492,7 @@ class Reconciler:
                 else:
                     unready = True
                     call.pending.append((item, item.phase.value))
-            call.reads.prefetch([ReadTarget(d.ref, items_of[d.index]) for d in eligible])
+            call.reads.prefetch([ReadTarget(d.ref, items_of[d.index]) for d in eligible], from_watch=True)
             for _, level_iter in itertools.groupby(eligible, lambda d: apply_priority(d.ref.group_kind)):
                 level = list(level_iter)
                 outcomes = self.client.run_bounded(
@@ -527,10 +536,10 @@ class Reconciler:
     def _process(self, call: _Call, d: DesiredObject, item: InventoryItem) -> _Result:
         """docs/reconciler.md#waves for one object, on a copy of its item (runs in a worker thread).
 
-        The one read is the wave's (``call.reads``: a LIST result or a GET, docs/reconciler.md#batched-reads). There is
-        no
-        read after a write, and the object a create or update returns is deliberately *not*
-        used as the live object of a status step:
+        The one read is the wave's (``call.reads``: the caller's watch, a LIST result or a GET,
+        docs/reconciler.md#reads-from-a-watch and #batched-reads); an answer of the watch is read
+        live again before a write (``_settle``). There is no read after a write, and the object
+        a create or update returns is deliberately *not* used as the live object of a status step:
 
         - In this call, a created or updated object takes branch a/b, which sets ``Creating``
           resp. ``Updating`` and counts it unready without analysing its status (docs/reconciler.md#item-state-machine:
@@ -541,9 +550,9 @@ class Reconciler:
         - In the next call, step 15 must read the object again: what a write returned is the
           state right after the write, but a status step reads the state *now* (a controller
           may have updated ``status``, someone may have deleted, relabelled or edited the
-          object, a Deployment may have become available), and docs/reconciler.md#batched-reads forbids caching across
-          calls. That read is cheap: the item is ``Creating``/``Updating`` with
-          ``lastAppliedAt``, so its group is served by one owner-filtered LIST.
+          object, a Deployment may have become available). That read is cheap: a caller's
+          watch answers it, or, the item being ``Creating``/``Updating`` with ``lastAppliedAt``,
+          one owner-filtered LIST serves its group.
 
         What a write returns is used where it *is* the state the next step needs: the
         managedFields migration's JSON patch supplies the resourceVersion of the forced apply
@@ -553,8 +562,15 @@ class Reconciler:
         is
         updated by the API server right after the DELETE, so the DELETE's answer would mostly
         yield a 409 on the finalizer patch and cost one of its three attempts."""
+        answer = call.reads.answer(d.ref)
+        return self._settle(call, d, item, answer.obj, from_watch=answer.from_watch)
+
+    def _settle(
+        self, call: _Call, d: DesiredObject, item: InventoryItem, live: dict[str, Any] | None, *, from_watch: bool
+    ) -> _Result:
+        """``_process`` on the object as read; ``from_watch``: the caller's watch answered, so
+        before a write the object is read live (docs/reconciler.md#reads-from-a-watch)."""
         ops = call.ops
-        live = call.reads.read(d.ref)
         desired = stamped(d.manifest, owner_key=ops.owner_key, hashed_owner_id=ops.hashed_owner_id,
                           owner_id=ops.owner_id, digest_key=ops.digest_key, digest=item.digest)
         policy = d.annotations.update_policy
@@ -563,7 +579,16 @@ class Reconciler:
             create_ns = self.missing_namespaces_policy is MissingNamespacesPolicy.CREATE and (
                 self.options.allowed_namespaces is None or d.ref.namespace in self.options.allowed_namespaces
             )
-            ops.create(desired, d.ref, policy, create_namespace=create_ns)
+            try:
+                ops.create(desired, d.ref, policy, create_namespace=create_ns)
+            except ApiError as exc:
+                if not (from_watch and exc.status == 409):
+                    raise
+                # It exists after all, without our owner label: the adoption check decides, on the live object.
+                found = ops.read(d.ref)
+                if found is None:
+                    raise
+                return self._settle(call, d, item, found, from_watch=False)
             item.mark_creating(now)
             return _Result(item.phase, item.status, item.last_applied_at, False, item.phase.value)
         live_digest = str(((live.get("metadata") or {}).get("annotations") or {}).get(ops.digest_key) or "")
@@ -577,6 +602,8 @@ class Reconciler:
             or not ours
         )
         if not terminating and not frozen and due:
+            if from_watch:
+                return self._settle(call, d, item, ops.read(d.ref), from_watch=False)
             refusal = self._adoption_refusal(item.adoption_policy, live, d.key, ops, cluster_scoped=not item.namespace)
             if refusal is not None:
                 call.counters.conflict(d.key)

@@ -1,6 +1,9 @@
 """rbac.mode=leastPrivilege (docs/chart.md#the-helm-chart): the operator's own identity cannot create
 objects (403); an Application whose spec.serviceAccountName has a Role reaches Ready through
-impersonation; one without gets Error/NotPermitted (--require-service-account is forced)."""
+impersonation; one without gets Error/NotPermitted (--require-service-account is forced). With
+cache.enabled (the default) its identity may read, never write, the owned kinds but Secrets, so
+the watch of owned objects runs and corrects a hand edit
+(docs/chart.md#watches-of-owned-objects)."""
 
 from __future__ import annotations
 
@@ -23,8 +26,15 @@ from tests.integration.integrationkit import (
     wait_state,
 )
 from tools.devcluster import ClusterHandle
+from tools.devcluster.pytest_plugin import default_wait, wait_until
 
 NOT_PERMITTED = "spec.serviceAccountName is required (the operator runs with --require-service-account)"
+
+
+def release_args(release: Any) -> list[str]:
+    deployment = next(o for o in release.objects if o["kind"] == "Deployment")
+    args: list[str] = deployment["spec"]["template"]["spec"]["containers"][0]["args"]
+    return args
 
 
 def test_least_privilege_mode(chart_install: Any, chart_operator: Any, full_cluster: ClusterHandle,
@@ -48,6 +58,11 @@ def test_least_privilege_mode(chart_install: Any, chart_operator: Any, full_clus
         assert not can_i(identity, "get", "namespaces", namespace=None)  # only kube-system by name
         assert can_i(identity, "impersonate", "serviceaccounts", namespace=full_namespace)
         assert can_i(identity, "patch", "applications/status", "oam-operator.dev", namespace=full_namespace)
+        # the watch of owned objects: read only, cluster-wide, Secrets never
+        assert can_i(identity, "watch", "deployments", "apps", namespace=None)
+        assert can_i(identity, "list", "configmaps", namespace=None)
+        assert not can_i(identity, "patch", "deployments", "apps", namespace=full_namespace)
+        assert not can_i(identity, "get", "secrets", namespace=full_namespace)
     finally:
         identity.close()
 
@@ -66,6 +81,16 @@ def test_least_privilege_mode(chart_install: Any, chart_operator: Any, full_clus
 
     # kopf had every right it needs: no forbidden request, no fallback (which costs a minute).
     assert "Forbidden" not in operator.log() and "Not enough permissions" not in operator.log()
+
+    # The operator watches its Deployments: a hand edit is corrected (with the tenant's identity)
+    # long before the reapply interval (60m), the only other correction of an unwatched kind.
+    assert "--readiness-watch" in release_args(release)
+    apps = client.AppsV1Api(full_kube_api)
+    apps.patch_namespaced_deployment("tenant", full_namespace, {"spec": {"template": {"spec": {
+        "containers": [{"name": "main", "image": "evil/web:6.6.6"}]}}}}, field_manager="kubectl-set")
+    wait_until(lambda: apps.read_namespaced_deployment("tenant", full_namespace).spec.template.spec.containers[0]
+               .image == "registry.invalid/web:1", default_wait(full_cluster), "the hand edit to be corrected")
+    assert "not watching" not in operator.log()  # no owned kind was refused to the watch
 
     delete_application(full_kube_api, full_cluster, full_namespace, "anonymous")
     delete_application(full_kube_api, full_cluster, full_namespace, "tenant")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from oam_operator.controller.ownedwatch import Drift, OwnedObjects, WatchedKind
+from oam_operator.reconciler.objects import ObjectRef
 
 DOMAIN = "oam-operator.dev"
 DEPLOYMENTS = WatchedKind("apps", "v1", "deployments", "Deployment")
@@ -164,3 +165,70 @@ def test_a_kind_the_operator_may_not_watch_is_given_up_once_and_said(caplog: Any
         "found at the reapply interval and waits for it use the backoff"]
     assert not owned.watched("", "ConfigMap")
     assert owned.drift("", "ConfigMap", "shop", "settings") is None
+
+
+# -- reads from the watch (docs/operator.md#reads-from-the-watch) ---------------------------------
+
+def versioned(fields: dict[str, Any] | None, version: str, image: str = "web:1") -> dict[str, Any]:
+    obj = deployment(fields)
+    obj["metadata"]["resourceVersion"] = version
+    obj["spec"] = {"template": {"spec": {"containers": [{"name": "web", "image": image}]}}}
+    return obj
+
+
+def test_a_synced_watch_answers_a_copy_of_what_it_holds_and_absent_for_what_it_never_saw() -> None:
+    owned, _ = watching()
+    owned.written(versioned(IMAGE, "10"))
+    answer = owned.lookup(ObjectRef("apps", "v1", "Deployment", "shop", "web"))
+    assert answer.state == "present"
+    assert answer.obj is not None
+    assert answer.obj["metadata"]["resourceVersion"] == "10"
+    assert "managedFields" not in answer.obj["metadata"]
+    assert owned.lookup(ObjectRef("apps", "v1", "Deployment", "shop", "other")).state == "absent"
+
+
+def test_what_is_not_watched_or_not_synced_is_unknown() -> None:
+    owned, _ = watching()
+    owned.written(versioned(IMAGE, "10"))
+    assert owned.lookup(ObjectRef("", "v1", "ConfigMap", "shop", "web")).state == "unknown"  # kind not watched
+    assert owned.lookup(ObjectRef("apps", "v1", "Deployment", "elsewhere", "web")).state == "unknown"  # scope
+    owned._mark(DEPLOYMENTS, "shop", False, "down")  # relisting after 410 Gone
+    assert owned.lookup(ObjectRef("apps", "v1", "Deployment", "shop", "web")).state == "unknown"
+    assert owned.lookup(ObjectRef("apps", "v1", "Deployment", "shop", "other")).state == "unknown"
+
+
+def test_an_object_seen_deleted_is_unknown_since_it_may_only_have_lost_the_owner_label() -> None:
+    owned, _ = watching()
+    owned.written(versioned(IMAGE, "10"))
+    owned.handle({"type": "DELETED", "object": versioned(IMAGE, "11")})
+    assert owned.lookup(ObjectRef("apps", "v1", "Deployment", "shop", "web")).state == "unknown"
+    owned.written(versioned(IMAGE, "12"))  # created again
+    assert owned.lookup(ObjectRef("apps", "v1", "Deployment", "shop", "web")).state == "present"
+
+
+def test_a_copy_is_never_older_than_the_operators_own_write() -> None:
+    """A watch event from before the write arrives after its response: it is ignored, and
+    causes neither drift nor a wake-up; a later event replaces the copy."""
+    ref = ObjectRef("apps", "v1", "Deployment", "shop", "web")
+    owned, told = watching()
+    owned.written(versioned(IMAGE, "20", image="web:2"))
+    owned.handle({"type": "MODIFIED", "object": versioned(NO_IMAGE, "19", image="web:1")})
+    answer = owned.lookup(ref)
+    assert answer.obj is not None
+    assert answer.obj["spec"]["template"]["spec"]["containers"][0]["image"] == "web:2"
+    assert owned.drift("apps", "Deployment", "shop", "web") is None
+    assert told == []
+    owned.handle({"type": "MODIFIED", "object": versioned(IMAGE, "21", image="web:2")})
+    answer = owned.lookup(ref)
+    assert answer.obj is not None and answer.obj["metadata"]["resourceVersion"] == "21"
+    assert told == [("shop", "app", False)]
+
+
+def test_a_write_response_older_than_the_watch_keeps_the_watchs_copy_but_is_the_new_baseline() -> None:
+    owned, _ = watching()
+    owned.written(versioned(NO_IMAGE, "5"))
+    owned.handle({"type": "MODIFIED", "object": versioned(IMAGE, "31")})  # already after the write below
+    owned.written(versioned(IMAGE, "30"))
+    answer = owned.lookup(ObjectRef("apps", "v1", "Deployment", "shop", "web"))
+    assert answer.obj is not None and answer.obj["metadata"]["resourceVersion"] == "31"
+    assert owned.drift("apps", "Deployment", "shop", "web") is None  # baseline IMAGE, live IMAGE

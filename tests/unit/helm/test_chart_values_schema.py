@@ -43,7 +43,7 @@ def test_every_value_has_a_typed_schema_matching_its_default() -> None:
 
 def test_unknown_keys_are_rejected_at_the_top_and_in_the_chart_own_objects() -> None:
     assert SCHEMA["additionalProperties"] is False
-    for key in ("image", "operator", "crds", "rbac", "serviceAccount", "metrics", "health", "peering"):
+    for key in ("image", "operator", "crds", "rbac", "cache", "serviceAccount", "metrics", "health", "peering"):
         assert SCHEMA["properties"][key]["additionalProperties"] is False, key
     assert set(SCHEMA["properties"]) == set(VALUES) | {"global"}
 
@@ -61,6 +61,8 @@ def test_unknown_keys_are_rejected_at_the_top_and_in_the_chart_own_objects() -> 
     ({"metrics": {"port": 70000}}, "/metrics/port"),
     ({"image": {"pullPolicy": "Sometimes"}}, "/image/pullPolicy"),
     ({"crds": {"install": "yes"}}, "/crds/install"),
+    ({"cache": {"enabled": "yes"}}, "/cache/enabled"),
+    ({"cache": {"size": 10}}, "additional properties 'size' not allowed"),
 ])
 def test_helm_rejects_invalid_values(helm: Path, helm_home: Path, values: dict[str, Any], message: str) -> None:
     with pytest.raises(HelmError) as error:

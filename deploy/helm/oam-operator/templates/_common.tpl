@@ -74,6 +74,12 @@ joins with --peering=<name> --shard=<shard>), one per line. */}}
 {{- if eq .Values.rbac.mode "leastPrivilege" }}true{{ end }}
 {{- end }}
 
+{{/* "true" when the operator watches the objects it owns (--readiness-watch): operator.readinessWatch,
+unless cache.enabled=false (docs/chart.md#watches-of-owned-objects). */}}
+{{- define "oam-operator.watchOwned" -}}
+{{- if and .Values.cache.enabled .Values.operator.readinessWatch }}true{{ end }}
+{{- end }}
+
 {{/* Combinations the schema cannot express; rendered (and so checked) by deployment.yaml. */}}
 {{- define "oam-operator.validate" -}}
 {{- if and .Values.rbac.namespaced (not .Values.operator.watchNamespaces) }}
@@ -128,7 +134,7 @@ joins with --peering=<name> --shard=<shard>), one per line. */}}
 - {{ include "oam-operator.boolFlag" (dict "flag" "allow-cross-namespace-objects" "value" $o.allowCrossNamespaceObjects) }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "allow-cross-namespace-dependencies" "value" $o.allowCrossNamespaceDependencies) }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "dependent-events" "value" $o.dependentEvents) }}
-- {{ include "oam-operator.boolFlag" (dict "flag" "readiness-watch" "value" (and $o.readinessWatch (not (include "oam-operator.leastPrivilege" .)))) }}
+- {{ include "oam-operator.boolFlag" (dict "flag" "readiness-watch" "value" (include "oam-operator.watchOwned" .)) }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "url-sources" "value" $o.urlSources.enabled) }}
 {{- if $o.urlSources.allowedNetworks }}
 - --url-source-allowed-networks={{ join "," $o.urlSources.allowedNetworks }}
@@ -176,6 +182,7 @@ joins with --peering=<name> --shard=<shard>), one per line. */}}
   resources: [serviceaccounts]
   verbs: [impersonate]
 {{- include "oam-operator.peeringRule" . }}
+{{- include "oam-operator.ownedReadRules" (dict "root" . "scope" "namespaced") }}
 {{- end }}
 
 {{/* The cluster-scoped rules of the leastPrivilege and namespace-scoped modes: ClusterProfiles,
@@ -199,6 +206,50 @@ two kopf retries each listing 9 times (about a minute, logged as errors) before 
 - apiGroups: [""]
   resources: [namespaces]
   verbs: [list, watch]
+{{- end }}
+{{- include "oam-operator.ownedReadRules" (dict "root" . "scope" "cluster") }}
+{{- end }}
+
+{{/* The kinds the built-in catalog writes (operator/oam_operator/oam/catalog), as resources by API
+group and scope, plus Jobs (watched from the start, controller/readiness.py WATCHED). Never
+Secrets (controller/ownedwatch.py EXCLUDED). docs/chart.md#watches-of-owned-objects. */}}
+{{- define "oam-operator.ownedKinds" -}}
+namespaced:
+  "": [configmaps, persistentvolumeclaims, serviceaccounts, services]
+  apps: [daemonsets, deployments, statefulsets]
+  autoscaling: [horizontalpodautoscalers]
+  barmancloud.cnpg.io: [objectstores]
+  batch: [cronjobs, jobs]
+  cert-manager.io: [certificates]
+  cilium.io: [ciliumnetworkpolicies]
+  external-secrets.io: [externalsecrets]
+  gateway.networking.k8s.io: [httproutes]
+  helm.toolkit.fluxcd.io: [helmreleases]
+  kustomize.toolkit.fluxcd.io: [kustomizations]
+  networking.k8s.io: [ingresses, networkpolicies]
+  policy: [poddisruptionbudgets]
+  postgresql.cnpg.io: [clusters, databases, poolers]
+  rbac.authorization.k8s.io: [rolebindings, roles]
+  source.toolkit.fluxcd.io: [helmrepositories, ocirepositories]
+  volsync.backube: [replicationsources]
+cluster:
+  apiextensions.k8s.io: [customresourcedefinitions]
+  rbac.authorization.k8s.io: [clusterrolebindings, clusterroles]
+{{- end }}
+
+{{/* leastPrivilege with the watch of owned objects: read only (get, list, watch) of the owned kinds
+of one scope ("namespaced": in the ClusterRole, or each watched namespace's Role in
+namespace-scoped mode; "cluster": the ClusterRole, only with operator.allowClusterScopedObjects,
+without which no Application owns such an object). rbac.mode=full has them already. Arguments:
+root, scope. */}}
+{{- define "oam-operator.ownedReadRules" -}}
+{{- $root := .root }}
+{{- if and (include "oam-operator.leastPrivilege" $root) (include "oam-operator.watchOwned" $root) (or (eq .scope "namespaced") $root.Values.operator.allowClusterScopedObjects) }}
+{{- range $group, $resources := index (include "oam-operator.ownedKinds" $root | fromYaml) .scope }}
+- apiGroups: [{{ $group | default (quote "") }}]
+  resources: [{{ join ", " $resources }}]
+  verbs: [get, list, watch]
+{{- end }}
 {{- end }}
 {{- end }}
 

@@ -1,0 +1,251 @@
+"""Faults of the watches of owned objects on the full control plane
+(docs/operator.md#watches-of-owned-objects, issue 23):
+
+- a watch that resumes from a resourceVersion the API server no longer has gets a real
+  ``410 Gone`` (an ERROR event ``410 Expired``), lists its kind again and still corrects a hand edit
+  made while it could not follow;
+- a kind the operator may not list or watch is given up once, in the log and in the
+  ``oam_operator_watches`` gauge, while its Application still becomes Ready by per-call reads and
+  the other kinds stay watched.
+
+The e2e operator's interval is 30s and its reapply interval 60m: nothing but the watch corrects a
+hand edit while these tests wait."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import signal
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from e2ekit import Kube, OperatorProcess, configmap_component, deployment_component, sleep_briefly
+from kubernetes import client
+
+from tools.devcluster import ControlPlane
+from tools.devcluster.pytest_plugin import CLUSTERS, default_wait, wait_until
+
+IMAGE = "spec.template.spec.containers[name=main].image"
+NOT_WATCHING = "its drift is found at the reapply interval and waits for it use the backoff"
+NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+def image_of(kube: Kube, name: str) -> str:
+    return str(kube.apps.read_namespaced_deployment(name, kube.namespace).spec.template.spec.containers[0].image)
+
+
+def set_image(kube: Kube, name: str, image: str) -> None:
+    """What ``kubectl set image`` sends: a strategic merge patch with its own field manager."""
+    kube.apps.patch_namespaced_deployment(name, kube.namespace, {"spec": {"template": {"spec": {
+        "containers": [{"name": "main", "image": image}]}}}}, field_manager="kubectl-set")
+
+
+def events(kube: Kube, app: str, reason: str) -> list[str]:
+    return [e.message for e in kube.events(app) if e.reason == reason]
+
+
+def watch_states(operator: OperatorProcess, group: str, kind: str) -> dict[str, float]:
+    """The ``oam_operator_watches`` series of one kind: state -> value."""
+    return {dict(labels)["state"]: value for (name, labels), value in operator.metrics().items()
+            if name == "oam_operator_watches" and dict(labels)["group"] == group and dict(labels)["kind"] == kind}
+
+
+def messages(operator: OperatorProcess, prefix: str) -> list[str]:
+    return [str(entry["msg"]) for entry in operator.logs() if str(entry.get("msg", "")).startswith(prefix)]
+
+
+# -- etcd, through its v3 HTTP gateway on the devcluster's client URL ------------------------
+
+
+def etcd_url(plane: ControlPlane) -> str:
+    return f"http://127.0.0.1:{next(c.port for c in plane.components if c.name == 'etcd')}"
+
+
+def etcd(plane: ControlPlane, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    request = urllib.request.Request(etcd_url(plane) + path, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with NO_PROXY.open(request, timeout=10) as response:
+        result: dict[str, Any] = json.loads(response.read())
+    return result
+
+
+def compact_etcd(plane: ControlPlane) -> int:
+    """Compact etcd's history up to its current revision; that revision."""
+    key = base64.b64encode(b"/registry/oam-e2e-compaction-probe").decode()
+    revision = int(etcd(plane, "/v3/kv/range", {"key": key})["header"]["revision"])
+    etcd(plane, "/v3/kv/compaction", {"revision": revision, "physical": True})
+    return revision
+
+
+def etcd_healthy(plane: ControlPlane) -> bool:
+    try:
+        with NO_PROXY.open(etcd_url(plane) + "/health", timeout=2) as response:
+            return bool(json.loads(response.read()).get("health") == "true")
+    except OSError:
+        return False
+
+
+def api_server_ready(plane: ControlPlane) -> bool:
+    try:
+        return bool(plane.api().request("/readyz", anonymous=True)[0] == 200)
+    except OSError:
+        return False
+
+
+def expired(plane: ControlPlane, path: str, version: str) -> bool:
+    """Whether a watch of ``path`` from ``version`` is answered with 410 Expired (and not, say, 429
+    while the API server's watch cache initializes again)."""
+    try:
+        status, body = plane.api().request(f"{path}?watch=1&resourceVersion={version}&timeoutSeconds=1")
+    except OSError:
+        return False
+    return status == 200 and isinstance(body, dict) and body.get("type") == "ERROR" and \
+        body["object"].get("code") == 410
+
+
+def test_a_watch_that_gets_410_gone_lists_again_and_corrects_the_edit_made_in_the_gap(
+        start_operator: Any, kube: Kube) -> None:
+    """A real 410 on a running API server: the operator is frozen (SIGSTOP) so its watch of
+    Deployments cannot follow; a write and a compaction put etcd's history past every
+    resourceVersion the operator has seen, and etcd restarts. The API server's own watch of etcd
+    then resumes from a compacted revision, so its watch cache starts again from a fresh LIST and
+    ends every client's watch (cleanly: the bytes wait in the frozen operator's socket). The image is
+    changed only then. Thawed, the operator reads the end of its watch and watches again from its
+    last resourceVersion; the API server answers with an ERROR event 410 Expired (too old), the
+    operator logs that it lists again, and the LIST finds the edit, which is corrected.
+
+    (An API server restart does not give a 410 here: the old server's watches end without their
+    last chunk, a connection error, after which the watch waits 5 s and lists again anyway.)"""
+    plane = CLUSTERS.planes.get("full")
+    assert plane is not None, "this test restarts the full control plane's etcd: it needs the local one"
+    operator = start_operator(kube.namespace)
+    kube.apply_app("shop", {"components": [deployment_component("web")]})
+    kube.wait_ready("shop")
+    wait = default_wait(kube.cluster)
+    wait_until(lambda: watch_states(operator, "apps", "Deployment").get("synced") == 1, wait,
+               "the watch of Deployments to be synced")
+    path = f"/apis/apps/v1/namespaces/{kube.namespace}/deployments"
+    seen = kube.apps.read_namespaced_deployment("web", kube.namespace).metadata.resource_version
+    assert messages(operator, f"relisting {path} ") == []
+
+    os.kill(operator.process.pid, signal.SIGSTOP)
+    try:
+        kube.core.create_namespaced_config_map(kube.namespace, {"metadata": {"name": "after-the-freeze"}})
+        compacted = compact_etcd(plane)
+        plane.restart("etcd")
+        wait_until(lambda: etcd_healthy(plane) and api_server_ready(plane), wait, "etcd and the API server")
+        wait_until(lambda: expired(plane, path, seen), wait,
+                   f"the API server's watch cache of Deployments to start again past revision {compacted}")
+
+        def changed() -> bool:
+            try:
+                set_image(kube, "web", "evil/web:6.6.6")  # the client's old connections may be gone
+            except Exception:
+                return False
+            return True
+
+        wait_until(changed, wait, "the image to be changed while the operator is frozen")
+    finally:
+        os.kill(operator.process.pid, signal.SIGCONT)
+
+    wait_until(lambda: image_of(kube, "web") == "registry.invalid/app:1", wait,
+               "the image to be corrected after the relist")
+    wait_until(lambda: events(kube, "shop", "DriftCorrected"), wait, "the DriftCorrected Event")
+    assert events(kube, "shop", "DriftCorrected") == [f"Corrected drift: Deployment web ({IMAGE})"]
+    relists = messages(operator, f"relisting {path} ")
+    assert len(relists) == 1, relists
+    found = re.fullmatch(rf"relisting {re.escape(path)} after 410 Expired: too old resource version: (\d+) \((\d+)\)",
+                         relists[0])
+    assert found is not None, relists[0]
+    assert int(found.group(1)) < compacted <= int(found.group(2)), (relists[0], compacted)
+    log = [str(entry.get("msg")) + json.dumps(entry.get("operations", {})) for entry in operator.logs()]
+    relisted = next(i for i, line in enumerate(log) if line.startswith(f"relisting {path} "))
+    corrected = next(i for i, line in enumerate(log) if line.startswith("pass finished") and '"update"' in line)
+    assert relisted < corrected, "the correcting pass came before the relist: the edit was seen some other way"
+    assert watch_states(operator, "apps", "Deployment")["synced"] == 1
+
+
+# -- a kind the operator may not watch ------------------------------------------------------
+
+
+def restricted_operator_identity(kube: Kube, tmp_path: Path, request: pytest.FixtureRequest) -> Path:
+    """A ServiceAccount with what the operator needs in the test namespace except ``list`` and
+    ``watch`` of ConfigMaps (it may still get, create, patch, update and delete them), and a
+    kubeconfig with a bound token of it."""
+    namespace = kube.namespace
+    rbac = client.RbacAuthorizationV1Api(kube.api)
+    kube.core.create_namespaced_service_account(namespace, {"metadata": {"name": "oam-operator"}})
+    subject = [{"kind": "ServiceAccount", "name": "oam-operator", "namespace": namespace}]
+    rbac.create_namespaced_role(namespace, {"metadata": {"name": "oam-operator"}, "rules": [
+        {"apiGroups": ["oam-operator.dev"], "resources": ["applications", "applications/status",
+                                                          "applications/finalizers"], "verbs": ["*"]},
+        {"apiGroups": ["", "events.k8s.io"], "resources": ["events"], "verbs": ["*"]},
+        {"apiGroups": ["apps", "batch"], "resources": ["*"], "verbs": ["*"]},
+        {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "create", "patch", "update", "delete"]},
+    ]})
+    rbac.create_namespaced_role_binding(namespace, {
+        "metadata": {"name": "oam-operator"}, "subjects": subject,
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "oam-operator"}})
+    cluster_wide = f"{namespace}-oam-operator"  # kopf's observation, ClusterProfiles, the cluster id
+    rbac.create_cluster_role({"metadata": {"name": cluster_wide}, "rules": [
+        {"apiGroups": ["oam-operator.dev"], "resources": ["clusterprofiles"], "verbs": ["get", "list", "watch"]},
+        {"apiGroups": [""], "resources": ["namespaces"], "verbs": ["get", "list", "watch"]},
+        {"apiGroups": ["apiextensions.k8s.io"], "resources": ["customresourcedefinitions"],
+         "verbs": ["get", "list", "watch"]},
+    ]})
+    request.addfinalizer(lambda: rbac.delete_cluster_role(cluster_wide))
+    rbac.create_cluster_role_binding({
+        "metadata": {"name": cluster_wide}, "subjects": subject,
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": cluster_wide}})
+    request.addfinalizer(lambda: rbac.delete_cluster_role_binding(cluster_wide))
+    token = kube.core.create_namespaced_service_account_token(
+        "oam-operator", namespace, {"spec": {"expirationSeconds": 3600}}).status.token
+    admin = yaml.safe_load(Path(kube.cluster.kubeconfig).read_text())
+    cluster = admin["clusters"][0]
+    path = tmp_path / "restricted.kubeconfig"
+    path.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "clusters": [cluster],
+        "users": [{"name": "oam-operator", "user": {"token": token}}],
+        "contexts": [{"name": "oam-operator", "context": {"cluster": cluster["name"], "user": "oam-operator"}}],
+        "current-context": "oam-operator"}))
+    path.chmod(0o600)
+    return path
+
+
+def test_a_kind_the_operator_may_not_watch_is_given_up_once_and_read_per_call(
+        start_operator: Any, kube: Kube, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    kubeconfig = restricted_operator_identity(kube, tmp_path, request)
+    operator = start_operator(kube.namespace, "--kubeconfig", str(kubeconfig))  # the later flag wins
+    components = [deployment_component("web"), configmap_component("settings"), configmap_component("extra")]
+    kube.apply_app("shop", {"components": components})
+    kube.wait_ready("shop")
+    wait = default_wait(kube.cluster)
+    wait_until(lambda: watch_states(operator, "", "ConfigMap").get("forbidden") == 1, wait,
+               "the ConfigMap watch to be given up")
+
+    # A second revision: its pass reads both ConfigMaps, which it may not LIST (batched reads fall
+    # back to one GET each), and updates one.
+    components[1] = configmap_component("settings", {"key": "second"})
+    kube.apply_app("shop", {"components": components})
+    kube.wait_ready("shop")
+    assert kube.core.read_namespaced_config_map("settings", kube.namespace).data == {"key": "second"}
+
+    # The Deployments are still watched with this identity: a hand edit is corrected from the watch.
+    set_image(kube, "web", "evil/web:6.6.6")
+    wait_until(lambda: image_of(kube, "web") == "registry.invalid/app:1", wait, "the image to be corrected")
+    wait_until(lambda: events(kube, "shop", "DriftCorrected"), wait, "the DriftCorrected Event")
+    assert events(kube, "shop", "DriftCorrected") == [f"Corrected drift: Deployment web ({IMAGE})"]
+
+    sleep_briefly(6)  # longer than a failed watch's retry (5 s): a kind given up is not tried again
+    user = f"system:serviceaccount:{kube.namespace}:oam-operator"
+    assert messages(operator, "not watching ") == [
+        f"not watching /api/v1/namespaces/{kube.namespace}/configmaps (403 Forbidden: configmaps is forbidden: "
+        f'User "{user}" cannot list resource "configmaps" in API group "" in the namespace "{kube.namespace}"): '
+        f"{NOT_WATCHING}"]
+    assert watch_states(operator, "", "ConfigMap") == {"synced": 0, "down": 0, "forbidden": 1}
+    assert watch_states(operator, "apps", "Deployment") == {"synced": 1, "down": 0, "forbidden": 0}
