@@ -3,11 +3,12 @@
 Computed, not guessed: the Application goes through the operator's own checks and transform
 (``controller/checks.py``, ``controller/composition.py``; what the operator would refuse is an
 ``Error:`` with the status's words), its objects are normalised and stamped by the
-reconciler's own ``plan()`` (owner-id label, owner-id and digest annotations, field manager =
-the domain), and every object is sent as a server-side apply with ``dryRun=All`` and ``force``,
-as the operator writes it. What the server answers is compared with the live object, with the
-fields nobody authors left out (``managedFields``, ``resourceVersion``, ``generation``, ``uid``,
-``creationTimestamp``, ``status``). The live Application's inventory (as the operator persists it) gives the prunes.
+reconciler's own ``plan()`` (owner-id label, owner-id and digest annotations, the shard label
+the serving instance writes (``shard_of``), field manager = the domain), and every object is
+sent as a server-side apply with ``dryRun=All`` and ``force``, as the operator writes it. What
+the server answers is compared with the live object, with the fields nobody authors left out
+(``managedFields``, ``resourceVersion``, ``generation``, ``uid``, ``creationTimestamp``,
+``status``). The live Application's inventory (as the operator persists it) gives the prunes.
 
 Output, per apply wave (named by its bundle): ``create``, ``change`` (with a unified diff of the
 YAML) and then ``prune`` lines; ``no changes`` when the cluster is in sync. Exit codes as
@@ -97,6 +98,17 @@ def _live_application(conn: Any, namespace: str, name: str) -> dict[str, Any] | 
         raise
 
 
+def shard_of(body: Mapping[str, Any], live_app: Mapping[str, Any] | None, label: str) -> str:
+    """The shard whose instance writes the Application's objects, hence their shard ``label``
+    (docs/operator.md#fleet-scale-requests-flow-control-shards): the one FILE sets, else the live
+    Application's; ``""`` for the unsharded instance."""
+    for app in (body, live_app or {}):
+        labels = (app.get("metadata") or {}).get("labels") or {}
+        if label in labels:
+            return str(labels[label] or "")
+    return ""
+
+
 def compute_diff(target: str, namespace: str | None, conn: Any, domain: str) -> tuple[list[WavePlan], list[str]]:
     """The waves' creates and changes and the prunes; raises ``DiffError`` or ``ApiFailure``."""
     from oam_operator.controller.checks import Subject, first_refusal, served_by
@@ -104,6 +116,7 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str) -> 
     from oam_operator.controller.digest import component_digest
     from oam_operator.controller.inventorycodec import read_inventory
     from oam_operator.controller.settings import Settings
+    from oam_operator.controller.sharding import object_labels
     from oam_operator.controller.tenancy import IdentityRule
     from oam_operator.reconciler.client import APPLY_PATCH, ClusterClient
     from oam_operator.reconciler.errors import ApiError, ReconcilerError
@@ -143,8 +156,9 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str) -> 
         digest = component_digest(domain, generation, dict(spec), resolved,
                                   (profile or {}).get("spec") if profile is not None else None)
         owner_id = f"{cluster_id}/{ns}/{name}"
+        shard = shard_of(body, live_app, settings.shard_label)
         options = ReconcilerOptions(allowed_namespaces=frozenset({ns}), allow_cluster_scoped=False,
-                                    enable_events=False)
+                                    enable_events=False, extra_labels=object_labels(settings, shard))
         try:
             planned = Reconciler(domain, client, options).plan(encoded.objects, ns, owner_id, digest)
         except ReconcilerError as error:

@@ -1,7 +1,8 @@
 """Watches of the objects the operator owns (docs/operator.md#watches-of-owned-objects).
 
 One watch per kind in use and namespace scope, shared by every Application of the instance,
-with the operator's own identity and the selector "has our owner label". It serves three uses:
+with the operator's own identity and the selector "has our owner label and this instance's shard
+label" (``selector``, controller/sharding.py). It serves three uses:
 
 - readiness wake-ups (``readiness.py``): an event whose object is no longer progressing wakes
   the Application that owns it;
@@ -110,10 +111,11 @@ class OwnedObjects:
 
     def __init__(self, client: ClusterClient, *, domain: str, cluster_id: str, namespaces: Sequence[str],
                  on_change: Callable[[str, str, ObjectKey, Mapping[str, Any], bool], None],
-                 on_state: Callable[[WatchedKind, str], None] | None = None) -> None:
+                 on_state: Callable[[WatchedKind, str], None] | None = None, selector: str | None = None) -> None:
         self.client = client
         self.manager = domain
         self.owner_key = f"{domain}/owner-id"
+        self.selector = selector or self.owner_key  # of the LIST and watch: the instance's shard (sharding.py)
         self.cluster_id = cluster_id
         self.scopes = tuple(namespaces) or ("",)
         self.on_change = on_change
@@ -384,7 +386,7 @@ class OwnedObjects:
         seen: set[ObjectKey] = set()
         token, version = "", ""
         while True:
-            query = [("labelSelector", self.owner_key), ("limit", str(_PAGE))]
+            query = [("labelSelector", self.selector), ("limit", str(_PAGE))]
             if token:
                 query.append(("continue", token))
             page = self.client.request("list", "GET", path, query=query, background=True)
@@ -413,7 +415,7 @@ class OwnedObjects:
 
     def _follow(self, kind: WatchedKind, path: str, version: str) -> None:
         """Follow the watch from ``version`` until it must be started again from a LIST."""
-        selector = ("labelSelector", self.owner_key)
+        selector = ("labelSelector", self.selector)
         while not self._stopped.is_set():
             started = time.monotonic()
             query = [selector, ("resourceVersion", version), ("allowWatchBookmarks", "true"),

@@ -59,6 +59,7 @@ from .inventorycodec import inventory_of, write_inventory
 from .progress import apply_progress, capitalised, checkpoint_progress, delete_progress
 from .readiness import WATCHED_WAIT, waits_for_wake_up
 from .seams import Checkpointer, Environment, Event, Memory, PassResult, StatusNotWritten
+from .sharding import object_labels
 from .tenancy import NotPermitted
 
 log = logging.getLogger("oam_operator.controller")
@@ -231,6 +232,7 @@ class _Pass:
             allow_cluster_scoped=settings.allow_cluster_scoped_objects,
             metrics=self.env.reconciler_metrics,
             clock=self.env.clock,
+            extra_labels=object_labels(settings),  # the watches of owned objects select on it (sharding.py)
         )
         if client is None:
             client = self.env.clients.for_application(self.namespace, self.spec.service_account_name or "")
@@ -478,7 +480,9 @@ class _Pass:
     def prepare_drift(self, inventory: list[InventoryItem]) -> list[Drifted]:
         """Before ``apply()``: the Ready objects that drifted. ``Correct``: they are re-applied in
         this call (forced), unless correction is held back; ``Report``: their reapply interval is
-        held off while they drift. A deleted object is created again by ``apply()`` either way."""
+        held off while they drift. A deleted object is created again by ``apply()`` either way.
+        What the watch saw deleted may only have left its selector (its shard label taken off):
+        being due, it is updated back into the watch."""
         probe = self.env.drift
         if probe is None:
             return []
@@ -495,8 +499,8 @@ class _Pass:
             if report or held is not None:
                 if not drift.deleted and item.last_applied_at is not None and item.last_applied_at <= now - reapply:
                     item.last_applied_at = _second(now)  # left as it is: the interval does not undo it
-            elif not drift.deleted:
-                item.last_applied_at = None  # due now: the reconciler applies it, forced
+            else:
+                item.last_applied_at = None  # due now: the reconciler applies it, forced (or creates it)
             found.append(Drifted(item, drift, held))
         return found
 

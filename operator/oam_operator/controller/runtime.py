@@ -40,6 +40,7 @@ from .ownedwatch import ObjectKey, OwnedObjects, WatchedKind
 from .passes import apply_pass, delete_pass
 from .readiness import WATCHED, no_longer_progressing
 from .seams import Environment, Event, Memory, PassResult
+from .sharding import owned_selector
 from .statuswriter import StatusWriter, ready_event
 from .tenancy import TenantClients
 
@@ -112,7 +113,7 @@ class Runtime:
         if self.settings.readiness_watch and self.owned is None:
             self.owned = OwnedObjects(self.client, domain=self.settings.domain, cluster_id=self.cluster_id,
                                       namespaces=self.settings.namespaces, on_change=self._on_change,
-                                      on_state=self._on_watch_state)
+                                      on_state=self._on_watch_state, selector=owned_selector(self.settings))
             self.owned.start(STARTED)
         reconciler_metrics = prometheus_metrics(self.metrics.operations_total) if self.metrics else None
         clients = TenantClients(self.client, default_service_account=self.settings.default_service_account,

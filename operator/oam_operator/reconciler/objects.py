@@ -172,8 +172,12 @@ def prepare_objects(
     defaults: AnnotationDefaults,
     allowed_namespaces: frozenset[str] | None,
     allow_cluster_scoped: bool,
+    extra_labels: Mapping[str, str | None] | None = None,
 ) -> list[DesiredObject]:
-    """Steps 1–7 and the confinement check; returns the normalised objects in input order."""
+    """Steps 1–7 and the confinement check; returns the normalised objects in input order.
+
+    ``extra_labels`` (the option, docs/reconciler.md#keys-written-onto-objects) are set in step 4,
+    over authored values (a ``None`` value removes the label), so they are part of the digest."""
     keys = annotation_keys(name)
 
     # Step 1: generated names cannot be tracked by an inventory.
@@ -224,12 +228,18 @@ def prepare_objects(
             work["data"] = data
             del work["stringData"]
 
-    # Step 4: a generator cannot forge ownership.
+    # Step 4: a generator cannot forge ownership, nor set or drop the caller's extra labels.
     for work in copies:
         metadata = work["metadata"]
         labels = metadata.get("labels")
         if labels is not None:
             labels.pop(keys["owner-id"], None)
+        for label, value in (extra_labels or {}).items():
+            if value is not None:
+                labels = metadata.setdefault("labels", {})
+                labels[label] = value
+            elif labels is not None:
+                labels.pop(label, None)
         annotations = metadata.get("annotations")
         if annotations is not None:
             annotations.pop(keys["owner-id"], None)

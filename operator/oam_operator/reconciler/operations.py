@@ -92,8 +92,10 @@ class Operations:
         events: EventRecorder,
         counters: OpsCounters,
         on_written: Callable[[Mapping[str, Any]], None] | None = None,
+        extra_label_keys: tuple[str, ...] = (),
     ) -> None:
         self.client = client
+        self.extra_label_keys = extra_label_keys  # removed on release, as the owner label
         self.on_written = on_written
         self.field_owner = field_owner
         self.finalizer = finalizer
@@ -408,7 +410,7 @@ class Operations:
                 meta = current.get("metadata") or {}
                 patch_meta: dict[str, Any] = {
                     "resourceVersion": meta.get("resourceVersion"),
-                    "labels": {self.owner_key: None},
+                    "labels": {self.owner_key: None, **dict.fromkeys(self.extra_label_keys)},
                     "annotations": {self.owner_key: None, self.digest_key: None},
                 }
                 if ref.is_type_provider:

@@ -48,6 +48,9 @@ class ReconcilerOptions:
     #: Called with every object a create or an update returned (the write's response), so a
     #: caller that keeps copies of live objects can keep them current (docs/reconciler.md#options).
     on_written: Callable[[Mapping[str, Any]], None] | None = None
+    #: Labels written onto every object, over authored values; a key mapped to ``None`` is
+    #: removed from every object instead (docs/reconciler.md#keys-written-onto-objects).
+    extra_labels: Mapping[str, str | None] = field(default_factory=dict)
     #: A watch the caller holds, asked before a read (docs/reconciler.md#reads-from-a-watch).
     cached_reads: CachedReads | None = None
 
@@ -76,6 +79,12 @@ class ReconcilerOptions:
             ),
             ("clock", callable(self.clock)),
             ("on_written", self.on_written is None or callable(self.on_written)),
+            (
+                "extra_labels",
+                isinstance(self.extra_labels, Mapping)
+                and all(isinstance(k, str) and k and (v is None or isinstance(v, str))
+                        for k, v in self.extra_labels.items()),
+            ),
             ("cached_reads", self.cached_reads is None or callable(getattr(self.cached_reads, "lookup", None))),
         ]
         for name, ok in checks:

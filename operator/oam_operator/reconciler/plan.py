@@ -2,8 +2,9 @@
 
 ``Reconciler.plan()`` runs the same normalisation as ``apply()`` (steps 1–7 and the confinement
 check) and stamps each object exactly as the write would (:func:`stamped`: the owner-id label,
-the owner-id and digest annotations, the finalizer of a type provider), in apply order. A caller
-dry-runs the bodies with the reconciler's field manager to preview a change.
+the owner-id and digest annotations, the finalizer of a type provider), in apply order; the
+``extra_labels`` option is set before, in step 4, so it is part of the digest. A caller dry-runs
+the bodies with the reconciler's field manager to preview a change.
 """
 
 from __future__ import annotations

@@ -150,6 +150,7 @@ class Reconciler:
             events=EventRecorder(self.client, self.name, self.enable_events, self.options.clock),
             counters=counters,
             on_written=self.options.on_written,
+            extra_label_keys=tuple(self.options.extra_labels),
         )
         reads = ReadCache(
             ops,
@@ -256,6 +257,7 @@ class Reconciler:
             defaults=self.defaults,
             allowed_namespaces=self.options.allowed_namespaces,
             allow_cluster_scoped=self.options.allow_cluster_scoped,
+            extra_labels=self.options.extra_labels,
         )
 
     def plan(

@@ -1,8 +1,9 @@
-"""``oam-operator diff`` output pieces (issue 14): the noise left out, the unified diff, the layout."""
+"""``oam-operator diff`` output pieces (issue 14): the noise left out, the unified diff, the layout,
+the shard whose label the objects carry."""
 
 from __future__ import annotations
 
-from oam_operator.cli.diff import WavePlan, clean, render, unified
+from oam_operator.cli.diff import WavePlan, clean, render, shard_of, unified
 
 
 def test_clean_drops_status_and_server_owned_metadata() -> None:
@@ -30,3 +31,15 @@ def test_render_lists_waves_then_prunes_and_says_no_changes() -> None:
         "Wave shop-02:\n  change Deployment shop/web\n    --- a\n    +++ b\n"
         "Prune:\n  prune Secret shop/old\n"
     )
+
+
+def test_the_shard_label_of_the_preview_is_the_files_else_the_live_applications() -> None:
+    label = "oam-operator.dev/shard"
+
+    def app(shard: str | None = None) -> dict[str, object]:
+        return {"metadata": {"name": "a", "labels": {label: shard} if shard is not None else {"tier": "web"}}}
+
+    assert shard_of(app(), None, label) == ""  # the unsharded instance's objects carry none
+    assert shard_of(app("s1"), None, label) == "s1"
+    assert shard_of(app(), app("s1"), label) == "s1"  # a FILE without the label: the live Application's
+    assert shard_of(app("s2"), app("s1"), label) == "s2"  # a FILE that moves it: every object changes

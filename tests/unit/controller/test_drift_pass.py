@@ -64,9 +64,11 @@ def test_correct_re_applies_a_drifted_object_and_says_so_once(fake_reconciler: F
     assert result.status["summary"] == "Applied revision 1: 1 objects ready"
 
 
-def test_a_deleted_object_is_left_to_the_reconciler_to_create_again(fake_reconciler: FakeReconciler) -> None:
+def test_a_deleted_object_is_due_so_it_is_created_again_or_updated(fake_reconciler: FakeReconciler) -> None:
+    """Deleted, the reconciler creates it again; only out of the watch's selector (its shard label
+    taken off, docs/operator.md#watches-of-owned-objects), being due, it is updated back into it."""
     result = apply_pass(steady(), Memory(), environment(Drift(deleted=True)))
-    assert fake_reconciler.inventories[0][0].last_applied_at == NOW - timedelta(minutes=1)  # untouched
+    assert fake_reconciler.inventories[0][0].last_applied_at is None
     assert events(result) == [("Normal", "DriftCorrected", "Corrected drift: ConfigMap web-config (deleted)")]
 
 
