@@ -39,7 +39,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench_operator import PODS_PER_NODE, application  # noqa: E402
+from bench_operator import PODS_PER_NODE, application, cpu_by_process, cpu_delta  # noqa: E402
 from watch_until import watch_until  # noqa: E402
 
 from tools.devcluster import devcluster as dc  # noqa: E402
@@ -129,6 +129,7 @@ def main() -> int:
             path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
             files.append(path)
         load_before = os.getloadavg()
+        cpu_before = cpu_by_process(plane, [os.getpid()])
         started = time.monotonic()
         if args.client == "reconciler":
             failed = apply_with_reconciler(plane.handle.kubeconfig, args.apps, args.objects, args.parallel)
@@ -146,6 +147,7 @@ def main() -> int:
         deployments = watch_until(plane.api(), "/apis/apps/v1/deployments", args.apps, available,
                                   started + args.timeout)
         ready_s = time.monotonic() - started
+        cpu = cpu_delta(cpu_before, cpu_by_process(plane, [os.getpid()]))  # "operator": this process
         ready = sum(1 for d in deployments.values() if available(d))
         load_after = os.getloadavg()
         by = "kubectl" if args.client == "kubectl" else "the reconciler library"
@@ -157,6 +159,7 @@ def main() -> int:
         print(f"| all applied | {applied_s:.1f} s |")
         print(f"| Deployments Available | {ready}/{args.apps} |")
         print(f"| time until all Available | {ready_s:.1f} s |")
+        print(f"| CPU seconds until all Available | {', '.join(f'{k} {v}' for k, v in cpu.items())} |")
         print(f"| load average before → after | {' '.join(f'{x:.1f}' for x in load_before)} → "
               f"{' '.join(f'{x:.1f}' for x in load_after)} |")
         if args.json:
@@ -164,7 +167,7 @@ def main() -> int:
                 "benchmark": "fleet-floor", "apps": args.apps, "objects": args.objects, "parallel": args.parallel,
                 "client": args.client, "audit": args.audit,
                 "applied_s": applied_s, "ready": ready, "ready_s": ready_s,
-                "load_before": load_before, "load_after": load_after}, indent=2) + "\n")
+                "load_before": load_before, "load_after": load_after, "cpu_s": cpu}, indent=2) + "\n")
         return 0 if ready == args.apps else 1
     finally:
         plane.stop()

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -92,6 +93,28 @@ def peak_rss_mib(pid: int) -> float:
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process so far (``/proc/<pid>/stat``); 0 when it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_by_process(plane: Any, operators: list[int]) -> dict[str, float]:
+    """CPU seconds so far of the operator processes (summed) and of each control-plane component:
+    on a 2-core machine they share the cores, so this says where the time went."""
+    figures = {"operator": sum(cpu_seconds(pid) for pid in operators)}
+    for component in plane.components:
+        figures[component.name] = figures.get(component.name, 0.0) + cpu_seconds(component.pid)
+    return figures
+
+
+def cpu_delta(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    return {name: round(after[name] - before.get(name, 0.0), 1) for name in after}
 
 
 def is_ready(app: dict[str, Any]) -> bool:
@@ -239,6 +262,7 @@ def main() -> int:
                 for i in range(args.apps)]
         (work / "apps.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": apps}))
         audit_start = audit_log.stat().st_size if args.audit and audit_log.exists() else 0
+        cpu_before = cpu_by_process(plane, [p.pid for p in operators])
         started = time.monotonic()
         apply = ["apply", "--server-side"] if args.server_side else ["apply"]
         subprocess.run([kubectl, *kc, *apply, "-f", str(work / "apps.json")], check=True, capture_output=True)
@@ -247,6 +271,7 @@ def main() -> int:
         items = list(watch_until(plane.api(), "/apis/oam-operator.dev/v1alpha1/applications", args.apps,
                                  is_ready, started + args.timeout).values())
         elapsed = time.monotonic() - started
+        cpu = cpu_delta(cpu_before, cpu_by_process(plane, [p.pid for p in operators]))
         ready_count = sum(1 for a in items if is_ready(a))
         after_ready = requests(metrics_port)
         audited = print_audit_breakdown(audit_log, audit_start, args.apps) if args.audit else None
@@ -269,13 +294,14 @@ def main() -> int:
             print(f"| of which the inventory | {sizes['inventory']:,} bytes = {per_object:.1f} bytes per object |")
             print(f"| whole Application object | {sizes['object']:,} bytes (etcd's limit: 1,572,864) |")
             print(f"| operator peak RSS (VmHWM) | {peak_rss_mib(operator.pid):.0f} MiB |")
+            print(f"| CPU seconds to Ready | {', '.join(f'{k} {v}' for k, v in cpu.items())} |")
             if args.json:
                 Path(args.json).write_text(json.dumps({
                     "benchmark": "operator-inventory", "apps": args.apps, "objects": args.objects,
                     "ready": ready_count, "ready_s": elapsed, "inventory_objects": objects_recorded,
                     "status_bytes": sizes["status"], "inventory_bytes": sizes["inventory"],
                     "inventory_bytes_per_object": per_object, "object_bytes": sizes["object"],
-                    "peak_rss_mib": peak_rss_mib(operator.pid)}, indent=2) + "\n")
+                    "peak_rss_mib": peak_rss_mib(operator.pid), "cpu_s": cpu}, indent=2) + "\n")
             succeeded = ready_count == args.apps
             return 0 if succeeded else 1
         # Settle: Events on the created objects are posted by a background queue and may still be
@@ -329,6 +355,7 @@ def main() -> int:
         print(f"| largest persisted status (compact JSON) | {sizes['status']:,} bytes (target < 1 MiB) |")
         print(f"| of which the inventory | {sizes['inventory']:,} bytes = {per_object:.1f} bytes per object |")
         print(f"| whole Application object | {sizes['object']:,} bytes |")
+        print(f"| CPU seconds to Ready | {', '.join(f'{k} {v}' for k, v in cpu.items())} |")
         print(f"| watch cache | {cached_objects:,.0f} objects, {cached_bytes:,.0f} bytes = "
               f"{cached_per_object:,.0f} bytes per object (target ≤ 2,048) |")
         if args.json:
@@ -340,7 +367,7 @@ def main() -> int:
                 "last_write_after_ready_s": last_write_s, "settled": settled,
                 "steady_requests_per_min": steady_all, "steady_reads_per_min": steady_all - steady_writes,
                 "steady_writes_per_min": steady_writes, "shards": len(operators), "peak_rss_each_mib": rss_each,
-                "audit_requests_per_app": None if audited is None else audited / args.apps,
+                "audit_requests_per_app": None if audited is None else audited / args.apps, "cpu_s": cpu,
                 "operator_args": args.operator_arg,
                 "status_bytes": sizes["status"], "inventory_bytes": sizes["inventory"],
                 "inventory_bytes_per_object": per_object, "object_bytes": sizes["object"],
