@@ -552,7 +552,7 @@ def step_scale(args: argparse.Namespace) -> dict[str, Any]:
     for apps, shards, objects in specs:
         extra = ["--apps", str(apps), "--objects", str(objects), "--shards", str(shards), "--audit",
                  "--timeout", str(args.scale_timeout), "--settle-timeout", "60"]
-        runs.extend(_operator_runs(extra, 1, f"scale-{apps}x{shards}/{objects}"))
+        runs.extend(_operator_runs(extra, 1, f"scale-{apps}x{shards}-{objects}objects"))
     runs.sort(key=lambda run: ((run.get("figures") or {}).get("apps", 0), (run.get("figures") or {}).get("shards", 1)))
     return {"runs": runs, "ok": all(r["figures"] and r["exit_code"] == 0 for r in runs)}
 
