@@ -144,6 +144,32 @@ class Kube:
     def create(self, manifest: dict[str, Any]) -> None:
         utils.create_from_dict(self.api, manifest, namespace=self.namespace)
 
+    def event_messages(self, app: str, reason: str) -> list[str]:
+        """The messages of the Application's Events with ``reason``."""
+        return [e.message for e in self.events(app) if e.reason == reason]
+
+    def image_of(self, deployment: str) -> str:
+        """The first container's image of a Deployment."""
+        spec = self.apps.read_namespaced_deployment(deployment, self.namespace).spec
+        return str(spec.template.spec.containers[0].image)
+
+    def set_image(self, deployment: str, image: str, container: str = "main") -> None:
+        """What ``kubectl set image`` sends: a strategic merge patch with its own field manager."""
+        self.apps.patch_namespaced_deployment(deployment, self.namespace, {"spec": {"template": {"spec": {
+            "containers": [{"name": container, "image": image}]}}}}, field_manager="kubectl-set")
+
+    def set_image_once_reachable(self, deployment: str, image: str) -> None:
+        """``set_image`` retried until the API server answers (after a restart, the client's old
+        connections may be gone)."""
+        def changed() -> bool:
+            try:
+                self.set_image(deployment, image)
+            except Exception:
+                return False
+            return True
+
+        wait_until(changed, default_wait(self.cluster), f"the image of {deployment} to be changed")
+
 
 def configmap_component(name: str, data: dict[str, str] | None = None, **annotations: str) -> dict[str, Any]:
     obj: dict[str, Any] = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name},

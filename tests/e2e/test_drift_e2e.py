@@ -15,20 +15,6 @@ from tools.devcluster.pytest_plugin import CLUSTERS, default_wait, wait_until
 IMAGE = "spec.template.spec.containers[name=main].image"
 
 
-def image_of(kube: Kube, name: str) -> str:
-    return str(kube.apps.read_namespaced_deployment(name, kube.namespace).spec.template.spec.containers[0].image)
-
-
-def set_image(kube: Kube, name: str, image: str, container: str = "main") -> None:
-    """What ``kubectl set image`` sends: a strategic merge patch with its own field manager."""
-    kube.apps.patch_namespaced_deployment(name, kube.namespace, {"spec": {"template": {"spec": {
-        "containers": [{"name": container, "image": image}]}}}}, field_manager="kubectl-set")
-
-
-def events(kube: Kube, app: str, reason: str) -> list[str]:
-    return [e.message for e in kube.events(app) if e.reason == reason]
-
-
 def test_drift_is_corrected_from_the_watch(start_operator: Any, kube: Kube) -> None:
     operator = start_operator(kube.namespace)
     config = configmap_component("settings")
@@ -37,10 +23,10 @@ def test_drift_is_corrected_from_the_watch(start_operator: Any, kube: Kube) -> N
     kube.wait_ready("shop")
     wait = default_wait(kube.cluster)
 
-    set_image(kube, "web", "evil/web:6.6.6")
-    wait_until(lambda: image_of(kube, "web") == "registry.invalid/app:1", wait, "the image to be corrected")
-    wait_until(lambda: events(kube, "shop", "DriftCorrected"), wait, "the DriftCorrected Event")
-    assert events(kube, "shop", "DriftCorrected") == [f"Corrected drift: Deployment web ({IMAGE})"]
+    kube.set_image("web", "evil/web:6.6.6")
+    wait_until(lambda: kube.image_of("web") == "registry.invalid/app:1", wait, "the image to be corrected")
+    wait_until(lambda: kube.event_messages("shop", "DriftCorrected"), wait, "the DriftCorrected Event")
+    assert kube.event_messages("shop", "DriftCorrected") == [f"Corrected drift: Deployment web ({IMAGE})"]
 
     kube.core.delete_namespaced_config_map("settings", kube.namespace)
     wait_until(lambda: kube.core.list_namespaced_config_map(kube.namespace, field_selector="metadata.name=settings")
@@ -54,8 +40,8 @@ def test_drift_is_corrected_from_the_watch(start_operator: Any, kube: Kube) -> N
         return labels.get("tier") == "front"
 
     wait_until(labelled, wait, "the removed label to be put back")
-    wait_until(lambda: len(events(kube, "shop", "DriftCorrected")) == 3, wait, "one Event per correction")
-    assert sorted(events(kube, "shop", "DriftCorrected")) == sorted([
+    wait_until(lambda: len(kube.event_messages("shop", "DriftCorrected")) == 3, wait, "one Event per correction")
+    assert sorted(kube.event_messages("shop", "DriftCorrected")) == sorted([
         f"Corrected drift: Deployment web ({IMAGE})",
         "Corrected drift: ConfigMap settings (deleted)",
         "Corrected drift: ConfigMap settings (metadata.labels.tier)",
@@ -69,7 +55,7 @@ def test_report_leaves_the_change_and_names_the_field(start_operator: Any, kube:
     start_operator(kube.namespace)
     kube.apply_app("shop", {"components": [deployment_component("web")], "drift": "Report"})
     kube.wait_ready("shop")
-    set_image(kube, "web", "evil/web:6.6.6")
+    kube.set_image("web", "evil/web:6.6.6")
 
     def reported() -> dict[str, Any] | None:
         """Reported, and Ready again: the edit rolls the Deployment out meanwhile (Processing)."""
@@ -85,10 +71,10 @@ def test_report_leaves_the_change_and_names_the_field(start_operator: Any, kube:
     assert drifted is not None and (drifted["status"], drifted["reason"], drifted["message"]) == (
         "True", "DriftDetected", message)
     assert app["status"]["state"] == "Ready" and app["status"]["summary"].startswith("Drifted: Deployment web")
-    wait_until(lambda: events(kube, "shop", "DriftDetected"), default_wait(kube.cluster), "the DriftDetected Event")
+    wait_until(lambda: kube.event_messages("shop", "DriftDetected"), default_wait(kube.cluster), "the DriftDetected Event")
     sleep_briefly(5)  # a pass or two later: still left as it is
-    assert image_of(kube, "web") == "evil/web:6.6.6"
-    assert events(kube, "shop", "DriftDetected") == [message]
+    assert kube.image_of("web") == "evil/web:6.6.6"
+    assert kube.event_messages("shop", "DriftDetected") == [message]
 
 
 def test_an_autoscalers_replicas_are_never_fought(start_operator: Any, kube: Kube) -> None:
@@ -99,9 +85,9 @@ def test_an_autoscalers_replicas_are_never_fought(start_operator: Any, kube: Kub
     kube.wait_ready("shop")
     kube.apps.patch_namespaced_deployment_scale("web", kube.namespace, {"spec": {"replicas": 3}},
                                                 field_manager="horizontal-pod-autoscaler")
-    set_image(kube, "web", "evil/web:6.6.6", container="web")  # a real drift next to it: a pass has run
-    wait_until(lambda: events(kube, "shop", "DriftCorrected"), default_wait(kube.cluster), "the image correction")
-    assert events(kube, "shop", "DriftCorrected") == [
+    kube.set_image("web", "evil/web:6.6.6", container="web")  # a real drift next to it: a pass has run
+    wait_until(lambda: kube.event_messages("shop", "DriftCorrected"), default_wait(kube.cluster), "the image correction")
+    assert kube.event_messages("shop", "DriftCorrected") == [
         "Corrected drift: Deployment web (spec.template.spec.containers[name=web].image)"]
     assert kube.apps.read_namespaced_deployment("web", kube.namespace).spec.replicas == 3
 
@@ -119,15 +105,8 @@ def test_a_change_made_while_the_watch_is_down_is_corrected_after_an_api_server_
     kube.wait_ready("shop")
     plane.restart("kube-apiserver")
 
-    def changed() -> bool:
-        try:
-            set_image(kube, "web", "evil/web:6.6.6")  # the client's old connections may be gone
-        except Exception:
-            return False
-        return True
-
-    wait_until(changed, default_wait(kube.cluster), "the image to be changed after the restart")
-    wait_until(lambda: image_of(kube, "web") == "registry.invalid/app:1", default_wait(kube.cluster),
+    kube.set_image_once_reachable("web", "evil/web:6.6.6")
+    wait_until(lambda: kube.image_of("web") == "registry.invalid/app:1", default_wait(kube.cluster),
                "the image to be corrected after the watch is back")
-    wait_until(lambda: events(kube, "shop", "DriftCorrected"), default_wait(kube.cluster), "the Event")
-    assert events(kube, "shop", "DriftCorrected") == [f"Corrected drift: Deployment web ({IMAGE})"]
+    wait_until(lambda: kube.event_messages("shop", "DriftCorrected"), default_wait(kube.cluster), "the Event")
+    assert kube.event_messages("shop", "DriftCorrected") == [f"Corrected drift: Deployment web ({IMAGE})"]

@@ -36,20 +36,6 @@ NOT_WATCHING = "its drift is found at the reapply interval and waits for it use 
 NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
-def image_of(kube: Kube, name: str) -> str:
-    return str(kube.apps.read_namespaced_deployment(name, kube.namespace).spec.template.spec.containers[0].image)
-
-
-def set_image(kube: Kube, name: str, image: str) -> None:
-    """What ``kubectl set image`` sends: a strategic merge patch with its own field manager."""
-    kube.apps.patch_namespaced_deployment(name, kube.namespace, {"spec": {"template": {"spec": {
-        "containers": [{"name": "main", "image": image}]}}}}, field_manager="kubectl-set")
-
-
-def events(kube: Kube, app: str, reason: str) -> list[str]:
-    return [e.message for e in kube.events(app) if e.reason == reason]
-
-
 def watch_states(operator: OperatorProcess, group: str, kind: str) -> dict[str, float]:
     """The ``oam_operator_watches`` series of one kind: state -> value."""
     return {dict(labels)["state"]: value for (name, labels), value in operator.metrics().items()
@@ -160,21 +146,14 @@ def test_a_watch_that_gets_410_gone_lists_again_and_corrects_the_edit_made_in_th
     try:
         compacted = restart_watch_cache_past(plane, kube, path, seen)
 
-        def changed() -> bool:
-            try:
-                set_image(kube, "web", "evil/web:6.6.6")  # the client's old connections may be gone
-            except Exception:
-                return False
-            return True
-
-        wait_until(changed, wait, "the image to be changed while the operator is frozen")
+        kube.set_image_once_reachable("web", "evil/web:6.6.6")
     finally:
         os.kill(operator.process.pid, signal.SIGCONT)
 
-    wait_until(lambda: image_of(kube, "web") == "registry.invalid/app:1", wait,
+    wait_until(lambda: kube.image_of("web") == "registry.invalid/app:1", wait,
                "the image to be corrected after the relist")
-    wait_until(lambda: events(kube, "shop", "DriftCorrected"), wait, "the DriftCorrected Event")
-    assert events(kube, "shop", "DriftCorrected") == [f"Corrected drift: Deployment web ({IMAGE})"]
+    wait_until(lambda: kube.event_messages("shop", "DriftCorrected"), wait, "the DriftCorrected Event")
+    assert kube.event_messages("shop", "DriftCorrected") == [f"Corrected drift: Deployment web ({IMAGE})"]
     relists = messages(operator, f"relisting {path} ")
     assert len(relists) == 1, relists
     found = re.fullmatch(rf"relisting {re.escape(path)} after 410 Expired: too old resource version: (\d+) \((\d+)\)",
@@ -254,10 +233,10 @@ def test_a_kind_the_operator_may_not_watch_is_given_up_once_and_read_per_call(
     assert kube.core.read_namespaced_config_map("settings", kube.namespace).data == {"key": "second"}
 
     # The Deployments are still watched with this identity: a hand edit is corrected from the watch.
-    set_image(kube, "web", "evil/web:6.6.6")
-    wait_until(lambda: image_of(kube, "web") == "registry.invalid/app:1", wait, "the image to be corrected")
-    wait_until(lambda: events(kube, "shop", "DriftCorrected"), wait, "the DriftCorrected Event")
-    assert events(kube, "shop", "DriftCorrected") == [f"Corrected drift: Deployment web ({IMAGE})"]
+    kube.set_image("web", "evil/web:6.6.6")
+    wait_until(lambda: kube.image_of("web") == "registry.invalid/app:1", wait, "the image to be corrected")
+    wait_until(lambda: kube.event_messages("shop", "DriftCorrected"), wait, "the DriftCorrected Event")
+    assert kube.event_messages("shop", "DriftCorrected") == [f"Corrected drift: Deployment web ({IMAGE})"]
 
     sleep_briefly(6)  # longer than a failed watch's retry (5 s): a kind given up is not tried again
     user = f"system:serviceaccount:{kube.namespace}:oam-operator"

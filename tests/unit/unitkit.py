@@ -1,6 +1,8 @@
 """The unit tier's one shared kit: fakes and builders for the pure tests (no cluster, no podman,
 no network beyond a closed 127.0.0.1 port).
 
+- ``run_in_order``: ``ClusterClient.run_bounded`` for the reconciler's fake clients, one task after
+  the other.
 - Passes of the driver (``controller/passes.py``): ``pass_environment`` (a fixed clock, a client
   pointing at a closed local port), ``application`` bodies and ``FakeReconciler``, which stands
   in for ``reconciler.Reconciler`` with a scripted ``apply()``/``delete()``.
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -30,6 +32,7 @@ from oam_operator.controller.seams import Environment
 from oam_operator.controller.settings import Settings
 from oam_operator.controller.tenancy import TenantClients
 from oam_operator.reconciler.client import ClusterClient
+from oam_operator.reconciler.concurrency import Outcome
 from oam_operator.reconciler.identity import split_api_version
 from oam_operator.reconciler.inventory import InventoryItem, Phase, dump_inventory
 from oam_operator.reconciler.reconciler import Checkpoint
@@ -39,6 +42,17 @@ from oam_operator.reconciler.report import CallReport
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 DOMAIN = "oam-operator.dev"
+
+
+def run_in_order(tasks: Sequence[Callable[[], Any]]) -> list[Outcome[Any]]:
+    """What ``ClusterClient.run_bounded`` returns, the tasks run one after the other."""
+    outcomes: list[Outcome[Any]] = []
+    for task in tasks:
+        try:
+            outcomes.append(Outcome(value=task()))
+        except Exception as exc:
+            outcomes.append(Outcome(error=exc))
+    return outcomes
 
 
 def stamp(when: datetime) -> str:

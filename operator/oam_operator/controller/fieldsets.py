@@ -9,7 +9,7 @@ HPA scales under the ``scaler`` trait) is never in the operator's set, so changi
 drift; values the server defaults or normalises (``1000m`` read back as ``1``) do not change
 ownership, so they never look like drift either.
 
-A ``FieldSet`` is the ``fieldsV1`` of one manager's entry, canonical JSON compressed with zlib:
+A ``FieldSet`` is the ``fieldsV1`` of one manager's entry, canonical JSON compressed (packing.py):
 a Deployment's entry of 1–2 KiB is kept in a few hundred bytes, and two sets compare equal
 exactly when their bytes do. ``removed`` expands two sets into paths only when they differ.
 """
@@ -17,10 +17,11 @@ exactly when their bytes do. ``removed`` expands two sets into paths only when t
 from __future__ import annotations
 
 import json
-import zlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from .packing import pack, unpack
 
 __all__ = ["FieldSet", "manager_fields", "paths", "removed"]
 
@@ -34,11 +35,11 @@ class FieldSet:
     @classmethod
     def of(cls, fields: Mapping[str, Any]) -> FieldSet:
         text = json.dumps(fields, sort_keys=True, separators=(",", ":"))
-        return cls(zlib.compress(text.encode(), 6))
+        return cls(pack(text.encode()))
 
     @property
     def fields(self) -> dict[str, Any]:
-        loaded: dict[str, Any] = json.loads(zlib.decompress(self.packed))
+        loaded: dict[str, Any] = json.loads(unpack(self.packed))
         return loaded
 
     @property

@@ -153,12 +153,12 @@ class OperatorMetrics:
             registry=r,
         )
         self.watch_cache_objects = Gauge(
-            PREFIX + "watch_cache_objects", "Objects the watches of owned objects keep (measured every 5 s).",
+            PREFIX + "watch_cache_objects", "Objects the watches of owned objects keep (measured when scraped).",
             registry=r,
         )
         self.watch_cache_bytes = Gauge(
             PREFIX + "watch_cache_bytes",
-            "Bytes the watches of owned objects keep for them: keys, entries and field sets (measured every 5 s).",
+            "Bytes the watches of owned objects keep for them: keys, entries and field sets (measured when scraped).",
             registry=r,
         )
         self.watches = Gauge(

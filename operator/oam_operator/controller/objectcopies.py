@@ -5,16 +5,17 @@ A copy keeps what the reconciler reads: ``apiVersion``, ``kind``, ``metadata`` w
 ``managedFields`` and without kubectl's last-applied annotation, ``spec`` and ``status``. Content
 outside those (a ConfigMap's ``data``, a Role's ``rules``) is dropped: an update decision is made
 by the digest annotation, drift by the field sets (fieldsets.py), and any write reads the object
-live first. The copy is stored as zlib-compressed compact JSON, so a typical Deployment takes well
-under 1 KiB.
+live first. The copy is stored as compressed compact JSON (packing.py), so a typical Deployment
+takes well under 1 KiB.
 """
 
 from __future__ import annotations
 
 import json
-import zlib
 from collections.abc import Mapping
 from typing import Any
+
+from .packing import pack, unpack
 
 __all__ = ["compact_copy", "expand", "is_older", "resource_version"]
 
@@ -31,12 +32,12 @@ def compact_copy(obj: Mapping[str, Any]) -> bytes:
     if isinstance(annotations, Mapping) and _LAST_APPLIED in annotations:
         metadata["annotations"] = {k: v for k, v in annotations.items() if k != _LAST_APPLIED}
     kept["metadata"] = metadata
-    return zlib.compress(json.dumps(kept, separators=(",", ":")).encode(), 6)
+    return pack(json.dumps(kept, separators=(",", ":")).encode())
 
 
 def expand(copy: bytes) -> dict[str, Any]:
     """A fresh object from a copy; the caller may change it."""
-    value = json.loads(zlib.decompress(copy))
+    value = json.loads(unpack(copy))
     assert isinstance(value, dict)
     return value
 

@@ -242,7 +242,7 @@ class OwnedObjects:
 
     def sizes(self) -> tuple[int, int]:
         """(objects kept, bytes they take: the key, the entry and its field sets as Python holds
-        them, measured with ``sys.getsizeof``), for the metrics and the benchmarks."""
+        them, measured with ``sys.getsizeof``), for the metrics when scraped and the benchmarks."""
         with self._lock:
             total = 0
             for key, entry in self._objects.items():
@@ -318,8 +318,17 @@ class OwnedObjects:
         key, owner = self._identify(obj)
         if key is None or owner is None:
             return None
+        version = resource_version(obj)
+        with self._lock:
+            entry = self._objects.get(key)
+            held = bool(version) and entry is not None and entry.owner == owner and not entry.deleted \
+                and version == entry.version
+        if held:  # the state the operator's own write returned (or a relist's unchanged one): kept already
+            if always:
+                self.on_change(owner[0], owner[1], key, obj, False)
+            return key
         fields = manager_fields(obj, self.manager)
-        copy, version = compact_copy(obj), resource_version(obj)
+        copy = compact_copy(obj)
         with self._lock:
             entry = self._objects.get(key)
             if entry is None or entry.owner != owner:

@@ -51,7 +51,6 @@ log = logging.getLogger("oam_operator.controller")
 #: (docs/operator.md#reads-from-the-watch); every other kind once an inventory holds it.
 STARTED = (*WATCHED, WatchedKind("", "v1", "configmaps", "ConfigMap"))
 
-CACHE_MEASURE_INTERVAL = 5.0  # seconds between measurements of the watch cache (it walks every entry)
 
 
 class MeteredAccounting(RequestAccounting):
@@ -82,7 +81,6 @@ class Runtime:
         self.env: Environment | None = None
         self.owned: OwnedObjects | None = None  # watches of owned objects (ownedwatch.py)
         self.analyzer = DefaultStatusAnalyzer(settings.domain)
-        self._cache_measured = 0.0
         self._uids: dict[tuple[str, str], str] = {}  # (namespace, name) -> uid, for wake-ups
         #: Wakes an Application's loop; set by the kopf layer (handlers.py), called from any thread.
         self.waker: Callable[[str], None] | None = None
@@ -115,6 +113,10 @@ class Runtime:
                                       namespaces=self.settings.namespaces, on_change=self._on_change,
                                       on_state=self._on_watch_state, selector=owned_selector(self.settings))
             self.owned.start(STARTED)
+            if self.metrics is not None:  # measured when scraped: the walk over every entry costs no pass
+                owned = self.owned
+                self.metrics.watch_cache_objects.set_function(lambda: owned.sizes()[0])
+                self.metrics.watch_cache_bytes.set_function(lambda: owned.sizes()[1])
         reconciler_metrics = prometheus_metrics(self.metrics.operations_total) if self.metrics else None
         clients = TenantClients(self.client, default_service_account=self.settings.default_service_account,
                                 require_service_account=self.settings.require_service_account,
@@ -244,12 +246,6 @@ class Runtime:
             return
         self.owned.ensure(result.inventory)
         self.owned.retain(owner, [item.identity() for item in result.inventory])
-        now = time.monotonic()
-        if self.metrics is not None and now - self._cache_measured >= CACHE_MEASURE_INTERVAL:
-            self._cache_measured = now
-            objects, size = self.owned.sizes()
-            self.metrics.watch_cache_objects.set(objects)
-            self.metrics.watch_cache_bytes.set(size)
 
     def status_writer(self, body: Mapping[str, Any], memory: Memory) -> StatusWriter:
         """The writer of one pass: its status patches go to the Application's status subresource."""

@@ -232,3 +232,18 @@ def test_a_write_response_older_than_the_watch_keeps_the_watchs_copy_but_is_the_
     answer = owned.lookup(ObjectRef("apps", "v1", "Deployment", "shop", "web"))
     assert answer.obj is not None and answer.obj["metadata"]["resourceVersion"] == "31"
     assert owned.drift("apps", "Deployment", "shop", "web") is None  # baseline IMAGE, live IMAGE
+
+
+def test_the_event_of_the_operators_own_write_keeps_the_copy_and_still_tells_the_owner() -> None:
+    """The watch event carrying the resourceVersion the write's response had is the same state:
+    it is not compressed again (whatever it holds, the copy stays the response's), and the owner
+    is told as for every event (readiness reads the events)."""
+    ref = ObjectRef("apps", "v1", "Deployment", "shop", "web")
+    owned, told = watching()
+    owned.written(versioned(IMAGE, "20", image="web:2"))
+    owned.handle({"type": "MODIFIED", "object": versioned(NO_IMAGE, "20", image="web:other")})
+    answer = owned.lookup(ref)
+    assert answer.obj is not None
+    assert answer.obj["spec"]["template"]["spec"]["containers"][0]["image"] == "web:2"
+    assert owned.drift("apps", "Deployment", "shop", "web") is None
+    assert told == [("shop", "app", False)]

@@ -18,6 +18,7 @@ from oam_operator.reconciler.concurrency import Outcome
 from oam_operator.reconciler.discovery import ApiResource
 from oam_operator.reconciler.inventory import InventoryItem
 from oam_operator.reconciler.objectpolicies import DeletePolicy, MissingNamespacesPolicy
+from tests.unit.unitkit import run_in_order
 
 NAME = "r.test"
 SHARD = f"{NAME}/shard"
@@ -44,13 +45,7 @@ class FakeCluster:
         return CM if (api_version, kind) == ("v1", "ConfigMap") else None
 
     def run_bounded(self, tasks: Sequence[Callable[[], Any]], limit: int) -> list[Outcome[Any]]:
-        outcomes: list[Outcome[Any]] = []
-        for task in tasks:
-            try:
-                outcomes.append(Outcome(value=task()))
-            except Exception as exc:
-                outcomes.append(Outcome(error=exc))
-        return outcomes
+        return run_in_order(tasks)
 
     def get(self, resource: ApiResource, namespace: str, name: str) -> dict[str, Any] | None:
         obj = self.objects.get((namespace, name))

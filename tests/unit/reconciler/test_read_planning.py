@@ -19,6 +19,7 @@ from oam_operator.reconciler.inventory import InventoryItem, Phase
 from oam_operator.reconciler.objects import ObjectRef
 from oam_operator.reconciler.operations import Operations, OpsCounters
 from oam_operator.reconciler.reads import ListPlan, ReadCache, ReadTarget, plan_lists
+from tests.unit.unitkit import run_in_order
 
 OWNER_KEY = "r.test/owner-id"
 OURS = "ours-hash"
@@ -172,13 +173,7 @@ class FakeCluster:
                 return
 
     def run_bounded(self, tasks: Sequence[Callable[[], Any]], limit: int) -> list[Outcome[Any]]:
-        outcomes: list[Outcome[Any]] = []
-        for task in tasks:
-            try:
-                outcomes.append(Outcome(value=task()))
-            except Exception as exc:
-                outcomes.append(Outcome(error=exc))
-        return outcomes
+        return run_in_order(tasks)
 
     def count(self, verb: str) -> int:
         return sum(1 for r in self.requests if r[0] == verb)
