@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import (
@@ -182,7 +182,7 @@ class OperatorMetrics:
             self.transform_duration_seconds.labels(result=result)
         for action in OPERATIONS:
             self.operations_total.labels(action=action)
-        self.set_application_states({})
+        self.count_states_when_scraped(dict)
 
     # -- helpers used by the driver --
 
@@ -199,11 +199,15 @@ class OperatorMetrics:
         """Count one API request; ``status`` ``None`` or 0 means no response arrived (``code="error"``)."""
         self.api_requests_total.labels(method=method.upper(), code=str(status) if status else "error").inc()
 
-    def set_application_states(self, counts: Mapping[State | str, int]) -> None:
-        """Set the Applications-per-state gauge; states missing from ``counts`` are 0."""
-        given = {State(key): value for key, value in counts.items()}
+    def count_states_when_scraped(self, counts: Callable[[], Mapping[State | str, int]]) -> None:
+        """The Applications-per-state gauge reads ``counts()`` (state -> Applications; missing
+        states are 0) when scraped: counting every Application after each pass would make a
+        fleet's passes cost the square of its size."""
+        def reader(state: State) -> Callable[[], float]:
+            return lambda: float(sum(value for key, value in counts().items() if State(key) is state))
+
         for state in State:
-            self.applications.labels(state=state.value).set(given.get(state, 0))
+            self.applications.labels(state=state.value).set_function(reader(state))
 
     def set_watch_state(self, group: str, kind: str, state: str) -> None:
         """The watch of owned objects of (group, kind) is now in ``state``; the others are 0."""

@@ -84,6 +84,8 @@ class Runtime:
         self._uids: dict[tuple[str, str], str] = {}  # (namespace, name) -> uid, for wake-ups
         #: Wakes an Application's loop; set by the kopf layer (handlers.py), called from any thread.
         self.waker: Callable[[str], None] | None = None
+        if metrics is not None:
+            metrics.count_states_when_scraped(self.states)
 
     @classmethod
     def create(cls, settings: Settings, kubeconfig: str | None = None) -> Runtime:
@@ -285,13 +287,16 @@ class Runtime:
             status = result.status
             metrics.set_application(meta["namespace"], meta["name"], int(status.get("objects") or 0),
                                     int(status.get("objects") or 0) - int(status.get("readyObjects") or 0))
+
+    def states(self) -> dict[str, int]:
+        """Applications per state, for the gauge when it is scraped."""
         counts: dict[str, int] = {}
         with self._lock:
             for memory in self.memory.values():
                 state = (memory.status or {}).get("state")
                 if state:
                     counts[state] = counts.get(state, 0) + 1
-        metrics.set_application_states(counts)
+        return counts
 
     def close(self) -> None:
         if self.owned is not None:

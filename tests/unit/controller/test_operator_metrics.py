@@ -142,10 +142,11 @@ def test_helpers_update_the_series() -> None:
     assert _value(metrics, "oam_operator_api_requests_total", method="GET", code="error") == 2
     metrics.operations_total.labels(action="create").inc()
     assert _value(metrics, "oam_operator_operations_total", action="create") == 1
-    metrics.set_application_states({State.READY: 3, "Error": 1})
+    counts: dict[State | str, int] = {State.READY: 3, "Error": 1}
+    metrics.count_states_when_scraped(lambda: counts)
     assert _value(metrics, "oam_operator_applications", state="Ready") == 3
     assert _value(metrics, "oam_operator_applications", state="Error") == 1
-    metrics.set_application_states({State.PENDING: 2})
+    counts = {State.PENDING: 2}
     assert _value(metrics, "oam_operator_applications", state="Ready") == 0
     assert _value(metrics, "oam_operator_applications", state="Pending") == 2
 
