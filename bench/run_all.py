@@ -29,7 +29,9 @@ Steps (``--only`` picks some, comma-separated):
   1,000 × 10, 5,000 × 4): the same objects applied with no operator — by kubectl (4 processes),
   then by the reconciler library alone (``--client reconciler --parallel 10``) — until every
   Deployment is Available: what the control plane itself needs on this machine, the yardstick
-  of the ``scale`` step (audited like it, so both pay the same audit cost);
+  of the ``scale`` step (audited like it, so both pay the same audit cost); and once more with
+  ``--with-applications``: the Applications created and each one's own writes made (finalizer,
+  two status writes, an Event), the floor of an operator that did no work of its own;
 - ``inventory``  — ``bench_operator.py --apps 1 --objects 10000 --per-component 100 --server-side
   --no-data --skip-steady --json``: 10,000 objects in one Application to Ready, and the JSON size
   of the status the operator persisted, bytes per object (100 ``manifests`` components: the CRD
@@ -565,12 +567,14 @@ def step_floor(args: argparse.Namespace) -> dict[str, Any]:
         if not spec.strip():
             continue
         apps, _, objects = fleet_spec(spec, args.objects)
-        for client, parallel in (("kubectl", 4), ("reconciler", 10)):
+        for client, parallel, extra in (("kubectl", 4, []), ("reconciler", 10, []),
+                                        ("reconciler", 10, ["--with-applications"])):
             with tempfile.TemporaryDirectory() as tmp:
                 out = Path(tmp) / "floor.json"
+                name = f"floor-{client}{'-apps' if extra else ''}-{apps}x{objects}"
                 run = _run_script("bench_fleet_floor.py", [
                     "--apps", str(apps), "--objects", str(objects), "--client", client, "--parallel", str(parallel),
-                    "--audit", "--json", str(out)], f"floor-{client}-{apps}x{objects}", timeout=1800)
+                    *extra, "--audit", "--json", str(out)], name, timeout=1800)
                 run["figures"] = json.loads(out.read_text()) if out.exists() else None
             runs.append(run)
     return {"runs": runs, "ok": all(r["figures"] and r["exit_code"] == 0 for r in runs)}
