@@ -12,12 +12,24 @@ from typing import Any
 
 
 def plain(value: Any) -> Any:
-    """``value`` with every mapping a new ``dict`` and every list a new ``list`` (leaves shared)."""
+    """``value`` with every mapping a new ``dict`` and every list a new ``list`` (leaves shared).
+    Plain dicts, lists and JSON scalars, nearly all of a body, are told by their exact type
+    first: the ``Mapping`` check is an ABC lookup, a third of the copy's time."""
+    kind = type(value)
+    if kind is dict:
+        return {key: plain(item) for key, item in value.items()}
+    if kind is list:
+        return [plain(item) for item in value]
+    if kind in _LEAVES:
+        return value
     if isinstance(value, Mapping):
         return {key: plain(item) for key, item in value.items()}
     if isinstance(value, list):
         return [plain(item) for item in value]
     return value
+
+
+_LEAVES = frozenset({str, int, float, bool, type(None)})
 
 
 def snapshot(body: Mapping[str, Any]) -> dict[str, Any]:
