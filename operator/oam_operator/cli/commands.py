@@ -278,3 +278,16 @@ def diff(target: str, namespace: str | None, kubeconfig: str | None, context: st
         click.echo(f"Error: internal error: {type(exc).__name__}: {exc}", err=True)
         code = EXIT_ERROR
     sys.exit(code)
+
+
+SHELLS = ("bash", "zsh", "fish")
+
+
+@main.command()
+@click.argument("shell", type=click.Choice(SHELLS))
+def completion(shell: str) -> None:
+    """Print the shell completion script of oam-operator: source it, or install it where the shell
+    loads completions (docs/operator.md#shell-completion)."""
+    from oam_operator.cli.plugin import completion_script
+
+    click.echo(completion_script(shell), nl=False)
