@@ -28,7 +28,7 @@ def inventory_of(status: ApplicationStatus) -> list[InventoryItem]:
     """The persisted inventory of a typed status; raises ``CompactInventoryError``."""
     if status.compact_inventory is not None:
         return load_inventory(decode_inventory(status.compact_inventory.model_dump(mode="json", exclude_none=True)))
-    return [item.model_copy(deep=True) for item in status.inventory or []]
+    return [item.detached() for item in status.inventory or []]
 
 
 def write_inventory(status: ApplicationStatus, dumped: list[dict[str, Any]]) -> None:

@@ -153,12 +153,14 @@ class OperatorMetrics:
             registry=r,
         )
         self.watch_cache_objects = Gauge(
-            PREFIX + "watch_cache_objects", "Objects the watches of owned objects keep (measured when scraped).",
+            PREFIX + "watch_cache_objects",
+            "Objects the watches of owned objects keep (measured when scraped, at most every 5 s).",
             registry=r,
         )
         self.watch_cache_bytes = Gauge(
             PREFIX + "watch_cache_bytes",
-            "Bytes the watches of owned objects keep for them: keys, entries and field sets (measured when scraped).",
+            "Bytes the watches of owned objects keep for them: keys, entries and field sets "
+            "(measured when scraped, at most every 5 s).",
             registry=r,
         )
         self.watches = Gauge(

@@ -66,6 +66,27 @@ class MeteredAccounting(RequestAccounting):
             self.metrics.count_request(method, status or None)
 
 
+CACHE_MEASURE_INTERVAL = 5.0  # seconds: the watch cache is walked at most this often, however often scraped
+
+
+class MeasuredAtMost:
+    """``measure()``, called at most once per ``interval`` seconds; the last result in between."""
+
+    def __init__(self, measure: Callable[[], tuple[int, int]], interval: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.measure, self.interval, self.clock = measure, interval, clock
+        self._at: float | None = None
+        self._last = (0, 0)
+        self._lock = threading.Lock()
+
+    def __call__(self) -> tuple[int, int]:
+        with self._lock:
+            now = self.clock()
+            if self._at is None or now - self._at >= self.interval:
+                self._last, self._at = self.measure(), now
+            return self._last
+
+
 class Runtime:
     def __init__(self, settings: Settings, client: ClusterClient, metrics: OperatorMetrics | None) -> None:
         self.settings = settings
@@ -116,9 +137,9 @@ class Runtime:
                                       on_state=self._on_watch_state, selector=owned_selector(self.settings))
             self.owned.start(STARTED)
             if self.metrics is not None:  # measured when scraped: the walk over every entry costs no pass
-                owned = self.owned
-                self.metrics.watch_cache_objects.set_function(lambda: owned.sizes()[0])
-                self.metrics.watch_cache_bytes.set_function(lambda: owned.sizes()[1])
+                sizes = MeasuredAtMost(self.owned.sizes, CACHE_MEASURE_INTERVAL)
+                self.metrics.watch_cache_objects.set_function(lambda: sizes()[0])
+                self.metrics.watch_cache_bytes.set_function(lambda: sizes()[1])
         reconciler_metrics = prometheus_metrics(self.metrics.operations_total) if self.metrics else None
         clients = TenantClients(self.client, default_service_account=self.settings.default_service_account,
                                 require_service_account=self.settings.require_service_account,

@@ -173,7 +173,7 @@ class Reconciler:
             self._report = CallReport(
                 outcome=outcome,
                 wave=call.wave,
-                pending=tuple((item.model_copy(deep=True), detail) for item, detail in call.pending),
+                pending=tuple((item.detached(), detail) for item, detail in call.pending),
                 operations=dict(call.counters.operations),
                 conflicts=tuple(call.counters.conflicts),
                 checkpointed=call.checkpointed,
@@ -292,7 +292,7 @@ class Reconciler:
         # Step 8: the new inventory, on a copy. New objects are read and adoption-checked;
         # with enough of them in one (type, namespace), one unfiltered LIST reads them all,
         # foreign and unlabelled objects included, exactly as GETs would (docs/reconciler.md#batched-reads, reads.py).
-        work = [item.model_copy(deep=True) for item in inventory]
+        work = [item.detached() for item in inventory]
         index = index_items(work)
         for d in desired:
             d.digest = self._digest(d, component_digest)
@@ -358,7 +358,7 @@ class Reconciler:
                 return "checkpoint"
             # docs/reconciler.md#in-call-checkpoint: persisted by the caller now, before any
             # object is created; an exception from it ends the call with nothing created.
-            checkpoint(tuple(item.model_copy(deep=True) for item in inventory))
+            checkpoint(tuple(item.detached() for item in inventory))
             call.checkpointed = True
             # What step 8 read as absent is not read again: a create is refused (409) when the
             # object appeared since, so the adoption check cannot be bypassed.
@@ -496,7 +496,7 @@ class Reconciler:
             for _, level_iter in itertools.groupby(eligible, lambda d: apply_priority(d.ref.group_kind)):
                 level = list(level_iter)
                 outcomes = self.client.run_bounded(
-                    [partial(self._process, call, d, items_of[d.index].model_copy(deep=True)) for d in level],
+                    [partial(self._process, call, d, items_of[d.index].detached()) for d in level],
                     self.options.concurrency,
                 )
                 first_error: Exception | None = None

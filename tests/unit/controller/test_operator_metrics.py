@@ -228,3 +228,22 @@ def test_the_watch_and_drift_metrics() -> None:
     assert (_value(metrics, "oam_operator_drift_corrections_total"), _value(metrics, "oam_operator_drift_wakeups_total"),
             _value(metrics, "oam_operator_watch_cache_objects"), _value(metrics, "oam_operator_watch_cache_bytes")) == (
         3.0, 1.0, 10.0, 4096.0)
+
+
+def test_the_watch_cache_is_measured_at_most_every_interval_however_often_scraped() -> None:
+    from oam_operator.controller.runtime import MeasuredAtMost
+
+    now = [100.0]
+    measured: list[float] = []
+
+    def measure() -> tuple[int, int]:
+        measured.append(now[0])
+        return len(measured), 10 * len(measured)
+
+    sizes = MeasuredAtMost(measure, 5.0, clock=lambda: now[0])
+    assert (sizes(), sizes()) == ((1, 10), (1, 10))
+    now[0] = 104.9
+    assert sizes() == (1, 10)
+    now[0] = 105.0
+    assert sizes() == (2, 20)
+    assert measured == [100.0, 105.0]
