@@ -408,6 +408,9 @@ def component_flags(profile: str, run: Path, ports: Mapping[str, int], verbosity
             f"--audit-policy-file={run / 'audit-policy.yaml'}",
             f"--audit-log-path={run / 'logs' / 'audit.log'}",
             "--audit-log-format=json",
+            # One file however long the run: the log rotates at 100 MB otherwise, and readers
+            # count from an offset into it (a fleet of 5,000 writes more than that).
+            "--audit-log-maxsize=100000",
         ]
     flags = {"etcd": etcd, "kube-apiserver": apiserver}
     if profile == "full":
