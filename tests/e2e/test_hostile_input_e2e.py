@@ -8,6 +8,7 @@ healthy Applications where that matters, and asserts the exact refusal.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import sys
 from collections.abc import Iterator
@@ -241,6 +242,45 @@ def test_past_the_hard_limit_the_application_is_stalled_and_nothing_is_created(
     assert stalled(app)
     assert kube.core.list_namespaced_config_map(kube.namespace, label_selector=f"{DOMAIN}/owner-id").items == []
     assert inventory(app) == []
+
+
+SIZE_REFUSAL = re.compile(
+    r"The Application's status would be (\d+) bytes; the limit is (\d+) bytes, what is left of etcd's request "
+    r"limit of 1572864 bytes after the spec and metadata \((\d+) bytes\) and 4096 bytes for the request itself "
+    r"\(shorten the spec or split the Application\)")
+
+
+def test_a_spec_that_leaves_no_room_for_the_status_is_refused_up_front_with_the_figures(
+    start_operator: Any, kube: Kube
+) -> None:
+    """Issue 27 point 6: about 1.3 MB of spec and 4,000 objects. The spec fits, the status of
+    4,000 objects beside it would not: refused before anything is created, and the status says
+    so (no StatusWriteFailed)."""
+    operator = start_operator(kube.namespace)
+    padding = "p" * 250
+    docs = "".join(f"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c-{n:04d}}}\ndata: {{k: {padding}}}\n"
+                   for n in range(4_000))
+    kube.apply_app("wide", {"components": [{"name": "all", "type": "manifests", "properties": {"inline": docs}}]})
+    app = kube.wait_state("wide", "Error", "InvalidObjects", timeout=default_wait(kube.cluster) + 120)
+    found = SIZE_REFUSAL.fullmatch(ready_message(app))
+    assert found is not None, ready_message(app)
+    status, limit, rest = (int(group) for group in found.groups())
+    assert limit == 1_572_864 - 4_096 - rest and status > limit
+    stored = len(json.dumps({k: v for k, v in app.items() if k != "status"}, separators=(",", ":")).encode())
+    assert abs(stored - rest) < 2_048  # measured by the operator on its copy of the object
+    # the inventory (4,000 entries of about 62 bytes, the namespace and the name), its header and
+    # type, one bundle, the reserve for conditions and small fields
+    inventory_bytes = 4_000 * (62 + len(kube.namespace) + len("c-0000"))
+    assert inventory_bytes + 4_096 + 100 < status < inventory_bytes + 4_096 + 400
+    assert stalled(app)
+    assert kube.core.list_namespaced_config_map(kube.namespace, label_selector=f"{DOMAIN}/owner-id").items == []
+    assert inventory(app) == []
+    # The next pass (after the status write, on the error backoff) finds the same figures: no
+    # second write, no second Event.
+    wait_until(lambda: len([e for e in operator.logs() if e.get("msg") == "pass failed" and e.get("name") == "wide"])
+               >= 2, default_wait(kube.cluster) + 30, "a second pass of the refused Application")
+    assert ready_message(kube.app("wide")) == found.group(0)
+    assert [e.reason for e in kube.events("wide") if e.type == "Warning"] == ["InvalidObjects"]
 
 
 # -- issue 18 point 7: no accidental adoption ---------------------------------------------------
