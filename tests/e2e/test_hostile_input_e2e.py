@@ -287,19 +287,30 @@ def test_a_spec_that_leaves_no_room_for_the_status_is_refused_up_front_with_the_
 
 
 def test_an_existing_namespace_is_not_adopted_and_never_deleted(start_operator: Any, kube: Kube) -> None:
-    start_operator(kube.namespace, "--allow-cluster-scoped-objects")
+    """Issue 18 point 7 and issue 27 point 7: neither the default policy nor the object's own
+    ``adoption-policy: Always`` adopts another tenant's Namespace; only the operator's
+    --cluster-scoped-adoption-policy can, and an adopted Namespace is never deleted."""
+    operator = start_operator(kube.namespace, "--allow-cluster-scoped-objects")
     victim = _tenant_namespace(kube)
     kube.core.create_namespaced_config_map(victim, {"metadata": {"name": "data"}, "data": {"k": "v"}})
     namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": victim}}
     component = {"name": "ns", "type": "passthrough", "properties": {"object": namespace, "clusterScoped": True}}
+    refusal = (f"Found existing cluster-scoped object /v1, Kind=Namespace {victim} without owner; the adoption "
+               "policy for cluster-scoped objects (Never) does not allow adopting it")
     kube.apply_app("grab", {"components": [component]})
     app = kube.wait_state("grab", "Error", "OwnershipConflict")
-    assert ready_message(app) == (
-        f"Found existing cluster-scoped object /v1, Kind=Namespace {victim} without owner; cluster-scoped objects "
-        "are adopted only with the adoption policy Always")
-    # adopting it explicitly works, but deleting the Application leaves the Namespace and its data
+    assert ready_message(app) == refusal
+    # the tenant's own Always, on the object or on the Application, changes nothing
     namespace["metadata"]["annotations"] = {f"{DOMAIN}/adoption-policy": "Always"}
-    kube.apply_app("grab", {"components": [component]})
+    kube.apply_app("grab", {"adoptionPolicy": "Always", "components": [component]})
+    app = kube.wait_state("grab", "Error", "OwnershipConflict")
+    wait_until(lambda: kube.app("grab")["status"]["observedGeneration"] == kube.app("grab")["metadata"]["generation"],
+               default_wait(kube.cluster), "the pass of the new generation")
+    assert ready_message(kube.app("grab")) == refusal
+    assert kube.core.read_namespace(victim).metadata.labels.get(f"{DOMAIN}/owner-id") is None
+    # the platform's setting adopts it, but deleting the Application leaves the Namespace and its data
+    operator.stop()
+    start_operator(kube.namespace, "--allow-cluster-scoped-objects", "--cluster-scoped-adoption-policy", "IfUnowned")
     app = kube.wait_ready("grab")
     assert [i.get("adopted") for i in inventory(app)] == [True]
     delete_app(kube, "grab")
@@ -307,6 +318,31 @@ def test_an_existing_namespace_is_not_adopted_and_never_deleted(start_operator: 
     live = kube.core.read_namespace(victim)
     assert live.metadata.deletion_timestamp is None
     assert kube.core.read_namespaced_config_map("data", victim).data == {"k": "v"}
+
+
+def test_another_applications_namespace_is_not_taken_by_an_always_annotation(start_operator: Any, kube: Kube) -> None:
+    """Issue 27 point 7: another tenant's Namespace, owned by its Application; the claimant's
+    conflict names that Application, not the claimant."""
+    start_operator(kube.namespace, "--allow-cluster-scoped-objects", "--cluster-scoped-adoption-policy", "IfUnowned")
+    name = f"t27-ns-{secrets.token_hex(3)}"
+    owned = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+    kube.apply_app("owner", {"components": [{"name": "ns", "type": "passthrough",
+                                             "properties": {"object": owned, "clusterScoped": True}}]})
+    kube.wait_ready("owner")
+    claimed = {"apiVersion": "v1", "kind": "Namespace",
+               "metadata": {"name": name, "annotations": {f"{DOMAIN}/adoption-policy": "Always"}}}
+    kube.apply_app("claimant", {"components": [{"name": "ns", "type": "passthrough",
+                                                "properties": {"object": claimed, "clusterScoped": True}}]})
+    app = kube.wait_state("claimant", "Error", "OwnershipConflict")
+    cluster_id = kube.core.read_namespace("kube-system").metadata.uid
+    assert ready_message(app) == (
+        f"Owner conflict; object /v1, Kind=Namespace {name} is owned by {cluster_id}/{kube.namespace}/owner; the "
+        "adoption policy for cluster-scoped objects (IfUnowned) does not allow taking it over")
+    assert inventory(kube.app("owner"))[0]["name"] == name
+    delete_app(kube, "claimant")
+    wait_gone(kube, "claimant")
+    delete_app(kube, "owner")
+    wait_gone(kube, "owner")
 
 
 def test_an_application_that_includes_itself_is_refused(start_operator: Any, kube: Kube) -> None:

@@ -237,6 +237,7 @@ class _Pass:
             enable_events=events,
             allowed_namespaces=None if cross_namespace else frozenset({self.namespace}),
             allow_cluster_scoped=settings.allow_cluster_scoped_objects,
+            cluster_scoped_adoption_policy=settings.cluster_scoped_adoption_policy,  # never the tenant's
             metrics=self.env.reconciler_metrics,
             clock=self.env.clock,
             extra_labels=object_labels(settings),  # the watches of owned objects select on it (sharding.py)
