@@ -234,7 +234,7 @@ class Reconciler:
                     f"found existing cluster-scoped object {key} without owner; the adoption policy for "
                     f"cluster-scoped objects ({cap}) does not allow adopting it", object_key=key)
             return OwnershipConflictError(f"found existing object {key} without owner", object_key=key)
-        message = f"owner conflict; object {key} is owned by {ops.foreign_owner(live) or label}"
+        message = f"owner conflict; object {key} is owned by {ops.foreign_owner(live)}"
         if effective is not policy and policy is AdoptionPolicy.ALWAYS:
             message += f"; the adoption policy for cluster-scoped objects ({cap}) does not allow taking it over"
         return OwnershipConflictError(message, object_key=key)

@@ -1,8 +1,9 @@
 """Adoption of existing cluster-scoped objects is the caller's setting, never the object's
 (docs/reconciler.md#adoption-policy, issue 27): an object's ``adoption-policy: always`` only
-narrows ``cluster_scoped_adoption_policy``. And an ownership conflict names the foreign owner.
+narrows ``cluster_scoped_adoption_policy``. And an ownership conflict names the foreign owner
+as its owner label says, never the claimant (whatever the owner-id annotation was made to say).
 
-The objects are ClusterRoles named after the test's namespace, removed at the end.
+The cluster-scoped objects are ClusterRoles named after the test's namespace, removed at the end.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import NAME, OWNER_KEY, HarnessFactory, Kube
+from conftest import NAME, OWNER_KEY, HarnessFactory, Kube, configmap
 
 from oam_operator.reconciler.errors import OwnershipConflictError
 from oam_operator.reconciler.identity import hash_owner_id
@@ -110,3 +111,20 @@ def test_an_owner_label_without_its_annotation_is_named_by_the_label(
     h = make_harness(cluster_scoped_adoption_policy=AdoptionPolicy.IF_UNOWNED)
     assert _conflict(h, [cluster_role(role)]) == (
         f"owner conflict; object {RBAC}/v1, Kind=ClusterRole {role} is owned by {hash_owner_id('somebody')}")
+
+
+def test_an_annotation_claiming_the_claimant_is_not_believed_the_label_is(
+    make_harness: HarnessFactory, kube: Kube, namespace: str
+) -> None:
+    """Anyone who may edit the object can write its owner-id annotation, even as the claimant's
+    id; the label says who owns it, and the conflict names that owner."""
+    first = make_harness(owner="first")
+    first.apply_until([configmap("shared")], bool, "the first owner's ConfigMap to be ready")
+    second = make_harness(owner="second")
+    live = kube.get("v1", "ConfigMap", "shared", namespace)
+    assert live is not None
+    live["metadata"]["annotations"][OWNER_KEY] = second.owner_id  # the label stays the first owner's
+    kube.client.request("update", "PUT", f"/api/v1/namespaces/{namespace}/configmaps/shared", body=live)
+    key = f"/v1, Kind=ConfigMap {namespace}/shared"
+    assert _conflict(second, [configmap("shared")]) == (
+        f"owner conflict; object {key} is owned by {hash_owner_id(first.owner_id)}")
