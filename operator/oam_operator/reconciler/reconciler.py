@@ -100,13 +100,13 @@ class _Call:
     checkpointed: bool = False
 
 
-
 _ADOPTION_ORDER = (AdoptionPolicy.NEVER, AdoptionPolicy.IF_UNOWNED, AdoptionPolicy.ALWAYS)
 
 
 def _narrower(policy: AdoptionPolicy, cap: AdoptionPolicy) -> AdoptionPolicy:
     """The narrower of two adoption policies (``Never`` < ``IfUnowned`` < ``Always``)."""
     return min(policy, cap, key=_ADOPTION_ORDER.index)
+
 
 class Reconciler:
     """Keeps a set of objects in the desired state, in waves, tracked by an inventory."""
