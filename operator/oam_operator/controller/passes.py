@@ -298,7 +298,7 @@ class _Pass:
         if isinstance(error, PermanentApiError):
             if error.status == 403:
                 self.forbidden = True
-                if self.memory.forbidden.quiet(self.now):
+                if self.memory.forbidden.quiet(self.now.timestamp()):
                     return self.quietly_retried(error)
             return self.fail(Reason.API_ERROR, capitalised(str(error)), error_type=str(error.status))
         log.exception("internal error in a pass of %s/%s", self.namespace, self.name, exc_info=error)

@@ -46,6 +46,7 @@ class Memory:
     namespace_terminating: bool = False
     drift: DriftTracker = field(default_factory=DriftTracker)  # corrections per object (drift.py)
     forbidden: ForbiddenGrace = field(default_factory=ForbiddenGrace)  # 403s retried quietly (forbidden.py)
+    status_forbidden: ForbiddenGrace = field(default_factory=ForbiddenGrace)  # the same, of status writes
 
 
 @dataclass

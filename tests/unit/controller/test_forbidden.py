@@ -38,28 +38,31 @@ def forbidden() -> PermanentApiError:
 # -- the classification ----------------------------------------------------------------------------
 
 
+T0 = NOW.timestamp()
+
+
 def test_the_first_403_opens_the_window_and_it_closes_after_the_grace() -> None:
     grace = ForbiddenGrace()
-    assert grace.quiet(NOW)
-    assert grace.quiet(NOW + GRACE - timedelta(milliseconds=1))
-    assert not grace.quiet(NOW + GRACE)
-    assert not grace.quiet(NOW + GRACE + timedelta(minutes=10))  # the run goes on: no new window
+    assert grace.quiet(T0)
+    assert grace.quiet(T0 + GRACE - 0.001)
+    assert not grace.quiet(T0 + GRACE)
+    assert not grace.quiet(T0 + GRACE + 600)  # the run goes on: no new window
 
 
 def test_a_pass_without_a_403_closes_the_run_and_the_next_403_is_quiet_again() -> None:
     grace = ForbiddenGrace()
-    grace.quiet(NOW)
-    assert not grace.quiet(NOW + 2 * GRACE)
+    grace.quiet(T0)
+    assert not grace.quiet(T0 + 2 * GRACE)
     grace.reset()
-    assert grace.quiet(NOW + 3 * GRACE)
-    assert grace.quiet(NOW + 3 * GRACE + SECOND)
+    assert grace.quiet(T0 + 3 * GRACE)
+    assert grace.quiet(T0 + 3 * GRACE + 1)
 
 
 def test_a_clock_that_went_back_opens_a_new_window() -> None:
     grace = ForbiddenGrace()
-    grace.quiet(NOW)
-    assert grace.quiet(NOW - timedelta(minutes=1))
-    assert grace.since == NOW - timedelta(minutes=1)
+    grace.quiet(T0)
+    assert grace.quiet(T0 - 60)
+    assert grace.since == T0 - 60
 
 
 # -- the passes --------------------------------------------------------------------------------------
@@ -95,7 +98,7 @@ def test_a_403_past_the_grace_is_an_error_with_the_api_servers_text(fake_reconci
     fake_reconciler.error = forbidden()
     memory = Memory()
     apply_pass(application(status=ready), memory, env)
-    clock.advance(GRACE)
+    clock.advance(timedelta(seconds=GRACE))
     result = apply_pass(application(status=ready), memory, env)
     assert outcome(result.status) == ("Error", "ApiError", FORBIDDEN[0].upper() + FORBIDDEN[1:])
     assert (result.outcome, result.error_type, result.delay) == ("error", "403", 5.0)
@@ -108,7 +111,7 @@ def test_a_pass_that_gets_through_starts_a_new_grace_for_the_next_403(fake_recon
     memory = Memory()
     fake_reconciler.error = forbidden()
     apply_pass(application(status=ready), memory, env)
-    clock.advance(GRACE)
+    clock.advance(timedelta(seconds=GRACE))
     fake_reconciler.error = None
     assert outcome(apply_pass(application(status=ready), memory, env).status)[0] == "Ready"
     clock.advance(timedelta(minutes=5))
@@ -156,6 +159,6 @@ def test_a_403_while_deleting_is_quiet_within_the_grace_too(fake_reconciler: Fak
     memory = Memory()
     quiet = delete_pass(application(deleting=True, status=status), memory, env)
     assert (quiet.status.get("state"), quiet.outcome) == ("Ready", "pending")
-    clock.advance(GRACE)
+    clock.advance(timedelta(seconds=GRACE))
     loud = delete_pass(application(deleting=True, status=status), memory, env)
     assert outcome(loud.status)[:2] == ("Error", "ApiError")
