@@ -8,6 +8,7 @@ healthy Applications where that matters, and asserts the exact refusal.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import sys
 from collections.abc import Iterator
@@ -243,23 +244,73 @@ def test_past_the_hard_limit_the_application_is_stalled_and_nothing_is_created(
     assert inventory(app) == []
 
 
+SIZE_REFUSAL = re.compile(
+    r"The Application's status would be (\d+) bytes; the limit is (\d+) bytes, what is left of etcd's request "
+    r"limit of 1572864 bytes after the spec and metadata \((\d+) bytes\) and 4096 bytes for the request itself "
+    r"\(shorten the spec or split the Application\)")
+
+
+def test_a_spec_that_leaves_no_room_for_the_status_is_refused_up_front_with_the_figures(
+    start_operator: Any, kube: Kube
+) -> None:
+    """Issue 27 point 6: about 1.3 MB of spec and 4,000 objects. The spec fits, the status of
+    4,000 objects beside it would not: refused before anything is created, and the status says
+    so (no StatusWriteFailed)."""
+    operator = start_operator(kube.namespace)
+    padding = "p" * 250
+    docs = "".join(f"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c-{n:04d}}}\ndata: {{k: {padding}}}\n"
+                   for n in range(4_000))
+    kube.apply_app("wide", {"components": [{"name": "all", "type": "manifests", "properties": {"inline": docs}}]})
+    app = kube.wait_state("wide", "Error", "InvalidObjects", timeout=default_wait(kube.cluster) + 120)
+    found = SIZE_REFUSAL.fullmatch(ready_message(app))
+    assert found is not None, ready_message(app)
+    status, limit, rest = (int(group) for group in found.groups())
+    assert limit == 1_572_864 - 4_096 - rest and status > limit
+    stored = len(json.dumps({k: v for k, v in app.items() if k != "status"}, separators=(",", ":")).encode())
+    assert abs(stored - rest) < 2_048  # measured by the operator on its copy of the object
+    # the inventory (4,000 entries of about 62 bytes, the namespace and the name), its header and
+    # type, one bundle, the reserve for conditions and small fields
+    inventory_bytes = 4_000 * (62 + len(kube.namespace) + len("c-0000"))
+    assert inventory_bytes + 4_096 + 100 < status < inventory_bytes + 4_096 + 400
+    assert stalled(app)
+    assert kube.core.list_namespaced_config_map(kube.namespace, label_selector=f"{DOMAIN}/owner-id").items == []
+    assert inventory(app) == []
+    # The next pass (after the status write, on the error backoff) finds the same figures: no
+    # second write, no second Event.
+    wait_until(lambda: len([e for e in operator.logs() if e.get("msg") == "pass failed" and e.get("name") == "wide"])
+               >= 2, default_wait(kube.cluster) + 30, "a second pass of the refused Application")
+    assert ready_message(kube.app("wide")) == found.group(0)
+    assert [e.reason for e in kube.events("wide") if e.type == "Warning"] == ["InvalidObjects"]
+
+
 # -- issue 18 point 7: no accidental adoption ---------------------------------------------------
 
 
 def test_an_existing_namespace_is_not_adopted_and_never_deleted(start_operator: Any, kube: Kube) -> None:
-    start_operator(kube.namespace, "--allow-cluster-scoped-objects")
+    """Issue 18 point 7 and issue 27 point 7: neither the default policy nor the object's own
+    ``adoption-policy: Always`` adopts another tenant's Namespace; only the operator's
+    --cluster-scoped-adoption-policy can, and an adopted Namespace is never deleted."""
+    operator = start_operator(kube.namespace, "--allow-cluster-scoped-objects")
     victim = _tenant_namespace(kube)
     kube.core.create_namespaced_config_map(victim, {"metadata": {"name": "data"}, "data": {"k": "v"}})
     namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": victim}}
     component = {"name": "ns", "type": "passthrough", "properties": {"object": namespace, "clusterScoped": True}}
+    refusal = (f"Found existing cluster-scoped object /v1, Kind=Namespace {victim} without owner; the adoption "
+               "policy for cluster-scoped objects (Never) does not allow adopting it")
     kube.apply_app("grab", {"components": [component]})
     app = kube.wait_state("grab", "Error", "OwnershipConflict")
-    assert ready_message(app) == (
-        f"Found existing cluster-scoped object /v1, Kind=Namespace {victim} without owner; cluster-scoped objects "
-        "are adopted only with the adoption policy Always")
-    # adopting it explicitly works, but deleting the Application leaves the Namespace and its data
+    assert ready_message(app) == refusal
+    # the tenant's own Always, on the object or on the Application, changes nothing
     namespace["metadata"]["annotations"] = {f"{DOMAIN}/adoption-policy": "Always"}
-    kube.apply_app("grab", {"components": [component]})
+    kube.apply_app("grab", {"adoptionPolicy": "Always", "components": [component]})
+    app = kube.wait_state("grab", "Error", "OwnershipConflict")
+    wait_until(lambda: kube.app("grab")["status"]["observedGeneration"] == kube.app("grab")["metadata"]["generation"],
+               default_wait(kube.cluster), "the pass of the new generation")
+    assert ready_message(kube.app("grab")) == refusal
+    assert kube.core.read_namespace(victim).metadata.labels.get(f"{DOMAIN}/owner-id") is None
+    # the platform's setting adopts it, but deleting the Application leaves the Namespace and its data
+    operator.stop()
+    start_operator(kube.namespace, "--allow-cluster-scoped-objects", "--cluster-scoped-adoption-policy", "IfUnowned")
     app = kube.wait_ready("grab")
     assert [i.get("adopted") for i in inventory(app)] == [True]
     delete_app(kube, "grab")
@@ -267,6 +318,31 @@ def test_an_existing_namespace_is_not_adopted_and_never_deleted(start_operator: 
     live = kube.core.read_namespace(victim)
     assert live.metadata.deletion_timestamp is None
     assert kube.core.read_namespaced_config_map("data", victim).data == {"k": "v"}
+
+
+def test_another_applications_namespace_is_not_taken_by_an_always_annotation(start_operator: Any, kube: Kube) -> None:
+    """Issue 27 point 7: another tenant's Namespace, owned by its Application; the claimant's
+    conflict names that Application, not the claimant."""
+    start_operator(kube.namespace, "--allow-cluster-scoped-objects", "--cluster-scoped-adoption-policy", "IfUnowned")
+    name = f"t27-ns-{secrets.token_hex(3)}"
+    owned = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+    kube.apply_app("owner", {"components": [{"name": "ns", "type": "passthrough",
+                                             "properties": {"object": owned, "clusterScoped": True}}]})
+    kube.wait_ready("owner")
+    claimed = {"apiVersion": "v1", "kind": "Namespace",
+               "metadata": {"name": name, "annotations": {f"{DOMAIN}/adoption-policy": "Always"}}}
+    kube.apply_app("claimant", {"components": [{"name": "ns", "type": "passthrough",
+                                                "properties": {"object": claimed, "clusterScoped": True}}]})
+    app = kube.wait_state("claimant", "Error", "OwnershipConflict")
+    cluster_id = kube.core.read_namespace("kube-system").metadata.uid
+    assert ready_message(app) == (
+        f"Owner conflict; object /v1, Kind=Namespace {name} is owned by {cluster_id}/{kube.namespace}/owner; the "
+        "adoption policy for cluster-scoped objects (IfUnowned) does not allow taking it over")
+    assert inventory(kube.app("owner"))[0]["name"] == name
+    delete_app(kube, "claimant")
+    wait_gone(kube, "claimant")
+    delete_app(kube, "owner")
+    wait_gone(kube, "owner")
 
 
 def test_an_application_that_includes_itself_is_refused(start_operator: Any, kube: Kube) -> None:

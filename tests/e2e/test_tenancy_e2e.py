@@ -83,6 +83,38 @@ def test_a_service_account_without_rights_gets_the_403_until_granted(start_opera
     assert cm.metadata.managed_fields[0].manager == "oam-operator.dev"
 
 
+def _grant_configmaps(kube: Kube, account: str) -> None:
+    rbac = client.RbacAuthorizationV1Api(kube.api)
+    rbac.create_namespaced_role(kube.namespace, {
+        "metadata": {"name": account},
+        "rules": [{"apiGroups": [""], "resources": ["configmaps"],
+                   "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"]}]})
+    rbac.create_namespaced_role_binding(kube.namespace, {
+        "metadata": {"name": account},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": account},
+        "subjects": [{"kind": "ServiceAccount", "name": account, "namespace": kube.namespace}]})
+
+
+def test_a_403_lifted_within_seconds_is_retried_quietly(start_operator: Any, kube: Kube) -> None:
+    """docs/operator.md#a-403-in-the-first-seconds: the account's RoleBinding appears only after the
+    operator met the 403 (as right after an API server restart, before its authorizer synced):
+    the Application becomes Ready without ever being Error and without a Warning Event."""
+    operator = start_operator(kube.namespace)
+    kube.core.create_namespaced_service_account(kube.namespace, {"metadata": {"name": "late"}})
+    kube.apply_app("late", {"serviceAccountName": "late", "components": [configmap_component("cfg")]})
+
+    def quiet_retries() -> list[dict[str, Any]]:
+        return [e for e in operator.logs() if str(e.get("msg", "")).startswith("retrying a 403 quietly")
+                and e.get("name") == "late"]
+
+    first = wait_until(quiet_retries, default_wait(kube.cluster), "the operator to meet the 403")
+    assert f'User "system:serviceaccount:{kube.namespace}:late" cannot' in first[0]["msg"]
+    _grant_configmaps(kube, "late")
+    kube.wait_ready("late")
+    assert [(e.type, e.reason) for e in kube.events("late")] == [("Normal", "Ready")]
+    assert not [e for e in operator.logs() if e.get("msg") == "pass failed" and e.get("name") == "late"]
+
+
 def test_require_service_account_refuses_and_still_deletes(start_operator: Any, kube: Kube) -> None:
     start_operator(kube.namespace, "--require-service-account")
     kube.apply_app("anon", {"components": [configmap_component("cfg")]})

@@ -84,6 +84,7 @@ def run_build(
         tree_document,
     )
     from oam_operator.oam.document.params import missing_package_error
+    from oam_operator.oam.engine.duplicates import duplicate_trait_object
     from oam_operator.oam.engine.release_order import release_order
     from oam_operator.oam.formatting.gofmt import go_quote
     from oam_operator.oam.formatting.serialize import dump_document
@@ -126,6 +127,9 @@ def run_build(
         fail(f"generating manifests: {exc}")
     except OamError as exc:
         fail(f"transforming application: {exc}")
+    duplicate = duplicate_trait_object(result.cluster)  # kurel prints both; the operator refuses it
+    if duplicate is not None:
+        click.echo(f"warning: {duplicate} (the operator refuses this Application)", err=True)
     as_json = output_format == "json"
     if tree:
         document = tree_document(result.cluster)

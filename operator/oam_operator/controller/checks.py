@@ -200,7 +200,9 @@ def _flux_apis(subject: Subject) -> Refusal | None:
 
 def _size(subject: Subject) -> Refusal | None:
     # Before apply(): nothing may be created that the status cannot record.
-    too_large = size_refusal(subject.objects(), list(subject.inventory), subject.namespace)
+    assert subject.encoded is not None, "the transform check has not run"
+    too_large = size_refusal(subject.objects(), list(subject.inventory), subject.namespace, subject.body,
+                             subject.encoded.bundles)
     return None if too_large is None else _refusal("size", Reason.INVALID_OBJECTS, too_large, "validation")
 
 

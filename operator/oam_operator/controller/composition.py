@@ -22,6 +22,7 @@ from typing import Any
 
 from oam_operator.controller.settings import Settings
 from oam_operator.oam.document.document import application_from_object, cluster_profile_from_object
+from oam_operator.oam.engine.duplicates import check_duplicate_trait_objects
 from oam_operator.oam.engine.transformer import TransformResult
 from oam_operator.oam.errors import OamError, TransformError
 from oam_operator.oam.formatting.gofmt import go_quote
@@ -125,6 +126,9 @@ class OperatorTransform:
                                              component_label=True, cluster_id=cluster_id)
         except ProfileNotEvaluated as error:
             raise TransformError(f"ClusterProfile {go_quote(profile_name)}", error.cause) from None
+        # Two objects of one identity cannot both be applied; kurel prints both, so ``build`` does
+        # too, and the operator refuses here, naming the trait (docs/transform.md#duplicate-objects-of-traits).
+        check_duplicate_trait_objects(result.cluster)
         encoded = encode(result.cluster, domain)
         released = [dict(obj) for obj in release_autoscaled_replicas(encoded.objects)]
         return dataclasses.replace(encoded, objects=released), result

@@ -151,6 +151,7 @@ class _Pass:
         self.digest = ""
         self.reconciler_: Reconciler | None = None
         self.inventory: list[InventoryItem] | None = None  # once read; handed on in the result
+        self.forbidden = False  # the pass ended in a 403 (forbidden.py)
 
     # -- status helpers -------------------------------------------------------------------------
 
@@ -184,6 +185,12 @@ class _Pass:
         outcome.events = self.events + outcome.events
         outcome.drift_corrections = self.drift_corrections
         outcome.inventory = self.inventory
+        return outcome
+
+    def ended(self, outcome: PassResult) -> PassResult:
+        """A pass that did not end in a 403 closes the run of 403s (forbidden.py)."""
+        if not self.forbidden:
+            self.memory.forbidden.reset()
         return outcome
 
     def drifted_condition(self) -> tuple[str, str] | None:
@@ -230,6 +237,7 @@ class _Pass:
             enable_events=events,
             allowed_namespaces=None if cross_namespace else frozenset({self.namespace}),
             allow_cluster_scoped=settings.allow_cluster_scoped_objects,
+            cluster_scoped_adoption_policy=settings.cluster_scoped_adoption_policy,  # never the tenant's
             metrics=self.env.reconciler_metrics,
             clock=self.env.clock,
             extra_labels=object_labels(settings),  # the watches of owned objects select on it (sharding.py)
@@ -288,9 +296,25 @@ class _Pass:
         if isinstance(error, OwnershipConflictError):
             return self.fail(Reason.OWNERSHIP_CONFLICT, capitalised(str(error)), error_type="conflict")
         if isinstance(error, PermanentApiError):
+            if error.status == 403:
+                self.forbidden = True
+                if self.memory.forbidden.quiet(self.now.timestamp()):
+                    return self.quietly_retried(error)
             return self.fail(Reason.API_ERROR, capitalised(str(error)), error_type=str(error.status))
         log.exception("internal error in a pass of %s/%s", self.namespace, self.name, exc_info=error)
         return self.fail(Reason.ERROR, f"Internal error: {type(error).__name__}: {error}", error_type="other")
+
+    def quietly_retried(self, error: PermanentApiError) -> PassResult:
+        """A 403 within its grace window (forbidden.py): the state, conditions and generation
+        stamp stay as they were (what the pass recorded of its objects is kept), no Event, and
+        the pass runs again on the ``Retrying`` backoff."""
+        log.info("retrying a 403 quietly (the API server's authorizer may not have caught up yet): %s", error,
+                 extra={"fields": {"namespace": self.namespace, "name": self.name}})
+        self.verdict = None
+        self.observes_generation = False
+        if not self.status.conditions and self.baseline:  # a first pass: it has no state of its own yet
+            self.set_state(State.PENDING, Reason.FIRST_SEEN, "First seen")
+        return self.conclude(self.memory.backoff.next("Retrying"), "pending")
 
     # -- the apply branch (docs/operator.md#the-apply-branch) ---------------------------------------------
 
@@ -655,10 +679,10 @@ def apply_pass(body: Mapping[str, Any], memory: Memory, env: Environment,
     being deleted; ``checkpointer`` writes its in-call checkpoint (without one the checkpoint
     ends the pass, the reconciler's default)."""
     p = _Pass(body, memory, env, checkpointer)
-    return p.finish(p.apply_branch())
+    return p.finish(p.ended(p.apply_branch()))
 
 
 def delete_pass(body: Mapping[str, Any], memory: Memory, env: Environment) -> PassResult:
     """One run of the delete branch (docs/operator.md#the-delete-branch)."""
     p = _Pass(body, memory, env)
-    return p.finish(p.delete_branch())
+    return p.finish(p.ended(p.delete_branch()))

@@ -24,6 +24,7 @@ from .appindex import AppIndex
 from .backoff import Backoff, ErrorBackoff, Jitter
 from .composition import OperatorTransform
 from .drift import DriftTracker
+from .forbidden import ForbiddenGrace
 from .ownedwatch import Drift
 from .tenancy import TenantClients
 
@@ -44,6 +45,8 @@ class Memory:
     profile_name: str = ""  # the ClusterProfile the Application asks for (wakes it when that one changes)
     namespace_terminating: bool = False
     drift: DriftTracker = field(default_factory=DriftTracker)  # corrections per object (drift.py)
+    forbidden: ForbiddenGrace = field(default_factory=ForbiddenGrace)  # 403s retried quietly (forbidden.py)
+    status_forbidden: ForbiddenGrace = field(default_factory=ForbiddenGrace)  # the same, of status writes
 
 
 @dataclass

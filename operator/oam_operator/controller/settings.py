@@ -316,6 +316,10 @@ class Settings(BaseModel):
     default_service_account: Annotated[str, BeforeValidator(_name("subdomain", empty=True))] = "default"
     use_operator_identity: Annotated[bool, BeforeValidator(_boolean)] = False
     allow_cluster_scoped_objects: Annotated[bool, BeforeValidator(_boolean)] = False
+    #: the most an existing cluster-scoped object is adopted, whatever the Application or the object asks
+    cluster_scoped_adoption_policy: Annotated[AdoptionPolicy, BeforeValidator(_choice(AdoptionPolicy))] = (
+        AdoptionPolicy.NEVER
+    )
     allow_cross_namespace_objects: Annotated[bool, BeforeValidator(_boolean)] = False
     #: app-dependency and health-checks policies may name another namespace (operatorpolicies/resolve.py)
     allow_cross_namespace_dependencies: Annotated[bool, BeforeValidator(_boolean)] = False
@@ -446,6 +450,8 @@ DESCRIPTIONS: dict[str, str] = {
     "default_service_account": "ServiceAccount impersonated for an Application without spec.serviceAccountName.",
     "use_operator_identity": "Let Applications without spec.serviceAccountName act with the operator's own identity.",
     "allow_cluster_scoped_objects": "Let Applications create cluster-scoped objects.",
+    "cluster_scoped_adoption_policy": "The most an existing cluster-scoped object may be adopted (Never, IfUnowned, "
+    "Always); an Application's or object's own adoption policy only narrows it.",
     "allow_cross_namespace_objects": "Let Applications create objects outside their own namespace.",
     "allow_cross_namespace_dependencies": "Let app-dependency and health-checks policies name other namespaces.",
     "dependent_events": "Post an Event on each object created, updated or deleted.",

@@ -34,7 +34,8 @@ outage, a 404 while the Application is being removed) retries on the processing 
 refusal that repeats on every retry (the status too large for etcd, a webhook's denial, a 422)
 cannot be said in the status, so a
 Warning Event says it once per message and the next attempt waits the error backoff
-(docs/operator.md#identity-hostile-input-and-limits).
+(docs/operator.md#identity-hostile-input-and-limits). A 403 is such a refusal only once it lasted 5 s
+(docs/operator.md#a-403-in-the-first-seconds): until then it retries as a retryable failure does.
 """
 
 from __future__ import annotations
@@ -157,6 +158,7 @@ class StatusWriter:
         self._send({"status": status_patch(self.persisted, status)})
         self.memory.status = self.memory.persisted = status
         self.memory.written_at = self._clock()
+        self.memory.status_forbidden.reset()
 
     def checkpoint(self, status: dict[str, Any]) -> None:
         """The inventory checkpoint, written within the pass before its objects are created. A
@@ -199,8 +201,8 @@ class StatusWriter:
             self._write(result.status)
         except ApiError as error:
             log.warning("status write failed: %s", error, extra={"fields": self._where})
-            if error.retryable:
-                result.delay = memory.backoff.next("Retrying")
+            if error.retryable or (error.status == 403 and memory.status_forbidden.quiet(self._clock())):
+                result.delay = memory.backoff.next("Retrying")  # a 403: quietly at first (forbidden.py)
                 return
             warning = Event("Warning", "StatusWriteFailed", f"The status could not be written: {error}")
             if _key(warning) != memory.last_event:

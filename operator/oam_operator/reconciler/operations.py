@@ -20,6 +20,7 @@ from .client import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, ClusterClient, Page
 from .discovery import ApiResource
 from .errors import ApiError, InstancesExistError, TransientApiError
 from .events import EventRecorder
+from .identity import hash_owner_id
 from .metrics import ReconcilerMetrics
 from .objectpolicies import UpdatePolicy
 from .objects import API_SERVICE, CRD, ObjectRef
@@ -122,12 +123,17 @@ class Operations:
         return owner_label(live, self.owner_key) == self.hashed_owner_id
 
     def foreign_owner(self, live: Mapping[str, Any]) -> str:
-        """The live owner-id annotation (the raw id of the other owner), for messages."""
-        return str(((live.get("metadata") or {}).get("annotations") or {}).get(self.owner_key) or "")
+        """The other owner, for messages (docs/reconciler.md#adoption-policy): the raw id of the live
+        owner-id annotation when it is the one the owner label hashes, else the label itself. The
+        label decides ownership; the annotation is only its readable form, which anyone who may
+        edit the object can write — even as the caller's own id."""
+        label = owner_label(live, self.owner_key)
+        raw = str(((live.get("metadata") or {}).get("annotations") or {}).get(self.owner_key) or "")
+        return raw if raw and hash_owner_id(raw) == label else label
 
     def report_conflict(self, ref: ObjectRef, live: Mapping[str, Any]) -> None:
         """A foreign-owned object left alone (docs/reconciler.md#ownership-re-check): report, Event, info log."""
-        other = self.foreign_owner(live) or owner_label(live, self.owner_key)
+        other = self.foreign_owner(live)
         self.counters.conflict(ref.key)
         log.info("object %s is owned by %s; left unchanged", ref.key, other)
         self.events.emit(live, "Warning", "OwnershipConflict", f"Object is owned by {other}; left unchanged")

@@ -44,6 +44,9 @@ class ReconcilerOptions:
     reclaimed_field_managers: tuple[str, ...] = ("kubectl",)
     allowed_namespaces: frozenset[str] | None = None
     allow_cluster_scoped: bool = True
+    #: The most an existing cluster-scoped object may be adopted, whatever its own policy says:
+    #: an object's annotation narrows it, never widens it (docs/reconciler.md#adoption-policy).
+    cluster_scoped_adoption_policy: AdoptionPolicy = AdoptionPolicy.NEVER
     clock: Callable[[], datetime] = field(default=utc_now)
     #: Called with every object a create or an update returned (the write's response), so a
     #: caller that keeps copies of live objects can keep them current (docs/reconciler.md#options).
@@ -77,6 +80,7 @@ class ReconcilerOptions:
                 "allowed_namespaces",
                 self.allowed_namespaces is None or all(isinstance(n, str) and n for n in self.allowed_namespaces),
             ),
+            ("cluster_scoped_adoption_policy", isinstance(self.cluster_scoped_adoption_policy, AdoptionPolicy)),
             ("clock", callable(self.clock)),
             ("on_written", self.on_written is None or callable(self.on_written)),
             (

@@ -100,6 +100,14 @@ class _Call:
     checkpointed: bool = False
 
 
+_ADOPTION_ORDER = (AdoptionPolicy.NEVER, AdoptionPolicy.IF_UNOWNED, AdoptionPolicy.ALWAYS)
+
+
+def _narrower(policy: AdoptionPolicy, cap: AdoptionPolicy) -> AdoptionPolicy:
+    """The narrower of two adoption policies (``Never`` < ``IfUnowned`` < ``Always``)."""
+    return min(policy, cap, key=_ADOPTION_ORDER.index)
+
+
 class Reconciler:
     """Keeps a set of objects in the desired state, in waves, tracked by an inventory."""
 
@@ -204,25 +212,32 @@ class Reconciler:
     ) -> OwnershipConflictError | None:
         """docs/reconciler.md#adoption-policy: ``None`` when the object may be taken over (or is ours).
 
-        A cluster-scoped object without an owner is not adopted under ``IfUnowned`` (issue
-        18, docs/operator.md#identity-hostile-input-and-limits): it is shared by every tenant — a Namespace above all,
-        whose deletion takes its
-        whole content — so taking it over needs an explicit ``Always`` on the object.
+        A cluster-scoped object is shared by every tenant — a Namespace above all, whose
+        deletion takes its whole content — and whoever writes an object's annotations is not
+        the one who decides what may be taken from another tenant (issue 18, issue 27,
+        docs/operator.md#identity-hostile-input-and-limits). So for one its own policy is capped by
+        ``cluster_scoped_adoption_policy`` (the caller's setting, ``Never`` unless raised): the
+        annotation may narrow it, never widen it. The refusals say when the cap decided.
         """
         label = owner_label(live, self.keys["owner-id"])
-        if label == ops.hashed_owner_id or policy is AdoptionPolicy.ALWAYS:
+        if label == ops.hashed_owner_id:
             return None
+        effective = _narrower(policy, self.options.cluster_scoped_adoption_policy) if cluster_scoped else policy
+        if effective is AdoptionPolicy.ALWAYS:
+            return None
+        cap = self.options.cluster_scoped_adoption_policy.value
         if not label:
-            if policy is AdoptionPolicy.NEVER:
-                return OwnershipConflictError(f"found existing object {key} without owner", object_key=key)
-            if cluster_scoped:
+            if effective is AdoptionPolicy.IF_UNOWNED:
+                return None
+            if effective is not policy:
                 return OwnershipConflictError(
-                    f"found existing cluster-scoped object {key} without owner; cluster-scoped objects are "
-                    f"adopted only with the adoption policy Always", object_key=key)
-            return None
-        return OwnershipConflictError(
-            f"owner conflict; object {key} is owned by {ops.foreign_owner(live)}", object_key=key
-        )
+                    f"found existing cluster-scoped object {key} without owner; the adoption policy for "
+                    f"cluster-scoped objects ({cap}) does not allow adopting it", object_key=key)
+            return OwnershipConflictError(f"found existing object {key} without owner", object_key=key)
+        message = f"owner conflict; object {key} is owned by {ops.foreign_owner(live)}"
+        if effective is not policy and policy is AdoptionPolicy.ALWAYS:
+            message += f"; the adoption policy for cluster-scoped objects ({cap}) does not allow taking it over"
+        return OwnershipConflictError(message, object_key=key)
 
     # -- apply --------------------------------------------------------------------------------
 

@@ -119,7 +119,8 @@ def test_a_foreign_object_the_watch_never_saw_is_refused_with_the_adoption_check
 def test_a_namespace_is_read_even_when_the_watch_says_absent(
     make_harness: HarnessFactory, kube: Kube, namespace: str, batch_reads: bool
 ) -> None:
-    h, watch = watched(make_harness, adoption_policy=AdoptionPolicy.ALWAYS)
+    h, watch = watched(make_harness, adoption_policy=AdoptionPolicy.ALWAYS,
+                       cluster_scoped_adoption_policy=AdoptionPolicy.ALWAYS)  # the caller's cap (issue 27)
     name = f"{namespace}-extra"
     ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
     kube.create(ns)  # someone else's: adopted, never deleted (docs/operator.md#identity-hostile-input-and-limits)

@@ -47,6 +47,8 @@ CONFLICT = api_error(409, 'Operation cannot be fulfilled on applications "web": 
 THROTTLED = api_error(429, "Too many requests, please try again later.")
 GONE = api_error(404, 'applications.oam-operator.dev "web" not found')
 TOO_LARGE = api_error(500, "etcdserver: request is too large")
+FORBIDDEN = api_error(403, 'applications.oam-operator.dev "web" is forbidden: User "system:serviceaccount:oam:oam" '
+                      'cannot patch resource "applications/status" in API group "oam-operator.dev"')
 DENIED = api_error(422, 'Application.oam-operator.dev "web" is invalid: status.conditions: Too many')
 
 
@@ -195,3 +197,27 @@ def test_what_the_pass_learnt_is_remembered() -> None:
     assert (memory.profile_name, memory.namespace_terminating) == ("strict", True)
     writer.conclude(PassResult(READY, 600.0, "ready"))  # a pass that did not get that far changes neither
     assert (memory.profile_name, memory.namespace_terminating) == ("strict", True)
+
+
+def test_a_403_of_a_status_write_retries_quietly_for_the_grace_then_warns() -> None:
+    """docs/operator.md#a-403-in-the-first-seconds: the operator's own identity, refused by an
+    API server whose authorizer has not synced yet."""
+    now = [NOW]
+    wire, memory = Wire(fail=FORBIDDEN), Memory(status=PROCESSING, persisted=PROCESSING)
+
+    def conclude() -> float | None:
+        writer = StatusWriter(body(PROCESSING), memory, send=wire.send, post=wire.posted.append,
+                              error_interval=600.0, requested_at_key=f"{DOMAIN}/requested-at", clock=lambda: now[0])
+        return writer.conclude(PassResult(MORE_ITEMS, 600.0, "progressing")).delay
+
+    assert [conclude(), conclude()] == [0.05, 0.1]
+    now[0] += 4.9
+    assert conclude() == 0.2
+    assert wire.posted == []
+    now[0] += 0.1
+    assert conclude() == 5.0  # the error backoff, and the Warning
+    assert [(e.type, e.reason) for e in wire.posted] == [("Warning", "StatusWriteFailed")]
+    assert wire.posted[0].message == f"The status could not be written: {FORBIDDEN}"
+    wire.fail = None
+    conclude()
+    assert memory.status_forbidden.since is None  # a write that succeeds ends the run

@@ -440,6 +440,8 @@ class Transformer:
                 raise TransformError(f"component {go_quote(comp.name)}", exc) from exc
             except OamError as exc:
                 raise TransformError(f"component {go_quote(comp.name)} trait {go_quote(trait.type)}", exc) from exc
+            for added in out.applications:
+                added.trait = trait.type
             sub_apps.extend(out.applications)
         return [app, *sub_apps]
 

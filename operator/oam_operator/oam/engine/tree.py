@@ -20,7 +20,8 @@ class TreeApplication:
     """A unit of objects: a component's own, a trait's sub-application, or a generated source.
 
     ``owner`` is the owning component (``None``: the document, e.g. a shared source);
-    ``objects`` is filled when the transform generates objects.
+    ``objects`` is filled when the transform generates objects; ``trait`` is the type of the
+    trait that added it (set by the transform, for its messages).
     """
 
     name: str
@@ -28,6 +29,7 @@ class TreeApplication:
     config: ComponentConfig
     owner: str | None = None
     objects: list[Object] = field(default_factory=list)
+    trait: str | None = None
 
 
 @dataclass
