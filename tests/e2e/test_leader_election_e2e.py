@@ -1,7 +1,8 @@
 """Two instances of the operator on one control plane, one Lease (docs/operator.md#leader-election).
 
 Each test runs two ``oam-operator run`` host processes with the same settings in its own
-namespace (the Lease's too) and short lease settings (6s/4s/1s) to keep the runtime small. The
+namespace (the Lease's too); the kill and pause tests with short lease settings (6s/4s/1s) to
+keep their runtime small, the hand-over test with the defaults (15s/10s/2s). The
 API server writes an audit log (a control plane of this module's own, minimal profile: ConfigMaps
 need no controllers), and each instance's user agent names it (``POD_NAME``), so the tests count
 every write each instance made to each object — what "no duplicate writes" means.
@@ -67,6 +68,12 @@ class Instance:
     process: subprocess.Popen[bytes]
     log_path: Path
     metrics_port: int
+    health_port: int
+
+    def health(self) -> tuple[int, dict[str, Any]]:
+        with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(
+                f"http://127.0.0.1:{self.health_port}/healthz", timeout=5) as response:
+            return int(response.status), json.loads(response.read())
 
     def leader_gauge(self) -> float | None:
         try:
@@ -143,21 +150,21 @@ def namespace(plane: Plane, request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def start(plane: Plane, namespace: str, tmp_path: Path,
-          request: pytest.FixtureRequest) -> Iterator[Callable[[str], Instance]]:
+          request: pytest.FixtureRequest) -> Iterator[Callable[..., Instance]]:
     started: list[Instance] = []
 
-    def run(name: str) -> Instance:
-        metrics_port = free_port()
+    def run(name: str, lease: tuple[str, ...] = LEASE) -> Instance:
+        metrics_port, health_port = free_port(), free_port()
         log_path = tmp_path / f"{name}.log"
         args = [str(Path(sys.executable).parent / "oam-operator"), "run", "--kubeconfig", plane.handle.kubeconfig,
                 "--namespace", namespace, "--operator-namespace", namespace, "--metrics-port", str(metrics_port),
-                "--health-port", str(free_port()), "--log-format", "json", "--use-operator-identity",
-                "--default-profile", "", *LEASE]
+                "--health-port", str(health_port), "--log-format", "json", "--use-operator-identity",
+                "--default-profile", "", *lease]
         env = {k: v for k, v in os.environ.items() if not k.startswith("OAM_OPERATOR_")}
         env["POD_NAME"] = name
         with log_path.open("wb") as log:
             process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
-        instance = Instance(name, process, log_path, metrics_port)
+        instance = Instance(name, process, log_path, metrics_port, health_port)
         started.append(instance)
 
         def serving() -> bool:
@@ -273,7 +280,7 @@ def wait_objects(plane: Plane, namespace: str, at_least: int) -> int:
 
 
 def test_kill_9_of_the_leader_mid_apply_the_standby_finishes_without_double_work(
-        plane: Plane, namespace: str, start: Callable[[str], Instance]) -> None:
+        plane: Plane, namespace: str, start: Callable[..., Instance]) -> None:
     a = start("inst-a")
     wait_until(lambda: holder(plane, namespace).startswith("inst-a_"), 30, "inst-a to lead")
     b = start("inst-b")
@@ -296,7 +303,7 @@ def test_kill_9_of_the_leader_mid_apply_the_standby_finishes_without_double_work
 
 
 def test_a_paused_leader_is_replaced_and_once_resumed_writes_nothing(
-        plane: Plane, namespace: str, start: Callable[[str], Instance]) -> None:
+        plane: Plane, namespace: str, start: Callable[..., Instance]) -> None:
     a = start("inst-a")
     wait_until(lambda: holder(plane, namespace).startswith("inst-a_"), 30, "inst-a to lead")
     b = start("inst-b")
@@ -320,11 +327,15 @@ def test_a_paused_leader_is_replaced_and_once_resumed_writes_nothing(
 
 
 def test_sigterm_hands_the_lease_over_at_once(
-        plane: Plane, namespace: str, start: Callable[[str], Instance]) -> None:
-    a = start("inst-a")
+        plane: Plane, namespace: str, start: Callable[..., Instance]) -> None:
+    a = start("inst-a", ())  # the default lease settings: a hand-over must not wait for them
     wait_until(lambda: holder(plane, namespace).startswith("inst-a_"), 30, "inst-a to lead")
-    b = start("inst-b")
+    b = start("inst-b", ())
     assert b.leader_gauge() == 0.0
+    # Liveness is 200 for the standby too, and says which one it is.
+    status, answer = b.health()
+    assert status == 200 and answer["leadership"]["role"] == "standby"
+    assert answer["leadership"]["holder"].startswith("inst-a_")
     apply_app(plane, namespace, "small", 3)
     wait_ready(plane, namespace, "small", 3)
     stopping = time.monotonic()
@@ -332,7 +343,7 @@ def test_sigterm_hands_the_lease_over_at_once(
     wait_until(lambda: holder(plane, namespace).startswith("inst-b_"), 10, "inst-b to hold the Lease", step=0.05)
     handed_over = time.monotonic() - stopping
     assert a.process.wait(timeout=30) == 0
-    assert handed_over < 6  # sooner than the lease duration: released, not expired
+    assert handed_over < 5  # far sooner than the lease duration (15 s): released, not expired
     assert any(e.get("msg") == "released the Lease" for e in a.logs())
     wait_until(lambda: b.leader_gauge() == 1.0, 5, "inst-b's gauge to say it leads")
     # The new leader reconciles: a change is applied by inst-b.

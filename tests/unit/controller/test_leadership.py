@@ -3,6 +3,7 @@ pass request before it is sent, and the process learns of a lost Lease without t
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 
@@ -92,3 +93,45 @@ def test_release_on_shutdown_clears_the_holder() -> None:
     assert leadership.release() is True
     assert store.lease is not None and store.lease["spec"]["holderIdentity"] == ""
     assert not leadership.leading() and elector.role is Role.RELEASED
+
+
+class _Stopped:
+    """kopf's daemon stop flag, as far as the gate uses it."""
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+
+    def __bool__(self) -> bool:
+        return self.event.is_set()
+
+    async def wait(self) -> None:
+        await self.event.wait()
+
+
+class _Leading:
+    def __init__(self) -> None:
+        self.now = False
+
+    def leading(self) -> bool:
+        return self.now
+
+
+def test_a_pass_waits_at_the_gate_until_the_instance_leads() -> None:
+    from oam_operator.controller.handlers import _until_leading
+
+    async def scenario() -> None:
+        assert await _until_leading(None, asyncio.Event()) is True  # no leader election: at once
+        leadership, led = _Leading(), asyncio.Event()
+        waiting = asyncio.ensure_future(_until_leading(leadership, led, _Stopped()))  # type: ignore[arg-type]
+        await asyncio.sleep(0.05)
+        assert not waiting.done()  # standing by
+        leadership.now = True
+        led.set()
+        assert await asyncio.wait_for(waiting, 1) is True
+        standby, stopped = _Leading(), _Stopped()
+        waiting = asyncio.ensure_future(_until_leading(standby, asyncio.Event(), stopped))  # type: ignore[arg-type]
+        await asyncio.sleep(0.05)
+        stopped.event.set()  # the daemon is stopped (shutdown, the Application moved): no pass
+        assert await asyncio.wait_for(waiting, 2) is False
+
+    asyncio.run(scenario())
