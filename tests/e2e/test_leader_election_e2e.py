@@ -12,6 +12,8 @@ every write each instance made to each object — what "no duplicate writes" mea
   standby's first, and no instance wrote an object twice.
 - SIGSTOP of the leader mid-apply past its lease: the standby takes over and finishes; the paused
   one, resumed, sends no write and exits 1.
+- the leader cut off from the API server (a proxy that stops forwarding) mid-apply: it exits by
+  itself at its renew deadline, before the standby takes over.
 - SIGTERM of the leader: it releases the Lease and the standby leads within about a second.
 
 Not yet guaranteed (the reconciler's rule, not the election's): the new leader re-applies, once,
@@ -30,7 +32,9 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+import urllib.parse
 import urllib.request
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -153,10 +157,11 @@ def start(plane: Plane, namespace: str, tmp_path: Path,
           request: pytest.FixtureRequest) -> Iterator[Callable[..., Instance]]:
     started: list[Instance] = []
 
-    def run(name: str, lease: tuple[str, ...] = LEASE) -> Instance:
+    def run(name: str, lease: tuple[str, ...] = LEASE, kubeconfig: str | None = None) -> Instance:
         metrics_port, health_port = free_port(), free_port()
         log_path = tmp_path / f"{name}.log"
-        args = [str(Path(sys.executable).parent / "oam-operator"), "run", "--kubeconfig", plane.handle.kubeconfig,
+        args = [str(Path(sys.executable).parent / "oam-operator"), "run", "--kubeconfig",
+                kubeconfig or plane.handle.kubeconfig,
                 "--namespace", namespace, "--operator-namespace", namespace, "--metrics-port", str(metrics_port),
                 "--health-port", str(health_port), "--log-format", "json", "--use-operator-identity",
                 "--default-profile", "", *lease]
@@ -324,6 +329,72 @@ def test_a_paused_leader_is_replaced_and_once_resumed_writes_nothing(
     assert owned_configmaps(plane, namespace) == names
     assert_one_writer_at_a_time(plane, namespace, "inst-a", "inst-b")
     assert b.process.poll() is None and b.leader_gauge() == 1.0
+
+
+class Blackhole:
+    """A TCP proxy to the API server that can stop forwarding (``cut``): every request through it,
+    open or new, then hangs — the API server is unreachable for the instance behind it."""
+
+    def __init__(self, server: str) -> None:
+        parsed = urllib.parse.urlsplit(server)
+        self.target = (parsed.hostname or "127.0.0.1", int(parsed.port or 443))
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self.listener.getsockname()[1])
+        self.cut = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            if self.cut.is_set():
+                continue  # accepted, never answered
+            upstream = socket.create_connection(self.target)
+            for source, sink in ((conn, upstream), (upstream, conn)):
+                threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
+
+    def _pipe(self, source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                if not self.cut.is_set():
+                    sink.sendall(data)
+        except OSError:
+            return
+
+    def kubeconfig(self, original: str, path: Path) -> str:
+        config = yaml.safe_load(Path(original).read_text())
+        config["clusters"][0]["cluster"]["server"] = f"https://127.0.0.1:{self.port}"
+        path.write_text(json.dumps(config))
+        return str(path)
+
+
+def test_a_leader_cut_off_from_the_api_server_stops_before_the_standby_starts(
+        plane: Plane, namespace: str, start: Callable[..., Instance], tmp_path: Path) -> None:
+    blackhole = Blackhole(plane.handle.server)
+    a = start("inst-a", LEASE, blackhole.kubeconfig(plane.handle.kubeconfig, tmp_path / "through-proxy.kubeconfig"))
+    wait_until(lambda: holder(plane, namespace).startswith("inst-a_"), 30, "inst-a to lead")
+    b = start("inst-b")
+    apply_app(plane, namespace, "cut", 300)
+    wait_objects(plane, namespace, 40)
+    blackhole.cut.set()
+    cut = time.time()
+    assert a.process.wait(timeout=30) == 1  # by itself, at its renew deadline
+    exited = time.time()
+    wait_until(lambda: b.leader_gauge() == 1.0, 30, "inst-b to take over")
+    led = next(stamp(e) for e in b.logs() if e.get("msg") == "became the leader")
+    assert exited < led  # stopped before the standby started (6s lease − 4s renew deadline = 2 s apart)
+    assert exited - cut <= 4 + 1  # the renew deadline after its last renewal, at most, plus the watchdog
+    lost = next(e for e in a.logs() if str(e.get("msg", "")).startswith("leader election lost"))
+    assert stamp(lost) < led
+    wait_ready(plane, namespace, "cut", 300)
+    assert owned_configmaps(plane, namespace) == {f"cut-{i:03d}" for i in range(300)}
+    assert_one_writer_at_a_time(plane, namespace, "inst-a", "inst-b")
+
+
+def stamp(entry: dict[str, Any]) -> float:
+    return datetime.fromisoformat(str(entry["ts"]).replace("Z", "+00:00")).timestamp()
 
 
 def test_sigterm_hands_the_lease_over_at_once(
