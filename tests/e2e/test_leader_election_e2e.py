@@ -426,3 +426,33 @@ def test_sigterm_hands_the_lease_over_at_once(
     wait_ready(plane, namespace, "small", 4, timeout=60)
     extra = [w for w in audit_writes(plane, namespace) if w["name"] == "small-extra"]
     assert extra and {by_instance(w) for w in extra} == {"inst-b"}
+
+
+def test_a_deletion_the_leader_finished_leaves_the_standby_nothing_to_do(
+        plane: Plane, namespace: str, start: Callable[..., Instance]) -> None:
+    """The standby's deletion handler waits for the Lease; once the leader removed the Application it
+    ends without a write, so taking over later runs no stale deletion."""
+    a = start("inst-a", ())
+    wait_until(lambda: holder(plane, namespace).startswith("inst-a_"), 30, "inst-a to lead")
+    b = start("inst-b", ())
+    apply_app(plane, namespace, "gone", 3)
+    wait_ready(plane, namespace, "gone", 3)
+    custom = client.CustomObjectsApi(plane.api)
+    custom.delete_namespaced_custom_object(DOMAIN, "v1alpha1", namespace, "applications", "gone")
+
+    def deleted() -> bool:
+        try:
+            app(plane, namespace, "gone")
+        except client.ApiException as error:
+            return error.status == 404
+        return False
+
+    wait_until(deleted, 60, "the leader to delete the Application")
+    time.sleep(6)  # the standby's handler checks every 5 s whether it is still there
+    a.process.send_signal(signal.SIGTERM)
+    assert a.process.wait(timeout=30) == 0
+    wait_until(lambda: b.leader_gauge() == 1.0, 10, "inst-b to lead")
+    time.sleep(2)
+    assert [e for e in b.logs() if e.get("msg") == "pass finished"] == []
+    assert [w for w in audit_writes(plane, namespace) if by_instance(w) == "inst-b" and w["resource"] != "leases"] == []
+    assert not [e for e in b.logs() if e.get("level") == "error"]

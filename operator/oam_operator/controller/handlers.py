@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import logging
 import random
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -33,6 +34,7 @@ import kopf
 from oam_operator.api.conditions import ready_condition
 from oam_operator.api.meta import GROUP, VERSION
 from oam_operator.controller.settings import Settings
+from oam_operator.reconciler.errors import ApiError
 
 from .bodies import snapshot
 from .diffbase import StatelessDiffBaseStorage
@@ -44,6 +46,8 @@ from .runtime import Runtime
 from .sharding import shard_filter, shard_selector
 
 log = logging.getLogger("oam_operator.controller")
+
+DELETION_RECHECK = 5.0  # seconds between a standby's checks that an Application being deleted still exists
 
 
 class Scheduler:
@@ -85,19 +89,37 @@ async def _sleep(stopped: Any, wake: asyncio.Event, delay: float | None) -> None
             await asyncio.gather(*waiters, return_exceptions=True)
 
 
-async def _until_leading(leadership: Leadership | None, led: asyncio.Event, stopped: Any = None) -> bool:
-    """Wait until this instance leads (at once without leader election); False when ``stopped`` first."""
+async def _until_leading(leadership: Leadership | None, led: asyncio.Event, stopped: Any = None,
+                         timeout: float | None = None) -> bool:
+    """Wait until this instance leads (at once without leader election); False when ``stopped``
+    first, or when ``timeout`` seconds passed."""
     if leadership is None:
         return True
     never = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    deadline = None if timeout is None else loop.time() + timeout
     while not leadership.leading():
         if stopped is not None and stopped:
             return False
+        left = 1.0 if deadline is None else min(1.0, deadline - loop.time())
+        if left <= 0:
+            return False
         if led.is_set():  # led before and lost: the process is exiting (leadership.py)
-            await asyncio.sleep(0.5)
+            await asyncio.sleep(min(0.5, left))
         else:
-            await _sleep(stopped if stopped is not None else never, led, 1.0)
+            await _sleep(stopped if stopped is not None else never, led, left)
     return True
+
+
+def _still_there(runtime: Runtime, meta: Mapping[str, Any]) -> bool:
+    """Whether the Application a standby's deletion handler waits for still exists (with its uid):
+    the leader may have finished the deletion meanwhile. A failed read counts as "still there"."""
+    path = f"/apis/{GROUP}/{VERSION}/namespaces/{meta.get('namespace')}/applications/{meta.get('name')}"
+    try:
+        found = runtime.client.request("read", "GET", path)
+    except ApiError as error:
+        return error.status != 404
+    return bool((found.get("metadata") or {}).get("uid") == meta.get("uid"))
 
 
 def _start_leadership(runtime: Runtime, led: asyncio.Event) -> Leadership | None:
@@ -128,6 +150,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
     holder: dict[str, Scheduler] = {}
     election: dict[str, Leadership | None] = {"leadership": None}
     led = asyncio.Event()  # set once this instance leads (from the election thread)
+    gone: set[str] = set()  # Applications a standby saw deleted by the leader (application_deleted)
     webhook: dict[str, Any] = {}  # the admission validator and the certificate task (webhook.py)
     domain = settings.domain
     labels = shard_filter(settings)
@@ -214,6 +237,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
             for other in woken:
                 scheduler.wake_event(other).set()
         if type == "DELETED":
+            gone.discard(uid)
             runtime.forget(uid, meta.get("namespace", ""), meta.get("name", ""))
             if scheduler is not None:
                 scheduler.forget(uid)
@@ -269,8 +293,22 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
         scheduler = holder.get("scheduler")
         if scheduler is None:
             raise kopf.TemporaryError("the operator is starting", delay=1)
-        # A standby waits here rather than retrying: a retry would write kopf's progress annotations.
-        await _until_leading(election["leadership"], led)
+        if uid in gone:
+            return  # a stale event of an Application already gone (below): kopf's patch finds nothing
+        leadership = election["leadership"]
+        if leadership is not None and not leadership.leading():
+            # A standby waits here rather than retrying: a retry would write kopf's progress
+            # annotations. kopf holds this Application's events while the handler waits, so whether
+            # the leader finished the deletion meanwhile is asked of the API server, every few
+            # seconds and once more on taking over; then the handler ends without a write.
+            meta = body.get("metadata") or {}
+            while True:
+                leading = await _until_leading(leadership, led, timeout=DELETION_RECHECK)
+                if not await asyncio.get_running_loop().run_in_executor(None, _still_there, runtime, meta):
+                    gone.add(uid)
+                    return
+                if leading:
+                    break
         loop = asyncio.get_running_loop()
         async with scheduler.lock(uid), scheduler.limiter.slot():
             result = await loop.run_in_executor(scheduler.pool, runtime.run_delete, uid, snapshot(body))

@@ -92,7 +92,9 @@ class Leadership:
 
     def describe(self) -> dict[str, Any]:
         """The health endpoint's answer: which role this instance has and who leads."""
-        return {"role": "leader" if self.leading() else self.elector.role.value, "lease": self.lease,
+        role = self.elector.role
+        shown = "leader" if self.leading() else ("lost" if role is Role.LEADER else role.value)  # past its deadline
+        return {"role": shown, "lease": self.lease,
                 "identity": self.elector.identity, "holder": self.elector.holder(),
                 "error": self.elector.last_error}
 
