@@ -119,9 +119,15 @@ class Leadership:
         return released
 
     def _elect(self) -> None:
+        reported: str | None = None
         while not self._stop.is_set():
             role, delay = self.elector.tick()
             self._publish()
+            error = self.elector.last_error
+            if error is not None and error != reported:  # once per distinct failure, not per retry
+                log.warning("leader election: the Lease API failed; trying again every retry period",
+                            extra={"fields": {"lease": self.lease, "error": error}})
+            reported = error
             if role is Role.LOST:
                 self._lose()
                 return
