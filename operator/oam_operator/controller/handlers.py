@@ -126,7 +126,7 @@ def _start_leadership(runtime: Runtime, led: asyncio.Event) -> Leadership | None
     """Start the election for this shard's Lease and fence the passes by it; ``None`` when it is off."""
     settings = runtime.settings
     gauge = runtime.metrics.leader.labels(shard=settings.shard) if runtime.metrics is not None else None
-    if not settings.leader_election or runtime.lease_client is None:
+    if not settings.elects or runtime.lease_client is None:
         if gauge is not None:
             gauge.set(1)
         return None

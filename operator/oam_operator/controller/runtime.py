@@ -114,7 +114,7 @@ class Runtime:
         pass_client = ClusterClient(api, rate_limiter=FencedRateLimiter(limiter), executor=pool,
                                     accounting=accounting, user_agent=agent, flow_control=flow_control)
         lease_client = None
-        if settings.leader_election:  # no bucket, requests within the renew deadline (leaseclient.py)
+        if settings.elects:  # no bucket, requests within the renew deadline (leaseclient.py)
             _, renew, retry = settings.lease_timings
             lease_client = ClusterClient(api, rate_limiter=RateLimiter(0, 1), accounting=MeteredAccounting(metrics),
                                          user_agent=agent, request_timeout=(retry, max(retry, renew - retry)))

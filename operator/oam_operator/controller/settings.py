@@ -31,7 +31,7 @@ Decisions where the spec is silent:
 - ``--default-profile ""`` means "no default profile": Applications without ``spec.profile`` use
   the empty profile; ``--metrics-port 0`` disables metrics, the health port cannot be disabled;
 - ``--dev`` sets the peering priority to 666 whatever ``--priority`` says (kopf's meaning) and
-  does not by itself enable peering;
+  does not by itself enable peering; it also keeps the instance out of leader election (``elects``);
 - booleans accept true/false, 1/0, yes/no, on/off; enum values are matched case-insensitively;
 - URL sources (``--url-sources``, on by default) may reach only public addresses unless a network
   is listed in ``--url-source-allowed-networks`` (comma-separated CIDRs or addresses), which also
@@ -400,7 +400,7 @@ class Settings(BaseModel):
                 if not getattr(self, needed):
                     return SettingsError(needed, f"--admission without --admission-cert-dir needs {flag_name(needed)} "
                                                  "(the self-signed certificate's Secret and host names)")
-        if self.leader_election:
+        if self.elects:
             names = ("leader_election_lease_duration", "leader_election_renew_deadline", "leader_election_retry_period")
             flags = (flag_name(names[0]), flag_name(names[1]), flag_name(names[2]))
             problem = timing_problem(*self.lease_timings, names=flags, shown=(
@@ -426,6 +426,13 @@ class Settings(BaseModel):
             return namespace_file.read_text(encoding="utf-8").strip()
         except OSError:
             return ""
+
+    @property
+    def elects(self) -> bool:
+        """Whether this instance takes part in leader election: ``--leader-election`` and not ``--dev``
+        (a development instance pauses an installed one by kopf's peering; it must not wait for the
+        installed one's Lease)."""
+        return self.leader_election and not self.dev
 
     @property
     def lease_name(self) -> str:

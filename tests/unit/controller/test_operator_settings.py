@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -365,6 +366,11 @@ def test_the_lease_lives_in_the_operators_namespace(tmp_path: Any) -> None:
                           "with --no-leader-election")
     assert Settings(leader_election=False).combination_error({}, missing) is None
     assert settings.combination_error({"POD_NAMESPACE": "oam-system"}, missing) is None
+
+
+def test_a_dev_instance_takes_no_part_in_the_election() -> None:
+    assert Settings().elects and not Settings(dev=True).elects and not Settings(leader_election=False).elects
+    assert Settings(dev=True).combination_error({}, Path("/nonexistent")) is None  # no Lease: no namespace needed
 
 
 def test_one_lease_per_shard() -> None:
