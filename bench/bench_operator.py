@@ -243,7 +243,7 @@ def main() -> int:
             operators.append(subprocess.Popen(
                 [str(Path(sys.executable).parent / "oam-operator"), "run", "--kubeconfig", plane.handle.kubeconfig,
                  "--metrics-port", str(metrics_port[-1]), "--health-port", str(free_port()), "--default-interval",
-                 "30s", "--log-level", "warning", "--use-operator-identity",
+                 "30s", "--log-level", "warning", "--use-operator-identity", "--operator-namespace", "default",
                  *([f"--shard=s{shard}"] if shard else []), *args.operator_arg],
                 stdout=log, stderr=subprocess.STDOUT))
         operator = operators[0]

@@ -113,7 +113,7 @@ def start_operator(plane: dc.ControlPlane) -> dict[str, Any]:
     metrics, health = free_port(), free_port()
     executable = Path(sys.executable).parent / "oam-operator"
     args = [str(executable), "run", "--kubeconfig", plane.handle.kubeconfig, "--metrics-port", str(metrics),
-            "--health-port", str(health), "--log-format", "text",
+            "--health-port", str(health), "--log-format", "text", "--no-leader-election",  # one operator
             "--use-operator-identity"]  # the demo is a single-team cluster: an explicit opt-in (README)
     with log_path.open("ab") as log:
         process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,

@@ -73,6 +73,8 @@ def start_operator(
         args = [str(Path(sys.executable).parent / "oam-operator"), "run", "--kubeconfig", full_cluster.kubeconfig,
                 "--namespace", namespace, "--default-interval", "30s", "--metrics-port", str(metrics_port),
                 "--health-port", str(health_port), "--log-format", "json",
+                # Leader election is on by default; outside a Pod its Lease needs a namespace: the test's.
+                "--operator-namespace", namespace,
                 # Most tests deploy with the operator's own identity, an explicit opt-in since
                 # least privilege became the default; a test passes --no-use-operator-identity
                 # (the later flag wins) to see the default.

@@ -132,9 +132,12 @@ def test_killing_the_operator_mid_apply_loses_nothing(start_operator: Any, kube:
     components += [deployment_component(f"dep-{i}") for i in range(3)]
     spec = {"components": components, "policies": [dependency(*[(f"cm-{i:02d}", ["dep-0"]) for i in range(30)])]}
     kube.apply_app("big", spec)
+    # Each new instance waits for the killed one's Lease to expire: a short lease keeps that short.
+    lease = ("--leader-election-lease-duration=5s", "--leader-election-renew-deadline=3s",
+             "--leader-election-retry-period=1s")
     for attempt in range(3):
         before = kube.app("big")["metadata"]["resourceVersion"]
-        operator = start_operator(kube.namespace)
+        operator = start_operator(kube.namespace, *lease)
 
         def progressed(before: str = before) -> bool:
             # the operator persisted something (a checkpoint or a pass): kill it right there
@@ -145,7 +148,7 @@ def test_killing_the_operator_mid_apply_loses_nothing(start_operator: Any, kube:
         recorded = {(i["kind"], i["name"]) for i in inventory(kube.app("big"))}
         # no object exists in the cluster that the persisted inventory does not record
         assert set(kube.owned()) <= recorded
-    start_operator(kube.namespace)
+    start_operator(kube.namespace, *lease)
     app = kube.wait_ready("big")
     recorded = {(i["kind"], i["name"]) for i in inventory(app)}
     assert len(recorded) == len(inventory(app)) == 33

@@ -279,6 +279,8 @@ def start_chart_operator(objects: list[Obj], kubeconfig: Path, log_path: Path) -
     for var in container.get("env", []):
         if "value" in var:
             env[var["name"]] = var["value"]
+        elif (var.get("valueFrom") or {}).get("fieldRef", {}).get("fieldPath") == "metadata.namespace":
+            env[var["name"]] = deployment["metadata"]["namespace"]  # the downward API's POD_NAMESPACE
     env["POD_NAME"] = f"{deployment['metadata']['name']}-local"
     env["TMPDIR"] = str(log_path.parent)
     command = [str(Path(sys.executable).parent / "oam-operator"), *args, "--kubeconfig", str(kubeconfig)]
@@ -389,7 +391,7 @@ def start_container_operator(objects: list[dict[str, object]], kubeconfig: str, 
         path.chmod(0o755 if path.is_dir() else 0o644)
     name = f"{deployment['metadata']['name']}-{os.getpid()}"  # type: ignore[index]
     env = ["-e", f"KUBERNETES_SERVICE_HOST={host}", "-e", f"KUBERNETES_SERVICE_PORT={port}",
-           "-e", f"POD_NAME={name}"]
+           "-e", f"POD_NAME={name}", "-e", f"POD_NAMESPACE={namespace}"]
     for var in container.get("env", []):
         if "value" in var:
             env += ["-e", f"{var['name']}={var['value']}"]

@@ -132,7 +132,7 @@ def run(kubeconfig: str | None, **flags: object) -> None:
         settings = Settings.from_sources(flags, os.environ)
     except SettingsError as error:
         fail(str(error))
-    combination = settings.combination_error()
+    combination = settings.combination_error(os.environ)
     if combination is not None:
         fail(str(combination))
     if kubeconfig:

@@ -12,6 +12,11 @@ selector (server-side) and every Application handler the same filter, so an inst
 and reconciles only its own Applications; an Application relabelled to another
 shard stops its loop here (kopf's filter mismatch) and its memory is dropped, so a later
 return starts from the persisted status, never from a stale cache.
+
+Leader election (``leadership.py``, docs/operator.md#leader-election): every handler runs on a
+standby too, but the apply loop and the deletion handler wait until this instance leads before
+a pass (``_until_leading``), so a standby keeps kopf's liveness, the webhook and its caches and
+reconciles nothing. The cleanup handler gives the Lease up only after the last pass ended.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import asyncio
 import contextlib
 import logging
 import random
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -28,15 +34,20 @@ import kopf
 from oam_operator.api.conditions import ready_condition
 from oam_operator.api.meta import GROUP, VERSION
 from oam_operator.controller.settings import Settings
+from oam_operator.reconciler.errors import ApiError
 
 from .bodies import snapshot
 from .diffbase import StatelessDiffBaseStorage
 from .incluster import connection_info
+from .leaderelection import LeaseTimings
+from .leadership import Leadership, exit_lost
 from .passlimiter import PassLimiter
 from .runtime import Runtime
 from .sharding import shard_filter, shard_selector
 
 log = logging.getLogger("oam_operator.controller")
+
+DELETION_RECHECK = 5.0  # seconds between a standby's checks that an Application being deleted still exists
 
 
 class Scheduler:
@@ -78,9 +89,68 @@ async def _sleep(stopped: Any, wake: asyncio.Event, delay: float | None) -> None
             await asyncio.gather(*waiters, return_exceptions=True)
 
 
+async def _until_leading(leadership: Leadership | None, led: asyncio.Event, stopped: Any = None,
+                         timeout: float | None = None) -> bool:
+    """Wait until this instance leads (at once without leader election); False when ``stopped``
+    first, or when ``timeout`` seconds passed."""
+    if leadership is None:
+        return True
+    never = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    deadline = None if timeout is None else loop.time() + timeout
+    while not leadership.leading():
+        if stopped is not None and stopped:
+            return False
+        left = 1.0 if deadline is None else min(1.0, deadline - loop.time())
+        if left <= 0:
+            return False
+        if led.is_set():  # led before and lost: the process is exiting (leadership.py)
+            await asyncio.sleep(min(0.5, left))
+        else:
+            await _sleep(stopped if stopped is not None else never, led, left)
+    return True
+
+
+def _still_there(runtime: Runtime, meta: Mapping[str, Any]) -> bool:
+    """Whether the Application a standby's deletion handler waits for still exists (with its uid):
+    the leader may have finished the deletion meanwhile. A failed read counts as "still there"."""
+    path = f"/apis/{GROUP}/{VERSION}/namespaces/{meta.get('namespace')}/applications/{meta.get('name')}"
+    try:
+        found = runtime.client.request("read", "GET", path)
+    except ApiError as error:
+        return error.status != 404
+    return bool((found.get("metadata") or {}).get("uid") == meta.get("uid"))
+
+
+def _start_leadership(runtime: Runtime, led: asyncio.Event) -> Leadership | None:
+    """Start the election for this shard's Lease and fence the passes by it; ``None`` when it is off."""
+    settings = runtime.settings
+    gauge = runtime.metrics.leader.labels(shard=settings.shard) if runtime.metrics is not None else None
+    if not settings.elects or runtime.lease_client is None:
+        if gauge is not None:
+            gauge.set(1)
+        return None
+    import os
+
+    namespace = settings.lease_namespace(os.environ)
+    if not namespace:  # ``run`` refuses this at start already (Settings.combination_error)
+        raise kopf.PermanentError("--leader-election needs the operator's namespace (--operator-namespace)")
+    leadership = Leadership.create(runtime.lease_client, namespace, settings.lease_name,
+                                   LeaseTimings(*settings.lease_timings), on_lost=exit_lost,
+                                   on_role=(lambda leading: gauge.set(1 if leading else 0)) if gauge else None)
+    runtime.fence(leadership.leading)
+    loop = asyncio.get_running_loop()
+    leadership.on_leading(lambda: loop.call_soon_threadsafe(led.set))
+    leadership.start()
+    return leadership
+
+
 def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settings) -> None:
     """Register every handler on ``registry``; the scheduler is built by the startup handler."""
     holder: dict[str, Scheduler] = {}
+    election: dict[str, Leadership | None] = {"leadership": None}
+    led = asyncio.Event()  # set once this instance leads (from the election thread)
+    gone: set[str] = set()  # Applications a standby saw deleted by the leader (application_deleted)
     webhook: dict[str, Any] = {}  # the admission validator and the certificate task (webhook.py)
     domain = settings.domain
     labels = shard_filter(settings)
@@ -105,6 +175,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
         settings.networking.request_timeout = 60
         settings.queueing.worker_limit = None
         settings.watching.label_selectors[GROUP, "applications"] = shard_selector(runtime.settings)
+        election["leadership"] = _start_leadership(runtime, led)  # before anything can pass
         await asyncio.get_running_loop().run_in_executor(None, runtime.start)
         if runtime.settings.admission:
             from .webhook import start_webhook, validator_for
@@ -133,6 +204,9 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
                 async with lock:
                     pass
             scheduler.pool.shutdown(wait=True)
+        leadership = election["leadership"]
+        if leadership is not None:  # after the last pass: the standby may start at once
+            await asyncio.get_running_loop().run_in_executor(None, leadership.release)
         runtime.close()
 
     @kopf.on.event(GROUP, VERSION, "clusterprofiles", registry=registry)
@@ -163,6 +237,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
             for other in woken:
                 scheduler.wake_event(other).set()
         if type == "DELETED":
+            gone.discard(uid)
             runtime.forget(uid, meta.get("namespace", ""), meta.get("name", ""))
             if scheduler is not None:
                 scheduler.forget(uid)
@@ -187,9 +262,14 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
                 await asyncio.sleep(0.1)
                 continue
             wake = scheduler.wake_event(uid)
+            if not await _until_leading(election["leadership"], led, stopped):
+                break
             async with scheduler.lock(uid), scheduler.limiter.slot():
                 if stopped or (body.get("metadata") or {}).get("deletionTimestamp"):
                     break
+                leadership = election["leadership"]
+                if leadership is not None and not leadership.leading():
+                    continue  # lost while waiting for the slot
                 wake.clear()
                 body_now = snapshot(body)
                 try:
@@ -213,6 +293,22 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
         scheduler = holder.get("scheduler")
         if scheduler is None:
             raise kopf.TemporaryError("the operator is starting", delay=1)
+        if uid in gone:
+            return  # a stale event of an Application already gone (below): kopf's patch finds nothing
+        leadership = election["leadership"]
+        if leadership is not None and not leadership.leading():
+            # A standby waits here rather than retrying: a retry would write kopf's progress
+            # annotations. kopf holds this Application's events while the handler waits, so whether
+            # the leader finished the deletion meanwhile is asked of the API server, every few
+            # seconds and once more on taking over; then the handler ends without a write.
+            meta = body.get("metadata") or {}
+            while True:
+                leading = await _until_leading(leadership, led, timeout=DELETION_RECHECK)
+                if not await asyncio.get_running_loop().run_in_executor(None, _still_there, runtime, meta):
+                    gone.add(uid)
+                    return
+                if leading:
+                    break
         loop = asyncio.get_running_loop()
         async with scheduler.lock(uid), scheduler.limiter.slot():
             result = await loop.run_in_executor(scheduler.pool, runtime.run_delete, uid, snapshot(body))
@@ -224,3 +320,9 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
     @kopf.on.probe(id="applications", registry=registry)
     async def applications_probe(**_: Any) -> int:
         return len(runtime.memory)
+
+    @kopf.on.probe(id="leadership", registry=registry)
+    async def leadership_probe(**_: Any) -> dict[str, Any]:
+        """/healthz says whether this instance leads or stands by (liveness is 200 either way)."""
+        leadership = election["leadership"]
+        return leadership.describe() if leadership is not None else {"role": "leader", "election": "off"}

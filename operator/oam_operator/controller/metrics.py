@@ -170,6 +170,13 @@ class OperatorMetrics:
             ["group", "kind", "state"],
             registry=r,
         )
+        self.leader = Gauge(
+            PREFIX + "leader",
+            "1 while this instance holds its shard's Lease and reconciles, 0 while it stands by "
+            "(docs/operator.md#leader-election); 1 on every instance without leader election.",
+            ["shard"],
+            registry=r,
+        )
         self._initialise()
 
     def _initialise(self) -> None:

@@ -35,6 +35,7 @@ from oam_operator.reconciler.status import DefaultStatusAnalyzer
 
 from .appindex import AppIndex
 from .composition import OperatorTransform
+from .fence import FencedRateLimiter
 from .incluster import in_cluster
 from .ownedwatch import ObjectKey, OwnedObjects, WatchedKind
 from .passes import apply_pass, delete_pass
@@ -88,9 +89,13 @@ class MeasuredAtMost:
 
 
 class Runtime:
-    def __init__(self, settings: Settings, client: ClusterClient, metrics: OperatorMetrics | None) -> None:
+    def __init__(self, settings: Settings, client: ClusterClient, metrics: OperatorMetrics | None, *,
+                 pass_client: ClusterClient | None = None, lease_client: ClusterClient | None = None) -> None:
         self.settings = settings
-        self.client = client
+        self.client = client  # the operator's: watches, admission, start-up reads (never fenced)
+        #: every request of a pass goes through this one, fenced by leader election (fence.py)
+        self.pass_client = pass_client or client
+        self.lease_client = lease_client  # leader election's own (leaseclient.py); None when it is off
         self.metrics = metrics
         self.memory: dict[str, Memory] = {}
         self.profiles: dict[str, dict[str, Any]] = {}
@@ -121,10 +126,27 @@ class Runtime:
         pool = ThreadPoolExecutor(settings.max_concurrent_reconciles * settings.apply_concurrency,
                                   thread_name_prefix="oam-apply")
         api = _api_client(kubeconfig, pool_size=settings.max_concurrent_reconciles * settings.apply_concurrency)
+        # The Pod's name in the user agent tells the replicas apart in the API server's audit log.
+        pod = os.environ.get("POD_NAME", "")
+        agent = f"oam-operator/{__version__}" + (f" ({pod})" if pod else "")
         client = ClusterClient(api, rate_limiter=limiter, executor=pool, accounting=accounting,
-                               user_agent=f"oam-operator/{__version__}", flow_control=flow_control)
+                               user_agent=agent, flow_control=flow_control)
+        # The passes' client shares the bucket, pool and accounting, and is fenced (fence.py).
+        pass_client = ClusterClient(api, rate_limiter=FencedRateLimiter(limiter), executor=pool,
+                                    accounting=accounting, user_agent=agent, flow_control=flow_control)
+        lease_client = None
+        if settings.elects:  # no bucket, requests within the renew deadline (leaseclient.py)
+            _, renew, retry = settings.lease_timings
+            lease_client = ClusterClient(api, rate_limiter=RateLimiter(0, 1), accounting=MeteredAccounting(metrics),
+                                         user_agent=agent, request_timeout=(retry, max(retry, renew - retry)))
         api.close()
-        return cls(settings, client, metrics)
+        return cls(settings, client, metrics, pass_client=pass_client, lease_client=lease_client)
+
+    def fence(self, leading: Callable[[], bool]) -> None:
+        """From now on a pass request is sent only while ``leading()`` (docs/operator.md#leader-election)."""
+        limiter = self.pass_client.rate_limiter
+        if isinstance(limiter, FencedRateLimiter):
+            limiter.fence = leading
 
     def start(self) -> None:
         """Read the cluster id and build the pass environment (the startup handler's work)."""
@@ -141,7 +163,7 @@ class Runtime:
                 self.metrics.watch_cache_objects.set_function(lambda: sizes()[0])
                 self.metrics.watch_cache_bytes.set_function(lambda: sizes()[1])
         reconciler_metrics = prometheus_metrics(self.metrics.operations_total) if self.metrics else None
-        clients = TenantClients(self.client, default_service_account=self.settings.default_service_account,
+        clients = TenantClients(self.pass_client, default_service_account=self.settings.default_service_account,
                                 require_service_account=self.settings.require_service_account,
                                 use_operator_identity=self.settings.use_operator_identity)
         self.env = Environment(
@@ -276,7 +298,7 @@ class Runtime:
         path = f"/apis/{GROUP}/{VERSION}/namespaces/{meta['namespace']}/applications/{meta['name']}/status"
 
         def send(patch: dict[str, Any]) -> None:
-            self.client.request("patch", "PATCH", path, body=patch, content_type="application/merge-patch+json",
+            self.pass_client.request("patch", "PATCH", path, body=patch, content_type="application/merge-patch+json",
                                 query=[("fieldManager", self.settings.domain)])
 
         return StatusWriter(body, memory, send=send, post=lambda event: self._post_event(body, event),
@@ -288,7 +310,8 @@ class Runtime:
         manifest = event_manifest(body, event.type, event.reason, event.message, component=self.settings.domain,
                                   now=datetime.now(UTC), instance=self.pod_name or "oam-operator")
         try:
-            self.client.request("create", "POST", f"/api/v1/namespaces/{meta['namespace']}/events", body=manifest)
+            self.pass_client.request("create", "POST", f"/api/v1/namespaces/{meta['namespace']}/events",
+                                     body=manifest)
         except ApiError as error:
             log.warning("posting an Event failed: %s", error)
 
@@ -324,7 +347,8 @@ class Runtime:
             self.owned.stop()
         with contextlib.suppress(Exception):
             self.client.executor.shutdown(wait=True)
-        self.client.close()
+        for client in {id(c): c for c in (self.pass_client, self.lease_client, self.client) if c is not None}.values():
+            client.close()
 
 
 def _api_client(kubeconfig: str | None, pool_size: int) -> Any:

@@ -31,7 +31,7 @@ Decisions where the spec is silent:
 - ``--default-profile ""`` means "no default profile": Applications without ``spec.profile`` use
   the empty profile; ``--metrics-port 0`` disables metrics, the health port cannot be disabled;
 - ``--dev`` sets the peering priority to 666 whatever ``--priority`` says (kopf's meaning) and
-  does not by itself enable peering;
+  does not by itself enable peering; it also keeps the instance out of leader election (``elects``);
 - booleans accept true/false, 1/0, yes/no, on/off; enum values are matched case-insensitively;
 - URL sources (``--url-sources``, on by default) may reach only public addresses unless a network
   is listed in ``--url-source-allowed-networks`` (comma-separated CIDRs or addresses), which also
@@ -47,6 +47,13 @@ Decisions where the spec is silent:
   certificate for ``--admission-hosts`` into the Secret ``--admission-secret`` (``NAMESPACE/NAME``)
   and keeps the CA of ``--admission-webhook-configuration`` current; ``run`` refuses
   ``--admission`` with neither the directory nor that Secret and those hosts.
+- leader election (``--leader-election``, on by default as in Flux's controllers;
+  docs/operator.md#leader-election): one Lease per shard, ``--leader-election-id`` or
+  ``<id>-shard-<shard>`` (``lease_name``), in the operator's namespace: ``--operator-namespace``,
+  else ``POD_NAMESPACE`` (the chart sets it from the downward API), else the namespace of the
+  mounted ServiceAccount; ``run`` refuses to start without one. The three durations default to
+  client-go's (15s, 10s, 2s) and must keep ``retry period < renew deadline < lease duration``
+  (``leaderelection.timing_problem`` words the rule).
 """
 
 from __future__ import annotations
@@ -56,12 +63,14 @@ import re
 from collections.abc import Callable, Mapping
 from datetime import timedelta
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 
 from oam_operator.common.dns1123 import DNS1123_LABEL_MAX, DNS1123_SUBDOMAIN_MAX, is_dns1123_label, is_dns1123_subdomain
 from oam_operator.common.durations import format_seconds, parse_go_duration
+from oam_operator.controller.leaderelection import timing_problem
 from oam_operator.oam.remote.addresses import parse_networks
 from oam_operator.persisted.objectpolicies import AdoptionPolicy, UpdatePolicy
 
@@ -80,6 +89,8 @@ ENV_PREFIX = "OAM_OPERATOR_"
 DEFAULT_QPS = 50.0
 DEV_PRIORITY = 666
 _FLAG_OVERRIDES = {"namespaces": "namespace"}
+#: Where a Pod's ServiceAccount namespace is mounted (the last place the Lease's namespace is looked for).
+SERVICE_ACCOUNT_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
 _TRUE = frozenset({"true", "1", "yes", "on"})
 _FALSE = frozenset({"false", "0", "no", "off"})
 
@@ -343,6 +354,12 @@ class Settings(BaseModel):
     admission_secret: Annotated[str, BeforeValidator(_secret_ref)] = ""
     admission_hosts: Annotated[tuple[str, ...], BeforeValidator(_hosts)] = ()
     admission_webhook_configuration: Annotated[str, BeforeValidator(_name("subdomain", empty=True))] = ""
+    leader_election: Annotated[bool, BeforeValidator(_boolean)] = True
+    leader_election_id: Annotated[str, BeforeValidator(_name("subdomain", empty=False))] = "oam-operator"
+    leader_election_lease_duration: Annotated[str, BeforeValidator(_duration(timedelta(0)))] = "15s"
+    leader_election_renew_deadline: Annotated[str, BeforeValidator(_duration(timedelta(0)))] = "10s"
+    leader_election_retry_period: Annotated[str, BeforeValidator(_duration(timedelta(0)))] = "2s"
+    operator_namespace: Annotated[str, BeforeValidator(_name("label", empty=True))] = ""
 
     @classmethod
     def describe(cls, name: str) -> str:
@@ -378,14 +395,60 @@ class Settings(BaseModel):
             where = sources.get(name, flag_name(name))
             raise SettingsError(name, f'invalid value for {where}: "{shown}": {reason}') from None
 
-    def combination_error(self) -> SettingsError | None:
-        """A setting that is valid alone but missing for another one (checked by ``run`` at startup)."""
+    def combination_error(self, environ: Mapping[str, str] | None = None,
+                          namespace_file: Path = SERVICE_ACCOUNT_NAMESPACE) -> SettingsError | None:
+        """A setting that is valid alone but missing for another one, or settings that cannot work
+        together (checked by ``run`` at startup; the Lease's namespace only when ``environ`` is given)."""
         if self.admission and not self.admission_cert_dir:
             for needed in ("admission_secret", "admission_hosts"):
                 if not getattr(self, needed):
                     return SettingsError(needed, f"--admission without --admission-cert-dir needs {flag_name(needed)} "
                                                  "(the self-signed certificate's Secret and host names)")
+        if self.elects:
+            names = ("leader_election_lease_duration", "leader_election_renew_deadline", "leader_election_retry_period")
+            flags = (flag_name(names[0]), flag_name(names[1]), flag_name(names[2]))
+            problem = timing_problem(*self.lease_timings, names=flags, shown=(
+                self.leader_election_lease_duration, self.leader_election_renew_deadline,
+                self.leader_election_retry_period))
+            if problem is not None:  # the setting the rule starts with
+                first = min(range(3), key=lambda i: (problem.find(flags[i]) % (len(problem) + 1)))
+                return SettingsError(names[first], problem)
+            if environ is not None and not self.lease_namespace(environ, namespace_file):
+                return SettingsError("operator_namespace", "--leader-election needs the operator's namespace for "
+                                     "its Lease: set POD_NAMESPACE (the chart does) or --operator-namespace "
+                                     "(OAM_OPERATOR_OPERATOR_NAMESPACE), or turn it off with --no-leader-election")
         return None
+
+    def lease_namespace(self, environ: Mapping[str, str], namespace_file: Path = SERVICE_ACCOUNT_NAMESPACE) -> str:
+        """The namespace of the Lease: ``--operator-namespace``, else ``POD_NAMESPACE``, else the
+        mounted ServiceAccount's; ``""`` when none is known."""
+        if self.operator_namespace:
+            return self.operator_namespace
+        if environ.get("POD_NAMESPACE", "").strip():
+            return environ["POD_NAMESPACE"].strip()
+        try:
+            return namespace_file.read_text(encoding="utf-8").strip()
+        except OSError:
+            return ""
+
+    @property
+    def elects(self) -> bool:
+        """Whether this instance takes part in leader election: ``--leader-election`` and not ``--dev``
+        (a development instance pauses an installed one by kopf's peering; it must not wait for the
+        installed one's Lease)."""
+        return self.leader_election and not self.dev
+
+    @property
+    def lease_name(self) -> str:
+        """The Lease of this instance's shard: ``--leader-election-id``, ``<id>-shard-<shard>`` on a shard."""
+        return f"{self.leader_election_id}-shard-{self.shard}" if self.shard else self.leader_election_id
+
+    @property
+    def lease_timings(self) -> tuple[float, float, float]:
+        """Lease duration, renew deadline and retry period in seconds."""
+        return (parse_go_duration(self.leader_election_lease_duration).total_seconds(),
+                parse_go_duration(self.leader_election_renew_deadline).total_seconds(),
+                parse_go_duration(self.leader_election_retry_period).total_seconds())
 
     @property
     def default_interval_duration(self) -> timedelta:
@@ -474,4 +537,13 @@ DESCRIPTIONS: dict[str, str] = {
     "admission_secret": "NAMESPACE/NAME of the Secret keeping the self-signed webhook certificate.",
     "admission_hosts": "DNS names and IPs the self-signed webhook certificate is valid for (comma-separated).",
     "admission_webhook_configuration": "ValidatingWebhookConfiguration whose caBundle the operator keeps current.",
+    "leader_election": "Elect one leader per shard on a Lease; only the leader reconciles (--no-leader-election: "
+    "every instance reconciles).",
+    "leader_election_id": "Name of the Lease (<id>-shard-<shard> on a shard).",
+    "leader_election_lease_duration": "How long a standby waits, after it last saw the Lease renewed, before it "
+    "takes it over.",
+    "leader_election_renew_deadline": "How long the leader keeps reconciling without a successful renewal "
+    "(less than the lease duration).",
+    "leader_election_retry_period": "How often the Lease is renewed or tried (less than the renew deadline).",
+    "operator_namespace": "Namespace of the Lease (default: POD_NAMESPACE, else the Pod's ServiceAccount namespace).",
 }

@@ -23,8 +23,9 @@ MODES: dict[str, dict[str, Any]] = {
     "least-privilege": {"rbac": {"mode": "leastPrivilege"}},
     "namespace-scoped": {"rbac": {"namespaced": True}},
     "namespace-scoped-least-privilege-peering": {"rbac": {"namespaced": True, "mode": "leastPrivilege"},
-                                                 "peering": {"enabled": True}, "operator": {"clusterId": "c1"}},
-    "peering": {"peering": {"enabled": True}},
+                                                 "peering": {"enabled": True}, "operator": {"clusterId": "c1"},
+                                                 "replicas": 1},  # kopf peering: one instance
+    "peering": {"peering": {"enabled": True}, "replicas": 1},
     "service-monitor": {"metrics": {"serviceMonitor": {"enabled": True}}},
 }
 

@@ -44,9 +44,9 @@ def test_install_upgrade_uninstall(helm: Path, full_cluster: ClusterHandle, full
         assert "delete every Application first" in notes and "kubectl get oapp -A" in notes
 
         deployment = apps.read_namespaced_deployment(fullname, full_namespace)
-        assert deployment.status.available_replicas == 1
+        assert deployment.status.available_replicas == 2  # one leads, one stands by (leader election)
         pods = core.list_namespaced_pod(full_namespace, label_selector=f"app.kubernetes.io/instance={release}").items
-        assert len(pods) == 1 and pods[0].status.phase == "Running"
+        assert len(pods) == 2 and {p.status.phase for p in pods} == {"Running"}
         pod = pods[0].spec
         assert (pod.security_context.run_as_user, pod.security_context.run_as_group) == (65532, 65532)
         assert pod.security_context.run_as_non_root is True

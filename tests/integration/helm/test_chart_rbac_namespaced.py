@@ -26,7 +26,7 @@ from tools.devcluster.pytest_plugin import default_wait, wait_until
 @pytest.mark.parametrize("mode", ["full", "leastPrivilege"])
 def test_namespace_scoped_mode(mode: str, chart_install: Any, chart_operator: Any, full_cluster: ClusterHandle,
                                full_namespace: str, full_kube_api: Any) -> None:
-    release = chart_install({"rbac": {"mode": mode, "namespaced": True}, "peering": {"enabled": True},
+    release = chart_install({"rbac": {"mode": mode, "namespaced": True}, "peering": {"enabled": True}, "replicas": 1,
                              "operator": {"watchNamespaces": [full_namespace], "defaultInterval": "30s",
                                           # full mode: the operator's own identity, the explicit opt-in
                                           "useOperatorIdentity": mode == "full"}})

@@ -35,6 +35,7 @@ EXPECTED = {
     "oam_operator_watch_cache_objects": ("gauge", set()),
     "oam_operator_watch_cache_bytes": ("gauge", set()),
     "oam_operator_watches": ("gauge", {"group", "kind", "state"}),
+    "oam_operator_leader": ("gauge", {"shard"}),
 }
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "operator.md"
 
@@ -53,6 +54,7 @@ def test_every_metric_has_its_name_type_and_labels() -> None:
     metrics.count_request("GET", 200)
     metrics.set_application("shop", "shop", 6, 3)
     metrics.set_watch_state("apps", "Deployment", "synced")
+    metrics.leader.labels(shard="eu-1").set(1)
     families = _families(metrics)
     ours = {name for name in families if name.startswith("oam_operator_") and not name.endswith("_created")}
     assert ours == set(EXPECTED)

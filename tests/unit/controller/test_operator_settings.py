@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -52,6 +53,12 @@ DEFAULTS = {
     "admission_secret": "",
     "admission_hosts": (),
     "admission_webhook_configuration": "",
+    "leader_election": True,
+    "leader_election_id": "oam-operator",
+    "leader_election_lease_duration": "15s",
+    "leader_election_renew_deadline": "10s",
+    "leader_election_retry_period": "2s",
+    "operator_namespace": "",
 }
 
 # One valid non-default value per setting, as text (environment) and as the parsed value.
@@ -97,6 +104,12 @@ VALUES: dict[str, tuple[str, Any]] = {
     "admission_secret": ("oam-system/oam-webhook-tls", "oam-system/oam-webhook-tls"),
     "admission_hosts": ("oam-webhook.oam-system.svc, 127.0.0.1,", ("oam-webhook.oam-system.svc", "127.0.0.1")),
     "admission_webhook_configuration": ("oam-admission", "oam-admission"),
+    "leader_election": ("off", False),
+    "leader_election_id": ("oam-eu", "oam-eu"),
+    "leader_election_lease_duration": ("30s", "30s"),
+    "leader_election_renew_deadline": ("5s", "5s"),
+    "leader_election_retry_period": ("1s", "1s"),
+    "operator_namespace": ("oam-system", "oam-system"),
 }
 
 
@@ -256,6 +269,12 @@ INVALID = [
     ("admission_secret", "Oam/x", "must be NAMESPACE/NAME of a Secret"),
     ("admission_hosts", "svc,Bad_Host", '"Bad_Host" is neither a DNS name nor an IP address'),
     ("admission_webhook_configuration", "Bad", "must be a DNS-1123 subdomain"),
+    ("leader_election", "maybe", "must be true or false"),
+    ("leader_election_id", "Oam", "must be a DNS-1123 subdomain"),
+    ("leader_election_lease_duration", "15", "must be a duration such as 30s, 10m or 1h30m"),
+    ("leader_election_renew_deadline", "-1s", "must be at least 0s"),
+    ("leader_election_retry_period", "soon", "must be a duration such as 30s, 10m or 1h30m"),
+    ("operator_namespace", "oam.system", "must be a DNS-1123 label"),
 ]
 
 
@@ -310,3 +329,54 @@ def test_the_first_invalid_setting_is_reported() -> None:
 def test_direct_construction_validates_as_well() -> None:
     with pytest.raises(ValueError, match="must be at least 30s"):
         Settings(default_interval="5s")
+
+
+@pytest.mark.parametrize(("given", "setting", "message"), [
+    ({"leader_election_renew_deadline": "15s"}, "leader_election_renew_deadline",
+     "--leader-election-renew-deadline (15s) must be less than --leader-election-lease-duration (15s): the leader "
+     "stops reconciling at the renew deadline, and another instance may take the Lease over only after the lease "
+     "duration"),
+    ({"leader_election_lease_duration": "8s"}, "leader_election_renew_deadline",
+     "--leader-election-renew-deadline (10s) must be less than --leader-election-lease-duration (8s): "),
+    ({"leader_election_retry_period": "10s"}, "leader_election_retry_period",
+     "--leader-election-retry-period (10s) must be less than --leader-election-renew-deadline (10s): the leader "
+     "renews every retry period and must be able to retry before the renew deadline"),
+    ({"leader_election_lease_duration": "500ms", "leader_election_renew_deadline": "200ms",
+      "leader_election_retry_period": "100ms"}, "leader_election_lease_duration",
+     "--leader-election-lease-duration (500ms) must be at least 1s (a Lease counts whole seconds)"),
+])
+def test_lease_settings_that_cannot_work_are_refused_at_start_with_the_rule(
+        given: dict[str, str], setting: str, message: str) -> None:
+    error = Settings.from_sources(given, {}).combination_error()
+    assert error is not None and error.setting == setting and str(error).startswith(message)
+    assert Settings.from_sources({**given, "leader_election": "off"}, {}).combination_error() is None
+
+
+def test_the_lease_lives_in_the_operators_namespace(tmp_path: Any) -> None:
+    missing = tmp_path / "no-such-file"
+    settings = Settings()
+    assert settings.lease_namespace({"POD_NAMESPACE": "oam-system"}, missing) == "oam-system"
+    assert Settings(operator_namespace="ops").lease_namespace({"POD_NAMESPACE": "oam-system"}, missing) == "ops"
+    mounted = tmp_path / "namespace"
+    mounted.write_text("from-token\n")
+    assert settings.lease_namespace({}, mounted) == "from-token"
+    assert settings.lease_namespace({}, missing) == ""
+    error = settings.combination_error({}, missing)
+    assert error is not None and error.setting == "operator_namespace"
+    assert str(error) == ("--leader-election needs the operator's namespace for its Lease: set POD_NAMESPACE (the "
+                          "chart does) or --operator-namespace (OAM_OPERATOR_OPERATOR_NAMESPACE), or turn it off "
+                          "with --no-leader-election")
+    assert Settings(leader_election=False).combination_error({}, missing) is None
+    assert settings.combination_error({"POD_NAMESPACE": "oam-system"}, missing) is None
+
+
+def test_a_dev_instance_takes_no_part_in_the_election() -> None:
+    assert Settings().elects and not Settings(dev=True).elects and not Settings(leader_election=False).elects
+    assert Settings(dev=True).combination_error({}, Path("/nonexistent")) is None  # no Lease: no namespace needed
+
+
+def test_one_lease_per_shard() -> None:
+    assert Settings().lease_name == "oam-operator"
+    assert Settings(shard="eu-1").lease_name == "oam-operator-shard-eu-1"
+    assert Settings(leader_election_id="oam-b", shard="x").lease_name == "oam-b-shard-x"
+    assert Settings().lease_timings == (15.0, 10.0, 2.0)

@@ -93,7 +93,8 @@ def test_cert_manager_issues_and_injects(render: Render) -> None:
         container(objects)["volumeMounts"])
     pod = one(objects, "Deployment")["spec"]["template"]["spec"]
     assert {"name": "webhook-tls", "secret": {"secretName": "oam-oam-operator-webhook-tls"}} in pod["volumes"]
-    assert of_kind(objects, "Role") == []  # cert-manager owns the Secret and the CA bundle
+    # cert-manager owns the Secret and the CA bundle: no Role but leader election's
+    assert [r["metadata"]["name"] for r in of_kind(objects, "Role")] == ["oam-oam-operator-leader-election"]
 
 
 def test_watched_namespaces_limit_what_is_validated(render: Render) -> None:

@@ -28,7 +28,9 @@ def test_deployment_shape(render: Render) -> None:
     objects = render()
     deployment = one(objects, "Deployment")
     spec = deployment["spec"]
-    assert spec["replicas"] == 1 and spec["strategy"] == {"type": "Recreate"}
+    # Two instances, one leading (test_chart_leader_election.py); rolled with one always running.
+    assert spec["replicas"] == 2
+    assert spec["strategy"] == {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}}
     pod = spec["template"]["spec"]
     assert pod["terminationGracePeriodSeconds"] == 60
     assert pod["serviceAccountName"] == "oam-oam-operator"
@@ -38,9 +40,12 @@ def test_deployment_shape(render: Render) -> None:
     assert main_container["livenessProbe"] == {
         "httpGet": {"path": "/healthz", "port": "health"}, "initialDelaySeconds": 10, "periodSeconds": 20,
         "timeoutSeconds": 5, "failureThreshold": 3}
-    assert "readinessProbe" not in main_container
+    assert main_container["readinessProbe"] == {
+        "httpGet": {"path": "/healthz", "port": "health"}, "periodSeconds": 5, "timeoutSeconds": 5, "failureThreshold": 3}
     assert {p["name"]: p["containerPort"] for p in main_container["ports"]} == {"metrics": 8080, "health": 8081}
     assert {"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}} in main_container["env"]
+    assert {"name": "POD_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}} in (
+        main_container["env"])
     assert main_container["resources"] == {"requests": {"cpu": "100m", "memory": "256Mi"},
                                            "limits": {"memory": "1Gi"}}
     assert main_container["volumeMounts"] == [{"name": "tmp", "mountPath": "/tmp"}]
@@ -61,7 +66,8 @@ def test_restricted_pod_security(render: Render) -> None:
 
 def test_default_arguments_are_the_documented_defaults(render: Render) -> None:
     argv = args(render())
-    assert settings_of(argv) == Settings.from_sources({}, {})
+    # the one difference: the Lease is named after the release (two releases in one namespace)
+    assert settings_of(argv) == Settings.from_sources({"leader_election_id": "oam-oam-operator"}, {})
     # --kube-api-qps is not passed: the bucket lasts only until the server shows APF.
     assert not any(arg.startswith("--kube-api-qps") for arg in argv)
     assert not settings_of(argv).kube_api_qps_explicit
@@ -86,6 +92,8 @@ def test_every_operator_value_reaches_its_flag(render: Render) -> None:
         },
         "metrics": {"port": 9090}, "health": {"port": 9091}, "peering": {"enabled": True, "name": "ops",
                                                                         "priority": 7},
+        "replicas": 1,  # kopf peering pauses instances of equal priority: one instance
+        "leaderElection": {"enabled": False},
     }
     objects = render(values)
     settings = settings_of(args(objects))
@@ -104,6 +112,8 @@ def test_every_operator_value_reaches_its_flag(render: Render) -> None:
         # admission is off by default (tests/unit/helm/test_chart_admission.py covers its values)
         "admission": False, "admission_address": "0.0.0.0", "admission_port": 9443, "admission_cert_dir": "",
         "admission_secret": "", "admission_hosts": [], "admission_webhook_configuration": "",
+        "leader_election": False, "leader_election_id": "oam-operator", "leader_election_lease_duration": "15s",
+        "leader_election_renew_deadline": "10s", "leader_election_retry_period": "2s", "operator_namespace": "",
     }
     assert settings_of(args(objects)).kube_api_qps_explicit
     env = container(objects)["env"]

@@ -32,6 +32,6 @@ def test_helm_lint_strict(helm: Path, helm_home: Path, name: str) -> None:
 
 
 def test_helm_lint_rejects_an_unknown_top_level_value(helm: Path, helm_home: Path) -> None:
-    result = run_helm(helm, ["lint", str(CHART), "--set", "replicas=2"], helm_home, check=False)
+    result = run_helm(helm, ["lint", str(CHART), "--set", "replicaCount=2"], helm_home, check=False)
     assert result.returncode != 0
-    assert "additional properties 'replicas' not allowed" in result.stdout + result.stderr
+    assert "additional properties 'replicaCount' not allowed" in result.stdout + result.stderr

@@ -68,7 +68,8 @@ def test_full_mode_is_the_default(render: Render) -> None:
     assert binding["roleRef"]["name"] == one(objects, "ClusterRole")["metadata"]["name"]
     assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "oam-oam-operator", "namespace": "oam-system"}]
     assert one(objects, "ServiceAccount")["metadata"]["name"] == "oam-oam-operator"
-    assert not of_kind(objects, "Role") and not of_kind(objects, "RoleBinding")
+    assert [o["metadata"]["name"] for o in of_kind(objects, "Role") + of_kind(objects, "RoleBinding")] == [
+        "oam-oam-operator-leader-election"] * 2  # only leader election's (test_chart_leader_election.py)
     assert "--no-require-service-account" in args(objects)
     assert "--readiness-watch" in args(objects)
     assert not [a for a in args(objects) if a.startswith("--namespace")]
@@ -131,7 +132,7 @@ def test_full_mode_without_the_cache_keeps_its_rules_and_does_not_watch(render: 
 def test_least_privilege_with_a_cluster_id_and_peering_and_extra_rules(render: Render) -> None:
     extra = {"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]}
     objects = render({"rbac": {"mode": "leastPrivilege", "extraRules": [extra]}, "operator": {"clusterId": "c1"},
-                      "peering": {"enabled": True}})
+                      "peering": {"enabled": True}, "replicas": 1})
     granted = rules(objects, "ClusterRole")
     assert not has_wildcard(granted)
     peering = {("kopf.dev", "clusterkopfpeerings", "", verb) for verb in ("get", "list", "watch", "patch")}
@@ -148,13 +149,14 @@ def test_namespace_scoped_mode_renders_a_role_per_namespace(render: Render) -> N
         assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
                                       "name": "oam-oam-operator"}
         assert binding["subjects"][0]["namespace"] == "oam-system"
-    assert len(of_kind(objects, "Role")) == 2 and len(of_kind(objects, "RoleBinding")) == 2
+    assert len(of_kind(objects, "Role")) == 3 and len(of_kind(objects, "RoleBinding")) == 3  # + leader election
     assert [a for a in args(objects) if a.startswith("--namespace")] == ["--namespace=team-a", "--namespace=team-b"]
 
 
 def test_namespace_scoped_least_privilege(render: Render) -> None:
     objects = render({"rbac": {"namespaced": True, "mode": "leastPrivilege"},
-                      "operator": {"watchNamespaces": ["team-a"], "clusterId": "c1"}, "peering": {"enabled": True}})
+                      "operator": {"watchNamespaces": ["team-a"], "clusterId": "c1"}, "peering": {"enabled": True},
+                      "replicas": 1})
     assert rule_set(rules(objects, "ClusterRole")) == CLUSTER_WIDE | NAMESPACE_OBSERVATION
     peering = {("kopf.dev", "kopfpeerings", "", verb) for verb in ("get", "list", "watch", "patch")}
     # the owned kinds are read in the watched namespace only, where the operator watches them
@@ -189,7 +191,7 @@ def test_namespace_scoped_least_privilege_splits_the_owned_kinds_by_scope(render
 def test_watching_namespaces_without_namespaced_rbac_keeps_the_cluster_role(render: Render) -> None:
     objects = render({"operator": {"watchNamespaces": ["team-a"]}})
     assert rule_set(rules(objects, "ClusterRole")) == FULL
-    assert not of_kind(objects, "Role")
+    assert [role["metadata"]["namespace"] for role in of_kind(objects, "Role")] == ["oam-system"]  # the Lease's
     assert "--namespace=team-a" in args(objects)
 
 
@@ -215,7 +217,7 @@ def test_service_monitor(render: Render) -> None:
 
 def test_peering_objects(render: Render) -> None:
     assert not [o for o in render() if o["apiVersion"].startswith("kopf.dev")]
-    objects = render({"peering": {"enabled": True, "priority": 50}})
+    objects = render({"peering": {"enabled": True, "priority": 50}, "replicas": 1})
     crds = {o["metadata"]["name"] for o in of_kind(objects, "CustomResourceDefinition")}
     assert {"clusterkopfpeerings.kopf.dev", "kopfpeerings.kopf.dev"} <= crds
     assert one(objects, "ClusterKopfPeering")["metadata"]["name"] == "oam-oam-operator"

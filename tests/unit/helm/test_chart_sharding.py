@@ -45,21 +45,21 @@ def test_one_deployment_per_shard(render: Render) -> None:
         selector = deployment["spec"]["selector"]["matchLabels"]
         assert selector["oam-operator.dev/shard-instance"] == shard
         assert selector.items() <= deployment["spec"]["template"]["metadata"]["labels"].items()
-        assert deployment["spec"]["replicas"] == 1 and deployment["spec"]["strategy"] == {"type": "Recreate"}
+        assert deployment["spec"]["replicas"] == 2 and deployment["spec"]["strategy"] == main["spec"]["strategy"]
         assert deployment["spec"]["template"]["spec"] == {**main["spec"]["template"]["spec"],
                                                            "containers": deployment["spec"]["template"]["spec"]
                                                            ["containers"]}
 
 
 def test_each_shard_peers_under_its_own_name(render: Render) -> None:
-    objects = render({"sharding": {"shards": ["eu"]}, "peering": {"enabled": True, "name": "ops"}})
+    objects = render({"sharding": {"shards": ["eu"]}, "peering": {"enabled": True, "name": "ops"}, "replicas": 1})
     assert sorted(o["metadata"]["name"] for o in of_kind(objects, "ClusterKopfPeering")) == ["ops", "ops-eu"]
     eu = one(objects, "Deployment", name="oam-oam-operator-eu")
     assert settings_of(_args(eu)).peering_name == "ops-eu"
 
 
 def test_namespaced_peering_per_shard(render: Render) -> None:
-    objects = render({"sharding": {"shards": ["eu"]}, "peering": {"enabled": True},
+    objects = render({"sharding": {"shards": ["eu"]}, "peering": {"enabled": True}, "replicas": 1,
                       "operator": {"watchNamespaces": ["a", "b"]}})
     peerings = {(o["metadata"]["namespace"], o["metadata"]["name"]) for o in of_kind(objects, "KopfPeering")}
     assert peerings == {("a", "oam-oam-operator"), ("a", "oam-oam-operator-eu"),

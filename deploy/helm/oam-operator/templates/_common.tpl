@@ -64,6 +64,16 @@ joins with --peering=<name> --shard=<shard>), one per line. */}}
 {{- end }}
 {{- end }}
 
+{{/* The Lease of each Deployment, one name a line: <fullname>, then <fullname>-shard-<shard> per shard
+(what the operator derives from --leader-election-id and --shard). */}}
+{{- define "oam-operator.leaseNames" -}}
+{{- $name := include "oam-operator.fullname" . }}
+{{- $name }}
+{{- range .Values.sharding.shards }}
+{{ printf "%s-shard-%s" $name . }}
+{{- end }}
+{{- end }}
+
 {{/* "true" when the operator's rights are confined to its watched namespaces (docs/chart.md#rbac). */}}
 {{- define "oam-operator.namespaced" -}}
 {{- if and .Values.rbac.namespaced .Values.operator.watchNamespaces }}true{{ end }}
@@ -93,6 +103,12 @@ unless cache.enabled=false (docs/chart.md#watches-of-owned-objects). */}}
 {{- end }}
 {{- if eq (int .Values.metrics.port) (int .Values.health.port) }}
 {{- fail "metrics.port and health.port must differ" }}
+{{- end }}
+{{- if and (not .Values.leaderElection.enabled) (gt (int .Values.replicas) 1) }}
+{{- fail "replicas > 1 needs leaderElection.enabled=true: without leader election every instance reconciles the same Applications" }}
+{{- end }}
+{{- if and .Values.peering.enabled (gt (int .Values.replicas) 1) }}
+{{- fail "peering.enabled=true with replicas > 1: kopf peering pauses every instance of equal priority; leader election (leaderElection.enabled) chooses the instance that reconciles" }}
 {{- end }}
 {{- end }}
 
@@ -143,6 +159,15 @@ unless cache.enabled=false (docs/chart.md#watches-of-owned-objects). */}}
 - --health-port={{ int .Values.health.port }}
 - --log-format={{ $o.logFormat }}
 - --log-level={{ $o.logLevel }}
+{{- with .Values.leaderElection }}
+- {{ include "oam-operator.boolFlag" (dict "flag" "leader-election" "value" .enabled) }}
+{{- if .enabled }}
+- --leader-election-id={{ include "oam-operator.fullname" $ }}
+- --leader-election-lease-duration={{ .leaseDuration }}
+- --leader-election-renew-deadline={{ .renewDeadline }}
+- --leader-election-retry-period={{ .retryPeriod }}
+{{- end }}
+{{- end }}
 {{- if .Values.peering.enabled }}
 - --peering={{ include "oam-operator.peeringName" . }}
 - --priority={{ int .Values.peering.priority }}

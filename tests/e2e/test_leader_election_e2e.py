@@ -1,0 +1,458 @@
+"""Two instances of the operator on one control plane, one Lease (docs/operator.md#leader-election).
+
+Each test runs two ``oam-operator run`` host processes with the same settings in its own
+namespace (the Lease's too); the kill and pause tests with short lease settings (6s/4s/1s) to
+keep their runtime small, the hand-over test with the defaults (15s/10s/2s). The
+API server writes an audit log (a control plane of this module's own, minimal profile: ConfigMaps
+need no controllers), and each instance's user agent names it (``POD_NAME``), so the tests count
+every write each instance made to each object — what "no duplicate writes" means.
+
+- kill -9 of the leader mid-apply of a 300-object Application: the standby finishes it; every
+  object is in the inventory (0 untracked); every write of the killed leader landed before the
+  standby's first, and no instance wrote an object twice.
+- SIGSTOP of the leader mid-apply past its lease: the standby takes over and finishes; the paused
+  one, resumed, sends no write and exits 1.
+- the leader cut off from the API server (a proxy that stops forwarding) mid-apply: it exits by
+  itself at its renew deadline, before the standby takes over.
+- SIGTERM of the leader: it releases the Lease and the standby leads within about a second.
+
+Not yet guaranteed (the reconciler's rule, not the election's): the new leader re-applies, once,
+each object the old one created after its last status write — the inventory records such an
+item without ``lastAppliedAt``, and an item never known to be applied is due
+(``reconciler/reconciler.py``, ``_settle``). The re-apply changes nothing (server-side apply of the
+same object), but it is a second write to the object; the tests count these objects and require
+that only the new leader made them, strictly after the old leader's last write.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+import urllib.request
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from kubernetes import client
+
+from oam_operator.controller.inventorycodec import read_inventory
+from tools.devcluster import devcluster as dc
+from tools.devcluster.pytest_plugin import api_client, require_cluster, wait_until
+
+pytestmark = pytest.mark.cluster
+
+ROOT = Path(__file__).resolve().parents[2]
+DOMAIN = "oam-operator.dev"
+LEASE = ("--leader-election-lease-duration", "6s", "--leader-election-renew-deadline", "4s",
+         "--leader-election-retry-period", "1s")
+WRITES = frozenset({"create", "update", "patch", "delete", "deletecollection"})
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Instance:
+    name: str
+    process: subprocess.Popen[bytes]
+    log_path: Path
+    metrics_port: int
+    health_port: int
+
+    def health(self) -> tuple[int, dict[str, Any]]:
+        with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(
+                f"http://127.0.0.1:{self.health_port}/healthz", timeout=5) as response:
+            return int(response.status), json.loads(response.read())
+
+    def leader_gauge(self) -> float | None:
+        try:
+            with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(
+                    f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=2) as response:
+                text = response.read().decode()
+        except OSError:
+            return None
+        for line in text.splitlines():
+            if line.startswith("oam_operator_leader{"):
+                return float(line.rsplit(" ", 1)[1])
+        return None
+
+    def logs(self) -> list[dict[str, Any]]:
+        entries = []
+        for line in self.log_path.read_text(errors="replace").splitlines():
+            try:
+                entries.append(json.loads(line))
+            except ValueError:
+                continue
+        return entries
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGCONT)
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+@dataclass
+class Plane:
+    handle: dc.ClusterHandle
+    audit_log: Path
+    api: Any
+
+
+@pytest.fixture(scope="module")
+def plane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Plane]:
+    run_dir = tmp_path_factory.mktemp("audited")
+    try:
+        started = dc.start("minimal", run_dir=run_dir / "run", audit=True)
+    except dc.DevclusterError as error:
+        if require_cluster():
+            pytest.fail(str(error), pytrace=False)
+        pytest.skip(str(error))
+    api = api_client(started.handle)
+    extensions = client.ApiextensionsV1Api(api)
+    for path in sorted((ROOT / "crds").glob("*.yaml")):
+        extensions.create_custom_resource_definition(yaml.safe_load(path.read_text()))
+
+    def established() -> bool:
+        return all(any(c.type == "Established" and c.status == "True"
+                       for c in (extensions.read_custom_resource_definition(name).status.conditions or []))
+                   for name in ("applications.oam-operator.dev", "clusterprofiles.oam-operator.dev"))
+
+    wait_until(established, 60, "the CRDs to be Established")
+    try:
+        yield Plane(started.handle, run_dir / "run" / "logs" / "audit.log", api)
+    finally:
+        api.close()
+        started.stop()
+
+
+@pytest.fixture
+def namespace(plane: Plane, request: pytest.FixtureRequest) -> str:
+    name = "le-" + request.node.name.removeprefix("test_").replace("_", "-")[:40].strip("-")
+    client.CoreV1Api(plane.api).create_namespace({"metadata": {"name": name}})
+    return name
+
+
+@pytest.fixture
+def start(plane: Plane, namespace: str, tmp_path: Path,
+          request: pytest.FixtureRequest) -> Iterator[Callable[..., Instance]]:
+    started: list[Instance] = []
+
+    def run(name: str, lease: tuple[str, ...] = LEASE, kubeconfig: str | None = None) -> Instance:
+        metrics_port, health_port = free_port(), free_port()
+        log_path = tmp_path / f"{name}.log"
+        args = [str(Path(sys.executable).parent / "oam-operator"), "run", "--kubeconfig",
+                kubeconfig or plane.handle.kubeconfig,
+                "--namespace", namespace, "--operator-namespace", namespace, "--metrics-port", str(metrics_port),
+                "--health-port", str(health_port), "--log-format", "json", "--use-operator-identity",
+                "--default-profile", "", *lease]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("OAM_OPERATOR_")}
+        env["POD_NAME"] = name
+        with log_path.open("wb") as log:
+            process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+        instance = Instance(name, process, log_path, metrics_port, health_port)
+        started.append(instance)
+
+        def serving() -> bool:
+            if process.poll() is not None:
+                pytest.fail(f"{name} exited with {process.returncode}:\n{log_path.read_text()[-3000:]}")
+            return instance.leader_gauge() is not None
+
+        wait_until(serving, 60, f"{name}'s metrics")
+        return instance
+
+    yield run
+    for instance in started:
+        instance.stop()
+    if getattr(request.node, "rep_call", None) is not None and request.node.rep_call.failed:
+        for instance in started:
+            sys.stderr.write(f"\n--- {instance.name} ---\n{instance.log_path.read_text()[-4000:]}\n")
+
+
+# -- helpers --------------------------------------------------------------------------------------
+
+
+def holder(plane: Plane, namespace: str) -> str:
+    try:
+        lease = client.CoordinationV1Api(plane.api).read_namespaced_lease("oam-operator", namespace)
+    except client.ApiException as error:
+        if error.status == 404:
+            return ""
+        raise
+    return str(lease.spec.holder_identity or "")
+
+
+def leader_of(plane: Plane, namespace: str, *instances: Instance) -> Instance:
+    current = holder(plane, namespace)
+    return next(i for i in instances if current.startswith(f"{i.name}_"))
+
+
+def apply_app(plane: Plane, namespace: str, name: str, objects: int) -> None:
+    components = [{"name": f"c{i:03d}", "type": "passthrough", "properties": {"object": {
+        "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"{name}-{i:03d}"}, "data": {"k": str(i)}}}}
+        for i in range(objects)]
+    body = {"apiVersion": f"{DOMAIN}/v1alpha1", "kind": "Application",
+            "metadata": {"name": name, "namespace": namespace}, "spec": {"components": components}}
+    client.CustomObjectsApi(plane.api).create_namespaced_custom_object(DOMAIN, "v1alpha1", namespace,
+                                                                        "applications", body)
+
+
+def app(plane: Plane, namespace: str, name: str) -> dict[str, Any]:
+    found: dict[str, Any] = client.CustomObjectsApi(plane.api).get_namespaced_custom_object(
+        DOMAIN, "v1alpha1", namespace, "applications", name)
+    return found
+
+
+def wait_ready(plane: Plane, namespace: str, name: str, objects: int, timeout: float = 180) -> dict[str, Any]:
+    def ready() -> dict[str, Any] | None:
+        status = app(plane, namespace, name).get("status") or {}
+        return status if status.get("state") == "Ready" and status.get("objects") == objects else None
+
+    result: dict[str, Any] = wait_until(ready, timeout, f"{name} Ready with {objects} objects")
+    return result
+
+
+def owned_configmaps(plane: Plane, namespace: str) -> set[str]:
+    items = client.CoreV1Api(plane.api).list_namespaced_config_map(namespace, label_selector=f"{DOMAIN}/owner-id")
+    return {item.metadata.name for item in items.items}
+
+
+def inventory_names(status: dict[str, Any]) -> set[str]:
+    return {item.name for item in read_inventory(status)}
+
+
+def audit_writes(plane: Plane, namespace: str) -> list[dict[str, Any]]:
+    """Successful writes the API server recorded in ``namespace`` by an instance (its user agent)."""
+    writes = []
+    for line in plane.audit_log.read_text(errors="replace").splitlines():
+        event = json.loads(line)
+        ref = event.get("objectRef") or {}
+        code = (event.get("responseStatus") or {}).get("code", 0)
+        agent = str(event.get("userAgent") or "")
+        if (ref.get("namespace") == namespace and event.get("verb") in WRITES and 200 <= code < 300
+                and agent.startswith("oam-operator/") and event.get("stage") == "ResponseComplete"):
+            writes.append({"agent": agent, "verb": event["verb"], "resource": ref.get("resource"),
+                           "name": ref.get("name"), "at": datetime.fromisoformat(event["stageTimestamp"])})
+    return writes
+
+
+def by_instance(write: dict[str, Any]) -> str:
+    return str(write["agent"]).rsplit("(", 1)[-1].rstrip(")")
+
+
+def assert_one_writer_at_a_time(plane: Plane, namespace: str, first: str, second: str) -> set[str]:
+    """No split brain: every write of ``first`` landed before the first write of ``second``; each
+    object has at most one write by each. Returns the objects both wrote (see the module docstring)."""
+    writes = audit_writes(plane, namespace)
+    of_first = [w for w in writes if by_instance(w) == first]
+    of_second = [w for w in writes if by_instance(w) == second]
+    assert of_first and of_second
+    assert max(w["at"] for w in of_first) < min(w["at"] for w in of_second)
+    configmaps = [w for w in writes if w["resource"] == "configmaps"]
+    per_writer = Counter((by_instance(w), str(w["name"])) for w in configmaps)
+    assert set(per_writer.values()) == {1}, [key for key, count in per_writer.items() if count > 1][:10]
+    firsts = {str(w["name"]) for w in of_first if w["resource"] == "configmaps"}
+    seconds = {str(w["name"]) for w in of_second if w["resource"] == "configmaps"}
+    return firsts & seconds
+
+
+def wait_objects(plane: Plane, namespace: str, at_least: int) -> int:
+    count: int = wait_until(lambda: len(owned_configmaps(plane, namespace)) >= at_least and
+                            len(owned_configmaps(plane, namespace)), 120, f"{at_least} objects created", step=0.05)
+    return count
+
+
+# -- the tests ------------------------------------------------------------------------------------
+
+
+def test_kill_9_of_the_leader_mid_apply_the_standby_finishes_without_double_work(
+        plane: Plane, namespace: str, start: Callable[..., Instance]) -> None:
+    a = start("inst-a")
+    wait_until(lambda: holder(plane, namespace).startswith("inst-a_"), 30, "inst-a to lead")
+    b = start("inst-b")
+    assert b.leader_gauge() == 0.0 and a.leader_gauge() == 1.0
+    apply_app(plane, namespace, "big", 300)
+    created = wait_objects(plane, namespace, 40)
+    a.process.send_signal(signal.SIGKILL)
+    killed = time.monotonic()
+    a.process.wait()
+    assert created < 300, "the apply finished before the kill; the test needs it mid-way"
+    wait_until(lambda: b.leader_gauge() == 1.0, 30, "inst-b to lead")
+    took_over = time.monotonic() - killed
+    status = wait_ready(plane, namespace, "big", 300)
+    names = {f"big-{i:03d}" for i in range(300)}
+    assert owned_configmaps(plane, namespace) == names  # 0 untracked: the owner label on exactly these
+    assert inventory_names(status) == names
+    assert_one_writer_at_a_time(plane, namespace, "inst-a", "inst-b")
+    assert took_over <= 6 + 1 + 1  # the lease duration after the last renewal, plus the retry period
+    assert leader_of(plane, namespace, a, b) is b
+
+
+def test_a_paused_leader_is_replaced_and_once_resumed_writes_nothing(
+        plane: Plane, namespace: str, start: Callable[..., Instance]) -> None:
+    a = start("inst-a")
+    wait_until(lambda: holder(plane, namespace).startswith("inst-a_"), 30, "inst-a to lead")
+    b = start("inst-b")
+    apply_app(plane, namespace, "work", 300)
+    wait_objects(plane, namespace, 40)
+    a.process.send_signal(signal.SIGSTOP)  # its passes are mid-way: the next write is already due
+    wait_until(lambda: b.leader_gauge() == 1.0, 30, "inst-b to take over from the paused leader")
+    assert leader_of(plane, namespace, a, b) is b
+    wait_ready(plane, namespace, "work", 300)
+    resumed = datetime.now(UTC)
+    a.process.send_signal(signal.SIGCONT)
+    assert a.process.wait(timeout=20) == 1  # it lost the Lease: exits to stand by clean
+    time.sleep(1)
+    late = [w for w in audit_writes(plane, namespace) if by_instance(w) == "inst-a" and w["at"] >= resumed]
+    assert late == []
+    assert any(e.get("msg", "").startswith("leader election lost") for e in a.logs())
+    names = {f"work-{i:03d}" for i in range(300)}
+    assert owned_configmaps(plane, namespace) == names
+    assert_one_writer_at_a_time(plane, namespace, "inst-a", "inst-b")
+    assert b.process.poll() is None and b.leader_gauge() == 1.0
+
+
+class Blackhole:
+    """A TCP proxy to the API server that can stop forwarding (``cut``): every request through it,
+    open or new, then hangs — the API server is unreachable for the instance behind it."""
+
+    def __init__(self, server: str) -> None:
+        parsed = urllib.parse.urlsplit(server)
+        self.target = (parsed.hostname or "127.0.0.1", int(parsed.port or 443))
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self.listener.getsockname()[1])
+        self.cut = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            if self.cut.is_set():
+                continue  # accepted, never answered
+            upstream = socket.create_connection(self.target)
+            for source, sink in ((conn, upstream), (upstream, conn)):
+                threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
+
+    def _pipe(self, source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                if not self.cut.is_set():
+                    sink.sendall(data)
+        except OSError:
+            return
+
+    def kubeconfig(self, original: str, path: Path) -> str:
+        config = yaml.safe_load(Path(original).read_text())
+        config["clusters"][0]["cluster"]["server"] = f"https://127.0.0.1:{self.port}"
+        path.write_text(json.dumps(config))
+        return str(path)
+
+
+def test_a_leader_cut_off_from_the_api_server_stops_before_the_standby_starts(
+        plane: Plane, namespace: str, start: Callable[..., Instance], tmp_path: Path) -> None:
+    blackhole = Blackhole(plane.handle.server)
+    a = start("inst-a", LEASE, blackhole.kubeconfig(plane.handle.kubeconfig, tmp_path / "through-proxy.kubeconfig"))
+    wait_until(lambda: holder(plane, namespace).startswith("inst-a_"), 30, "inst-a to lead")
+    b = start("inst-b")
+    apply_app(plane, namespace, "cut", 300)
+    wait_objects(plane, namespace, 40)
+    blackhole.cut.set()
+    cut = time.time()
+    assert a.process.wait(timeout=30) == 1  # by itself, at its renew deadline
+    exited = time.time()
+    wait_until(lambda: b.leader_gauge() == 1.0, 30, "inst-b to take over")
+    led = next(stamp(e) for e in b.logs() if e.get("msg") == "became the leader")
+    assert exited < led  # stopped before the standby started (6s lease − 4s renew deadline = 2 s apart)
+    assert exited - cut <= 4 + 1  # the renew deadline after its last renewal, at most, plus the watchdog
+    lost = next(e for e in a.logs() if str(e.get("msg", "")).startswith("leader election lost"))
+    assert stamp(lost) < led
+    wait_ready(plane, namespace, "cut", 300)
+    assert owned_configmaps(plane, namespace) == {f"cut-{i:03d}" for i in range(300)}
+    assert_one_writer_at_a_time(plane, namespace, "inst-a", "inst-b")
+
+
+def stamp(entry: dict[str, Any]) -> float:
+    return datetime.fromisoformat(str(entry["ts"]).replace("Z", "+00:00")).timestamp()
+
+
+def test_sigterm_hands_the_lease_over_at_once(
+        plane: Plane, namespace: str, start: Callable[..., Instance]) -> None:
+    a = start("inst-a", ())  # the default lease settings: a hand-over must not wait for them
+    wait_until(lambda: holder(plane, namespace).startswith("inst-a_"), 30, "inst-a to lead")
+    b = start("inst-b", ())
+    assert b.leader_gauge() == 0.0
+    # Liveness is 200 for the standby too, and says which one it is.
+    status, answer = b.health()
+    assert status == 200 and answer["leadership"]["role"] == "standby"
+    assert answer["leadership"]["holder"].startswith("inst-a_")
+    apply_app(plane, namespace, "small", 3)
+    wait_ready(plane, namespace, "small", 3)
+    stopping = time.monotonic()
+    a.process.send_signal(signal.SIGTERM)
+    wait_until(lambda: holder(plane, namespace).startswith("inst-b_"), 10, "inst-b to hold the Lease", step=0.05)
+    handed_over = time.monotonic() - stopping
+    assert a.process.wait(timeout=30) == 0
+    assert handed_over < 5  # far sooner than the lease duration (15 s): released, not expired
+    assert any(e.get("msg") == "released the Lease" for e in a.logs())
+    wait_until(lambda: b.leader_gauge() == 1.0, 5, "inst-b's gauge to say it leads")
+    # The new leader reconciles: a change is applied by inst-b.
+    patch = {"spec": {"components": [*app(plane, namespace, "small")["spec"]["components"], {
+        "name": "extra", "type": "passthrough", "properties": {"object": {
+            "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "small-extra"}, "data": {"k": "x"}}}}]}}
+    client.CustomObjectsApi(plane.api).patch_namespaced_custom_object(DOMAIN, "v1alpha1", namespace, "applications",
+                                                                       "small", patch)
+    wait_ready(plane, namespace, "small", 4, timeout=60)
+    extra = [w for w in audit_writes(plane, namespace) if w["name"] == "small-extra"]
+    assert extra and {by_instance(w) for w in extra} == {"inst-b"}
+
+
+def test_a_deletion_the_leader_finished_leaves_the_standby_nothing_to_do(
+        plane: Plane, namespace: str, start: Callable[..., Instance]) -> None:
+    """The standby's deletion handler waits for the Lease; once the leader removed the Application it
+    ends without a write, so taking over later runs no stale deletion."""
+    a = start("inst-a", ())
+    wait_until(lambda: holder(plane, namespace).startswith("inst-a_"), 30, "inst-a to lead")
+    b = start("inst-b", ())
+    apply_app(plane, namespace, "gone", 3)
+    wait_ready(plane, namespace, "gone", 3)
+    custom = client.CustomObjectsApi(plane.api)
+    custom.delete_namespaced_custom_object(DOMAIN, "v1alpha1", namespace, "applications", "gone")
+
+    def deleted() -> bool:
+        try:
+            app(plane, namespace, "gone")
+        except client.ApiException as error:
+            return error.status == 404
+        return False
+
+    wait_until(deleted, 60, "the leader to delete the Application")
+    time.sleep(6)  # the standby's handler checks every 5 s whether it is still there
+    a.process.send_signal(signal.SIGTERM)
+    assert a.process.wait(timeout=30) == 0
+    wait_until(lambda: b.leader_gauge() == 1.0, 10, "inst-b to lead")
+    time.sleep(2)
+    assert [e for e in b.logs() if e.get("msg") == "pass finished"] == []
+    assert [w for w in audit_writes(plane, namespace) if by_instance(w) == "inst-b" and w["resource"] != "leases"] == []
+    assert not [e for e in b.logs() if e.get("level") == "error"]

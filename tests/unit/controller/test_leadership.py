@@ -1,0 +1,137 @@
+"""The operator's side of leader election (docs/operator.md#leader-election): the fence refuses a
+pass request before it is sent, and the process learns of a lost Lease without the election loop."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+from kubernetes.client import ApiClient, Configuration
+from test_leaderelection import FakeLeases, LeaseView
+
+from oam_operator.controller.fence import NOT_LEADER, FencedRateLimiter
+from oam_operator.controller.leaderelection import Elector, LeaseTimings, Role
+from oam_operator.controller.leadership import Leadership, identity
+from oam_operator.reconciler.client import ClusterClient
+from oam_operator.reconciler.errors import TransientApiError
+from oam_operator.reconciler.ratelimit import RateLimiter
+
+
+def test_a_fenced_request_is_refused_before_it_is_sent() -> None:
+    configuration = Configuration()
+    configuration.host = "http://127.0.0.1:9"  # nothing listens: a request that went out would fail differently
+    leading = [False]
+    limiter = FencedRateLimiter(RateLimiter(0, 1), fence=lambda: leading[0])
+    client = ClusterClient(ApiClient(configuration), rate_limiter=limiter)
+    derived = client.impersonating("system:serviceaccount:team:deployer")  # a tenant's client: same fence
+    for each in (client, derived):
+        with pytest.raises(TransientApiError) as refused:
+            each.request("update", "PUT", "/api/v1/namespaces/team/configmaps/web", body={})
+        assert str(refused.value) == NOT_LEADER and refused.value.reason == "NotLeader" and refused.value.retryable
+    assert client.accounting.total == 0  # nothing was counted as sent
+    leading[0] = True
+    with pytest.raises(TransientApiError) as failed:
+        client.request("get", "GET", "/api/v1/namespaces")
+    assert failed.value.reason == "ConnectionError"  # now it went out
+    client.close()
+
+
+def test_the_fence_keeps_the_inner_buckets_rates() -> None:
+    inner = RateLimiter(50, 100)
+    fenced = FencedRateLimiter(inner)
+    fenced.configure(0.0, 100)  # the flow control turning the bucket off
+    assert inner.qps == 0.0 and fenced.qps == 0.0 and fenced.burst == 100
+    assert fenced.acquire() == 0.0 and fenced.acquire_idle() == 0.0
+
+
+def test_the_holder_identity_is_the_pod_name_and_a_random_suffix() -> None:
+    first, second = identity({"POD_NAME": "oam-operator-7d9f-x2"}), identity({"POD_NAME": "oam-operator-7d9f-x2"})
+    assert first.startswith("oam-operator-7d9f-x2_") and len(first) == len("oam-operator-7d9f-x2_") + 8
+    assert first != second
+    assert identity({"HOSTNAME": "host-a"}).startswith("host-a_")
+
+
+def test_a_leader_cut_off_from_the_api_server_is_told_at_its_renew_deadline() -> None:
+    """Real threads, short timings: the watchdog ends leadership although every request hangs."""
+    store = FakeLeases()
+    view = LeaseView(store)
+    elector = Elector(view, "a", LeaseTimings(2, 1, 0.2), clock=time.monotonic)
+    lost = threading.Event()
+    roles: list[bool] = []
+    leadership = Leadership(elector, "ns/oam-operator", on_lost=lost.set, on_role=roles.append)
+    leadership.start()
+    deadline = time.monotonic() + 5
+    while not leadership.leading() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert leadership.leading() and leadership.describe()["role"] == "leader"
+    hang = threading.Event()
+    original = view.get
+
+    def stuck() -> object:  # the API server stops answering: a request hangs far past the deadline
+        hang.wait(30)
+        return original()
+
+    view.get = stuck  # type: ignore[method-assign]
+    cut = time.monotonic()
+    assert lost.wait(5)
+    took = time.monotonic() - cut
+    assert not leadership.leading() and roles[-1] is False
+    assert took <= 1.0 + 0.3  # the renew deadline (1 s) after the last renewal, plus the watchdog's period
+    hang.set()
+
+
+def test_release_on_shutdown_clears_the_holder() -> None:
+    store = FakeLeases()
+    elector = Elector(LeaseView(store), "a", LeaseTimings(2, 1, 0.2), clock=time.monotonic)
+    leadership = Leadership(elector, "ns/oam-operator", on_lost=lambda: None)
+    leadership.start()
+    deadline = time.monotonic() + 5
+    while not leadership.leading() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert leadership.release() is True
+    assert store.lease is not None and store.lease["spec"]["holderIdentity"] == ""
+    assert not leadership.leading() and elector.role is Role.RELEASED
+
+
+class _Stopped:
+    """kopf's daemon stop flag, as far as the gate uses it."""
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+
+    def __bool__(self) -> bool:
+        return self.event.is_set()
+
+    async def wait(self) -> None:
+        await self.event.wait()
+
+
+class _Leading:
+    def __init__(self) -> None:
+        self.now = False
+
+    def leading(self) -> bool:
+        return self.now
+
+
+def test_a_pass_waits_at_the_gate_until_the_instance_leads() -> None:
+    from oam_operator.controller.handlers import _until_leading
+
+    async def scenario() -> None:
+        assert await _until_leading(None, asyncio.Event()) is True  # no leader election: at once
+        leadership, led = _Leading(), asyncio.Event()
+        waiting = asyncio.ensure_future(_until_leading(leadership, led, _Stopped()))  # type: ignore[arg-type]
+        await asyncio.sleep(0.05)
+        assert not waiting.done()  # standing by
+        leadership.now = True
+        led.set()
+        assert await asyncio.wait_for(waiting, 1) is True
+        standby, stopped = _Leading(), _Stopped()
+        waiting = asyncio.ensure_future(_until_leading(standby, asyncio.Event(), stopped))  # type: ignore[arg-type]
+        await asyncio.sleep(0.05)
+        stopped.event.set()  # the daemon is stopped (shutdown, the Application moved): no pass
+        assert await asyncio.wait_for(waiting, 2) is False
+
+    asyncio.run(scenario())
