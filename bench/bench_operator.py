@@ -59,12 +59,14 @@ def requests(metrics_port: int | list[int]) -> dict[str, float]:
     """The operator's own request counters (summed over several processes)."""
     if isinstance(metrics_port, list):
         parts = [requests(port) for port in metrics_port]
-        return {key: sum(part[key] for part in parts) for key in ("all", "writes")}
+        return {key: sum(part[key] for part in parts) for key in ("all", "writes", "lease")}
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     with opener.open(f"http://127.0.0.1:{metrics_port}/metrics", timeout=60) as response:
         text = response.read().decode()
-    totals = {"all": 0.0, "writes": 0.0}
+    totals = {"all": 0.0, "writes": 0.0, "lease": 0.0}  # lease: leader election's, one instance's own
     for line in text.splitlines():
+        if line.startswith("oam_operator_lease_requests_total{"):
+            totals["lease"] += float(line.rsplit(" ", 1)[1])
         if line.startswith("oam_operator_api_requests_total{"):
             value = float(line.rsplit(" ", 1)[1])
             totals["all"] += value
@@ -183,8 +185,9 @@ def print_audit_breakdown(audit_log: Path, offset: int, apps: int) -> int:
     print("|---|---|---|---|---|")
     for (agent, verb, resource), count in sorted(counts.items(), key=lambda kv: -kv[1]):
         print(f"| {agent} | {verb} | {resource} | {count} | {count / apps:.2f} |")
-    total = sum(counts.values())
-    print(f"| all | | | {total} | {total / apps:.2f} |\n")
+    total = sum(count for (_, _, resource), count in counts.items() if resource != "leases")
+    print(f"| all but leader election's Lease (one instance's own, not the Applications') | | | {total} | "
+          f"{total / apps:.2f} |\n")
     return total
 
 
@@ -352,6 +355,8 @@ def main() -> int:
         print(f"| steady state: reads per minute | {steady_all - steady_writes:.0f} (target ≤ 0.1 per Application "
               f"= {args.apps / 10:.0f}) |")
         print(f"| steady state: writes per minute | {steady_writes:.0f} (target 0) |")
+        print(f"| leader election: Lease requests per minute, per instance (apart from the above) | "
+              f"{(steady_end['lease'] - steady_start['lease']) / len(operators):.0f} |")
         print(f"| largest persisted status (compact JSON) | {sizes['status']:,} bytes (target < 1 MiB) |")
         print(f"| of which the inventory | {sizes['inventory']:,} bytes = {per_object:.1f} bytes per object |")
         print(f"| whole Application object | {sizes['object']:,} bytes |")
@@ -367,6 +372,7 @@ def main() -> int:
                 "last_write_after_ready_s": last_write_s, "settled": settled,
                 "steady_requests_per_min": steady_all, "steady_reads_per_min": steady_all - steady_writes,
                 "steady_writes_per_min": steady_writes, "shards": len(operators), "peak_rss_each_mib": rss_each,
+                "steady_lease_requests_per_min_each": (steady_end["lease"] - steady_start["lease"]) / len(operators),
                 "audit_requests_per_app": None if audited is None else audited / args.apps, "cpu_s": cpu,
                 "operator_args": args.operator_arg,
                 "status_bytes": sizes["status"], "inventory_bytes": sizes["inventory"],

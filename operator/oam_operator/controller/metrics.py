@@ -112,6 +112,13 @@ class OperatorMetrics:
             ["method", "code"],
             registry=r,
         )
+        self.lease_requests_total = Counter(
+            PREFIX + "lease_requests_total",
+            "Kubernetes API requests of leader election (its Lease), by method and HTTP status (or error): "
+            "an instance's own, whatever the number of Applications, so apart from api_requests_total.",
+            ["method", "code"],
+            registry=r,
+        )
         self.operations_total = Counter(
             PREFIX + "operations_total", "Operations of the object reconciler.", ["action"], registry=r
         )
@@ -204,9 +211,11 @@ class OperatorMetrics:
         """Count a pass that ended in an error (an HTTP status, or transform/validation/conflict/other)."""
         self.reconcile_errors_total.labels(type=str(error_type)).inc()
 
-    def count_request(self, method: str, status: int | None) -> None:
-        """Count one API request; ``status`` ``None`` or 0 means no response arrived (``code="error"``)."""
-        self.api_requests_total.labels(method=method.upper(), code=str(status) if status else "error").inc()
+    def count_request(self, method: str, status: int | None, *, lease: bool = False) -> None:
+        """Count one API request; ``status`` ``None`` or 0 means no response arrived (``code="error"``);
+        ``lease``: one of leader election's."""
+        counter = self.lease_requests_total if lease else self.api_requests_total
+        counter.labels(method=method.upper(), code=str(status) if status else "error").inc()
 
     def count_states_when_scraped(self, counts: Callable[[], Mapping[State | str, int]]) -> None:
         """The Applications-per-state gauge reads ``counts()`` (state -> Applications; missing

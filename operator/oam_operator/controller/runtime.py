@@ -55,16 +55,18 @@ STARTED = (*WATCHED, WatchedKind("", "v1", "configmaps", "ConfigMap"))
 
 
 class MeteredAccounting(RequestAccounting):
-    """Request accounting that also feeds ``oam_operator_api_requests_total``."""
+    """Request accounting that also feeds ``oam_operator_api_requests_total`` (``lease``:
+    ``oam_operator_lease_requests_total``, leader election's own)."""
 
-    def __init__(self, metrics: OperatorMetrics | None) -> None:
+    def __init__(self, metrics: OperatorMetrics | None, *, lease: bool = False) -> None:
         super().__init__()
         self.metrics = metrics
+        self.lease = lease
 
     def finished(self, verb: str, method: str, status: int) -> None:
         super().finished(verb, method, status)
         if self.metrics is not None:
-            self.metrics.count_request(method, status or None)
+            self.metrics.count_request(method, status or None, lease=self.lease)
 
 
 CACHE_MEASURE_INTERVAL = 5.0  # seconds: the watch cache is walked at most this often, however often scraped
@@ -137,7 +139,8 @@ class Runtime:
         lease_client = None
         if settings.elects:  # no bucket, requests within the renew deadline (leaseclient.py)
             _, renew, retry = settings.lease_timings
-            lease_client = ClusterClient(api, rate_limiter=RateLimiter(0, 1), accounting=MeteredAccounting(metrics),
+            lease_client = ClusterClient(api, rate_limiter=RateLimiter(0, 1),
+                                         accounting=MeteredAccounting(metrics, lease=True),
                                          user_agent=agent, request_timeout=(retry, max(retry, renew - retry)))
         api.close()
         return cls(settings, client, metrics, pass_client=pass_client, lease_client=lease_client)

@@ -23,6 +23,7 @@ EXPECTED = {
     "oam_operator_reconcile_duration_seconds": ("histogram", {"branch"}),
     "oam_operator_transform_duration_seconds": ("histogram", {"result"}),
     "oam_operator_api_requests": ("counter", {"method", "code"}),
+    "oam_operator_lease_requests": ("counter", {"method", "code"}),
     "oam_operator_operations": ("counter", {"action"}),
     "oam_operator_applications": ("gauge", {"state"}),
     "oam_operator_dependents": ("gauge", {"namespace", "name"}),
@@ -52,6 +53,7 @@ def _value(metrics: OperatorMetrics, metric: str, **labels: str) -> float | None
 def test_every_metric_has_its_name_type_and_labels() -> None:
     metrics = OperatorMetrics()
     metrics.count_request("GET", 200)
+    metrics.count_request("PUT", 200, lease=True)
     metrics.set_application("shop", "shop", 6, 3)
     metrics.set_watch_state("apps", "Deployment", "synced")
     metrics.leader.labels(shard="eu-1").set(1)
@@ -142,6 +144,9 @@ def test_helpers_update_the_series() -> None:
     metrics.count_request("GET", 0)
     assert _value(metrics, "oam_operator_api_requests_total", method="PATCH", code="200") == 1
     assert _value(metrics, "oam_operator_api_requests_total", method="GET", code="error") == 2
+    metrics.count_request("put", 200, lease=True)
+    assert _value(metrics, "oam_operator_lease_requests_total", method="PUT", code="200") == 1
+    assert _value(metrics, "oam_operator_api_requests_total", method="PUT", code="200") is None
     metrics.operations_total.labels(action="create").inc()
     assert _value(metrics, "oam_operator_operations_total", action="create") == 1
     counts: dict[State | str, int] = {State.READY: 3, "Error": 1}
