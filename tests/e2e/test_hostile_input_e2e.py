@@ -303,10 +303,16 @@ def test_an_existing_namespace_is_not_adopted_and_never_deleted(start_operator: 
     # the tenant's own Always, on the object or on the Application, changes nothing
     namespace["metadata"]["annotations"] = {f"{DOMAIN}/adoption-policy": "Always"}
     kube.apply_app("grab", {"adoptionPolicy": "Always", "components": [component]})
-    app = kube.wait_state("grab", "Error", "OwnershipConflict")
-    wait_until(lambda: kube.app("grab")["status"]["observedGeneration"] == kube.app("grab")["metadata"]["generation"],
-               default_wait(kube.cluster), "the pass of the new generation")
-    assert ready_message(kube.app("grab")) == refusal
+
+    def refused_again() -> dict[str, Any] | None:
+        """The new generation's pass ended (not only begun: it says "Restarting processing" first)."""
+        app = kube.app("grab")
+        status = app.get("status") or {}
+        ended = status.get("observedGeneration") == app["metadata"]["generation"] and status.get("state") == "Error"
+        return app if ended else None
+
+    app = wait_until(refused_again, default_wait(kube.cluster), "the pass of the new generation to end")
+    assert ready_message(app) == refusal
     assert kube.core.read_namespace(victim).metadata.labels.get(f"{DOMAIN}/owner-id") is None
     # the platform's setting adopts it, but deleting the Application leaves the Namespace and its data
     operator.stop()

@@ -34,6 +34,10 @@ from tools.devcluster.pytest_plugin import CLUSTERS, default_wait, wait_until
 IMAGE = "spec.template.spec.containers[name=main].image"
 NOT_WATCHING = "its drift is found at the reapply interval and waits for it use the backoff"
 NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+# These tests are about the watches: the operator is frozen (SIGSTOP) past its Lease, or runs as an
+# identity granted only what the watch needs, and a leader that lost its Lease exits by design
+# (docs/operator.md#leader-election, tested in test_leader_election_e2e.py).
+NO_ELECTION = ("--no-leader-election",)
 
 
 def watch_states(operator: OperatorProcess, group: str, kind: str) -> dict[str, float]:
@@ -95,13 +99,14 @@ def expired(plane: ControlPlane, path: str, version: str) -> bool:
         body["object"].get("code") == 410
 
 
-def restart_watch_cache_past(plane: ControlPlane, kube: Kube, path: str, seen: str, attempts: int = 3) -> int:
+def restart_watch_cache_past(plane: ControlPlane, kube: Kube, path: str, seen: str, attempts: int = 6) -> int:
     """Write, compact etcd at its current revision and restart etcd until the API server's watch
     cache of Deployments starts again past ``seen`` (a watch from it is answered 410); the
     compacted revision. One attempt can miss: when a Deployment event or a progress notification
     reaches the API server's watch of etcd between the write and the compaction (another test's
-    leftovers, the controller manager), that watch resumes from an uncompacted revision and the
-    cache does not start again; each attempt is told apart by the watch from ``seen``."""
+    leftovers, the controller manager; more of them while other tests share the cluster), that
+    watch resumes from an uncompacted revision and the cache does not start again; each attempt
+    is told apart by the watch from ``seen``."""
     wait = default_wait(kube.cluster)
     for attempt in range(attempts):
         kube.core.create_namespaced_config_map(kube.namespace, {"metadata": {"name": f"after-the-freeze-{attempt}"}})
@@ -132,7 +137,7 @@ def test_a_watch_that_gets_410_gone_lists_again_and_corrects_the_edit_made_in_th
     last chunk, a connection error, after which the watch waits 5 s and lists again anyway.)"""
     plane = CLUSTERS.planes.get("full")
     assert plane is not None, "this test restarts the full control plane's etcd: it needs the local one"
-    operator = start_operator(kube.namespace)
+    operator = start_operator(kube.namespace, *NO_ELECTION)
     kube.apply_app("shop", {"components": [deployment_component("web")]})
     kube.wait_ready("shop")
     wait = default_wait(kube.cluster)
@@ -217,7 +222,7 @@ def restricted_operator_identity(kube: Kube, tmp_path: Path, request: pytest.Fix
 def test_a_kind_the_operator_may_not_watch_is_given_up_once_and_read_per_call(
         start_operator: Any, kube: Kube, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     kubeconfig = restricted_operator_identity(kube, tmp_path, request)
-    operator = start_operator(kube.namespace, "--kubeconfig", str(kubeconfig))  # the later flag wins
+    operator = start_operator(kube.namespace, "--kubeconfig", str(kubeconfig), *NO_ELECTION)  # the later flag wins
     components = [deployment_component("web"), configmap_component("settings"), configmap_component("extra")]
     kube.apply_app("shop", {"components": components})
     kube.wait_ready("shop")
