@@ -268,16 +268,37 @@ def test_a_user_limited_to_one_namespace_sees_only_it_and_the_forbidden_one_as_s
     assert page.locator("tr[data-app]").count() == 0
 
 
-def test_an_unknown_context_is_a_message_in_the_page_in_a_narrow_window(
-        full_cluster: ClusterHandle, start_ui: Callable[..., str], browser: Any) -> None:
-    url = start_ui("--kubeconfig", full_cluster.kubeconfig, "--context", "no-such-context")
+def _closed_port_kubeconfig(tmp_path: Path) -> Path:
+    """A kubeconfig whose one context, ``nowhere``, names a server on a closed local port."""
+    path = tmp_path / "nowhere.kubeconfig"
+    path.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config",
+        "clusters": [{"name": "nowhere", "cluster": {"server": f"https://127.0.0.1:{free_port()}",
+                                                     "insecure-skip-tls-verify": True}}],
+        "users": [{"name": "nowhere", "user": {"token": "t"}}],
+        "contexts": [{"name": "nowhere", "context": {"cluster": "nowhere", "user": "nowhere"}}],
+        "current-context": "nowhere"}))
+    return path
+
+
+def test_an_unknown_context_and_an_unreachable_cluster_are_messages_in_a_narrow_page(
+        start_ui: Callable[..., str], browser: Any, tmp_path: Path) -> None:
+    kubeconfig = str(_closed_port_kubeconfig(tmp_path))
     context = browser.new_context(viewport={"width": 360, "height": 740})
     narrow = context.new_page()
     try:
-        narrow.goto(url)
+        narrow.goto(start_ui("--kubeconfig", kubeconfig, "--context", "no-such-context"))
         narrow.wait_for_selector("#banner .error")
         assert narrow.locator("#banner .error").inner_text() == (
             'Error: context "no-such-context" not found in the kubeconfig')
         assert narrow.evaluate("document.documentElement.scrollWidth") <= 360
+
+        narrow.goto(start_ui("--kubeconfig", kubeconfig))
+        narrow.wait_for_selector("#banner .error")
+        error = narrow.locator("#banner .error").inner_text()
+        server = yaml.safe_load(Path(kubeconfig).read_text())["clusters"][0]["cluster"]["server"]
+        assert error.startswith(f"Error: cannot reach the API server at {server}: "), error
+        assert "Traceback" not in narrow.content()
+        narrow.screenshot(path=str(SCREENSHOTS / "unreachable-narrow.png"), full_page=True)
     finally:
         context.close()

@@ -63,12 +63,22 @@ class Feed:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def _get(self, query: list[tuple[str, str]], timeout: Any) -> Any:
+        """One GET of the collection, the body not yet read (a watch streams it); a status that is
+        not 2xx raises the client's ``ApiException`` with the server's answer."""
+        from kubernetes.client import ApiException
+
         self.requests += 1
-        response = self.conn.api.call_api(
-            self.scope.path, "GET", query_params=query, header_params={"Accept": "application/json"},
-            auth_settings=["BearerToken"], _preload_content=False, _request_timeout=timeout,
+        serialized = self.conn.api.param_serialize(
+            "GET", self.scope.path, query_params=query, header_params={"Accept": "application/json"},
+            auth_settings=["BearerToken"],
         )
-        return response[0]
+        response = self.conn.api.call_api(*serialized, _request_timeout=timeout)
+        raw = response.response
+        if not 200 <= response.status < 300:
+            failure = ApiException(http_resp=raw)  # reads the answer before the connection is released
+            raw.release_conn()
+            raise failure
+        return raw
 
     def describe(self, exc: Exception) -> str:
         """One line for a failed list or watch: the API's answer, or why the server was not reached."""
@@ -86,7 +96,9 @@ class Feed:
         from kubernetes.client import ApiException
 
         try:
-            body = json.loads(self._get([("limit", "0")], 30).data)
+            raw = self._get([], 30)
+            body = json.loads(raw.data)
+            raw.release_conn()
         except ApiException as exc:
             if exc.status == 403:
                 message = _server_message(exc) or exc.reason
