@@ -35,7 +35,10 @@ Steps (``--only`` picks some, comma-separated):
 - ``inventory``  — ``bench_operator.py --apps 1 --objects 10000 --per-component 100 --server-side
   --no-data --skip-steady --json``: 10,000 objects in one Application to Ready, and the JSON size
   of the status the operator persisted, bytes per object (100 ``manifests`` components: the CRD
-  allows at most 1,000 components), read back from the API server.
+  allows at most 1,000 components), read back from the API server;
+- ``ui``         — ``bench_ui.py --json``: ``oam-operator ui`` in Chromium with 1,000 Applications:
+  the list rendered after navigation, a 500-object tree, the UI process's RSS, its API requests
+  before and after 100 Applications change.
 
 Nothing is estimated: every figure in results.json was measured in this run; a failed step is
 recorded with its error and exit code instead of figures. Exit status 1 if any step failed.
@@ -64,7 +67,7 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 RESULTS = BENCH / "results"
 LOGS = RESULTS / "logs"
-STEPS = ("transform", "reconciler", "kubectl-noop", "peer", "operator", "scale", "floor", "inventory")
+STEPS = ("transform", "reconciler", "kubectl-noop", "peer", "operator", "scale", "floor", "inventory", "ui")
 
 sys.path.insert(0, str(ROOT))
 
@@ -602,6 +605,15 @@ def step_inventory(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def step_ui(args: argparse.Namespace) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "ui.json"
+        run = _run_script("bench_ui.py", ["--json", str(out)], "ui", timeout=1800)
+        run["figures"] = json.loads(out.read_text()) if out.exists() else None
+    run["ok"] = bool(run["figures"]) and run["exit_code"] == 0
+    return run
+
+
 STEP_FUNCS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
     "transform": step_transform,
     "reconciler": step_reconciler,
@@ -611,6 +623,7 @@ STEP_FUNCS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
     "scale": step_scale,
     "floor": step_floor,
     "inventory": step_inventory,
+    "ui": step_ui,
 }
 
 
