@@ -59,7 +59,8 @@ def run_ui(
 
     app.on_startup.append(announce)
     try:
-        web.run_app(app, host=address, port=port, print=None, handle_signals=True)
+        # Open event streams are cut at once on Ctrl-C or SIGTERM, not after aiohttp's default minute.
+        web.run_app(app, host=address, port=port, print=None, handle_signals=True, shutdown_timeout=1.0)
     except OSError as error:
         click.echo(f"Error: cannot listen on {address}:{port}: {error.strerror or error}", err=True)
         return 1

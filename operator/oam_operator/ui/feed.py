@@ -38,6 +38,10 @@ class FeedScope:
     prefix: str
     plural: str
     namespace: str | None
+    field_selector: str = ""
+
+    def query(self, *pairs: tuple[str, str]) -> list[tuple[str, str]]:
+        return [*pairs, *((("fieldSelector", self.field_selector),) if self.field_selector else ())]
 
     @property
     def path(self) -> str:
@@ -96,7 +100,7 @@ class Feed:
         from kubernetes.client import ApiException
 
         try:
-            raw = self._get([], 30)
+            raw = self._get(self.scope.query(), 30)
             body = json.loads(raw.data)
             raw.release_conn()
         except ApiException as exc:
@@ -113,8 +117,8 @@ class Feed:
 
     def watch_from(self, version: str, stop: threading.Event) -> str | None:
         """Apply watch events until the watch ends; the last version, or ``None`` after a 410."""
-        query = [("watch", "true"), ("allowWatchBookmarks", "true"), ("resourceVersion", version),
-                 ("timeoutSeconds", str(WATCH_SECONDS))]
+        query = self.scope.query(("watch", "true"), ("allowWatchBookmarks", "true"), ("resourceVersion", version),
+                                 ("timeoutSeconds", str(WATCH_SECONDS)))
         response = self._get(query, (10, WATCH_SECONDS + 30))
         try:
             for line in iter_resp_lines(response):  # type: ignore[no-untyped-call]

@@ -3,12 +3,13 @@ the Events feed, in the user's scope, and the browsers listening for changes.
 
 Scope: ``-n NS`` (else the context's namespace) or ``-A``. A user who may not list Applications in
 all namespaces is shown that, and the namespace of their context instead; the Events feed follows
-the Applications' scope. Each feed runs in a daemon thread; a change wakes the server-sent-event
+the Applications' scope and holds only Events about Applications (a field selector). Each feed runs in a daemon thread; a change wakes the server-sent-event
 streams through the event loop, coalesced so a burst of watch events is one refresh."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,9 +51,9 @@ class Hub:
             return
         threading.Thread(target=self._run, name="ui-feeds", daemon=True).start()
 
-    def _feed(self, prefix: str, plural: str, namespace: str | None) -> Feed:
+    def _feed(self, prefix: str, plural: str, namespace: str | None, field_selector: str = "") -> Feed:
         assert self.conn is not None
-        return Feed(self.conn, FeedScope(prefix, plural, namespace), self.changed)
+        return Feed(self.conn, FeedScope(prefix, plural, namespace, field_selector), self.changed)
 
     def _run(self) -> None:
         apps = self._feed(f"/apis/{GROUP}/{VERSION}", "applications", self.scope.namespace)
@@ -67,14 +68,16 @@ class Hub:
                 self.apps = apps
             except Exception:  # the feed's own loop lists again and reports the failure
                 pass
-        self.events = self._feed("/api/v1", "events", apps.scope.namespace)
+        # Only the Applications' Events: the server filters, so other Events cost neither memory nor wake-ups.
+        self.events = self._feed("/api/v1", "events", apps.scope.namespace, "involvedObject.kind=Application")
         threading.Thread(target=self.events.run, args=(self.stop,), name="ui-events", daemon=True).start()
         apps.run(self.stop, version)
 
     def changed(self) -> None:
         """Called from a feed's thread: wake every listener on the loop."""
         if self.loop is not None and not self.loop.is_closed():
-            self.loop.call_soon_threadsafe(self._wake)
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: the process is stopping
+                self.loop.call_soon_threadsafe(self._wake)
 
     def _wake(self) -> None:
         self.version += 1

@@ -160,8 +160,8 @@ async def _stream(request: web.Request) -> web.StreamResponse:
             await asyncio.sleep(COALESCE_SECONDS)  # a burst of watch events is one refresh
             woken.clear()
             await response.write(f"event: change\ndata: {json.dumps(hub.version)}\n\n".encode())
-    except (ConnectionResetError, asyncio.CancelledError):
-        pass
+    except ConnectionResetError:  # the page went away
+        return response
     finally:
         hub.listeners.discard(woken)
     return response
