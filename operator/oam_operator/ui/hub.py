@@ -3,8 +3,9 @@ the Events feed, in the user's scope, and the browsers listening for changes.
 
 Scope: ``-n NS`` (else the context's namespace) or ``-A``. A user who may not list Applications in
 all namespaces is shown that, and the namespace of their context instead; the Events feed follows
-the Applications' scope and holds only Events about Applications (a field selector). Each feed runs in a daemon thread; a change wakes the server-sent-event
-streams through the event loop, coalesced so a burst of watch events is one refresh."""
+the Applications' scope and holds only Events about Applications (a field selector). Each feed
+runs in a daemon thread; a change wakes the server-sent-event streams through the event loop,
+coalesced so a burst of watch events is one refresh."""
 
 from __future__ import annotations
 
