@@ -151,7 +151,14 @@ async function drawGraph() {
   const px = (n) => PAD + BW / 2 + (n.x - Math.min(...xs)) / span(xs) * (W - 2 * PAD - BW);
   const py = (n) => PAD + BH / 2 + (n.y - Math.min(...ys)) / span(ys) * (H - 2 * PAD - BH);
   const at = Object.fromEntries(nodes.map((n) => [n.key, n]));
-  const lines = edges.map((e) => `<line class="${e.cycle ? "cycle" : ""}" x1="${px(at[e.from])}" y1="${py(at[e.from]) - BH / 2}" x2="${px(at[e.to])}" y2="${py(at[e.to]) + BH / 2}" marker-end="url(#arrow)"/>`);
+  const line = (e) => {  // a dependency above: bottom to top; one in the same layer (a cycle): side to side
+    const a = at[e.from], b = at[e.to];
+    if (a.layer !== b.layer) return [px(a), py(a) - BH / 2, px(b), py(b) + BH / 2];
+    const dir = px(b) > px(a) ? 1 : -1, shift = dir * 6;
+    return [px(a) + dir * BW / 2, py(a) + shift, px(b) - dir * BW / 2, py(b) + shift];
+  };
+  const lines = edges.filter((e) => e.from !== e.to).map((e) => { const [x1, y1, x2, y2] = line(e);
+    return `<line class="${e.cycle ? "cycle" : ""}" x1="${x1}" y1="${y1}" x2="${x2}" y2="${y2}" marker-end="url(#arrow)"/>`; });
   const boxes = nodes.map((n) => { const [ns, name] = n.key.split("/");
     return `<a class="node${n.cycle ? " cycle" : ""}" href="#/app/${encodeURIComponent(ns)}/${encodeURIComponent(name)}" aria-label="${esc(n.key)}, ${esc(n.state)}${n.cycle ? ", in a cycle" : ""}">
     <rect x="${px(n) - BW / 2}" y="${py(n) - BH / 2}" width="${BW}" height="${BH}" rx="6"/>
