@@ -283,7 +283,7 @@ def diff(target: str, namespace: str | None, kubeconfig: str | None, context: st
 @main.command()
 @_cluster_options
 @click.option("-A", "--all-namespaces", is_flag=True, help="Applications of every namespace you may list.")
-@click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True, help="Port to listen on.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8080, show_default=True, help="Port to listen on.")
 @click.option("--address", default="127.0.0.1", show_default=True,
               help="Address to listen on (another than 127.0.0.1 makes the UI reachable from elsewhere).")
 @click.option("--open", "open_browser", is_flag=True, help="Open the UI in the default web browser.")
