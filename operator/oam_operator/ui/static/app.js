@@ -37,8 +37,9 @@ function listShell() {
   <form class="controls" role="search" id="filters">
     <label>Search <input id="q" type="search" placeholder="namespace/name or message" autocomplete="off"></label>
     <label>State <select id="state-filter">
-      <option value="">any</option><option>Ready</option><option>Processing</option><option>Waiting</option>
-      <option>Error</option><option>Suspended</option><option>Deleting</option><option>&lt;none&gt;</option>
+      <option value="">any</option><option>Pending</option><option>Processing</option><option>Waiting</option>
+      <option>Ready</option><option>Error</option><option>DeletionPending</option><option>Deleting</option>
+      <option>&lt;none&gt;</option>
     </select></label>
     <span id="count" class="muted" aria-live="polite"></span>
   </form>
@@ -59,7 +60,7 @@ async function drawList() {
   const rows = body.rows.map((r) => `<tr data-app="${esc(r.namespace)}/${esc(r.name)}">
     <td>${esc(r.namespace)}</td>
     <td><a href="#/app/${encodeURIComponent(r.namespace)}/${encodeURIComponent(r.name)}">${esc(r.name)}</a></td>
-    <td class="state-${cls(r.state)}" data-col="state">${esc(r.state)}${r.suspended && r.state !== "Suspended" ? " (suspended)" : ""}</td>
+    <td class="state-${cls(r.state)}" data-col="state">${esc(r.state)}${r.suspended ? " (suspended)" : ""}</td>
     <td class="wide" data-col="message">${esc(r.message)}</td><td data-col="revision">${esc(r.revision)}</td>
     <td class="wide">${esc(r.readyObjects)}/${esc(r.objects)}</td><td>${esc(r.age)}</td></tr>`);
   document.getElementById("rows").innerHTML = rows.join("");
