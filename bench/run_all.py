@@ -514,8 +514,7 @@ def step_peer(args: argparse.Namespace) -> dict[str, Any]:
         run = _run_script("bench_peers.py", ["--repeats", str(args.peer_repeats), "--json", str(out)], "peers",
                           timeout=3600, unset=("KUBECONFIG",))
         run["figures"] = json.loads(out.read_text()) if out.exists() else None
-    run["ok"] = bool(run["figures"]) and run["exit_code"] == 0
-    return run
+    return {"runs": [run], "ok": bool(run["figures"]) and run["exit_code"] == 0}
 
 
 # -- operator and inventory ---------------------------------------------------------------------
@@ -610,8 +609,7 @@ def step_ui(args: argparse.Namespace) -> dict[str, Any]:
         out = Path(tmp) / "ui.json"
         run = _run_script("bench_ui.py", ["--json", str(out)], "ui", timeout=1800)
         run["figures"] = json.loads(out.read_text()) if out.exists() else None
-    run["ok"] = bool(run["figures"]) and run["exit_code"] == 0
-    return run
+    return {"runs": [run], "ok": bool(run["figures"]) and run["exit_code"] == 0}
 
 
 STEP_FUNCS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {

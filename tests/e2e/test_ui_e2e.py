@@ -26,7 +26,7 @@ from tools.devcluster import ClusterHandle, find_binaries
 from tools.devcluster.pytest_plugin import default_wait, require_cluster, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path(os.environ.get("OAM_TEST_CHROMIUM", "/usr/bin/chromium"))  # Debian's package
 SCREENSHOTS = ROOT / "docs" / "ui"
 SHOP = yaml.safe_load((ROOT / "examples" / "shop.yaml").read_text())
 BUNDLES = ["shop-infra", "shop-services", "shop-apps"]
