@@ -245,13 +245,15 @@ class Runtime:
 
     # -- passes ---------------------------------------------------------------------------------
 
-    def run_apply(self, uid: str, body: Mapping[str, Any]) -> PassResult:
-        return self._run("apply", uid, body)
+    def run_apply(self, uid: str, body: Mapping[str, Any], admission: Mapping[str, Any] | None = None) -> PassResult:
+        """One apply pass; ``admission``: how the pass left the queue (passlimiter.Admission), for its log line."""
+        return self._run("apply", uid, body, admission)
 
-    def run_delete(self, uid: str, body: Mapping[str, Any]) -> PassResult:
-        return self._run("delete", uid, body)
+    def run_delete(self, uid: str, body: Mapping[str, Any], admission: Mapping[str, Any] | None = None) -> PassResult:
+        return self._run("delete", uid, body, admission)
 
-    def _run(self, branch: str, uid: str, body: Mapping[str, Any]) -> PassResult:
+    def _run(self, branch: str, uid: str, body: Mapping[str, Any],
+             admission: Mapping[str, Any] | None = None) -> PassResult:
         assert self.env is not None, "Runtime.start() was not called"
         started = time.monotonic()
         memory = self.memory_of(uid, body)
@@ -271,6 +273,7 @@ class Runtime:
             "namespace": meta.get("namespace"), "name": meta.get("name"), "generation": meta.get("generation"),
             "branch": branch, "outcome": result.outcome, "state": result.status.get("state"),
             "operations": result.operations, "seconds": round(time.monotonic() - started, 3),
+            **(admission or {}),
         }
         failure = pass_failure(result)
         if failure is None:
