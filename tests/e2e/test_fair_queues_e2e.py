@@ -30,7 +30,7 @@ BACKLOG = 15
 
 @pytest.fixture
 def calm_namespace(full_kube_api: Any, full_cluster: ClusterHandle) -> Iterator[str]:
-    core = client.CoreV1Api(full_kube_api)
+    core: Any = client.CoreV1Api(full_kube_api)  # the client's models are loosely typed; read them as data
     name = f"t-fair-calm-{secrets.token_hex(3)}"
     core.create_namespace({"metadata": {"name": name}})
     wait_until(lambda: any(sa.metadata.name == "default" for sa in core.list_namespaced_service_account(name).items),

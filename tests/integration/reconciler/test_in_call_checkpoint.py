@@ -136,7 +136,8 @@ def test_a_reconcile_request_still_re_applies_ready_objects(
     cleared on purpose (a reconcile request, drift correction): it is written."""
     h = make_harness()
     objects = [configmap(f"c{i:02d}") for i in range(3)]
-    h.apply(objects)
+    h.apply(objects)  # the checkpoint
+    h.apply(objects)  # the creates
     assert h.apply(objects) is True
     inventory = h.inventory
     for item in inventory:
