@@ -11,8 +11,9 @@ controllers):
 - **flood**: ``--flood`` Applications of ``--objects`` ConfigMaps are created in namespace ``flood``
   as fast as one client can (the issue: 200 in 6.5 s), one of them failing permanently (an object
   of a kind the API server does not serve) and one whose spec changes every second (a thread
-  replaces it); 1 s after the flood began, the same healthy Application is timed again,
-  ``--samples`` times in a row, while the flood is still being worked off.
+  replaces it); once the flood is created (at least 1 s after its first create), the same
+  healthy Application is timed again, ``--samples`` times in a row, while the flood's backlog is
+  still being worked off.
 
 Printed: the healthy Application's times alone and under the flood (median and each; target ≤ 2×
 alone), its first pass's place in the queue from the operator's log (passes waiting ahead of it
