@@ -152,8 +152,7 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str) -> 
             raise DiffError(refused.message)
         assert subject.encoded is not None
         encoded, spec, profile, resolved = subject.encoded, subject.spec, subject.profile, subject.resolved_profile
-        generation = int(((live_app or body).get("metadata") or {}).get("generation") or 1)
-        digest = component_digest(domain, generation, dict(spec), resolved,
+        digest = component_digest(domain, dict(spec), resolved,
                                   (profile or {}).get("spec") if profile is not None else None)
         owner_id = f"{cluster_id}/{ns}/{name}"
         shard = shard_of(body, live_app, settings.shard_label)
