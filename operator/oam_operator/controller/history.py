@@ -41,7 +41,7 @@ from oam_operator.api.revisions import (
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError
 
-__all__ = ["Recorded", "RevisionRecorder", "attributed", "history_limit", "to_prune"]
+__all__ = ["Recorded", "RevisionRecorder", "attributed", "history_limit", "limit_refusal", "to_prune"]
 
 log = logging.getLogger("oam_operator.controller")
 FINAL_STATES = ("Ready", "Error")
@@ -63,6 +63,17 @@ def history_limit(spec: Mapping[str, Any]) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         return DEFAULT_REVISION_HISTORY_LIMIT
     return min(max(value, 0), MAX_REVISION_HISTORY_LIMIT)
+
+
+def limit_refusal(spec: Mapping[str, Any]) -> str | None:
+    """Admission's refusal of a ``revisionHistoryLimit`` outside its bounds (the CRD schema
+    refuses it first; this covers a CRD installed without them)."""
+    value = spec.get("revisionHistoryLimit")
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_REVISION_HISTORY_LIMIT:
+        return None
+    return f"spec.revisionHistoryLimit must be an integer from 0 to {MAX_REVISION_HISTORY_LIMIT}, not {value!r}"
 
 
 def attributed(status: Mapping[str, Any]) -> tuple[int, Outcome] | None:
