@@ -3,7 +3,8 @@
 After a pass of the apply branch, ``RevisionRecorder.record`` compares what the pass's status
 says of the current revision (its number, its outcome) and the history limit with what was
 last recorded, and writes only the difference: a new revision is one LIST (for the
-``restores`` link and pruning), one POST and a DELETE per revision beyond the limit; a new
+``restores`` link and pruning; not before revision 1), one POST and a DELETE per revision
+beyond the limit; a new
 outcome (``Ready``, or an ``Error`` with a new reason or message) is one PATCH of the
 revision's annotations; a pass that changes nothing sends nothing.
 
@@ -146,7 +147,7 @@ class RevisionRecorder:
 
     def _create(self, body: Mapping[str, Any], status: Mapping[str, Any], number: int, outcome: Outcome,
                 limit: int) -> None:
-        existing = self._list(body)
+        existing = self._list(body) if number > 1 else []  # before the first, there is none to see
         digest = str(status.get("processingDigest") or "")
         same = [int(r.get("revision") or 0) for r in existing
                 if (r.get("data") or {}).get("digest") == digest and int(r.get("revision") or 0) != number]
