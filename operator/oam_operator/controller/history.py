@@ -90,8 +90,8 @@ def attributed(status: Mapping[str, Any]) -> tuple[int, Outcome] | None:
         return number, Outcome("Processing")
     ready = ready_condition(status) or {}
     at = str(ready.get("lastTransitionTime") or "")
-    if state == "Ready":
-        return number, Outcome("Ready", at)
+    if state == "Ready":  # when this revision's apply became Ready (a Ready Application's condition may be older)
+        return number, Outcome("Ready", str(status.get("lastAppliedAt") or at))
     return number, Outcome("Error", at, str(ready.get("reason") or ""), str(ready.get("message") or ""))
 
 

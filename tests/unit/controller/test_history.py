@@ -30,6 +30,8 @@ def status(**fields: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize(("given", "expected"), [
     (status(state="Ready", conditions=[READY]), (2, Outcome("Ready", "2026-12-02T10:00:00Z"))),
+    (status(state="Ready", conditions=[READY], lastAppliedAt="2026-12-02T11:00:00Z"),
+     (2, Outcome("Ready", "2026-12-02T11:00:00Z"))),
     (status(state="Error", conditions=[FAILED]), (2, Outcome("Error", "2026-12-02T10:05:00Z", "ApiError", "Boom"))),
     (status(state="Processing"), (2, Outcome("Processing"))),
     (status(state="Pending"), (2, Outcome("Processing"))),
