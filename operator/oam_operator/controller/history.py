@@ -24,6 +24,7 @@ Decisions:
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -156,13 +157,21 @@ class RevisionRecorder:
                                 restores=max(same) if same else None, outcome=outcome)
             namespace = str(document["metadata"]["namespace"])
             try:
-                self.client.request("create", "POST", self._path(namespace), body=document)
+                self._post(namespace, document)
                 existing.append(document)
             except ApiError as error:
                 if error.status != 409:
                     raise
                 self._take_over(body, document)
         self._prune(body, existing, limit)
+
+    def _post(self, namespace: str, document: dict[str, Any]) -> None:
+        """Create a ControllerRevision, sent as YAML so that the API server stores ``data`` in
+        its own canonical JSON: ``data`` is immutable and compared byte for byte, and a later
+        merge patch of the annotations re-encodes it that way; stored as the client's
+        ``json.dumps`` wrote it (spaces after ``:``), every patch was refused as a change of it."""
+        self.client.request("create", "POST", self._path(namespace), body=json.dumps(document),
+                            content_type="application/yaml")
 
     def _take_over(self, body: Mapping[str, Any], document: dict[str, Any]) -> None:
         """A revision of that name exists: ours (an earlier attempt whose answer was lost) gets
@@ -176,7 +185,7 @@ class RevisionRecorder:
                                 content_type="application/merge-patch+json")
         elif label in labels:
             self.client.request("delete", "DELETE", path)
-            self.client.request("create", "POST", self._path(str(meta["namespace"])), body=document)
+            self._post(str(meta["namespace"]), document)
         else:
             log.warning("ControllerRevision %s/%s belongs to another owner; revision not recorded",
                         meta["namespace"], meta["name"])

@@ -5,7 +5,8 @@ A pass that changes nothing sends nothing; a new revision is one LIST (none for 
 one POST (plus a DELETE per revision beyond the limit); a new outcome one PATCH; a lowered limit one LIST and the
 DELETEs; a rolled-back input is recorded with the revision it restores; a name taken by a
 namesake's leftover is replaced; the API server's ControllerRevision validation accepts the
-documents (owner reference, labels, annotations).
+documents (owner reference, labels, annotations), and its immutable ``data`` survives the
+patches of the outcome whatever the spec holds.
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ from tests.integration.api.test_crds import GROUP, VERSION, crds, custom
 __all__ = ["crds", "custom"]  # the fixtures, imported for pytest
 
 DOMAIN = "oam-operator.dev"
+# What the API server re-encodes differently from Python's json (HTML characters, non-ASCII,
+# U+2028, floats, key order): the stored data must survive each later patch of the annotations.
+AWKWARD = {"text": "<a href='x'>&\u00e9\u2028</a>", "ratio": 0.5, "one": 1.0, "big": 12345678901234,
+           "z": {"b": 1, "a": [True, None, "yes"]}}
 READY = {"type": "Ready", "status": "True", "reason": "Ready", "message": "ok",
          "lastTransitionTime": "2026-12-02T10:00:00Z"}
 FAILED = {"type": "Ready", "status": "False", "reason": "ApiError", "message": "Boom",
@@ -44,8 +49,10 @@ def recorded(kube_api: Any, namespace: str, uid: str) -> dict[int, Any]:
 def test_each_step_writes_only_its_difference(custom: Any, kube_api: Any, namespace: str) -> None:
     body = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "Application",
             "metadata": {"name": "shop", "annotations": {"kubernetes.io/change-cause": "first"}},
-            "spec": {"components": [{"name": "a", "type": "passthrough"}], "revisionHistoryLimit": 2}}
+            "spec": {"components": [{"name": "a", "type": "passthrough", "properties": AWKWARD}],
+                     "revisionHistoryLimit": 2}}
     app = custom.create_namespaced_custom_object(GROUP, VERSION, namespace, "applications", body)
+    app["spec"]["components"][0]["properties"]["one"] = 1.0  # as a float, however the server wrote it
     uid = app["metadata"]["uid"]
     accounting = RequestAccounting()
     recorder = RevisionRecorder(ClusterClient(kube_api, rate_limiter=RateLimiter(0, 1), accounting=accounting),
