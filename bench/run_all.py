@@ -36,6 +36,10 @@ Steps (``--only`` picks some, comma-separated):
   --no-data --skip-steady --json``: 10,000 objects in one Application to Ready, and the JSON size
   of the status the operator persisted, bytes per object (100 ``manifests`` components: the CRD
   allows at most 1,000 components), read back from the API server;
+- ``fairness``   — ``bench_fairness.py --json``: a healthy Application's time to Ready in its own
+  namespace alone and under a flood of ``--fairness-flood`` Applications in another namespace (one
+  failing, one changing its spec every second), the flood's requests, the failing and flapping
+  ones' passes (docs/operator.md#fair-queues);
 - ``ui``         — ``bench_ui.py --json``: ``oam-operator ui`` in Chromium with 1,000 Applications:
   the list rendered after navigation, a 500-object tree, the UI process's RSS, its API requests
   before and after 100 Applications change.
@@ -67,7 +71,8 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 RESULTS = BENCH / "results"
 LOGS = RESULTS / "logs"
-STEPS = ("transform", "reconciler", "kubectl-noop", "peer", "operator", "scale", "floor", "inventory", "ui")
+STEPS = ("transform", "reconciler", "kubectl-noop", "peer", "operator", "scale", "floor", "inventory", "fairness",
+         "ui")
 
 sys.path.insert(0, str(ROOT))
 
@@ -604,6 +609,17 @@ def step_inventory(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def step_fairness(args: argparse.Namespace) -> dict[str, Any]:
+    """``bench_fairness.py``: one healthy Application alone and under another namespace's flood."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "fairness.json"
+        run = _run_script("bench_fairness.py", ["--flood", str(args.fairness_flood), "--json", str(out)], "fairness",
+                          timeout=3600)
+        run["figures"] = json.loads(out.read_text()) if out.exists() else None
+    run["ok"] = bool(run["figures"]) and run["exit_code"] == 0
+    return run
+
+
 def step_ui(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "ui.json"
@@ -621,6 +637,7 @@ STEP_FUNCS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
     "scale": step_scale,
     "floor": step_floor,
     "inventory": step_inventory,
+    "fairness": step_fairness,
     "ui": step_ui,
 }
 
@@ -639,6 +656,8 @@ def main() -> int:
     parser.add_argument("--objects", type=int, default=10, help="objects per Application in the operator benchmark")
     parser.add_argument("--inventory-objects", type=int, default=10000,
                         help="objects of the inventory-size Application")
+    parser.add_argument("--fairness-flood", type=int, default=200,
+                        help="Applications of the fairness benchmark's flood")
     parser.add_argument("--out", type=Path, default=RESULTS / "results.json")
     parser.add_argument("--merge", action="store_true",
                         help="keep the steps of an existing results file that this run does not repeat")
