@@ -2,7 +2,8 @@
 
 Pages: ``/`` (the single page; its script draws the list, one Application and the graph from the
 JSON below). JSON: ``/api/state``, ``/api/apps?q=&state=``, ``/api/apps/{ns}/{name}``,
-``/api/apps/{ns}/{name}/diff``, ``/api/graph``; ``POST /api/apps/{ns}/{name}/{action}``.
+``/api/graph``; ``POST /api/apps/{ns}/{name}/diff`` (it sends dry runs, so it is guarded like a
+change) and ``POST /api/apps/{ns}/{name}/{action}``.
 ``/api/stream`` is the server-sent-event stream: one ``change`` event (the hub's version) after
 each burst of watch events. Every answer carries a CSP that allows only this server's own assets.
 """
@@ -185,7 +186,8 @@ def make_app(hub: Hub, guard: Guard) -> web.Application:
     app.router.add_get("/api/state", _state)
     app.router.add_get("/api/apps", _apps)
     app.router.add_get("/api/apps/{namespace}/{name}", _app)
-    app.router.add_get("/api/apps/{namespace}/{name}/diff", _diff)
+    # A POST: it sends server-side dry runs as the user, so it passes the Origin and token checks.
+    app.router.add_post("/api/apps/{namespace}/{name}/diff", _diff)
     app.router.add_post("/api/apps/{namespace}/{name}/{action}", _action)
     app.router.add_get("/api/graph", _graph)
     app.router.add_get("/api/stream", _stream)

@@ -80,6 +80,11 @@ def test_cross_origin_changes_and_foreign_hosts_are_refused_before_anything_runs
         refused = await client.post("/api/apps/shop/web/suspend", headers={"Origin": "http://evil.example"})
         assert (refused.status, (await refused.json())["error"]) == (
             403, f"refused: a change must come from this UI's page (Origin 'http://evil.example', not 'http://{host}')")
+        # The diff sends dry runs as the user: another page may not trigger it either.
+        foreign_diff = await client.post("/api/apps/shop/web/diff", headers={"Origin": "http://evil.example"})
+        assert (foreign_diff.status, (await foreign_diff.json())["error"]) == (
+            403, f"refused: a change must come from this UI's page (Origin 'http://evil.example', not 'http://{host}')")
+        assert (await client.get("/api/apps/shop/web/diff")).status == 405
         rebound = await client.get("/api/state", headers={"Host": "rebound.example"})
         assert rebound.status == 403
         assert (await rebound.json())["error"] == (

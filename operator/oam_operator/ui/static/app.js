@@ -99,9 +99,11 @@ async function act(r, action) {
 async function showDiff(r) {
   const pre = document.getElementById("diff");
   pre.textContent = "computing (server-side dry run)…";
-  const {status, body} = await getJSON(`/api/apps/${encodeURIComponent(r.namespace)}/${encodeURIComponent(r.name)}/diff`);
-  pre.className = status === 200 ? "" : "error";
-  pre.textContent = status === 200 ? body.diff : `Error: ${body.error}`;
+  const response = await fetch(`/api/apps/${encodeURIComponent(r.namespace)}/${encodeURIComponent(r.name)}/diff`,
+    {method: "POST", headers: {"X-OAM-UI-Token": TOKEN, Accept: "application/json"}});
+  const body = await response.json();
+  pre.className = response.ok ? "" : "error";
+  pre.textContent = response.ok ? body.diff : `Error: ${body.error}`;
 }
 function itemRows(items) {
   return items.map((i) => `<tr><td>${esc(i.kind)} ${esc(i.namespace ? i.namespace + "/" : "")}${esc(i.name)}</td>
