@@ -40,6 +40,7 @@ from .incluster import in_cluster
 from .ownedwatch import ObjectKey, OwnedObjects, WatchedKind
 from .passes import apply_pass, delete_pass
 from .readiness import WATCHED, no_longer_progressing
+from .remotes import RemoteClusters
 from .seams import Environment, Event, Memory, PassResult
 from .sharding import owned_selector
 from .statuswriter import StatusWriter, ready_event
@@ -108,6 +109,7 @@ class Runtime:
         self._lock = threading.Lock()
         self.env: Environment | None = None
         self.owned: OwnedObjects | None = None  # watches of owned objects (ownedwatch.py)
+        self.remotes: RemoteClusters | None = None  # connections to other clusters (remotes.py)
         self.analyzer = DefaultStatusAnalyzer(settings.domain)
         self._uids: dict[tuple[str, str], str] = {}  # (namespace, name) -> uid, for wake-ups
         #: Wakes an Application's loop; set by the kopf layer (handlers.py), called from any thread.
@@ -169,13 +171,16 @@ class Runtime:
         clients = TenantClients(self.pass_client, default_service_account=self.settings.default_service_account,
                                 require_service_account=self.settings.require_service_account,
                                 use_operator_identity=self.settings.use_operator_identity)
+        agent = f"oam-operator/{__version__}" + (f" ({self.pod_name})" if self.pod_name else "")
+        self.remotes = RemoteClusters(self.pass_client, self.settings, self.settings.lease_namespace(os.environ),
+                                      user_agent=agent)
         self.env = Environment(
             settings=self.settings, transform=self.transform, clients=clients, cluster_id=self.cluster_id,
             profiles=self.profile, reconciler_metrics=reconciler_metrics, on_transform=self._observe_transform,
             apps=self.apps, watched=self.owned.watched if self.owned is not None else None,
             drift=self.owned.drift if self.owned is not None else None,
             on_written=self.owned.written if self.owned is not None else None,
-            cached_reads=self.owned,
+            cached_reads=self.owned, targets=self.remotes.target,
         )
         if self.metrics is not None:
             self.metrics.build_info.labels(version=__version__).set(1)
@@ -348,6 +353,8 @@ class Runtime:
     def close(self) -> None:
         if self.owned is not None:
             self.owned.stop()
+        if self.remotes is not None:
+            self.remotes.close()
         with contextlib.suppress(Exception):
             self.client.executor.shutdown(wait=True)
         for client in {id(c): c for c in (self.pass_client, self.lease_client, self.client) if c is not None}.values():
