@@ -412,8 +412,8 @@ class _Pass:
         except ReconcilerError as error:
             return self.reconciler_error(error, deleting=True)
         if target is None or target.cluster_id != cluster:
-            why = ("it is not found" if profile is None else
-                   f"it now delivers to {f'cluster {target.cluster_id}' if target else 'the operator own cluster'}")
+            where = f"cluster {target.cluster_id}" if target is not None else "the operator's own cluster"
+            why = "is not found" if profile is None else f"now delivers to {where}"
             return self.deletion_waits(cluster, profile_name, f"ClusterProfile {profile_name} {why}")
         self.work_on(target)
         return None
