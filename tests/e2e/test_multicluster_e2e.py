@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -201,7 +202,7 @@ def test_unusable_kubeconfig_secrets_are_refused_until_fixed(start_operator: Any
     put_secret(kube, "spoke-b", {"value": b"clusters: [unclosed\n"})
     wait_message(kube, "app", f"{where} is not a kubeconfig: while parsing a flow sequence", prefix=True)
 
-    document = json.loads(open(spoke.handle.kubeconfig, encoding="utf-8").read())
+    document = json.loads(Path(spoke.handle.kubeconfig).read_text(encoding="utf-8"))
     del document["current-context"]
     put_secret(kube, "spoke-b", {"value": json.dumps(document).encode()})
     app = wait_message(kube, "app", f"{where}: the kubeconfig names no current-context")
@@ -216,7 +217,7 @@ def test_unusable_kubeconfig_secrets_are_refused_until_fixed(start_operator: Any
 def test_refused_credentials_then_a_rotated_secret_reconnect_without_a_restart(
         start_operator: Any, kube: Kube, spokes: list[Spoke], profiles: list[str]) -> None:
     spoke = spokes[0]
-    document = json.loads(open(spoke.handle.kubeconfig, encoding="utf-8").read())
+    document = json.loads(Path(spoke.handle.kubeconfig).read_text(encoding="utf-8"))
     good = json.dumps(document).encode()
     document["users"][0]["user"] = {"token": "not-a-valid-token"}
     put_secret(kube, "spoke-a", {"value": json.dumps(document).encode()})

@@ -22,6 +22,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kubernetes.config import ConfigException
+
 from oam_operator.controller.settings import Settings
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError, TransientApiError
@@ -140,7 +142,11 @@ class RemoteClusters:
             if known is not None and known.version == version:
                 return known
         kubeconfig = parse_kubeconfig(profile_name, ref, read_secret_value(profile_name, ref, secret))
-        client = self.make_client(kubeconfig)
+        try:
+            client = self.make_client(kubeconfig)
+        except (ConfigException, ValueError) as error:  # say, certificate data that is not base64
+            raise DeliveryRefused(f'ClusterProfile {profile_name}: Secret {ref} key "{ref.key}": the kubeconfig '
+                                  f"cannot be loaded: {error}") from None
         settings = self.settings
         connection = _Connection(version, kubeconfig.server, client, TenantClients(
             client, default_service_account=settings.default_service_account,
@@ -173,7 +179,7 @@ class RemoteClusters:
 
         configuration = k8s.Configuration()
         config.load_kube_config_from_dict(  # type: ignore[no-untyped-call]
-            dict(kubeconfig.document), client_configuration=configuration)
+            dict(kubeconfig.document), client_configuration=configuration, persist_config=False)
         size = self.settings.max_concurrent_reconciles * self.settings.apply_concurrency
         configuration.connection_pool_maxsize = max(size, configuration.connection_pool_maxsize or 0)
         hub_limiter = self.hub.rate_limiter

@@ -87,7 +87,7 @@ def environment(answer: Any) -> Environment:
 
 
 def test_the_remote_cluster_gets_the_objects_with_its_own_owner_id(reconciler: tuple[FakeReconciler, Built]) -> None:
-    fake, built = reconciler
+    _, built = reconciler
     result = apply_pass(application(profile="spoke"), Memory(), environment(TARGET))
     assert result.status["state"] == "Ready"
     assert result.status["cluster"] == "remote-id"

@@ -134,3 +134,47 @@ def test_an_unreachable_cluster_names_itself_and_is_asked_again_at_the_next_pass
     target = clusters.target("p", PROFILE, "team-a")
     assert target is not None and target.cluster_id == "remote-uid"
     assert len(made) == 1  # the connection was kept; only the id was read again
+
+
+def test_a_kubeconfig_the_client_library_cannot_load_is_refused() -> None:
+    from kubernetes.config import ConfigException
+
+    hub = FakeHub()
+    hub.put("spoke", "1")
+
+    def refuse(kubeconfig: Kubeconfig) -> Any:
+        raise ConfigException("Invalid kube-config file. Expected key token in kube-config/users/u/user")
+
+    clusters = RemoteClusters(hub, Settings(), "oam-system", make_client=refuse)  # type: ignore[arg-type]
+    with pytest.raises(DeliveryRefused) as caught:
+        clusters.target("p", PROFILE, "team-a")
+    assert str(caught.value) == ('ClusterProfile p: Secret oam-system/spoke key "value": the kubeconfig cannot be '
+                                 "loaded: Invalid kube-config file. Expected key token in kube-config/users/u/user")
+    assert clusters.connections() == 0
+
+
+def test_the_real_client_factory_shares_the_accounting_pool_and_leader_fence() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from oam_operator.controller.fence import FencedRateLimiter
+    from oam_operator.reconciler.accounting import RequestAccounting
+    from oam_operator.reconciler.ratelimit import RateLimiter
+
+    leading = [True]
+    hub: Any = FakeHub()
+    hub.rate_limiter = FencedRateLimiter(RateLimiter(0, 1))
+    hub.rate_limiter.fence = lambda: leading[0]  # set later, as Runtime.fence() does
+    hub.accounting, hub.executor = RequestAccounting(), ThreadPoolExecutor(1)
+    real = RemoteClusters(hub, Settings(), "oam-system")
+    made = real._client_from(Kubeconfig(KUBECONFIG, "c", "https://spoke.example:6443"))
+    try:
+        assert made._api.configuration.host == "https://spoke.example:6443"
+        assert made.accounting is hub.accounting and made.executor is hub.executor
+        made.rate_limiter.acquire()
+        leading[0] = False
+        with pytest.raises(TransientApiError) as caught:
+            made.rate_limiter.acquire()
+        assert caught.value.reason == "NotLeader"
+    finally:
+        made.close()
+        hub.executor.shutdown()
