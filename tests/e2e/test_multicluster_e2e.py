@@ -314,3 +314,21 @@ def test_applications_on_two_spokes_and_an_app_dependency_across_clusters(
     assert sorted(spokes[0].configmaps()) == ["a-0", "a-1", "a-2"]
     assert sorted(spokes[1].configmaps()) == ["b-0"]
     assert hub_configmaps(kube) == []
+
+
+def test_drift_on_the_spoke_is_corrected_from_its_watch(start_operator: Any, kube: Kube, spokes: list[Spoke],
+                                                         profiles: list[str]) -> None:
+    spoke = spokes[0]
+    put_kubeconfig_secret(kube, "spoke-a", spoke)
+    profile = make_profile(kube, profiles, "a", "spoke-a")
+    start_operator(kube.namespace)
+    kube.apply_app("app", {"profile": profile, "components": [configmap_component("cfg", {"v": "1"})]})
+    kube.wait_ready("app")
+    wait = default_wait(kube.cluster)
+
+    spoke.core.patch_namespaced_config_map("cfg", spoke.namespace, {"data": {"v": "evil"}},
+                                           field_manager="kubectl-edit")
+    wait_until(lambda: spoke.configmaps().get("cfg") == {"v": "1"}, wait, "the drifted data to be corrected")
+    # Only a watch finds drift before the reapply interval (60m), and only the drift path posts this Event.
+    wait_until(lambda: kube.event_messages("app", "DriftCorrected"), wait, "the DriftCorrected Event on the hub")
+    assert kube.event_messages("app", "DriftCorrected") == ["Corrected drift: ConfigMap cfg (data.v)"]

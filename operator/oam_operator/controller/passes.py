@@ -188,7 +188,7 @@ class _Pass:
         outcome.namespace_terminating = self.namespace_terminating
         outcome.events = self.events + outcome.events
         outcome.drift_corrections = self.drift_corrections
-        # The operator's watches hold only its own cluster's objects: a remote inventory is none of theirs.
+        # The runtime's watches hold only the operator's own cluster's objects (a remote's: ``tracked``).
         outcome.inventory = self.inventory if self.target is None or self.inventory is None else []
         return outcome
 
@@ -393,9 +393,26 @@ class _Pass:
         if target is None:
             return
         self.target = target
-        self.env = dataclasses.replace(self.env, clients=target.clients, cluster_id=target.cluster_id, watched=None,
-                                       drift=None, on_written=None, cached_reads=None)
+        owned = target.owned
+        self.env = dataclasses.replace(
+            self.env, clients=target.clients, cluster_id=target.cluster_id,
+            watched=owned.watched if owned is not None else None, drift=owned.drift if owned is not None else None,
+            on_written=owned.written if owned is not None else None, cached_reads=owned)
         self.owner_id = f"{target.cluster_id}/{self.namespace}/{self.name}"
+
+    def tracked(self, outcome: PassResult) -> PassResult:
+        """The remote cluster's watches follow the kinds of the inventory the pass ended with (the
+        operator's own cluster's are the runtime's, from ``outcome.inventory``)."""
+        owned = self.target.owned if self.target is not None else None
+        if owned is None:
+            return outcome
+        owner = (self.namespace, self.name)
+        if outcome.finished:
+            owned.retain(owner, ())
+        elif self.inventory is not None:
+            owned.ensure(self.inventory)
+            owned.retain(owner, [item.identity() for item in self.inventory])
+        return outcome
 
     def deliver_deletion(self) -> PassResult | None:
         """Before deleting: the cluster the inventory's objects are on (``status.cluster``); the
@@ -761,10 +778,10 @@ def apply_pass(body: Mapping[str, Any], memory: Memory, env: Environment,
     being deleted; ``checkpointer`` writes its in-call checkpoint (without one the checkpoint
     ends the pass, the reconciler's default)."""
     p = _Pass(body, memory, env, checkpointer)
-    return p.finish(p.ended(p.apply_branch()))
+    return p.tracked(p.finish(p.ended(p.apply_branch())))
 
 
 def delete_pass(body: Mapping[str, Any], memory: Memory, env: Environment) -> PassResult:
     """One run of the delete branch (docs/operator.md#the-delete-branch)."""
     p = _Pass(body, memory, env)
-    return p.finish(p.ended(p.delete_branch()))
+    return p.tracked(p.finish(p.ended(p.delete_branch())))

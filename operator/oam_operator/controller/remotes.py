@@ -1,13 +1,15 @@
 """The remote clusters the ClusterProfiles name, one connection each (docs/multicluster.md#connections).
 
 ``RemoteClusters.target`` answers, for one pass, which cluster an Application goes to: ``None``
-for the operator's own, else a ``Target`` with that cluster's tenant clients and id. The Secret
-is read on every pass of a remote Application (one GET with the operator's identity); the
-connection is kept per Secret and its ``resourceVersion``, so every Application going to one
-cluster shares one client (one connection pool, one rate limiter sized like the operator's
-own), and a rotated Secret — a new ``resourceVersion`` — connects anew without a restart, the
-old client closed. The remote cluster's id (its ``kube-system`` UID, the cluster part of the
-owner ids there, docs/operator.md#owner-id-and-component-digest) is read once per connection.
+for the operator's own, else a ``Target`` with that cluster's tenant clients, id and watches.
+The Secret is read on every pass of a remote Application (one GET with the operator's
+identity); the connection is kept per Secret and its ``resourceVersion``, so every Application
+going to one cluster shares one client (one connection pool, one rate limiter sized like the
+operator's own) and one set of watches of owned objects (ownedwatch.py, started by the
+``watches`` factory once the cluster's id is known). A rotated Secret — a new
+``resourceVersion`` — connects anew without a restart; the old client and watches are closed.
+The remote cluster's id (its ``kube-system`` UID, the cluster part of the owner ids there,
+docs/operator.md#owner-id-and-component-digest) is read once per connection.
 
 Bad input is a ``DeliveryRefused`` (the exact message of delivery.py); a cluster that cannot be
 reached, or refuses the credentials, a ``TransientApiError`` whose message names the cluster:
@@ -40,6 +42,7 @@ from .delivery import (
 )
 from .delivery import secret_value as read_secret_value
 from .fence import FencedRateLimiter
+from .ownedwatch import OwnedObjects
 from .tenancy import TenantClients
 
 __all__ = ["RemoteClusters", "Target"]
@@ -55,6 +58,7 @@ class Target:
     server: str
     cluster_id: str
     clients: TenantClients
+    owned: OwnedObjects | None = None  # the watches of owned objects there (``None``: none)
 
     @property
     def label(self) -> str:
@@ -69,22 +73,32 @@ class _Connection:
     client: ClusterClient
     clients: TenantClients
     cluster_id: str = ""
+    owned: OwnedObjects | None = None
+
+    def close(self) -> None:
+        if self.owned is not None:
+            self.owned.stop()
+        self.client.close()
 
 
 ClientFactory = Callable[[Kubeconfig], ClusterClient]
+#: Starts the watches of owned objects on a remote cluster (its client and id), ``None``: no watches.
+WatchFactory = Callable[[ClusterClient, str], OwnedObjects | None]
 
 
 class RemoteClusters:
     """The connections to remote clusters, keyed by their Secret; thread-safe."""
 
     def __init__(self, hub: ClusterClient, settings: Settings, operator_namespace: str, *,
-                 user_agent: str = "oam-operator", make_client: ClientFactory | None = None) -> None:
+                 user_agent: str = "oam-operator", make_client: ClientFactory | None = None,
+                 watches: WatchFactory | None = None) -> None:
         self.hub = hub  # reads the Secrets, with the operator's identity
         self.user_agent = user_agent
         self.settings = settings
         self.operator_namespace = operator_namespace
         self.other_namespaces: Sequence[str] = settings.profile_secret_namespaces
         self.make_client = make_client or self._client_from
+        self.watches = watches
         self._connections: dict[tuple[str, str, str], _Connection] = {}
         self._lock = threading.Lock()
 
@@ -105,11 +119,10 @@ class RemoteClusters:
         meta = secret.get("metadata") or {}
         version = (str(meta.get("uid") or ""), str(meta.get("resourceVersion") or ""))
         connection = self._connection(profile_name, ref, secret, version)
-        target = Target(profile_name, connection.server, connection.cluster_id, connection.clients)
         if not connection.cluster_id:
-            connection.cluster_id = self._cluster_id(target, connection.client)
-            target = Target(profile_name, connection.server, connection.cluster_id, connection.clients)
-        return target
+            label = Target(profile_name, connection.server, "", connection.clients).label
+            self._identify(connection, label)
+        return Target(profile_name, connection.server, connection.cluster_id, connection.clients, connection.owned)
 
     def connections(self) -> int:
         """How many remote clusters are connected (one per Secret)."""
@@ -120,7 +133,7 @@ class RemoteClusters:
         with self._lock:
             connections, self._connections = list(self._connections.values()), {}
         for connection in connections:
-            connection.client.close()
+            connection.close()
 
     # -- internals ------------------------------------------------------------------------------
 
@@ -160,16 +173,24 @@ class RemoteClusters:
             self._connections[key] = connection
         if replaced is not None:
             log.info("kubeconfig Secret %s changed: reconnecting to %s", ref, kubeconfig.server)
-            replaced.client.close()
+            replaced.close()
         return connection
 
-    def _cluster_id(self, target: Target, client: ClusterClient) -> str:
+    def _identify(self, connection: _Connection, label: str) -> None:
+        """Read the remote cluster's id, then start its watches (once per connection)."""
         try:
-            namespace = client.request("read", "GET", "/api/v1/namespaces/kube-system")
+            namespace = connection.client.request("read", "GET", "/api/v1/namespaces/kube-system")
         except ApiError as error:
-            raise TransientApiError(f"{target.label}: {error}", status=error.status, reason=error.reason,
+            raise TransientApiError(f"{label}: {error}", status=error.status, reason=error.reason,
                                     verb="read") from None
-        return str(namespace["metadata"]["uid"])
+        cluster_id = str(namespace["metadata"]["uid"])
+        owned = self.watches(connection.client, cluster_id) if self.watches is not None else None
+        with self._lock:
+            if connection.cluster_id:  # another pass identified it first
+                if owned is not None:
+                    owned.stop()
+                return
+            connection.cluster_id, connection.owned = cluster_id, owned
 
     def _client_from(self, kubeconfig: Kubeconfig) -> ClusterClient:
         """A client of its own for the remote cluster, sharing the operator's thread pool, request

@@ -178,3 +178,34 @@ def test_the_real_client_factory_shares_the_accounting_pool_and_leader_fence() -
     finally:
         made.close()
         hub.executor.shutdown()
+
+
+class FakeWatches:
+    def __init__(self, cluster_id: str) -> None:
+        self.cluster_id = cluster_id
+        self.stopped = False
+
+    def stop(self) -> None:
+        self.stopped = True
+
+
+def test_one_set_of_watches_per_connection_started_with_the_remote_id_and_stopped_on_rotation() -> None:
+    hub = FakeHub()
+    hub.put("spoke", "1")
+    started: list[FakeWatches] = []
+
+    def watches(client: Any, cluster_id: str) -> Any:
+        started.append(FakeWatches(cluster_id))
+        return started[-1]
+
+    clusters = RemoteClusters(hub, Settings(), "oam-system", make_client=lambda k: FakeRemote(k, 0),  # type: ignore[arg-type]
+                              watches=watches)
+    first = clusters.target("p", PROFILE, "team-a")
+    second = clusters.target("q", PROFILE, "team-b")
+    assert first is not None and second is not None
+    assert [w.cluster_id for w in started] == ["remote-uid"] and first.owned is second.owned is started[0]
+    hub.put("spoke", "2")
+    clusters.target("p", PROFILE, "team-a")
+    assert len(started) == 2 and started[0].stopped and not started[1].stopped
+    clusters.close()
+    assert started[1].stopped
