@@ -369,7 +369,8 @@ class _Pass:
         except ReconcilerError as error:
             return self.reconciler_error(error, deleting=False)
         cluster = target.cluster_id if target is not None else None
-        if cluster != self.status.cluster and self.holds_objects():
+        own = self.env.cluster_id  # a kubeconfig of the operator's own cluster is no switch
+        if (cluster or own) != (self.status.cluster or own) and self.holds_objects():
             held = self.status.cluster or "the operator's own cluster"
             now = f"cluster {cluster}" if cluster else "the operator's own cluster"
             return self.fail(Reason.CLUSTER_SWITCHED, (
@@ -389,7 +390,7 @@ class _Pass:
 
     def work_on(self, target: Target | None) -> None:
         """From now on the pass's requests go to ``target`` (``None``: the operator's own cluster),
-        with its id in the owner id and without the operator's watches, which see only its own."""
+        with its id in the owner id and its watches instead of the operator's own cluster's."""
         if target is None:
             return
         self.target = target

@@ -169,3 +169,12 @@ def test_deletion_waits_for_a_cluster_the_profile_no_longer_reaches(reconciler: 
     assert ready["message"] == ('Deletion waits for cluster old-id (ClusterProfile spoke): ClusterProfile spoke now '
                                 'delivers to cluster remote-id; annotate oam-operator.dev/abandon: "true" to leave its '
                                 "objects there")
+
+
+def test_a_kubeconfig_of_the_operators_own_cluster_is_no_switch(reconciler: tuple[FakeReconciler, Built]) -> None:
+    fake, built = reconciler
+    own = Target("spoke", SERVER, "c", remote_clients())  # "c": pass_environment's cluster id
+    status = {"observedGeneration": 1, "compactInventory": compact(item_of(CONFIG))}
+    result = apply_pass(application(profile="spoke", status=status), Memory(), environment(own))
+    assert result.status["state"] == "Ready" and built.owners == ["c/shop/web"]
+    assert fake.calls == ["apply"]
