@@ -332,3 +332,32 @@ def test_drift_on_the_spoke_is_corrected_from_its_watch(start_operator: Any, kub
     # Only a watch finds drift before the reapply interval (60m), and only the drift path posts this Event.
     wait_until(lambda: kube.event_messages("app", "DriftCorrected"), wait, "the DriftCorrected Event on the hub")
     assert kube.event_messages("app", "DriftCorrected") == ["Corrected drift: ConfigMap cfg (data.v)"]
+
+
+def test_the_service_account_is_impersonated_on_the_spoke(start_operator: Any, kube: Kube, spokes: list[Spoke],
+                                                          profiles: list[str]) -> None:
+    spoke = spokes[1]
+    put_kubeconfig_secret(kube, "spoke-b", spoke)
+    profile = make_profile(kube, profiles, "b", "spoke-b")
+    start_operator(kube.namespace, "--no-use-operator-identity")
+    spoke.core.create_namespaced_service_account(spoke.namespace, {"metadata": {"name": "deployer"}})
+    kube.apply_app("tenant", {"profile": profile, "serviceAccountName": "deployer",
+                              "components": [configmap_component("cfg")]})
+
+    app = kube.wait_state("tenant", "Error", "ApiError")  # the spoke's RBAC refuses the account
+    text, user = message(app), f"system:serviceaccount:{kube.namespace}:deployer"
+    assert text.startswith(f"Cluster {spoke.handle.server} (ClusterProfile {profile}): ")
+    assert f'User "{user}" cannot' in text and "configmaps" in text
+    assert spoke.configmaps() == {}
+
+    rbac: Any = client.RbacAuthorizationV1Api(spoke.api)  # granted on the spoke only
+    rbac.create_namespaced_role(spoke.namespace, {
+        "metadata": {"name": "deployer"},
+        "rules": [{"apiGroups": [""], "resources": ["configmaps"],
+                   "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"]}]})
+    rbac.create_namespaced_role_binding(spoke.namespace, {
+        "metadata": {"name": "deployer"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "deployer"},
+        "subjects": [{"kind": "ServiceAccount", "name": "deployer", "namespace": spoke.namespace}]})
+    kube.wait_ready("tenant", timeout=default_wait(kube.cluster) + 60)
+    assert sorted(spoke.configmaps()) == ["cfg"] and hub_configmaps(kube) == []
