@@ -361,3 +361,26 @@ def test_the_service_account_is_impersonated_on_the_spoke(start_operator: Any, k
         "subjects": [{"kind": "ServiceAccount", "name": "deployer", "namespace": spoke.namespace}]})
     kube.wait_ready("tenant", timeout=default_wait(kube.cluster) + 60)
     assert sorted(spoke.configmaps()) == ["cfg"] and hub_configmaps(kube) == []
+
+
+def test_the_abandon_annotation_releases_an_application_whose_spoke_is_down(
+        start_operator: Any, kube: Kube, spokes: list[Spoke], profiles: list[str]) -> None:
+    spoke = spokes[0]
+    plane = control_plane(spoke.handle)
+    put_kubeconfig_secret(kube, "spoke-a", spoke)
+    profile = make_profile(kube, profiles, "a", "spoke-a")
+    start_operator(kube.namespace)
+    kube.apply_app("app", {"profile": profile, "components": [configmap_component("kept")]})
+    kube.wait_ready("app")
+
+    plane.stop_component("kube-apiserver")
+    try:
+        kube.custom.delete_namespaced_custom_object(GROUP, VERSION, kube.namespace, "applications", "app")
+        app = wait_message(kube, "app", f"Cluster {spoke.handle.server} (ClusterProfile {profile}): ", prefix=True)
+        assert app["status"]["state"] == "DeletionPending"
+        kube.custom.patch_namespaced_custom_object(GROUP, VERSION, kube.namespace, "applications", "app", {
+            "metadata": {"annotations": {f"{DOMAIN}/abandon": "true"}}})
+        wait_until(lambda: kube.app_or_none("app") is None, default_wait(kube.cluster), "the Application to go")
+    finally:
+        plane.start_component("kube-apiserver")
+    assert sorted(spoke.configmaps()) == ["kept"]  # left in place on the spoke
