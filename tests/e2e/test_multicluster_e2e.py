@@ -305,13 +305,20 @@ def test_applications_on_two_spokes_and_an_app_dependency_across_clusters(
     profile_a = make_profile(kube, profiles, "a", "spoke-a")
     profile_b = make_profile(kube, profiles, "b", "spoke-b")
     start_operator(kube.namespace)
-    for index in range(3):
+    # a-0 waits for its Deployment on spoke-a; b-0 on spoke-b waits for a-0.
+    kube.apply_app("a-0", {"profile": profile_a, "components": [deployment_component("db")]})
+    for index in (1, 2):
         kube.apply_app(f"a-{index}", {"profile": profile_a, "components": [configmap_component(f"a-{index}")]})
     kube.apply_app("b-0", {"profile": profile_b, "components": [configmap_component("b-0")], "policies": [
         {"name": "after-a", "type": "app-dependency", "properties": {"applications": [{"name": "a-0"}]}}]})
+    kube.wait_state("b-0", "Waiting", "DependenciesNotReady")
+    assert spokes[1].configmaps() == {}
+    wait_until(lambda: spokes[0].apps.list_namespaced_deployment(spokes[0].namespace).items, default_wait(kube.cluster),
+               "the Deployment of a-0 on spoke-a")
+    make_available(spokes[0], "db")
     for name in ("a-0", "a-1", "a-2", "b-0"):
         kube.wait_ready(name)
-    assert sorted(spokes[0].configmaps()) == ["a-0", "a-1", "a-2"]
+    assert sorted(spokes[0].configmaps()) == ["a-1", "a-2"]
     assert sorted(spokes[1].configmaps()) == ["b-0"]
     assert hub_configmaps(kube) == []
 
