@@ -60,6 +60,8 @@ class Scheduler:
         gauge = runtime.metrics.concurrency_limit if runtime.metrics is not None else None
         self.limiter = PassLimiter(settings.max_concurrent_reconciles, adaptive=settings.adaptive_concurrency,
                                    on_change=gauge.set if gauge is not None else None)
+        if runtime.metrics is not None:
+            runtime.metrics.count_queue_when_scraped(lambda: self.limiter.waiting)
         if settings.adaptive_concurrency:  # every request of the operator's clients feeds the limit
             runtime.client.accounting.observers.append(self.limiter.observe_request)
         self.pool = ThreadPoolExecutor(settings.max_concurrent_reconciles + 2, thread_name_prefix="oam-pass")
