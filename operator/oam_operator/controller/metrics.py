@@ -80,6 +80,7 @@ class OperatorMetrics:
                  clock: Callable[[], float] = time.time) -> None:
         self.registry = registry if registry is not None else CollectorRegistry()
         self._clock = clock
+        self._not_ready_since: dict[tuple[str, str], float] = {}  # (namespace, name) -> epoch seconds
         if process_collectors:
             ProcessCollector(registry=self.registry)
             PlatformCollector(registry=self.registry)
@@ -274,12 +275,17 @@ class OperatorMetrics:
     def track_application(self, namespace: str, name: str, *, not_ready_since: float | None,
                           timeout_seconds: float, errors: int = 0, drift_corrections: int = 0) -> None:
         """After a pass of the Application: since when (epoch seconds) it is not Ready (``None``: Ready
-        or suspended), its timeout, and the errors and drift corrections of the pass. Its counters
-        start at 0 on its first pass, so ``increase()`` sees the first error too."""
-        clock = self._clock
-        since = not_ready_since
+        or suspended), its timeout, and the errors and drift corrections of the pass. The earliest
+        start is kept while it stays not Ready: the Ready condition's ``lastTransitionTime`` moves
+        from Unknown (Processing) to False (Error) too. Its counters start at 0 on its first pass,
+        so ``increase()`` sees the first error too."""
+        key, clock, starts = (namespace, name), self._clock, self._not_ready_since
+        if not_ready_since is None:
+            starts.pop(key, None)
+        else:
+            starts[key] = min(starts.get(key, not_ready_since), not_ready_since)
         self.application_not_ready_seconds.labels(namespace=namespace, name=name).set_function(
-            lambda: 0.0 if since is None else max(0.0, clock() - since))
+            lambda: max(0.0, clock() - starts[key]) if key in starts else 0.0)
         self.application_timeout_seconds.labels(namespace=namespace, name=name).set(timeout_seconds)
         self.application_errors_total.labels(namespace=namespace, name=name).inc(errors)
         self.application_drift_corrections_total.labels(namespace=namespace, name=name).inc(drift_corrections)
@@ -290,6 +296,7 @@ class OperatorMetrics:
 
     def remove_application(self, namespace: str, name: str) -> None:
         """Drop every series of the Application (it is gone); a no-op when it has none."""
+        self._not_ready_since.pop((namespace, name), None)
         for metric in (self.dependents, self.unready_dependents, self.application_not_ready_seconds,
                        self.application_timeout_seconds, self.application_errors_total,
                        self.application_drift_corrections_total):

@@ -2,9 +2,11 @@
 
 The per-Application gauge ``oam_operator_application_not_ready_seconds`` counts from here, and the
 chart's alert OamApplicationNotReady fires when it passes the Application's timeout. The start is
-the Ready condition's ``lastTransitionTime``: it moves only when the condition's status changes,
-so an Application going from Processing to Error to Retrying keeps its first not-Ready moment.
-A suspended Application is paused on purpose and never counts as not Ready.
+the Ready condition's ``lastTransitionTime``, which moves only when the condition's status
+changes — also from Unknown (Processing) to False (Error), so the metrics keep the earliest start
+while the Application stays not Ready (``OperatorMetrics.track_application``); after a restart of
+the operator it counts from the last such change. A suspended Application is paused on purpose
+and never counts as not Ready.
 """
 
 from __future__ import annotations

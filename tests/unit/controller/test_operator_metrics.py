@@ -205,6 +205,13 @@ def test_not_ready_seconds_are_measured_when_scraped_and_counters_start_at_zero(
     assert _value(metrics, "oam_operator_application_not_ready_seconds", namespace="a", name="slow") == 70
     assert _value(metrics, "oam_operator_application_not_ready_seconds", namespace="a", name="fine") == 0
     assert _value(metrics, "oam_operator_application_timeout_seconds", namespace="a", name="slow") == 30
+    # Processing (Ready Unknown) became Error (Ready False): a later lastTransitionTime, the same episode
+    metrics.track_application("a", "slow", not_ready_since=1005.0, timeout_seconds=30)
+    assert _value(metrics, "oam_operator_application_not_ready_seconds", namespace="a", name="slow") == 70
+    metrics.track_application("a", "slow", not_ready_since=None, timeout_seconds=30)  # Ready: the episode ends
+    assert _value(metrics, "oam_operator_application_not_ready_seconds", namespace="a", name="slow") == 0
+    metrics.track_application("a", "slow", not_ready_since=1008.0, timeout_seconds=30)
+    assert _value(metrics, "oam_operator_application_not_ready_seconds", namespace="a", name="slow") == 2
     assert _value(metrics, "oam_operator_application_errors_total", namespace="a", name="fine") == 0
     metrics.track_application("a", "fine", not_ready_since=None, timeout_seconds=600, errors=1, drift_corrections=2)
     metrics.track_application("a", "fine", not_ready_since=None, timeout_seconds=600, drift_corrections=1)
