@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Build the local control plane from Go modules (devcluster.md §4).
-#   build.sh [--only kubernetes|etcd|kwok|helm] [--force] [--update] [--no-kubectl]
+#   build.sh [--only kubernetes|etcd|kwok|helm|promtool] [--force] [--update] [--no-kubectl]
 #            [--k8s-version X] [--etcd-version Y] [--kwok-version Z] [--helm-version H]
+#            [--promtool-version P]
 # Exit 0 success, 1 build or check failed, 2 precondition missing.
-# helm (helm.sh/helm/v3, the chart tests' `helm lint`/`helm template`) is built like the rest.
+# helm (helm.sh/helm/v3, the chart tests' `helm lint`/`helm template`) is built like the rest, and
+# promtool (github.com/prometheus/prometheus, the alert rules' `promtool check/test rules`).
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -15,6 +17,7 @@ k8s_version="${OAM_DEVCLUSTER_K8S_VERSION:-$K8S_VERSION}"
 etcd_version="${OAM_DEVCLUSTER_ETCD_VERSION:-$ETCD_VERSION}"
 kwok_version="${OAM_DEVCLUSTER_KWOK_VERSION:-$KWOK_VERSION}"
 helm_version="${OAM_DEVCLUSTER_HELM_VERSION:-$HELM_VERSION}"
+promtool_version="${OAM_DEVCLUSTER_PROMTOOL_VERSION:-$PROMTOOL_VERSION}"
 while [ $# -gt 0 ]; do
   case "$1" in
     --only) only="$2"; shift 2 ;;
@@ -25,13 +28,17 @@ while [ $# -gt 0 ]; do
     --etcd-version) etcd_version="$2"; shift 2 ;;
     --kwok-version) kwok_version="$2"; shift 2 ;;
     --helm-version) helm_version="$2"; shift 2 ;;
-    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+    --promtool-version) promtool_version="$2"; shift 2 ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
     *) echo "devcluster: unknown option $1" >&2; exit 2 ;;
   esac
 done
-case "$only" in ""|kubernetes|etcd|kwok|helm) ;; *) echo "devcluster: --only takes kubernetes, etcd, kwok or helm" >&2; exit 2 ;; esac
+case "$only" in ""|kubernetes|etcd|kwok|helm|promtool) ;; *) echo "devcluster: --only takes kubernetes, etcd, kwok, helm or promtool" >&2; exit 2 ;; esac
 k8s_version="${k8s_version#v}" etcd_version="${etcd_version#v}" kwok_version="${kwok_version#v}" helm_version="${helm_version#v}"
+promtool_version="${promtool_version#v}"
 case "$helm_version" in 3.*) ;; *) echo "devcluster: --helm-version must be a Helm 3 version (helm.sh/helm/v3), not $helm_version" >&2; exit 2 ;; esac
+# Prometheus tags its Go module v0.<minor of 2.x> (2.54.1 = v0.54.1) and v0.3<minor>.<patch> for 3.x (3.16.0 = v0.316.0).
+case "$promtool_version" in 0.*) ;; *) echo "devcluster: --promtool-version is the Go module version of github.com/prometheus/prometheus (0.316.0 for Prometheus 3.16.0), not $promtool_version" >&2; exit 2 ;; esac
 
 if ! command -v go >/dev/null 2>&1; then
   echo "devcluster: Go not found on PATH. Install Go 1.26 or newer (the project uses 1.26.8) and make sure the Go module proxy is reachable (go env GOPROXY)." >&2
@@ -44,7 +51,7 @@ cache="${OAM_DEVCLUSTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/oam-operator/devc
 mkdir -p "$cache/logs" "$cache/scratch"
 
 components=()
-for c in kubernetes etcd kwok helm; do
+for c in kubernetes etcd kwok helm promtool; do
   if [ -z "$only" ] || [ "$only" = "$c" ]; then components+=("$c"); fi
 done
 steps_per=6
@@ -67,7 +74,7 @@ exec 9>"$cache/.lock"
 flock 9
 
 version_of() {
-  case "$1" in kubernetes) echo "$k8s_version" ;; etcd) echo "$etcd_version" ;; kwok) echo "$kwok_version" ;; helm) echo "$helm_version" ;; esac
+  case "$1" in kubernetes) echo "$k8s_version" ;; etcd) echo "$etcd_version" ;; kwok) echo "$kwok_version" ;; helm) echo "$helm_version" ;; promtool) echo "$promtool_version" ;; esac
 }
 binaries_of() {
   case "$1" in
@@ -75,10 +82,11 @@ binaries_of() {
     etcd) echo "etcd" ;;
     kwok) echo "kwok" ;;
     helm) echo "helm" ;;
+    promtool) echo "promtool" ;;
   esac
 }
 module_path_of() {
-  case "$1" in kubernetes) echo "k8s.io/kubernetes" ;; etcd) echo "go.etcd.io/etcd/server/v3" ;; kwok) echo "sigs.k8s.io/kwok" ;; helm) echo "helm.sh/helm/v3" ;; esac
+  case "$1" in kubernetes) echo "k8s.io/kubernetes" ;; etcd) echo "go.etcd.io/etcd/server/v3" ;; kwok) echo "sigs.k8s.io/kwok" ;; helm) echo "helm.sh/helm/v3" ;; promtool) echo "github.com/prometheus/prometheus" ;; esac
 }
 tool_packages_of() {
   local v="$2"
@@ -90,7 +98,13 @@ tool_packages_of() {
     etcd) echo "go.etcd.io/etcd/server/v3" ;;
     kwok) echo "sigs.k8s.io/kwok/cmd/kwok" ;;
     helm) echo "helm.sh/helm/v3/cmd/helm" ;;
+    promtool) echo "github.com/prometheus/prometheus/cmd/promtool" ;;
   esac
+}
+# Build tags: promtool's rule checks need no service discovery, and Prometheus's remove_all_sd tag
+# leaves out every discovery plugin (the cloud SDKs: most of a full build's packages).
+tags_of() {
+  case "$1" in promtool) echo "remove_all_sd" ;; *) echo "" ;; esac
 }
 sha256_of() { sha256sum "$1" | awk '{print $1}'; }
 
@@ -126,6 +140,7 @@ fail() {
     etcd) for f in $ETCD_FALLBACKS; do if [ "$(printf '%s\n%s\n' "$f" "$etcd_version" | sort -V | head -1)" = "$f" ] && [ "$f" != "$etcd_version" ]; then next="tools/devcluster/build.sh --only etcd --etcd-version $f"; break; fi; done ;;
     kwok) next="tools/devcluster/build.sh --only kwok --kwok-version <another served version, see go list -m -versions sigs.k8s.io/kwok>" ;;
     helm) next="tools/devcluster/build.sh --only helm --helm-version <another served version, see go list -m -versions helm.sh/helm/v3>" ;;
+    promtool) next="tools/devcluster/build.sh --only promtool --promtool-version <another served version, see go list -m -versions github.com/prometheus/prometheus>" ;;
   esac
   [ -n "$next" ] && echo "[devcluster] next: $next" >&2
   exit 1
@@ -159,7 +174,7 @@ prepare_module() {
     # shellcheck disable=SC2046
     go get -tool $(for p in $(tool_packages_of "$comp" "$v"); do echo "$p@v$v"; done) >>"$log" 2>&1 || exit 1
     go mod tidy >>"$log" 2>&1 || exit 1
-    if [ "$comp" = kwok ] || [ "$comp" = helm ]; then
+    if [ "$comp" = kwok ] || [ "$comp" = helm ] || [ "$comp" = promtool ]; then
       if grep -q '^replace' go.mod; then echo "$comp v$v needs replace directives" >>"$log"; exit 1; fi
     fi
   ) || return 1
@@ -213,6 +228,12 @@ ldflags_of() {
         f="$f -X $pkg.k8sVersionMajor=1 -X $pkg.k8sVersionMinor=$k8s_minor"
       done
       echo "$f" ;;
+    promtool)
+      # As Prometheus's .promu.yml: `promtool --version` prints 3.<minor>.<patch> (v0.3MM.P -> 3.MM.P).
+      local minor patch; minor=$(echo "$v" | cut -d. -f2) patch=$(echo "$v" | cut -d. -f3)
+      local release="2.$minor.$patch"
+      [ "$minor" -ge 300 ] && release="$((minor / 100)).$((minor % 100)).$patch"
+      echo "-X github.com/prometheus/common/version.Version=$release -X github.com/prometheus/common/version.Revision=$hash -X github.com/prometheus/common/version.Branch=HEAD" ;;
   esac
 }
 
@@ -249,6 +270,13 @@ check_versions() {
         env HELM_CACHE_HOME="$chart/.cache" HELM_CONFIG_HOME="$chart/.config" HELM_DATA_HOME="$chart/.data" \
         "$bin/helm" template probe "$chart" || { rm -rf "$chart"; return 1; }
       rm -rf "$chart" ;;
+    promtool)
+      expect_version "promtool --version" "promtool, version $(echo "$4" | sed -n 's/.*version.Version=\([^ ]*\).*/\1/p')" "$bin/promtool" --version || return 1
+      # It must parse and check a rule file (what the chart tests ask of it).
+      local rules; rules=$(mktemp -d)
+      printf 'groups:\n  - name: probe\n    rules:\n      - alert: Probe\n        expr: up == 0\n' >"$rules/rules.yaml"
+      expect_version "promtool check rules" "SUCCESS: 1 rules found" "$bin/promtool" check rules "$rules/rules.yaml" || { rm -rf "$rules"; return 1; }
+      rm -rf "$rules" ;;
   esac
 }
 
@@ -305,7 +333,7 @@ for comp in "${components[@]}"; do
     cd "$moddir" || exit 1
     if [ "$comp" = etcd ]; then out="$partial/bin/etcd"; else out="$partial/bin/"; fi
     # shellcheck disable=SC2046
-    exec /usr/bin/time -v -o "$timefile" go build -v "${build_flags[@]}" -ldflags "-s -w $flags" -o "$out" $(tool_packages_of "$comp" "$v")
+    exec /usr/bin/time -v -o "$timefile" go build -v "${build_flags[@]}" -tags "$(tags_of "$comp")" -ldflags "-s -w $flags" -o "$out" $(tool_packages_of "$comp" "$v")
   ) >>"$log" 2>&1 &
   pid=$!
   progress "$pid" "$comp" "packages compiled so far"

@@ -4,13 +4,15 @@
 collectors the default registry would have), so tests and several operators in one process do
 not collide. Label values with a fixed set (branches, results, actions, states, error types)
 are initialised at zero so dashboards see every series from the start; per-Application series
-(``namespace``, ``name``) exist only while the Application does (``remove_application``).
+(``namespace``, ``name``) exist only while the Application does (``remove_application``); they
+are what the chart's alerts name (docs/chart.md#alerts-and-dashboard).
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Callable, Mapping
 from typing import Protocol
 from wsgiref.simple_server import WSGIServer
@@ -86,8 +88,11 @@ class PassQueue(Protocol):
 class OperatorMetrics:
     """Every metric of docs/operator.md#metrics, registered in ``self.registry``."""
 
-    def __init__(self, registry: CollectorRegistry | None = None, *, process_collectors: bool = True) -> None:
+    def __init__(self, registry: CollectorRegistry | None = None, *, process_collectors: bool = True,
+                 clock: Callable[[], float] = time.time) -> None:
         self.registry = registry if registry is not None else CollectorRegistry()
+        self._clock = clock
+        self._not_ready_since: dict[tuple[str, str], float] = {}  # (namespace, name) -> epoch seconds
         if process_collectors:
             ProcessCollector(registry=self.registry)
             PlatformCollector(registry=self.registry)
@@ -203,6 +208,31 @@ class OperatorMetrics:
             ["shard"],
             registry=r,
         )
+        self.application_not_ready_seconds = Gauge(
+            PREFIX + "application_not_ready_seconds",
+            "Seconds since an Application's Ready condition left True, measured when scraped; 0 while it is "
+            "Ready or suspended (the alert OamApplicationNotReady compares it with its timeout).",
+            ["namespace", "name"],
+            registry=r,
+        )
+        self.application_timeout_seconds = Gauge(
+            PREFIX + "application_timeout_seconds",
+            "An Application's timeout: spec.timeout, else --default-timeout.",
+            ["namespace", "name"],
+            registry=r,
+        )
+        self.application_errors_total = Counter(
+            PREFIX + "application_errors_total",
+            "Passes of an Application ending in an error (reconcile_errors_total by Application).",
+            ["namespace", "name"],
+            registry=r,
+        )
+        self.application_drift_corrections_total = Counter(
+            PREFIX + "application_drift_corrections_total",
+            "Objects of an Application re-applied because of drift (drift_corrections_total by Application).",
+            ["namespace", "name"],
+            registry=r,
+        )
         self._initialise()
 
     def _initialise(self) -> None:
@@ -262,11 +292,32 @@ class OperatorMetrics:
         self.dependents.labels(namespace=namespace, name=name).set(dependents)
         self.unready_dependents.labels(namespace=namespace, name=name).set(unready)
 
+    def track_application(self, namespace: str, name: str, *, not_ready_since: float | None,
+                          timeout_seconds: float, errors: int = 0, drift_corrections: int = 0) -> None:
+        """After a pass of the Application: since when (epoch seconds) it is not Ready (``None``: Ready
+        or suspended), its timeout, and the errors and drift corrections of the pass. The earliest
+        start is kept while it stays not Ready: the Ready condition's ``lastTransitionTime`` moves
+        from Unknown (Processing) to False (Error) too. Its counters start at 0 on its first pass,
+        so ``increase()`` sees the first error too."""
+        key, clock, starts = (namespace, name), self._clock, self._not_ready_since
+        if not_ready_since is None:
+            starts.pop(key, None)
+        else:
+            starts[key] = min(starts.get(key, not_ready_since), not_ready_since)
+        self.application_not_ready_seconds.labels(namespace=namespace, name=name).set_function(
+            lambda: max(0.0, clock() - starts[key]) if key in starts else 0.0)
+        self.application_timeout_seconds.labels(namespace=namespace, name=name).set(timeout_seconds)
+        self.application_errors_total.labels(namespace=namespace, name=name).inc(errors)
+        self.application_drift_corrections_total.labels(namespace=namespace, name=name).inc(drift_corrections)
+
     def remove_application(self, namespace: str, name: str) -> None:
         """Drop every series of the Application (it is gone); a no-op when it has none."""
-        for gauge in (self.dependents, self.unready_dependents):
+        self._not_ready_since.pop((namespace, name), None)
+        for metric in (self.dependents, self.unready_dependents, self.application_not_ready_seconds,
+                       self.application_timeout_seconds, self.application_errors_total,
+                       self.application_drift_corrections_total):
             with contextlib.suppress(KeyError):
-                gauge.remove(namespace, name)
+                metric.remove(namespace, name)
 
     def serve(self, port: int, addr: str = "0.0.0.0") -> tuple[WSGIServer, threading.Thread] | None:
         """Serve ``/metrics`` on ``port`` in a daemon thread; port 0 disables it (returns ``None``).

@@ -22,6 +22,7 @@ from typing import Any
 from oam_operator import __version__
 from oam_operator.api.conditions import ready_condition
 from oam_operator.api.meta import GROUP, VERSION
+from oam_operator.common.durations import parse_go_duration
 from oam_operator.controller.metrics import OperatorMetrics
 from oam_operator.controller.settings import Settings
 from oam_operator.reconciler.accounting import RequestAccounting
@@ -41,6 +42,7 @@ from .incluster import in_cluster
 from .ownedwatch import ObjectKey, OwnedObjects, WatchedKind
 from .passes import apply_pass, delete_pass
 from .readiness import WATCHED, no_longer_progressing
+from .readysince import not_ready_since
 from .remotes import RemoteClusters
 from .seams import Environment, Event, Memory, PassResult
 from .sharding import owned_selector
@@ -368,6 +370,23 @@ class Runtime:
             status = result.status
             metrics.set_application(meta["namespace"], meta["name"], int(status.get("objects") or 0),
                                     int(status.get("objects") or 0) - int(status.get("readyObjects") or 0))
+            metrics.track_application(meta["namespace"], meta["name"], not_ready_since=not_ready_since(status),
+                                      timeout_seconds=self._timeout_seconds(body),
+                                      errors=int(result.error_type is not None),
+                                      drift_corrections=result.drift_corrections)
+
+    def _timeout_seconds(self, body: Mapping[str, Any]) -> float:
+        """The Application's timeout (spec.timeout, else --default-timeout); the default when unreadable
+        (the pass refuses such a spec itself)."""
+        timeout = (body.get("spec") or {}).get("timeout")
+        try:
+            return parse_go_duration(str(timeout)).total_seconds() if timeout else self._default_timeout
+        except ValueError:
+            return self._default_timeout
+
+    @property
+    def _default_timeout(self) -> float:
+        return self.settings.default_timeout_duration.total_seconds()
 
     def states(self) -> dict[str, int]:
         """Applications per state, for the gauge when it is scraped."""

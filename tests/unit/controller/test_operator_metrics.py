@@ -40,6 +40,10 @@ EXPECTED = {
     "oam_operator_watch_cache_bytes": ("gauge", set()),
     "oam_operator_watches": ("gauge", {"group", "kind", "state"}),
     "oam_operator_leader": ("gauge", {"shard"}),
+    "oam_operator_application_not_ready_seconds": ("gauge", {"namespace", "name"}),
+    "oam_operator_application_timeout_seconds": ("gauge", {"namespace", "name"}),
+    "oam_operator_application_errors": ("counter", {"namespace", "name"}),
+    "oam_operator_application_drift_corrections": ("counter", {"namespace", "name"}),
 }
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "operator.md"
 
@@ -58,6 +62,7 @@ def test_every_metric_has_its_name_type_and_labels() -> None:
     metrics.count_request("GET", 200)
     metrics.count_request("PUT", 200, lease=True)
     metrics.set_application("shop", "shop", 6, 3)
+    metrics.track_application("shop", "shop", not_ready_since=None, timeout_seconds=600)
     metrics.set_watch_state("apps", "Deployment", "synced")
     metrics.leader.labels(shard="eu-1").set(1)
     families = _families(metrics)
@@ -190,6 +195,35 @@ def test_per_application_series_are_removed() -> None:
     assert _value(metrics, "oam_operator_dependents", namespace="a", name="one") is None
     assert _value(metrics, "oam_operator_unready_dependents", namespace="a", name="one") is None
     assert _value(metrics, "oam_operator_dependents", namespace="a", name="two") == 1
+
+
+def test_not_ready_seconds_are_measured_when_scraped_and_counters_start_at_zero() -> None:
+    now = [1000.0]
+    metrics = OperatorMetrics(clock=lambda: now[0])
+    metrics.track_application("a", "slow", not_ready_since=940.0, timeout_seconds=30)
+    metrics.track_application("a", "fine", not_ready_since=None, timeout_seconds=600)
+    assert _value(metrics, "oam_operator_application_not_ready_seconds", namespace="a", name="slow") == 60
+    now[0] = 1010.0
+    assert _value(metrics, "oam_operator_application_not_ready_seconds", namespace="a", name="slow") == 70
+    assert _value(metrics, "oam_operator_application_not_ready_seconds", namespace="a", name="fine") == 0
+    assert _value(metrics, "oam_operator_application_timeout_seconds", namespace="a", name="slow") == 30
+    # Processing (Ready Unknown) became Error (Ready False): a later lastTransitionTime, the same episode
+    metrics.track_application("a", "slow", not_ready_since=1005.0, timeout_seconds=30)
+    assert _value(metrics, "oam_operator_application_not_ready_seconds", namespace="a", name="slow") == 70
+    metrics.track_application("a", "slow", not_ready_since=None, timeout_seconds=30)  # Ready: the episode ends
+    assert _value(metrics, "oam_operator_application_not_ready_seconds", namespace="a", name="slow") == 0
+    metrics.track_application("a", "slow", not_ready_since=1008.0, timeout_seconds=30)
+    assert _value(metrics, "oam_operator_application_not_ready_seconds", namespace="a", name="slow") == 2
+    assert _value(metrics, "oam_operator_application_errors_total", namespace="a", name="fine") == 0
+    metrics.track_application("a", "fine", not_ready_since=None, timeout_seconds=600, errors=1, drift_corrections=2)
+    metrics.track_application("a", "fine", not_ready_since=None, timeout_seconds=600, drift_corrections=1)
+    assert _value(metrics, "oam_operator_application_errors_total", namespace="a", name="fine") == 1
+    assert _value(metrics, "oam_operator_application_drift_corrections_total", namespace="a", name="fine") == 3
+    metrics.remove_application("a", "fine")
+    for metric in ("oam_operator_application_not_ready_seconds", "oam_operator_application_timeout_seconds",
+                   "oam_operator_application_errors_total", "oam_operator_application_drift_corrections_total"):
+        assert _value(metrics, metric, namespace="a", name="fine") is None
+
 
 
 def test_registries_are_independent() -> None:

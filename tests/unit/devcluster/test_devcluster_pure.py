@@ -155,3 +155,37 @@ def test_build_script_without_go_exits_2_with_the_message(tmp_path: Path) -> Non
     assert result.stderr.strip() == (
         "devcluster: Go not found on PATH. Install Go 1.26 or newer (the project uses 1.26.8) and make sure "
         "the Go module proxy is reachable (go env GOPROXY).")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--only", "prometheus"], "devcluster: --only takes kubernetes, etcd, kwok, helm or promtool"),
+    (["--only", "promtool", "--promtool-version", "3.16.0"],
+     "devcluster: --promtool-version is the Go module version of github.com/prometheus/prometheus (0.316.0 for "
+     "Prometheus 3.16.0), not 3.16.0"),
+])
+def test_build_script_refuses_a_bad_promtool_request(tmp_path: Path, args: list[str], message: str) -> None:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    result = subprocess.run(["/bin/bash", "tools/devcluster/build.sh", *args], env=env, capture_output=True,
+                            text=True, cwd=Path(__file__).parents[3])
+    assert (result.returncode, result.stderr.strip()) == (2, message)
+
+
+def test_promtool_is_found_by_version_and_named_when_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tools.devcluster import promtool
+
+    monkeypatch.delenv("OAM_DEVCLUSTER_BIN_DIR", raising=False)
+    monkeypatch.setenv("OAM_DEVCLUSTER_CACHE", str(tmp_path))
+    monkeypatch.setenv("OAM_DEVCLUSTER_PROMTOOL_VERSION", "v0.54.1")
+    assert promtool.promtool_version() == "0.54.1"
+    with pytest.raises(dc.BinariesMissing) as missing:
+        promtool.require_promtool()
+    assert str(missing.value) == (
+        f"promtool v0.54.1 is not built (looked in {tmp_path / 'promtool'}); build it with "
+        "tools/devcluster/build.sh --only promtool (or `make devcluster`)")
+    built = tmp_path / "promtool" / "v0.54.1"
+    (built / "bin").mkdir(parents=True)
+    (built / "bin" / "promtool").write_text("#!/bin/sh\n")
+    (built / "bin" / "promtool").chmod(0o755)
+    assert promtool.find_promtool() is None  # no BUILDINFO.json: an unfinished build
+    (built / "BUILDINFO.json").write_text("{}")
+    assert promtool.find_promtool() == built / "bin" / "promtool"

@@ -1,6 +1,6 @@
-"""Fixtures of the chart tests: the helm binary built by ``tools/devcluster/build.sh`` (a missing
-one skips these tests, or fails them with ``OAM_REQUIRE_CLUSTER=1`` as in ``make test`` and CI)
-and a ``render`` function over the chart."""
+"""Fixtures of the chart tests: the helm and promtool binaries built by ``tools/devcluster/build.sh``
+(a missing one skips these tests, or fails them with ``OAM_REQUIRE_CLUSTER=1`` as in ``make test``
+and CI) and a ``render`` function over the chart."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import pytest
 from tools.devcluster import BinariesMissing
 from tools.devcluster.helm import render as render_chart
 from tools.devcluster.helm import require_helm
+from tools.devcluster.promtool import require_promtool
 from tools.devcluster.pytest_plugin import require_cluster
 
 
@@ -22,6 +23,16 @@ from tools.devcluster.pytest_plugin import require_cluster
 def helm() -> Path:
     try:
         return require_helm()
+    except BinariesMissing as error:
+        if require_cluster():
+            pytest.fail(str(error), pytrace=False)
+        pytest.skip(str(error))
+
+
+@pytest.fixture(scope="session")
+def promtool() -> Path:
+    try:
+        return require_promtool()
     except BinariesMissing as error:
         if require_cluster():
             pytest.fail(str(error), pytrace=False)

@@ -92,12 +92,12 @@ def test_the_alert_when_no_instance_leads(render: Render) -> None:
                                                                                      "labels": {"team": "ops"}}}})
     rule = one(objects, "PrometheusRule", NAME, "oam-system")
     assert rule["metadata"]["labels"]["team"] == "ops"
-    alerts = rule["spec"]["groups"][0]["rules"]
+    alerts = [alert for alert in rule["spec"]["groups"][0]["rules"] if alert["alert"] == "OamOperatorNoLeader"]
     assert [(a["alert"], a["expr"], a["for"], a["labels"]) for a in alerts] == [
         ("OamOperatorNoLeader", 'absent(oam_operator_leader{namespace="oam-system", shard=""} == 1)', "1m",
-         {"severity": "critical", "shard": ""}),
+         {"severity": "critical", "namespace": "oam-system", "shard": ""}),
         ("OamOperatorNoLeader", 'absent(oam_operator_leader{namespace="oam-system", shard="eu"} == 1)', "1m",
-         {"severity": "critical", "shard": "eu"}),
+         {"severity": "critical", "namespace": "oam-system", "shard": "eu"}),
     ]
 
 

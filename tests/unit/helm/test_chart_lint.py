@@ -18,6 +18,8 @@ COMBINATIONS = {
                                        "--set", "operator.allowClusterScopedObjects=true"],
     "least-privilege-no-cache": ["--set", "rbac.mode=leastPrivilege", "--set", "cache.enabled=false"],
     "service-monitor": ["--set", "metrics.serviceMonitor.enabled=true"],
+    "alerts-and-dashboard": ["--set", "metrics.prometheusRule.enabled=true", "--set", "metrics.dashboard.enabled=true",
+                             "--set", "admission.enabled=true", "--set", "sharding.shards={eu}"],
     "peering": ["--set", "peering.enabled=true"],
     "no-crds-no-rbac": ["--set", "crds.install=false", "--set", "rbac.create=false",
                         "--set", "serviceAccount.create=false", "--set", "serviceAccount.name=ops"],
