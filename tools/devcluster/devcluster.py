@@ -547,9 +547,10 @@ class ControlPlane:
     def tail(self, component: str, lines: int = 100) -> list[str]:
         return tail_file(Path(self.handle.log_paths[component]), lines)
 
-    def restart(self, name: str, timeout: float = 60.0) -> None:
+    def restart(self, name: str, timeout: float = 60.0, down_for: float = 0.0) -> None:
         """Stop one component and start it again with the same command line, for tests of what
-        a client does across an API server restart; waits for ``/readyz`` after the API server."""
+        a client does across an API server restart; waits for ``/readyz`` after the API server.
+        ``down_for``: seconds it stays stopped before it starts again (an outage, not a blip)."""
         component = next((c for c in self.components if c.name == name), None)
         if component is None:
             raise DevclusterError(f"no component {name} in this control plane")
@@ -558,6 +559,8 @@ class ControlPlane:
         except OSError as error:
             raise DevclusterError(f"{name} is not running: {error}") from None
         self._terminate(component)
+        if down_for > 0:
+            time.sleep(down_for)
         log = open(self.handle.log_paths[name], "ab", buffering=0)  # noqa: SIM115 - handed to the child
         try:
             process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,

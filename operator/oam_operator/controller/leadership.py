@@ -17,7 +17,8 @@ webhook, the watches and caches it will need — and reconciles nothing.
 **A leader that loses the Lease stands by again** without a restart: the fence has already
 refused its requests (by the clock); ``on_lost`` then waits until every running pass has ended
 and drops what the process remembers that another leader may have changed meanwhile (the last
-status each pass wrote, backoffs, the watch caches of owned objects: ``Runtime.stand_down``);
+status each pass wrote, backoffs, what the watch cache holds as this instance's own writes:
+``Runtime.stand_down``);
 only then does the election loop compete for the Lease again (``Elector.stand_by``). The passes
 after the next acquisition start from fresh reads. A pass running in a worker thread is never
 cancelled: it ends by itself, every request refused, before the instance may lead again.

@@ -204,18 +204,15 @@ class Runtime:
         """After the Lease was lost (leadership.py): wait until every running pass has ended (the
         fence refuses their requests, so they end soon), then drop what another leader may have
         changed meanwhile — each Application's memory (its last written status, backoffs, Event
-        deduplication) and the watch caches of owned objects (what this instance last applied) —
-        so the passes after the next acquisition start from fresh reads
-        (docs/operator.md#leader-election)."""
+        deduplication; the next pass reads the Application afresh) and the watch cache's record of
+        what this instance wrote (``OwnedObjects.forget_writes``) (docs/operator.md#leader-election)."""
         with self._passing:
             while self._running:
                 self._passing.wait()
             self._reread.update(self.memory)
             self.memory.clear()
-        owned, self.owned = self.owned, None
-        if owned is not None:
-            owned.stop()
-            self.start()  # new watches, an empty cache; the cluster id is kept
+        if self.owned is not None:
+            self.owned.forget_writes()
 
     def forget(self, uid: str, namespace: str, name: str) -> None:
         with self._lock:
