@@ -8,8 +8,9 @@ suspended, and ordered after another by ``app-dependency`` — and is stopped. T
 starts with the current CRDs, as ``helm upgrade`` would install them, and must take every
 Application over with **no write to any of their objects** (the API server's audit log, each
 process named by its user agent), at most one status write per Application, nothing deleted and
-nothing orphaned, each Application in the state it had (Ready stays Ready). The downgrade runs the
-previous release again against what this version wrote and must not rewrite the objects either.
+nothing orphaned, each Application in the state it had (Ready stays Ready). The downgrade puts the
+previous release's CRDs and operator back against what this version wrote and must not rewrite
+the objects either.
 
 A control plane of this module's own (minimal profile, audit log on): ConfigMaps need no
 controllers. The duration of each phase is printed (``-s``).
@@ -302,7 +303,8 @@ def test_an_upgrade_from_the_previous_release_and_back_writes_no_object(plane: P
     new.stop()
     upgraded = assert_no_object_written(plane, offset, "current", before, statuses)
 
-    # Downgrade by one release: the CRDs stay (helm never downgrades them), the release's operator runs.
+    # Downgrade by one release: the chart renders the CRDs as templates, so they go back too.
+    install_crds(plane, source / "crds")
     offset = audit_offset(plane)
     down, timings["downgrade: every Application passed"] = take_over(plane, tmp_path, "downgraded", source)
     down.stop()
