@@ -29,7 +29,6 @@ that only the new leader made them, strictly after the old leader's last write.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
@@ -206,6 +205,13 @@ def holder(plane: Plane, namespace: str) -> str:
     return str(lease.spec.holder_identity or "")
 
 
+def role_and_losses(instance: Instance) -> tuple[str, int]:
+    """What ``/healthz`` says of the instance's leadership (200 whatever the role)."""
+    status, answer = instance.health()
+    assert status == 200
+    return str(answer["leadership"]["role"]), int(answer["leadership"]["losses"])
+
+
 def leader_of(plane: Plane, namespace: str, *instances: Instance) -> Instance:
     current = holder(plane, namespace)
     return next(i for i in instances if current.startswith(f"{i.name}_"))
@@ -334,7 +340,8 @@ def test_a_paused_leader_is_replaced_and_once_resumed_writes_nothing(
     assert late == []
     assert any(e.get("msg", "").startswith("leader election lost") for e in a.logs())
     assert a.process.poll() is None and a.leader_gauge() == 0.0
-    assert a.health()[1]["leadership"]["role"] == "standby" and a.health()[1]["leadership"]["losses"] == 1
+    wait_until(lambda: role_and_losses(a) == ("standby", 1), 30,
+               "/healthz to say standby after one loss (kopf caches it for 10 s)")
     names = {f"work-{i:03d}" for i in range(300)}
     assert owned_configmaps(plane, namespace) == names
     assert_one_writer_at_a_time(plane, namespace, "inst-a", "inst-b")
@@ -480,14 +487,11 @@ def test_an_api_server_down_past_the_renew_deadline_costs_the_lease_not_the_proc
     apply_app(plane, namespace, "steady", 5)
     wait_ready(plane, namespace, "steady", 5)
     gauges: list[float | None] = []
-    roles: list[str] = []
     watching = threading.Event()
 
-    def watch_role() -> None:  # the operator's own endpoints answer while its API server is down
+    def watch_role() -> None:  # the operator's own metrics answer while its API server is down
         while not watching.wait(0.25):
             gauges.append(a.leader_gauge())
-            with contextlib.suppress(OSError, ValueError, KeyError):
-                roles.append(str(a.health()[1]["leadership"]["role"]))
 
     watcher = threading.Thread(target=watch_role, daemon=True)
     watcher.start()
@@ -507,10 +511,9 @@ def test_an_api_server_down_past_the_renew_deadline_costs_the_lease_not_the_proc
     watching.set()
     watcher.join()
     assert a.process.poll() is None and a.process.pid == pid  # the same process throughout
-    assert 0.0 in gauges and ({"lost", "standby"} & set(roles))  # the loss was visible while it lasted
+    assert 0.0 in gauges  # the loss was visible while it lasted (kopf caches /healthz for 10 s: see below)
     messages = [str(e.get("msg", "")) for e in a.logs()]
     assert sum(m.startswith("leader election lost") for m in messages) == 1
     assert messages.count("standing by again after losing the Lease") == 1
     assert messages.count("became the leader") == 2
-    status, answer = a.health()
-    assert status == 200 and answer["leadership"]["role"] == "leader" and answer["leadership"]["losses"] == 1
+    wait_until(lambda: role_and_losses(a) == ("leader", 1), 30, "/healthz to say it leads again after one loss")
