@@ -57,14 +57,15 @@ def previous_release() -> dict[str, str]:
 
 def extract_release(commit: str, into: Path) -> Path:
     """``operator/`` and ``crds/`` of ``commit``, from this repository's history, under ``into``."""
+    into.mkdir(parents=True, exist_ok=True)
     archive = into / "release.tar"
     try:
         subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", "-o", str(archive), commit,
                         "operator", "crds"], check=True, capture_output=True, text=True)
     except (OSError, subprocess.CalledProcessError) as error:
         detail = getattr(error, "stderr", "") or str(error)
-        pytest.fail(f"release {commit} is not in this repository's history (a shallow clone?): {detail}",
-                    pytrace=False)
+        pytest.fail(f"git archive of release {commit} failed (not in this repository's history, a shallow "
+                    f"clone?): {detail}", pytrace=False)
     with tarfile.open(archive) as tar:
         tar.extractall(into, filter="data")
     return into
@@ -174,6 +175,17 @@ def components(prefix: str, count: int) -> list[dict[str, Any]]:
         for i in range(count)]
 
 
+def inline_configmaps(prefix: str, count: int, per_component: int = 1000) -> list[dict[str, Any]]:
+    """``count`` ConfigMaps in ``manifests`` components of at most ``per_component`` documents
+    (an Application has at most 1,000 components)."""
+    found = []
+    for part, first in enumerate(range(0, count, per_component)):
+        docs = "".join(f"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {prefix}-{n:04d}}}\n"
+                       f"data: {{k: '{n}'}}\n" for n in range(first, min(count, first + per_component)))
+        found.append({"name": f"part-{part}", "type": "manifests", "properties": {"inline": docs}})
+    return found
+
+
 def after(*names: str) -> list[dict[str, Any]]:
     return [{"name": "after", "type": "app-dependency",
              "properties": {"applications": [{"name": name} for name in names]}}]
@@ -182,7 +194,7 @@ def after(*names: str) -> list[dict[str, Any]]:
 #: name -> (spec, the state it settles in, its reason, its objects)
 SHAPES: dict[str, tuple[dict[str, Any], str, str, int]] = {
     "few": ({"components": components("few", 3)}, "Ready", "Ready", 3),
-    "big": ({"components": components("big", BIG)}, "Ready", "Ready", BIG),
+    "big": ({"components": inline_configmaps("big", BIG)}, "Ready", "Ready", BIG),
     "waiting": ({"components": components("waiting", 2), "policies": after("missing")},
                 "Waiting", "DependenciesNotReady", 0),
     "failed": ({"components": [{"name": "bad", "type": "no-such-type", "properties": {}}]},
@@ -258,6 +270,7 @@ def assert_no_object_written(plane: Plane, offset: int, instance: str, before: d
                              statuses: dict[str, dict[str, Any]]) -> Counter[str]:
     """What an upgrade or a downgrade must not do; the status writes per Application."""
     writes = writes_of(plane, offset, instance)
+    assert any(w["resource"] == "leases" for w in writes), "no write of the process found: the audit filter is wrong"
     to_objects = [w for w in writes if w["resource"] not in ("applications", "leases")]  # leases: the election's
     assert to_objects == [], to_objects[:10]  # no object written, no Event posted (Ready was already told)
     assert [w for w in writes if w["verb"] in ("delete", "deletecollection")] == []
