@@ -182,8 +182,10 @@ class Leadership:
     def _lose(self) -> None:
         """Stop leading and let the operator stop and forget (``on_lost``), once per loss."""
         with self._losing:
-            if not self._led.is_set():
-                return  # handled already, or never led
+            # Handled already, or never led; or the caller saw the loss before the other thread
+            # handled it and this instance has led afresh since: that leadership is not lost.
+            if not self._led.is_set() or self.elector.leading():
+                return
             self.elector.lose()
             if self.on_role is not None:
                 self.on_role(False)
