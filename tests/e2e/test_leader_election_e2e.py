@@ -179,9 +179,14 @@ def start(plane: Plane, namespace: str, tmp_path: Path,
         def serving() -> bool:
             if process.poll() is not None:
                 pytest.fail(f"{name} exited with {process.returncode}:\n{log_path.read_text()[-3000:]}")
-            return instance.leader_gauge() is not None
+            if instance.leader_gauge() is None:
+                return False
+            try:  # the health endpoint may start after the metrics one
+                return instance.health()[0] == 200
+            except OSError:
+                return False
 
-        wait_until(serving, 60, f"{name}'s metrics")
+        wait_until(serving, 60, f"{name}'s metrics and health endpoints")
         return instance
 
     yield run
