@@ -598,6 +598,44 @@ def inventory_section(step: dict[str, Any] | None) -> tuple[str, dict[str, Any]]
     return text, {"status_bytes": status, "objects": n, "object_bytes": whole}
 
 
+def fairness_section(step: dict[str, Any] | None) -> str:
+    head = "## 7. Fair queues: a healthy Application under another namespace's flood (`bench/bench_fairness.py`)\n\n"
+    if step is None:
+        return head + "_Not run in this report's results (`bench/run_all.py --only fairness --merge`)._"
+    failure = _failure(step, "fairness")
+    fig = step.get("figures") or {}
+    if failure or not fig:
+        return head + (failure or "_No figures._")
+    alone, under = fig.get("alone") or [], fig.get("under") or []
+    worst = max((s["seconds"] for s in under), default=None)
+    factor = worst / fig["alone_median_s"] if worst is not None and fig.get("alone_median_s") else None
+    failing, flapping = fig.get("failing") or {}, fig.get("flapping") or {}
+    text = head + (
+        f"Run {step.get('date_utc')}. One operator (default flags) watches two namespaces on a fresh minimal control "
+        f"plane. The healthy Application ({fig.get('objects')} ConfigMaps) is timed from its create to Ready, alone, "
+        f"then while {fig.get('flood')} Applications created in {fmt(fig.get('flood_created_s'), 1)} s in the other "
+        "namespace are worked off (one failing permanently, one changing its spec every second). Target: under the "
+        "flood ≤ 2× alone. Before fair queues (one queue, first come first served) the issue measured 0.49–1.9 s "
+        "alone and 11.2–31.8 s under such a flood.\n\n")
+    rows = [
+        ("healthy Application alone", f"median {fmt(fig.get('alone_median_s'))} s "
+                                      f"({', '.join(fmt(s['seconds']) for s in alone)})"),
+        ("the same under the flood", f"median {fmt(fig.get('under_median_s'))} s "
+                                     f"({', '.join(fmt(s['seconds']) for s in under)}); worst "
+                                     f"**{fmt(factor, 1)}× alone**"),
+        ("its first pass under the flood: passes waiting ahead / admitted while it waited",
+         ", ".join(f"{s.get('first_pass_waiting_ahead')} / {s.get('first_pass_overtaken_by')}" for s in under)),
+        ("the flood to Ready", f"{fmt(fig.get('flood_ready_s'), 1)} s, {fig.get('flood_passes')} passes, "
+                               f"{fmt(fig.get('flood_requests'), 0)} API requests "
+                               f"({fmt(fig.get('flood_requests_per_app'), 1)} per Application)"),
+        ("failing Application", f"{failing.get('passes')} passes in {fmt(fig.get('watched_s'), 0)} s, gaps "
+                                f"{failing.get('gaps_s')} s ({failing.get('state')}/{failing.get('reason')})"),
+        ("flapping Application", f"{flapping.get('passes')} passes for {flapping.get('spec_changes')} spec changes "
+                                 f"in {fmt(fig.get('watched_s'), 0)} s"),
+    ]
+    return text + table(("figure", "value"), rows)
+
+
 def peer_section(step: dict[str, Any] | None) -> str:
     head = "## 6. Side by side: ours, kubectl, component-operator-runtime, fluxcd/pkg/ssa (`bench/bench_peers.py`)\n\n"
     if step is None:
@@ -706,7 +744,7 @@ def render(results: dict[str, Any], out: Path) -> str:
                 machine_section(machine), t_text, r_text, n_text, o_text,
                 scale_section(steps.get("scale"), steps.get("floor")),
                 floor_section(steps.get("floor")), i_text,
-                p_text]
+                p_text, fairness_section(steps.get("fairness"))]
     return "\n\n".join(s.rstrip() for s in sections) + "\n"
 
 

@@ -35,7 +35,11 @@ Steps (``--only`` picks some, comma-separated):
 - ``inventory``  — ``bench_operator.py --apps 1 --objects 10000 --per-component 100 --server-side
   --no-data --skip-steady --json``: 10,000 objects in one Application to Ready, and the JSON size
   of the status the operator persisted, bytes per object (100 ``manifests`` components: the CRD
-  allows at most 1,000 components), read back from the API server.
+  allows at most 1,000 components), read back from the API server;
+- ``fairness``   — ``bench_fairness.py --json``: a healthy Application's time to Ready in its own
+  namespace alone and under a flood of ``--fairness-flood`` Applications in another namespace (one
+  failing, one changing its spec every second), the flood's requests, the failing and flapping
+  ones' passes (docs/operator.md#fair-queues).
 
 Nothing is estimated: every figure in results.json was measured in this run; a failed step is
 recorded with its error and exit code instead of figures. Exit status 1 if any step failed.
@@ -64,7 +68,7 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 RESULTS = BENCH / "results"
 LOGS = RESULTS / "logs"
-STEPS = ("transform", "reconciler", "kubectl-noop", "peer", "operator", "scale", "floor", "inventory")
+STEPS = ("transform", "reconciler", "kubectl-noop", "peer", "operator", "scale", "floor", "inventory", "fairness")
 
 sys.path.insert(0, str(ROOT))
 
@@ -602,6 +606,17 @@ def step_inventory(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def step_fairness(args: argparse.Namespace) -> dict[str, Any]:
+    """``bench_fairness.py``: one healthy Application alone and under another namespace's flood."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "fairness.json"
+        run = _run_script("bench_fairness.py", ["--flood", str(args.fairness_flood), "--json", str(out)], "fairness",
+                          timeout=3600)
+        run["figures"] = json.loads(out.read_text()) if out.exists() else None
+    run["ok"] = bool(run["figures"]) and run["exit_code"] == 0
+    return run
+
+
 STEP_FUNCS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
     "transform": step_transform,
     "reconciler": step_reconciler,
@@ -611,6 +626,7 @@ STEP_FUNCS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
     "scale": step_scale,
     "floor": step_floor,
     "inventory": step_inventory,
+    "fairness": step_fairness,
 }
 
 
@@ -628,6 +644,8 @@ def main() -> int:
     parser.add_argument("--objects", type=int, default=10, help="objects per Application in the operator benchmark")
     parser.add_argument("--inventory-objects", type=int, default=10000,
                         help="objects of the inventory-size Application")
+    parser.add_argument("--fairness-flood", type=int, default=200,
+                        help="Applications of the fairness benchmark's flood")
     parser.add_argument("--out", type=Path, default=RESULTS / "results.json")
     parser.add_argument("--merge", action="store_true",
                         help="keep the steps of an existing results file that this run does not repeat")

@@ -3,7 +3,8 @@
 Defaults: a spec field whose default is a constant carries it as a CRD default too, so the stored
 object shows the effective value; ``interval``, ``timeout``, ``adoptionPolicy`` and
 ``updatePolicy`` default to operator settings and therefore carry none (``None`` here = "use the
-setting"). Duplicate component or policy names are not checked here: the API server rejects them
+setting"); nor does ``revisionHistoryLimit``: a new CRD default would change every stored spec
+on read. Duplicate component or policy names are not checked here: the API server rejects them
 (list-map keys) and the transform reports them with its own messages. Every status field is
 optional and omitted when unset, so a status read from the cluster is written back unchanged.
 """
@@ -33,7 +34,9 @@ from .meta import (
 )
 
 __all__ = [
+    "DEFAULT_REVISION_HISTORY_LIMIT",
     "DNS1123_SUBDOMAIN_OR_EMPTY",
+    "MAX_REVISION_HISTORY_LIMIT",
     "MIN_INTERVAL",
     "MIN_TIMEOUT",
     "Application",
@@ -49,6 +52,8 @@ __all__ = [
 ]
 
 MIN_INTERVAL = timedelta(seconds=30)
+DEFAULT_REVISION_HISTORY_LIMIT = 10
+MAX_REVISION_HISTORY_LIMIT = 100  # docs/operator.md#revision-history
 MIN_TIMEOUT = timedelta(seconds=10)
 INTERVAL_MESSAGE = "interval must be at least 30s"
 TIMEOUT_MESSAGE = "timeout must be at least 10s"
@@ -177,6 +182,15 @@ class ApplicationSpec(ApiModel):
         description="What the operator does when another field manager changes a field the Application sets, "
         "or deletes one of its objects: Correct (re-apply within seconds; the default when unset) or Report "
         "(leave the change and show it in status.drift).",
+    )
+    revision_history_limit: int | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_REVISION_HISTORY_LIMIT,
+        description="How many revisions (ControllerRevisions of the applied spec) are kept for history and "
+        f"rollback, 0 to {MAX_REVISION_HISTORY_LIMIT}; the oldest are pruned; unset for "
+        f"{DEFAULT_REVISION_HISTORY_LIMIT}.",
+        json_schema_extra={"format": "int32"},
     )
     delete_policy: ApplicationDeletePolicy = Field(
         default=ApplicationDeletePolicy.DELETE,

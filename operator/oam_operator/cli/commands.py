@@ -1,6 +1,7 @@
 """The command-line surface: the ``oam-operator`` click group and every command's options.
 
-A command's body lives in a module of its own (``build``, ``schema``, ``status``, ``diff``), imported
+A command's body lives in a module of its own (``build``, ``schema``, ``status``, ``diff``,
+``history``), imported
 when the command runs; ``run``'s settings options are built on first use. Only ``crd`` and ``run``,
 a few lines each, are written here.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from typing import Any
 
 import click
 
@@ -262,10 +264,28 @@ def resume(name: str, namespace: str | None, kubeconfig: str | None, context: st
     guarded(lambda: sys.exit(run_suspend(name, namespace, kubeconfig, context, False)))
 
 
+class _RevisionNumber(click.ParamType[int, Any]):
+    """A revision number: a whole number from 1 (``status.revision`` counts from 1)."""
+
+    name = "revision"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        text = str(value).strip()
+        if text.isdigit() and int(text) >= 1:
+            return int(text)
+        self.fail(f"{value!r} is not a revision number (a whole number from 1)", param, ctx)
+
+
+_REVISION = _RevisionNumber()
+
+
 @main.command()
 @click.argument("target", metavar="FILE|NAME")
 @_cluster_options
-def diff(target: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str) -> None:
+@click.option("--revision", type=_REVISION, metavar="N",
+              help="Compare the live cluster with what revision N of the Application NAME applied.")
+def diff(target: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str,
+         revision: int | None) -> None:
     """Show what applying an Application would change: per wave, creates, changes and prunes.
 
     Server-side dry-run of exactly what the operator sends. Exit 0 no changes, 1 changes, 2 error.
@@ -273,11 +293,41 @@ def diff(target: str, namespace: str | None, kubeconfig: str | None, context: st
     from oam_operator.cli.diff import EXIT_ERROR, run_diff
 
     try:
-        code = run_diff(target, namespace, kubeconfig, context, domain)
+        code = run_diff(target, namespace, kubeconfig, context, domain, revision)
     except Exception as exc:
         click.echo(f"Error: internal error: {type(exc).__name__}: {exc}", err=True)
         code = EXIT_ERROR
     sys.exit(code)
+
+
+@main.command()
+@click.argument("name")
+@_cluster_options
+@click.option("--revision", type=_REVISION, metavar="N", help="Print revision N: its facts and its spec.")
+@click.option("-o", "--output", type=click.Choice(["text", "yaml", "json"]), default="text", show_default=True,
+              help="yaml|json: every revision as data; with --revision, that revision's spec.")
+def history(name: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str,
+            revision: int | None, output: str) -> None:
+    """List an Application's revisions: when, the outcome, the change cause (docs/operator.md#history-and-rollback)."""
+    from oam_operator.cli.history import run_history
+
+    guarded(lambda: sys.exit(run_history(name, namespace, revision, output, kubeconfig, context, domain)))
+
+
+@main.command()
+@click.argument("name")
+@_cluster_options
+@click.option("--to-revision", type=_REVISION, metavar="N",
+              help="The revision to go back to (default: the one before the current revision).")
+@click.option("--wait", is_flag=True, help="Wait until the rolled-back spec is Ready (exit 0), Error or timed out (3).")
+@click.option("--timeout", default="5m", show_default=True, metavar="DURATION", callback=_check_timeout,
+              help="Bound of --wait, e.g. 90s, 5m.")
+def rollback(name: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str,
+             to_revision: int | None, wait: bool, timeout: str) -> None:
+    """Write a recorded revision's spec back as a new generation, as kubectl rollout undo does."""
+    from oam_operator.cli.history import run_rollback
+
+    guarded(lambda: sys.exit(run_rollback(name, namespace, to_revision, wait, timeout, kubeconfig, context, domain)))
 
 
 SHELLS = ("bash", "zsh", "fish")

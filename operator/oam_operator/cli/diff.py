@@ -14,6 +14,9 @@ Output, per apply wave (named by its bundle): ``create``, ``change`` (with a uni
 YAML) and then ``prune`` lines; ``no changes`` when the cluster is in sync. Exit codes as
 ``kubectl diff``: 0 no changes, 1 changes, 2 an error (one ``Error:`` line).
 
+``--revision N`` previews revision N of the live Application NAME (its recorded spec,
+``cli/history.py``) instead of its current spec.
+
 Decisions: FILE wins when a file of that name exists, else the argument names a live
 Application. ``-n`` sets the namespace of a FILE's Application (else its own, else the
 context's). The preview assumes the operator's default confinement (objects only in the
@@ -109,7 +112,8 @@ def shard_of(body: Mapping[str, Any], live_app: Mapping[str, Any] | None, label:
     return ""
 
 
-def compute_diff(target: str, namespace: str | None, conn: Any, domain: str) -> tuple[list[WavePlan], list[str]]:
+def compute_diff(target: str, namespace: str | None, conn: Any, domain: str,
+                 revision: int | None = None) -> tuple[list[WavePlan], list[str]]:
     """The waves' creates and changes and the prunes; raises ``DiffError`` or ``ApiFailure``."""
     from oam_operator.controller.checks import Subject, first_refusal, served_by
     from oam_operator.controller.composition import OperatorTransform
@@ -125,6 +129,12 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str) -> 
     from oam_operator.reconciler.reconciler import Reconciler
 
     body, ns = _load_target(target, namespace, conn)
+    if revision is not None:  # what revision N applied, against the live cluster (cli/history.py)
+        if os.path.isfile(target):
+            raise DiffError(f"--revision compares a live Application's revision: {target} is a file")
+        from oam_operator.cli.history import revision_spec
+
+        body = {**body, "spec": revision_spec(conn, ns, target, revision, domain)}
     name = str((body.get("metadata") or {}).get("name") or "")
     live_app = _live_application(conn, ns, name)
     client = ClusterClient(conn.api, rate_limiter=RateLimiter(0, 1), user_agent="oam-operator-diff")
@@ -152,8 +162,7 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str) -> 
             raise DiffError(refused.message)
         assert subject.encoded is not None
         encoded, spec, profile, resolved = subject.encoded, subject.spec, subject.profile, subject.resolved_profile
-        generation = int(((live_app or body).get("metadata") or {}).get("generation") or 1)
-        digest = component_digest(domain, generation, dict(spec), resolved,
+        digest = component_digest(domain, dict(spec), resolved,
                                   (profile or {}).get("spec") if profile is not None else None)
         owner_id = f"{cluster_id}/{ns}/{name}"
         shard = shard_of(body, live_app, settings.shard_label)
@@ -221,7 +230,8 @@ def render(waves: list[WavePlan], prunes: list[str]) -> str:
     return "\n".join(lines) + "\n" if lines else "no changes\n"
 
 
-def run_diff(target: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str) -> int:
+def run_diff(target: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str,
+             revision: int | None = None) -> int:
     from oam_operator.cli.kubeclient import ApiFailure, connect
 
     try:
@@ -230,7 +240,7 @@ def run_diff(target: str, namespace: str | None, kubeconfig: str | None, context
         click.echo(f"Error: {failure.message}", err=True)
         return EXIT_ERROR
     try:
-        waves, prunes = compute_diff(target, namespace, conn, domain)
+        waves, prunes = compute_diff(target, namespace, conn, domain, revision)
     except (DiffError, ApiFailure) as error:
         click.echo(f"Error: {getattr(error, 'message', None) or error}", err=True)
         return EXIT_ERROR

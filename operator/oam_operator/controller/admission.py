@@ -24,6 +24,8 @@ Decisions:
   finalizer removal) and any object being deleted are always admitted, so an invalid
   Application stored while the webhook was off can still be relabelled and deleted. A
   suspended Application is admitted: the operator does not transform it either.
+- ``spec.revisionHistoryLimit`` outside 0 to 100 is refused before the checks (the CRD schema
+  refuses it first; this covers a CRD applied without the bound).
 - An unexpected failure of the check refuses with the message the operator would write for
   it (``Internal error: <type>: <error>``), like any other refusal.
 """
@@ -45,6 +47,7 @@ from oam_operator.reconciler.inventory import InventoryItem
 from .bodies import plain
 from .checks import Subject, Tenancy, first_refusal
 from .composition import OperatorTransform
+from .history import limit_refusal
 from .inventorycodec import read_inventory
 from .passes import MAX_MESSAGE
 
@@ -83,6 +86,9 @@ def refusal(validator: Validator, operation: str, body: Mapping[str, Any],
     spec = body.get("spec") or {}
     if operation == "UPDATE" and old is not None and (old.get("spec") or {}) == spec:
         return None
+    too_many = limit_refusal(spec)
+    if too_many is not None:
+        return too_many
     try:
         message = _checks(validator, body)
     except Exception as error:  # the operator's own message for an unexpected failure

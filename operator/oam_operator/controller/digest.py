@@ -7,19 +7,38 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+#: Spec fields that steer the operator, not what it applies: a change of one is no new revision
+#: (suspend then resume, a new interval, a new history limit).
+NOT_APPLIED = ("suspend", "interval", "timeout", "revisionHistoryLimit")
 
-def component_digest(domain: str, generation: int, spec: Mapping[str, Any], profile_name: str,
-                     profile_spec: Mapping[str, Any] | None) -> str:
-    """Lower-case hex SHA-256 of the canonical JSON of the pass's inputs.
 
-    Annotations are not part of it: kopf writes annotations, and the reconcile request
-    annotation has its own handling.
-    """
-    document = {
-        "domain": domain,
-        "generation": generation,
-        "spec": spec,
-        "profile": {"name": profile_name, "spec": profile_spec},
-    }
+def _sha256(document: Mapping[str, Any]) -> str:
     canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def applied_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of ``spec`` that decides what is applied (``spec`` without ``NOT_APPLIED``)."""
+    return {key: value for key, value in spec.items() if key not in NOT_APPLIED}
+
+
+def component_digest(domain: str, spec: Mapping[str, Any], profile_name: str,
+                     profile_spec: Mapping[str, Any] | None) -> str:
+    """Lower-case hex SHA-256 of the canonical JSON of what a pass applies.
+
+    Not part of it: the generation (a spec written back unchanged, or changed only in
+    ``NOT_APPLIED``, applies the same objects), and annotations (kopf writes annotations,
+    and the reconcile request annotation has its own handling).
+    """
+    return _sha256({"domain": domain, "spec": applied_spec(spec),
+                    "profile": {"name": profile_name, "spec": profile_spec}})
+
+
+def legacy_component_digest(domain: str, generation: int, spec: Mapping[str, Any], profile_name: str,
+                            profile_spec: Mapping[str, Any] | None) -> str:
+    """The digest operators before the revision history wrote (the generation and the whole
+    spec in it): a status still carrying it is taken over without a new revision. The spec is
+    taken without ``revisionHistoryLimit``, which the CRD defaults on read since it exists."""
+    before = {key: value for key, value in spec.items() if key != "revisionHistoryLimit"}
+    return _sha256({"domain": domain, "generation": generation, "spec": before,
+                    "profile": {"name": profile_name, "spec": profile_spec}})

@@ -5,7 +5,8 @@ in a non-optional deletion handler. Change-detecting handlers are deliberately n
 applying (their retries cost two writes per requeue). Every blocking call runs in a worker
 thread; a per-Application lock keeps the two branches from overlapping, and a limiter
 bounds the passes running at once (``passlimiter.py``: adaptive, up to
-``--max-concurrent-reconciles``).
+``--max-concurrent-reconciles``) and admits waiting passes per namespace in turn
+(docs/operator.md#fair-queues).
 
 Sharding (``sharding.py``): the Application watch carries the instance's shard label
 selector (server-side) and every Application handler the same filter, so an instance sees
@@ -64,6 +65,8 @@ class Scheduler:
                                    on_change=gauge.set if gauge is not None else None)
         if settings.adaptive_concurrency:  # every request of the operator's clients feeds the limit
             runtime.client.accounting.observers.append(self.limiter.observe_request)
+        if runtime.metrics is not None:
+            runtime.metrics.watch_pass_queue(self.limiter)
         self.pool = ThreadPoolExecutor(settings.max_concurrent_reconciles + 2, thread_name_prefix="oam-pass")
 
     def wake_event(self, uid: str) -> asyncio.Event:
@@ -271,7 +274,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
     # operator exits (within the Pod's 60 s termination grace period).
     @kopf.daemon(GROUP, VERSION, "applications", registry=registry, labels=labels, cancellation_timeout=None,
                  cancellation_backoff=50, initial_delay=lambda **_: random.uniform(0, 2))
-    async def application_loop(stopped: Any, body: kopf.Body, uid: str, **_: Any) -> None:
+    async def application_loop(stopped: Any, body: kopf.Body, uid: str, namespace: str | None, **_: Any) -> None:
         loop = asyncio.get_running_loop()
         while not stopped:
             scheduler = holder.get("scheduler")
@@ -281,7 +284,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
             wake = scheduler.wake_event(uid)
             if not await _until_leading(election["leadership"], led, stopped):
                 break
-            async with scheduler.lock(uid), scheduler.limiter.slot():
+            async with scheduler.lock(uid), scheduler.limiter.slot(namespace or "") as admission:
                 if stopped or (body.get("metadata") or {}).get("deletionTimestamp"):
                     break
                 leadership = election["leadership"]
@@ -290,7 +293,8 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
                 wake.clear()
                 body_now = snapshot(body)
                 try:
-                    result = await loop.run_in_executor(scheduler.pool, runtime.run_apply, uid, body_now)
+                    result = await loop.run_in_executor(scheduler.pool, runtime.run_apply, uid, body_now,
+                                                        admission.log_fields())
                 except Exception:  # a pass never ends the loop
                     log.exception("pass failed unexpectedly")
                     result = None
@@ -306,7 +310,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
                 scheduler.forget(uid)
 
     @kopf.on.delete(GROUP, VERSION, "applications", registry=registry, labels=labels, optional=False, backoff=5)
-    async def application_deleted(body: kopf.Body, uid: str, **_: Any) -> None:
+    async def application_deleted(body: kopf.Body, uid: str, namespace: str | None, **_: Any) -> None:
         scheduler = holder.get("scheduler")
         if scheduler is None:
             raise kopf.TemporaryError("the operator is starting", delay=1)
@@ -327,8 +331,9 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
                 if leading:
                     break
         loop = asyncio.get_running_loop()
-        async with scheduler.lock(uid), scheduler.limiter.slot():
-            result = await loop.run_in_executor(scheduler.pool, runtime.run_delete, uid, snapshot(body))
+        async with scheduler.lock(uid), scheduler.limiter.slot(namespace or "") as admission:
+            result = await loop.run_in_executor(scheduler.pool, runtime.run_delete, uid, snapshot(body),
+                                                admission.log_fields())
         if not result.finished:
             ready = ready_condition(result.status)
             message = str(ready.get("message", "")) if ready is not None else "deletion in progress"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Mapping
+from typing import Protocol
 from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import (
@@ -69,6 +70,17 @@ def reconcile_result(state: State | None) -> str:
 
 
 WATCH_STATES = ("synced", "down", "forbidden")
+
+
+class PassQueue(Protocol):
+    """What the pass-queue gauges read (``passlimiter.PassLimiter``)."""
+
+    @property
+    def queued(self) -> int: ...
+    @property
+    def waiting_keys(self) -> int: ...
+    @property
+    def deepest(self) -> int: ...
 
 
 class OperatorMetrics:
@@ -143,6 +155,13 @@ class OperatorMetrics:
             "Passes allowed to run at once now: the adaptive limit, at most --max-concurrent-reconciles.",
             registry=r,
         )
+        # Fair queues (docs/operator.md#fair-queues): no namespace label, the namespaces are unbounded.
+        self.pass_queue_depth = Gauge(
+            PREFIX + "pass_queue_depth", "Passes waiting for a slot, all namespaces together.", registry=r)
+        self.pass_queue_namespaces = Gauge(
+            PREFIX + "pass_queue_namespaces", "Namespaces with passes waiting for a slot.", registry=r)
+        self.pass_queue_deepest = Gauge(
+            PREFIX + "pass_queue_deepest", "Passes waiting in the longest queue of one namespace.", registry=r)
         self.readiness_wakeups_total = Counter(
             PREFIX + "readiness_wakeups_total",
             "Applications woken because a workload they wait for is no longer progressing (readiness watch).",
@@ -216,6 +235,12 @@ class OperatorMetrics:
         ``lease``: one of leader election's."""
         counter = self.lease_requests_total if lease else self.api_requests_total
         counter.labels(method=method.upper(), code=str(status) if status else "error").inc()
+
+    def watch_pass_queue(self, queue: PassQueue) -> None:
+        """The pass-queue gauges read ``queue`` (the pass limiter) when scraped."""
+        self.pass_queue_depth.set_function(lambda: float(queue.queued))
+        self.pass_queue_namespaces.set_function(lambda: float(queue.waiting_keys))
+        self.pass_queue_deepest.set_function(lambda: float(queue.deepest))
 
     def count_states_when_scraped(self, counts: Callable[[], Mapping[State | str, int]]) -> None:
         """The Applications-per-state gauge reads ``counts()`` (state -> Applications; missing

@@ -52,7 +52,7 @@ from oam_operator.reconciler.status import DefaultStatusAnalyzer
 
 from . import orchestration
 from .checks import CHECKS, Refusal, Requeue, Subject, served_by
-from .digest import component_digest
+from .digest import component_digest, legacy_component_digest
 from .drift import Drifted, corrected_message, drifted_condition
 from .encode import EncodedTree
 from .inventorycodec import inventory_of, write_inventory
@@ -332,8 +332,14 @@ class _Pass:
         """After ``profile``: record the digest; a changed one restarts processing."""
         status, profile = self.status, subject.profile
         status.profile = subject.resolved_profile
-        self.digest = component_digest(self.domain, self.generation, dict(self.raw_spec), subject.resolved_profile,
-                                       (profile or {}).get("spec") if profile is not None else None)
+        profile_spec = (profile or {}).get("spec") if profile is not None else None
+        self.digest = component_digest(self.domain, dict(self.raw_spec), subject.resolved_profile, profile_spec)
+        legacy = legacy_component_digest(self.domain, self.generation, dict(self.raw_spec),
+                                         subject.resolved_profile, profile_spec)
+        if status.processing_digest == legacy:  # written by an operator before the history: the same input
+            if status.last_processing_digest == legacy:
+                status.last_processing_digest = self.digest
+            status.processing_digest = self.digest
         if not status.processing_digest:
             status.processing_digest = self.digest
         elif status.processing_digest != self.digest:

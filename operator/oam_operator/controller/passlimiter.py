@@ -1,7 +1,11 @@
 """The bound on passes running at once, as an asyncio primitive (docs/operator.md#adaptive-concurrency).
 
-``PassLimiter`` replaces a fixed semaphore: a pass holds a slot (``async with limiter.slot()``)
-while it runs, and slots are granted in arrival order while fewer than ``limit`` are held. With
+``PassLimiter`` replaces a fixed semaphore: a pass holds a slot (``async with limiter.slot(key)``)
+while it runs, and slots are granted while fewer than ``limit`` are held: in arrival order within
+one key (the Application's namespace), the keys in turn (``fairqueue.py``,
+docs/operator.md#fair-queues). Each grant is numbered; a slot's ``Admission`` says how many
+passes were waiting when it arrived and how many were admitted while it waited (the log shows
+it, so fairness is visible as an order, not a time). With
 ``adaptive`` the limit is a ``ConcurrencyLimit`` (``adaptive.py``) fed by every request's outcome
 (``observe_request``, called from the worker threads) and every pass's end; without it, the
 limit is the cap. A shrink never cancels a running pass: it takes effect as holders leave, since
@@ -17,17 +21,39 @@ then grants the freed slots itself.
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 
 from oam_operator.reconciler.accounting import RequestTiming
 
 from .adaptive import ConcurrencyLimit
+from .fairqueue import FairQueue
 
-__all__ = ["PassLimiter"]
+__all__ = ["Admission", "PassLimiter"]
+
+
+@dataclass(frozen=True)
+class Admission:
+    """How one slot was granted: ``number`` counts grants from 1; ``arrived_after`` grants had
+    been made when it asked; ``waiting_ahead`` passes were waiting then; ``queued_seconds`` it waited."""
+
+    key: str
+    number: int
+    arrived_after: int
+    waiting_ahead: int
+    queued_seconds: float
+
+    @property
+    def overtaken_by(self) -> int:
+        """Passes admitted while this one waited (with fair queues: at most one per other waiting key)."""
+        return self.number - self.arrived_after - 1
+
+    def log_fields(self) -> dict[str, object]:
+        return {"admission": self.number, "waiting_ahead": self.waiting_ahead,
+                "overtaken_by": self.overtaken_by, "queued_seconds": round(self.queued_seconds, 3)}
 
 
 class PassLimiter:
@@ -47,7 +73,8 @@ class PassLimiter:
         self._state = ConcurrencyLimit(cap, clock=clock, initial=initial) if adaptive else None
         self._lock = threading.Lock()
         self._holders = 0
-        self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
+        self._waiters: FairQueue[asyncio.Future[int]] = FairQueue()
+        self._granted = 0  # grants so far: the last Admission.number
         self._reported = self.limit
         if on_change is not None:
             on_change(self._reported)
@@ -71,35 +98,53 @@ class PassLimiter:
     def waiting(self) -> int:
         return sum(1 for waiter in self._waiters if not waiter.done())
 
+    @property
+    def queued(self) -> int:
+        """Passes in the queues (a cancelled waiter leaves at once); any thread may read it."""
+        return len(self._waiters)
+
+    @property
+    def waiting_keys(self) -> int:
+        """Keys (namespaces) with passes waiting."""
+        return len(self._waiters.keys())
+
+    @property
+    def deepest(self) -> int:
+        """Passes waiting in the longest queue of one key."""
+        return self._waiters.deepest()
+
     # -- slots (on the event loop) ---------------------------------------------------------------
 
     @contextlib.asynccontextmanager
-    async def slot(self) -> AsyncIterator[None]:
-        """Hold one slot for the body (one pass); its duration and the saturation feed the limit."""
-        await self.acquire()
+    async def slot(self, key: str = "") -> AsyncIterator[Admission]:
+        """Hold one slot for the body (one pass of an Application in namespace ``key``); its
+        duration and the saturation feed the limit."""
+        admission = await self.acquire(key)
         started = self._clock()
         try:
-            yield
+            yield admission
         finally:
             self.release(self._clock() - started)
 
-    async def acquire(self) -> None:
-        if not self._waiters and self._holders < self.limit:
+    async def acquire(self, key: str = "") -> Admission:
+        arrived, ahead, asked = self._granted, self.waiting, self._clock()
+        if not len(self._waiters) and self._holders < self.limit:
             self._holders += 1
-            return
-        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiters.append(waiter)
+            self._granted += 1
+            return Admission(key, self._granted, arrived, 0, 0.0)
+        waiter: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._waiters.push(key, waiter)
         self._grant()  # the waiters ahead may all be cancelled ones
         try:
-            await waiter
+            number = await waiter
         except asyncio.CancelledError:
             if waiter.done() and not waiter.cancelled():  # granted, then cancelled: give it back
                 self._holders -= 1
                 self._grant()
             raise
         finally:
-            with contextlib.suppress(ValueError):
-                self._waiters.remove(waiter)
+            self._waiters.remove(key, waiter)
+        return Admission(key, number, arrived, ahead, self._clock() - asked)
 
     def release(self, seconds: float = 0.0) -> None:
         """Give a slot back after a pass of ``seconds``; grants the slots that are free now."""
@@ -115,11 +160,13 @@ class PassLimiter:
 
     def _grant(self) -> None:
         limit = self.limit
-        while self._waiters and self._holders < limit:
-            waiter = self._waiters.popleft()
-            if not waiter.done():
-                waiter.set_result(None)
-                self._holders += 1
+        while self._holders < limit:
+            served = self._waiters.pop(skip=lambda waiter: waiter.done())
+            if served is None:
+                return
+            self._holders += 1
+            self._granted += 1
+            served[1].set_result(self._granted)
 
     # -- observations (any thread) ---------------------------------------------------------------
 

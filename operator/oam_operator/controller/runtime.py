@@ -36,6 +36,7 @@ from oam_operator.reconciler.status import DefaultStatusAnalyzer
 from .appindex import AppIndex
 from .composition import OperatorTransform
 from .fence import FencedRateLimiter
+from .history import RevisionRecorder
 from .incluster import in_cluster
 from .ownedwatch import ObjectKey, OwnedObjects, WatchedKind
 from .passes import apply_pass, delete_pass
@@ -97,6 +98,8 @@ class Runtime:
         self.client = client  # the operator's: watches, admission, start-up reads (never fenced)
         #: every request of a pass goes through this one, fenced by leader election (fence.py)
         self.pass_client = pass_client or client
+        # The revision history is the operator's bookkeeping: its own identity, fenced (history.py).
+        self.history = RevisionRecorder(self.pass_client, settings.domain)
         self.lease_client = lease_client  # leader election's own (leaseclient.py); None when it is off
         self.metrics = metrics
         self.memory: dict[str, Memory] = {}
@@ -263,23 +266,26 @@ class Runtime:
 
     # -- passes ---------------------------------------------------------------------------------
 
-    def run_apply(self, uid: str, body: Mapping[str, Any]) -> PassResult:
-        return self._run("apply", uid, body)
+    def run_apply(self, uid: str, body: Mapping[str, Any], admission: Mapping[str, Any] | None = None) -> PassResult:
+        """One apply pass; ``admission``: how the pass left the queue (passlimiter.Admission), for its log line."""
+        return self._run("apply", uid, body, admission)
 
-    def run_delete(self, uid: str, body: Mapping[str, Any]) -> PassResult:
-        return self._run("delete", uid, body)
+    def run_delete(self, uid: str, body: Mapping[str, Any], admission: Mapping[str, Any] | None = None) -> PassResult:
+        return self._run("delete", uid, body, admission)
 
-    def _run(self, branch: str, uid: str, body: Mapping[str, Any]) -> PassResult:
+    def _run(self, branch: str, uid: str, body: Mapping[str, Any],
+             admission: Mapping[str, Any] | None = None) -> PassResult:
         with self._passing:
             self._running += 1
         try:
-            return self._counted(branch, uid, body)
+            return self._counted(branch, uid, body, admission)
         finally:
             with self._passing:
                 self._running -= 1
                 self._passing.notify_all()
 
-    def _counted(self, branch: str, uid: str, body: Mapping[str, Any]) -> PassResult:
+    def _counted(self, branch: str, uid: str, body: Mapping[str, Any],
+                 admission: Mapping[str, Any] | None) -> PassResult:
         assert self.env is not None, "Runtime.start() was not called"
         started = time.monotonic()
         body = self._fresh(uid, body)
@@ -291,7 +297,10 @@ class Runtime:
         # The pass works on its own deep copy of the status (passes._Pass), so the cached
         # status is not mutated and needs no second copy here.
         if branch == "apply":
+            before = memory.status if memory.status is not None else body.get("status") or {}
             result = writer.conclude(apply_pass(body, memory, self.env, writer))
+            if not result.finished:
+                memory.recorded = self.history.record(body, before, result.status, memory.recorded)
         else:
             result = writer.conclude(delete_pass(body, memory, self.env))
         self._observe(branch, body, result, time.monotonic() - started)
@@ -300,6 +309,7 @@ class Runtime:
             "namespace": meta.get("namespace"), "name": meta.get("name"), "generation": meta.get("generation"),
             "branch": branch, "outcome": result.outcome, "state": result.status.get("state"),
             "operations": result.operations, "seconds": round(time.monotonic() - started, 3),
+            **(admission or {}),
         }
         failure = pass_failure(result)
         if failure is None:

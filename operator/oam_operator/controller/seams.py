@@ -4,7 +4,8 @@ A pass (``passes.py``) is a plain function of the Application's body, the operat
 of it and the environment; it returns a ``PassResult`` — data — and writes nothing itself but
 the in-call checkpoint, through the ``StatusWriter`` it is handed. Everything the operator
 remembers between passes is in ``Memory``; its fields are assigned only by the status writer
-(``statuswriter.py``), from what a pass returned. The backoffs are state machines the pass
+(``statuswriter.py``), from what a pass returned, but ``recorded``, the revision recorder's
+(``history.py``). The backoffs are state machines the pass
 advances.
 """
 
@@ -25,6 +26,7 @@ from .backoff import Backoff, ErrorBackoff, Jitter
 from .composition import OperatorTransform
 from .drift import DriftTracker
 from .forbidden import ForbiddenGrace
+from .history import Recorded
 from .ownedwatch import Drift
 from .tenancy import TenantClients
 
@@ -47,6 +49,7 @@ class Memory:
     drift: DriftTracker = field(default_factory=DriftTracker)  # corrections per object (drift.py)
     forbidden: ForbiddenGrace = field(default_factory=ForbiddenGrace)  # 403s retried quietly (forbidden.py)
     status_forbidden: ForbiddenGrace = field(default_factory=ForbiddenGrace)  # the same, of status writes
+    recorded: Recorded | None = None  # the revision history as last written (history.py; set by runtime.py)
 
 
 @dataclass

@@ -610,6 +610,12 @@ class Reconciler:
         terminating = is_terminating(live)
         frozen = live_digest == ONCE_DIGEST and item.digest == ONCE_DIGEST
         ours = ops.is_ours(live)
+        if (item.phase is Phase.SCHEDULED_FOR_APPLICATION and item.last_applied_at is None and ours
+                and live_digest == item.digest and not terminating):
+            # Applied before it was recorded (docs/reconciler.md#applied-before-recorded): a
+            # predecessor wrote it and stopped before its status said so. No second write. (A
+            # Ready item without lastAppliedAt is a reconcile request's or drift's re-apply: due.)
+            item.mark_updating(now)
         due = (
             live_digest != item.digest
             or item.last_applied_at is None

@@ -58,6 +58,8 @@ def test_least_privilege_mode(chart_install: Any, chart_operator: Any, full_clus
         assert not can_i(identity, "get", "namespaces", namespace=None)  # only kube-system by name
         assert can_i(identity, "impersonate", "serviceaccounts", namespace=full_namespace)
         assert can_i(identity, "patch", "applications/status", "oam-operator.dev", namespace=full_namespace)
+        for verb in ("list", "create", "patch", "delete"):  # the revision history (docs/chart.md#rbac)
+            assert can_i(identity, verb, "controllerrevisions", "apps", namespace=full_namespace)
         # the watch of owned objects: read only, cluster-wide, Secrets never
         assert can_i(identity, "watch", "deployments", "apps", namespace=None)
         assert can_i(identity, "list", "configmaps", namespace=None)

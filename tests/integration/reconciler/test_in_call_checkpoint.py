@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import OWNER_KEY, HarnessFactory, Kube, configmap
+from conftest import DIGEST_KEY, OWNER_KEY, HarnessFactory, Kube, configmap
 from test_first_apply import OTHER, foreign, verbs, warm
 
 from oam_operator.reconciler.errors import OwnershipConflictError, TransientApiError
@@ -97,3 +97,52 @@ def test_a_checkpoint_that_raises_ends_the_call_with_nothing_created(
     assert h.apply_checkpointed(objects) is False
     assert h.checkpoints == []
     assert set(h.phases().values()) == {"Creating"}
+
+
+def test_objects_applied_after_the_last_recorded_checkpoint_are_not_written_again(
+    make_harness: HarnessFactory, kube: Kube, namespace: str, batch_reads: bool
+) -> None:
+    """docs/reconciler.md#applied-before-recorded: an instance killed after creating the objects
+    of its checkpoint leaves items without ``lastAppliedAt``; the next one finds each object with
+    our owner label and the same digest, and counts it as applied, without a write."""
+    h = make_harness()
+    objects = [configmap(f"c{i:02d}") for i in range(N)]
+    warm(h)
+    assert h.apply_checkpointed(objects) is False
+    recorded = h.checkpoints[0]  # the last status the killed instance wrote
+    assert {(item.phase.value, item.last_applied_at) for item in recorded} == {("ScheduledForApplication", None)}
+    h._persist(recorded)
+    # One object the killed instance had applied with an older digest, one it never created.
+    stale = kube.get("v1", "ConfigMap", "c00", namespace)
+    assert stale is not None
+    kube.apply({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+        "name": "c00", "namespace": namespace, "annotations": {DIGEST_KEY: "older"}}})
+    kube.delete("v1", "ConfigMap", "c01", namespace)
+    h.client.accounting.reset()
+    assert h.apply(objects) is False
+    counts = verbs(h)
+    assert counts.get("apply", 0) + counts.get("create", 0) == 2  # c00 (another digest) and c01 (missing)
+    assert {name: phase for name, phase in h.phases().items() if name in ("c00", "c01")} == {
+        "c00": "Updating", "c01": "Creating"}
+    assert {h.state()[f"c{i:02d}"] for i in range(2, N)} == {("Ready", "Current")}
+    assert h.apply(objects) is True
+    assert set(h.state().values()) == {("Ready", "Current")}
+
+
+def test_a_reconcile_request_still_re_applies_ready_objects(
+    make_harness: HarnessFactory, batch_reads: bool
+) -> None:
+    """The same owner label and digest do not spare a Ready item whose ``lastAppliedAt`` was
+    cleared on purpose (a reconcile request, drift correction): it is written."""
+    h = make_harness()
+    objects = [configmap(f"c{i:02d}") for i in range(3)]
+    h.apply(objects)  # the checkpoint
+    h.apply(objects)  # the creates
+    assert h.apply(objects) is True
+    inventory = h.inventory
+    for item in inventory:
+        item.last_applied_at = None
+    h._persist(inventory)
+    h.client.accounting.reset()
+    h.apply(objects)
+    assert h.client.accounting.count(verb="apply") == 3

@@ -34,7 +34,7 @@ IMAGE = "spec.template.spec.containers[name=web].image"
 def steady(**spec: Any) -> dict[str, Any]:
     """A Ready Application whose one ConfigMap is in the inventory, as a previous pass left it."""
     body = application(**spec)
-    digest = component_digest(DOMAIN, 2, body["spec"], "", None)
+    digest = component_digest(DOMAIN, body["spec"], "", None)
     body["status"] = {"observedGeneration": 2, "processingDigest": digest, "lastProcessingDigest": digest,
                       "revision": 1, "state": "Ready", "appliedGeneration": 2, "profile": "",
                       "compactInventory": compact(item_of(CONFIG))}

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from oam_operator.controller.backoff import Backoff, ErrorBackoff, Jitter, backoff_delay
-from oam_operator.controller.digest import component_digest
+from oam_operator.controller.digest import component_digest, legacy_component_digest
 from oam_operator.controller.progress import apply_progress, capitalised, delete_progress
 from oam_operator.controller.statuswriter import status_patch
 from oam_operator.controller.tenancy import NO_DEFAULT_MESSAGE, NOT_PERMITTED_MESSAGE, NotPermitted, TenantClients
@@ -42,16 +42,32 @@ def test_jitter_adds_a_whole_one_to_five_percent() -> None:
 
 
 def test_digest_is_canonical_and_ignores_key_order() -> None:
-    a = component_digest("d", 1, {"components": [{"name": "a", "type": "x"}]}, "", None)
-    b = component_digest("d", 1, {"components": [{"type": "x", "name": "a"}]}, "", None)
+    a = component_digest("d", {"components": [{"name": "a", "type": "x"}]}, "", None)
+    b = component_digest("d", {"components": [{"type": "x", "name": "a"}]}, "", None)
     assert a == b and len(a) == 64
-    assert component_digest("d", 2, {"components": [{"name": "a", "type": "x"}]}, "", None) != a
-    assert component_digest("d", 1, {"components": [{"name": "a", "type": "x"}]}, "p", {"x": 1}) != a
-    # a known vector: sha256 of {"domain":"d","generation":1,"profile":{"name":"","spec":null},"spec":{}}
+    assert component_digest("d", {"components": [{"name": "a", "type": "y"}]}, "", None) != a
+    assert component_digest("d", {"components": [{"name": "a", "type": "x"}]}, "p", {"x": 1}) != a
+    # a known vector: sha256 of {"domain":"d","profile":{"name":"","spec":null},"spec":{}}
+    import hashlib
+
+    canonical = '{"domain":"d","profile":{"name":"","spec":null},"spec":{}}'
+    assert component_digest("d", {}, "", None) == hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def test_digest_counts_only_what_is_applied() -> None:
+    """Suspend then resume, a new interval, timeout or history limit: the same revision."""
+    spec = {"components": [{"name": "a", "type": "x"}]}
+    a = component_digest("d", spec, "", None)
+    knobs = {"suspend": False, "interval": "5m", "timeout": "1m", "revisionHistoryLimit": 3}
+    assert component_digest("d", spec | knobs, "", None) == a
+    assert component_digest("d", spec | {"updatePolicy": "Replace"}, "", None) != a
+
+
+def test_legacy_digest_is_the_one_earlier_operators_wrote() -> None:
     import hashlib
 
     canonical = '{"domain":"d","generation":1,"profile":{"name":"","spec":null},"spec":{}}'
-    assert component_digest("d", 1, {}, "", None) == hashlib.sha256(canonical.encode()).hexdigest()
+    assert legacy_component_digest("d", 1, {}, "", None) == hashlib.sha256(canonical.encode()).hexdigest()
 
 
 def item(kind: str, name: str, namespace: str = "shop") -> InventoryItem:

@@ -48,7 +48,7 @@ NOT_A_LABEL = ('component "web.v2": Deployment "web.v2": spec.template.spec.cont
 
 def digest_of(body: dict[str, Any]) -> str:
     """The processing digest the pass computes for ``body`` without a profile."""
-    return component_digest(DOMAIN, body["metadata"]["generation"], body["spec"], "", None)
+    return component_digest(DOMAIN, body["spec"], "", None)
 
 
 @dataclass

@@ -15,7 +15,7 @@ import pytest
 from oam_operator.controller.adaptive import WARMUP_SAMPLES
 from oam_operator.controller.handlers import Scheduler
 from oam_operator.controller.metrics import OperatorMetrics
-from oam_operator.controller.passlimiter import PassLimiter
+from oam_operator.controller.passlimiter import Admission, PassLimiter
 from oam_operator.controller.runtime import Runtime
 from oam_operator.controller.settings import Settings
 from oam_operator.reconciler.accounting import RequestAccounting, RequestTiming
@@ -47,17 +47,19 @@ class Passes:
         self.over_limit: list[tuple[int, int, int]] = []
         self.gates: dict[int, asyncio.Event] = {}
         self.tasks: dict[int, asyncio.Task[None]] = {}
+        self.admissions: dict[int, Admission] = {}
 
-    def start(self, *indexes: int) -> None:
+    def start(self, *indexes: int, key: str = "") -> None:
         for index in indexes:
             self.gates[index] = asyncio.Event()
-            self.tasks[index] = asyncio.create_task(self._pass(index))
+            self.tasks[index] = asyncio.create_task(self._pass(index, key))
 
-    async def _pass(self, index: int) -> None:
-        async with self.limiter.slot():
+    async def _pass(self, index: int, key: str) -> None:
+        async with self.limiter.slot(key) as admission:
             if self.limiter.holders > self.limiter.limit:
                 self.over_limit.append((index, self.limiter.holders, self.limiter.limit))
             self.entered.append(index)
+            self.admissions[index] = admission
             await self.gates[index].wait()
 
     async def finish(self, *indexes: int) -> None:
@@ -203,6 +205,72 @@ def test_the_gauge_sees_every_change_of_the_whole_limit() -> None:
     run(test)
 
 
+def test_namespaces_take_turns_and_a_late_one_overtakes_the_backlog() -> None:
+    async def test() -> None:
+        limiter = PassLimiter(2, adaptive=False, clock=Clock())
+        passes = Passes(limiter)
+        passes.start(*range(0, 20), key="flood")  # 0, 1 hold the slots; 18 wait
+        await settle()
+        passes.start(100, key="healthy")
+        passes.start(200, 201, key="other")
+        await settle()
+        assert (limiter.queued, limiter.waiting, limiter.waiting_keys, limiter.deepest) == (21, 21, 3, 18)
+        await passes.finish(0)
+        await passes.finish(1)
+        await passes.finish(2)
+        await passes.finish(100)
+        await passes.finish(200)
+        assert passes.entered == [0, 1, 2, 100, 200, 3, 201]
+        healthy = passes.admissions[100]
+        assert (healthy.key, healthy.number, healthy.arrived_after, healthy.waiting_ahead) == ("healthy", 4, 2, 18)
+        assert healthy.overtaken_by == 1  # the flood's turn, which had come before it arrived
+        assert passes.admissions[201].overtaken_by == 4
+        await passes.finish(*range(3, 20), 201)
+        assert passes.entered[7:] == list(range(4, 20))
+        assert (limiter.holders, limiter.queued, limiter.waiting_keys, limiter.deepest) == (0, 0, 0, 0)
+        assert passes.over_limit == []
+
+    run(test)
+
+
+def test_an_admission_counts_grants_and_what_waited() -> None:
+    async def test() -> None:
+        clock = Clock()
+        limiter = PassLimiter(1, adaptive=False, clock=clock)
+        first = await limiter.acquire("a")
+        assert first == Admission("a", 1, 0, 0, 0.0)
+        later = asyncio.create_task(limiter.acquire("b"))
+        await settle()
+        clock.now += 2.5
+        limiter.release()
+        second = await later
+        assert second == Admission("b", 2, 1, 0, 2.5) and second.overtaken_by == 0
+        assert second.log_fields() == {"admission": 2, "waiting_ahead": 0, "overtaken_by": 0, "queued_seconds": 2.5}
+        limiter.release()
+
+    run(test)
+
+
+def test_a_cancelled_waiter_does_not_use_its_namespaces_turn() -> None:
+    async def test() -> None:
+        limiter = PassLimiter(1, adaptive=False, clock=Clock())
+        passes = Passes(limiter)
+        passes.start(0, key="a")
+        await settle()
+        passes.start(1, 2, key="b")
+        passes.start(3, key="c")
+        await settle()
+        passes.tasks[1].cancel()
+        await settle()
+        assert (limiter.queued, limiter.waiting_keys) == (2, 2)
+        await passes.finish(0)
+        await passes.finish(2)
+        await passes.finish(3)
+        assert passes.entered == [0, 2, 3] and limiter.holders == 0
+
+    run(test)
+
+
 def test_release_without_a_slot_is_an_error() -> None:
     with pytest.raises(RuntimeError, match="without a slot"):
         PassLimiter(2).release()
@@ -223,5 +291,6 @@ def test_the_scheduler_wires_the_limiter(flags: dict[str, str], limit: int, obse
         assert scheduler.limiter.limit == limit
         assert metrics.registry.get_sample_value("oam_operator_concurrency_limit") == limit
         assert (scheduler.limiter.observe_request in accounting.observers) == observed
+        assert metrics.registry.get_sample_value("oam_operator_pass_queue_depth") == 0
     finally:
         scheduler.pool.shutdown()

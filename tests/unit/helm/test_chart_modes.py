@@ -18,6 +18,7 @@ LEAST = {
 } | {
     ("oam-operator.dev", "applications/finalizers", "", "update"),
     ("", "serviceaccounts", "", "impersonate"),
+} | {("apps", "controllerrevisions", "", verb) for verb in ("get", "list", "create", "patch", "delete")
 } | {(group, "events", "", verb) for group in ("", "events.k8s.io") for verb in ("create", "patch")}
 CLUSTER_WIDE = {("oam-operator.dev", "clusterprofiles", "", verb) for verb in ("get", "list", "watch")} | {
     ("apiextensions.k8s.io", "customresourcedefinitions", "", verb) for verb in ("list", "watch")}

@@ -207,6 +207,10 @@ unless cache.enabled=false (docs/chart.md#watches-of-owned-objects). */}}
 - apiGroups: [""]
   resources: [serviceaccounts]
   verbs: [impersonate]
+{{- /* The revision history (docs/operator.md#revision-history), with the operator's own identity. */}}
+- apiGroups: [apps]
+  resources: [controllerrevisions]
+  verbs: [get, list, create, patch, delete]
 {{- include "oam-operator.peeringRule" . }}
 {{- include "oam-operator.ownedReadRules" (dict "root" . "scope" "namespaced") }}
 {{- end }}

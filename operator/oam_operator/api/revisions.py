@@ -1,0 +1,142 @@
+"""The stored form of an Application's revision: a ControllerRevision (docs/operator.md#revision-history).
+
+One ControllerRevision (apps/v1) per revision the operator applied, owned by the Application
+(deleting the Application deletes them): ``revision`` is the number in ``status.revision``,
+``data`` what was applied (the spec, the resolved ClusterProfile's name, the component digest,
+the generation, and ``restores``: the earlier revision that applied the same input, as after a
+rollback). ``data`` is immutable in the API, so the outcome lives in annotations the operator
+updates: ``<domain>/outcome`` (``Processing``, ``Ready``, ``Error``), ``<domain>/outcome-at``,
+and for an error ``<domain>/outcome-reason`` and ``<domain>/outcome-message``. The
+Application's ``kubernetes.io/change-cause`` is copied when the revision is recorded, as
+Deployments copy it to their ReplicaSets.
+
+This module is the format only (names, labels, building and reading); the operator writes it
+(``controller/history.py``), the CLI reads it (``cli/history.py``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .meta import API_VERSION
+
+__all__ = [
+    "CHANGE_CAUSE",
+    "MAX_OUTCOME_MESSAGE",
+    "Outcome",
+    "Revision",
+    "application_label",
+    "manifest",
+    "outcome_annotations",
+    "read_revision",
+    "revision_name",
+    "selector",
+]
+
+CHANGE_CAUSE = "kubernetes.io/change-cause"
+MAX_OUTCOME_MESSAGE = 1024  # an annotation, not the condition: the status has the whole message
+_MAX_NAME = 253
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a revision ended so far: ``Processing``, ``Ready`` or ``Error`` (with reason and message)."""
+
+    state: str
+    at: str = ""
+    reason: str = ""
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class Revision:
+    """One recorded revision as the CLI shows it."""
+
+    number: int
+    name: str
+    created: str
+    spec: dict[str, Any]
+    profile: str
+    digest: str
+    generation: int
+    restores: int | None
+    change_cause: str
+    outcome: Outcome
+
+
+def application_label(domain: str) -> str:
+    """The label that ties a revision to its Application: the Application's UID (a name may
+    be longer than a label value, and a namesake created later is another Application)."""
+    return f"{domain}/application-uid"
+
+
+def selector(domain: str, uid: str) -> str:
+    return f"{application_label(domain)}={uid}"
+
+
+def revision_name(application: str, number: int) -> str:
+    """``<application>-r<number>``; a name too long for that keeps a hash of the full name."""
+    suffix = f"-r{number}"
+    if len(application) + len(suffix) <= _MAX_NAME:
+        return application + suffix
+    hashed = hashlib.sha256(application.encode("utf-8")).hexdigest()[:10]
+    return f"{application[:_MAX_NAME - len(suffix) - 11]}-{hashed}{suffix}"
+
+
+def outcome_annotations(domain: str, outcome: Outcome) -> dict[str, str | None]:
+    """The annotations of ``outcome``, as a merge patch (``None`` removes a key)."""
+    return {
+        f"{domain}/outcome": outcome.state,
+        f"{domain}/outcome-at": outcome.at or None,
+        f"{domain}/outcome-reason": outcome.reason or None,
+        f"{domain}/outcome-message": outcome.message[:MAX_OUTCOME_MESSAGE] or None,
+    }
+
+
+def manifest(domain: str, application: Mapping[str, Any], number: int, *, profile: str, digest: str,
+             restores: int | None, outcome: Outcome) -> dict[str, Any]:
+    """The ControllerRevision recording revision ``number`` of ``application`` (its body as the pass read it)."""
+    meta = application.get("metadata") or {}
+    annotations = {key: value for key, value in outcome_annotations(domain, outcome).items() if value is not None}
+    cause = (meta.get("annotations") or {}).get(CHANGE_CAUSE)
+    if cause:
+        annotations[CHANGE_CAUSE] = str(cause)
+    data: dict[str, Any] = {"spec": dict(application.get("spec") or {}), "profile": profile, "digest": digest,
+                            "generation": int(meta.get("generation") or 0)}
+    if restores is not None:
+        data["restores"] = restores
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "ControllerRevision",
+        "metadata": {
+            "name": revision_name(str(meta.get("name") or ""), number),
+            "namespace": meta.get("namespace"),
+            "labels": {application_label(domain): str(meta.get("uid") or "")},
+            "annotations": annotations,
+            "ownerReferences": [{"apiVersion": API_VERSION, "kind": "Application", "name": meta.get("name"),
+                                 "uid": meta.get("uid"), "controller": True}],
+        },
+        "revision": number,
+        "data": data,
+    }
+
+
+def read_revision(domain: str, obj: Mapping[str, Any]) -> Revision:
+    """A ControllerRevision as written by ``manifest`` (fields it lacks read as empty)."""
+    meta = obj.get("metadata") or {}
+    annotations = meta.get("annotations") or {}
+    data = obj.get("data") or {}
+    restores = data.get("restores")
+    outcome = Outcome(str(annotations.get(f"{domain}/outcome") or "Unknown"),
+                      str(annotations.get(f"{domain}/outcome-at") or ""),
+                      str(annotations.get(f"{domain}/outcome-reason") or ""),
+                      str(annotations.get(f"{domain}/outcome-message") or ""))
+    return Revision(number=int(obj.get("revision") or 0), name=str(meta.get("name") or ""),
+                    created=str(meta.get("creationTimestamp") or ""), spec=dict(data.get("spec") or {}),
+                    profile=str(data.get("profile") or ""), digest=str(data.get("digest") or ""),
+                    generation=int(data.get("generation") or 0),
+                    restores=int(restores) if isinstance(restores, int) else None,
+                    change_cause=str(annotations.get(CHANGE_CAUSE) or ""), outcome=outcome)

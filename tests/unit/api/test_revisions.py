@@ -1,0 +1,44 @@
+"""The stored form of a revision (docs/operator.md#revision-history): built, read back, named."""
+
+from __future__ import annotations
+
+from oam_operator.api.revisions import Outcome, manifest, outcome_annotations, read_revision, revision_name
+
+APP = {"apiVersion": "oam-operator.dev/v1alpha1", "kind": "Application",
+       "metadata": {"name": "shop", "namespace": "team", "uid": "u-1", "generation": 4,
+                    "annotations": {"kubernetes.io/change-cause": "image 1.2"}},
+       "spec": {"components": [{"name": "web", "type": "webservice"}]}}
+
+
+def test_a_revision_is_owned_by_its_application_and_read_back_as_written() -> None:
+    document = manifest("oam-operator.dev", APP, 3, profile="gold", digest="d1", restores=1,
+                        outcome=Outcome("Processing"))
+    assert document["metadata"] == {
+        "name": "shop-r3", "namespace": "team", "labels": {"oam-operator.dev/application-uid": "u-1"},
+        "annotations": {"oam-operator.dev/outcome": "Processing", "kubernetes.io/change-cause": "image 1.2"},
+        "ownerReferences": [{"apiVersion": "oam-operator.dev/v1alpha1", "kind": "Application", "name": "shop",
+                             "uid": "u-1", "controller": True}],
+    }
+    assert (document["apiVersion"], document["kind"], document["revision"]) == ("apps/v1", "ControllerRevision", 3)
+    assert document["data"] == {"spec": APP["spec"], "profile": "gold", "digest": "d1", "generation": 4,
+                                "restores": 1}
+    revision = read_revision("oam-operator.dev", document | {"metadata": document["metadata"] | {
+        "creationTimestamp": "2026-12-02T10:00:00Z"}})
+    assert (revision.number, revision.name, revision.created, revision.spec, revision.profile, revision.digest,
+            revision.generation, revision.restores, revision.change_cause, revision.outcome) == (
+        3, "shop-r3", "2026-12-02T10:00:00Z", APP["spec"], "gold", "d1", 4, 1, "image 1.2", Outcome("Processing"))
+
+
+def test_an_outcome_patch_sets_and_removes_its_keys() -> None:
+    assert outcome_annotations("d", Outcome("Ready", "2026-12-02T10:00:00Z")) == {
+        "d/outcome": "Ready", "d/outcome-at": "2026-12-02T10:00:00Z", "d/outcome-reason": None,
+        "d/outcome-message": None}
+    long = outcome_annotations("d", Outcome("Error", "t", "ApiError", "x" * 5000))
+    assert long["d/outcome-message"] == "x" * 1024
+
+
+def test_a_long_name_keeps_a_hash_and_the_number() -> None:
+    name = "a" * 253
+    assert revision_name("shop", 12) == "shop-r12"
+    long = revision_name(name, 12)
+    assert len(long) == 253 and long.endswith("-r12") and long != revision_name("a" * 252 + "b", 12)

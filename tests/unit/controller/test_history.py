@@ -1,0 +1,115 @@
+"""The revision history's decisions (docs/operator.md#revision-history): which revision a pass's
+status speaks of, what is pruned, the history limit, and that suspend then resume or a new
+interval counts no revision while a new spec does (passes with the scripted reconciler)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from oam_operator.api.revisions import Outcome
+from oam_operator.controller.admission import refusal
+from oam_operator.controller.history import attributed, history_limit, limit_refusal, to_prune
+from oam_operator.controller.passes import apply_pass
+from oam_operator.controller.seams import Memory
+from tests.unit.controller.test_admission import _parts, app, config_map
+from tests.unit.unitkit import FakeReconciler, application, configmap_component, fake_reconciler, pass_environment
+
+__all__ = ["fake_reconciler"]  # the fixture, imported for pytest
+
+READY = {"type": "Ready", "status": "True", "reason": "Ready", "message": "Applied revision 2: 1 objects ready",
+         "lastTransitionTime": "2026-12-02T10:00:00Z"}
+FAILED = {"type": "Ready", "status": "False", "reason": "ApiError", "message": "Boom",
+          "lastTransitionTime": "2026-12-02T10:05:00Z"}
+
+
+def status(**fields: Any) -> dict[str, Any]:
+    return {"revision": 2, "processingDigest": "a", "lastProcessingDigest": "a", **fields}
+
+
+@pytest.mark.parametrize(("given", "expected"), [
+    (status(state="Ready", conditions=[READY]), (2, Outcome("Ready", "2026-12-02T10:00:00Z"))),
+    (status(state="Ready", conditions=[READY], lastAppliedAt="2026-12-02T11:00:00Z"),
+     (2, Outcome("Ready", "2026-12-02T11:00:00Z"))),
+    (status(state="Error", conditions=[FAILED]), (2, Outcome("Error", "2026-12-02T10:05:00Z", "ApiError", "Boom"))),
+    (status(state="Processing"), (2, Outcome("Processing"))),
+    (status(state="Pending"), (2, Outcome("Processing"))),
+    # a new input not counted yet (a transform error of it): not revision 2's outcome
+    (status(state="Error", conditions=[FAILED], processingDigest="b"), None),
+    ({"state": "Error", "conditions": [FAILED]}, None),  # no revision yet
+])
+def test_the_outcome_belongs_to_the_revision_being_processed(given: dict[str, Any],
+                                                             expected: tuple[int, Outcome] | None) -> None:
+    assert attributed(given) == expected
+
+
+def test_the_oldest_beyond_the_limit_are_pruned() -> None:
+    assert to_prune([3, 1, 4, 2], 2) == [1, 2]
+    assert to_prune([1, 2], 10) == []
+    assert to_prune([1, 2], 0) == [1, 2]
+
+
+@pytest.mark.parametrize(("spec", "limit"), [
+    ({}, 10), ({"revisionHistoryLimit": 3}, 3), ({"revisionHistoryLimit": 0}, 0),
+    ({"revisionHistoryLimit": 500}, 100), ({"revisionHistoryLimit": -1}, 0), ({"revisionHistoryLimit": "3"}, 10),
+])
+def test_the_history_limit(spec: dict[str, Any], limit: int) -> None:
+    assert history_limit(spec) == limit
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    (-1, "spec.revisionHistoryLimit must be an integer from 0 to 100, not -1"),
+    (101, "spec.revisionHistoryLimit must be an integer from 0 to 100, not 101"),
+    ("5", "spec.revisionHistoryLimit must be an integer from 0 to 100, not '5'"),
+    (True, "spec.revisionHistoryLimit must be an integer from 0 to 100, not True"),
+])
+def test_admission_refuses_a_limit_out_of_bounds(value: Any, message: str) -> None:
+    assert limit_refusal({"revisionHistoryLimit": value}) == message
+    validator, _ = _parts()
+    assert refusal(validator, "CREATE", app(config_map("settings"), revisionHistoryLimit=value)) == message
+
+
+def test_admission_admits_a_limit_within_bounds() -> None:
+    validator, _ = _parts()
+    for value in (0, 10, 100):
+        assert refusal(validator, "CREATE", app(config_map("settings"), revisionHistoryLimit=value)) is None
+
+
+def _next(body: dict[str, Any], **spec: Any) -> dict[str, Any]:
+    """The body of the next generation with ``spec`` changed, carrying the last pass's status."""
+    merged = {**body["spec"], **spec}
+    components = merged.pop("components")
+    return application(status=body["status"], generation=body["metadata"]["generation"] + 1,
+                       components=components, **merged)
+
+
+def test_suspend_resume_and_a_new_interval_count_no_revision(fake_reconciler: FakeReconciler) -> None:
+    env = pass_environment()
+    body = application()
+    body["status"] = apply_pass(body, Memory(), env).status
+    assert body["status"]["revision"] == 1
+    for change in ({"suspend": True}, {"suspend": False}, {"interval": "5m"}, {"revisionHistoryLimit": 3}):
+        body = _next(body, **change)
+        body["status"] = apply_pass(body, Memory(), env).status
+        assert body["status"]["revision"] == 1, change
+    assert body["status"]["state"] == "Ready"
+    body = _next(body, components=[configmap_component("other")])
+    body["status"] = apply_pass(body, Memory(), env).status  # Restarting: the new input
+    body["status"] = apply_pass(body, Memory(), env).status
+    assert (body["status"]["revision"], body["status"]["state"]) == (2, "Ready")
+
+
+def test_a_status_written_with_the_legacy_digest_is_taken_over_without_a_new_revision(
+        fake_reconciler: FakeReconciler) -> None:
+    from oam_operator.controller.digest import component_digest, legacy_component_digest
+
+    env = pass_environment()
+    body = application()
+    body["status"] = apply_pass(body, Memory(), env).status
+    legacy = legacy_component_digest(env.settings.domain, 2, body["spec"], "", None)
+    body["status"] |= {"processingDigest": legacy, "lastProcessingDigest": legacy}
+    result = apply_pass(body, Memory(), env).status
+    current = component_digest(env.settings.domain, body["spec"], "", None)
+    assert (result["revision"], result["state"]) == (1, "Ready")
+    assert (result["processingDigest"], result["lastProcessingDigest"]) == (current, current)
