@@ -149,6 +149,7 @@ class _Pass:
         self.drift_looked = False
         # Found by the apply branch's steps between the checks.
         self.digest = ""
+        self.legacy_digest = ""  # the previous release's digest of this pass's input (compatible_digests)
         self.reconciler_: Reconciler | None = None
         self.inventory: list[InventoryItem] | None = None  # once read; handed on in the result
         self.forbidden = False  # the pass ended in a 403 (forbidden.py)
@@ -179,7 +180,8 @@ class _Pass:
                 status.summary = summary_of(drifted[0], f"Drifted: {drifted[1]}")
         # Fields read from the persisted status are written back as they were read (a value
         # the model would default, say in an unreadable ``compactInventory``, is not added).
-        outcome.status = status.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_unset=True)
+        outcome.status = compatible_digests(
+            status.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_unset=True), self.legacy_digest)
         outcome.profile_name = self.profile_name
         outcome.namespace_terminating = self.namespace_terminating
         outcome.events = self.events + outcome.events
@@ -336,7 +338,12 @@ class _Pass:
         self.digest = component_digest(self.domain, dict(self.raw_spec), subject.resolved_profile, profile_spec)
         legacy = legacy_component_digest(self.domain, self.generation, dict(self.raw_spec),
                                          subject.resolved_profile, profile_spec)
-        if status.processing_digest == legacy:  # written by an operator before the history: the same input
+        self.legacy_digest = legacy
+        if status.revision_digest and status.processing_digest == status.last_processing_digest:
+            # The compatible form (``finish``): the revision's own digest is in revisionDigest.
+            status.processing_digest = status.last_processing_digest = status.revision_digest
+            status.revision_digest = None
+        elif status.processing_digest == legacy:  # written by an operator before the history: the same input
             if status.last_processing_digest == legacy:
                 status.last_processing_digest = self.digest
             status.processing_digest = self.digest
@@ -692,3 +699,16 @@ def delete_pass(body: Mapping[str, Any], memory: Memory, env: Environment) -> Pa
     """One run of the delete branch (docs/operator.md#the-delete-branch)."""
     p = _Pass(body, memory, env)
     return p.finish(p.ended(p.delete_branch()))
+
+
+def compatible_digests(status: dict[str, Any], legacy: str) -> dict[str, Any]:
+    """The status as written: while a revision is settled (``processingDigest`` equals
+    ``lastProcessingDigest``), both hold the previous release's digest of the same input (with the
+    generation, ``legacy_component_digest``) and ``revisionDigest`` this version's, so that release
+    sees no new input after a downgrade and applies nothing (docs/chart.md#upgrades). Read back
+    by ``restart_on_change``. A revision still processing is written in this version's form."""
+    digest = status.get("processingDigest")
+    if legacy and digest and digest == status.get("lastProcessingDigest"):
+        status["revisionDigest"] = digest
+        status["processingDigest"] = status["lastProcessingDigest"] = legacy
+    return status
