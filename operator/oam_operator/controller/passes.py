@@ -339,9 +339,10 @@ class _Pass:
         legacy = legacy_component_digest(self.domain, self.generation, dict(self.raw_spec),
                                          subject.resolved_profile, profile_spec)
         self.legacy_digest = legacy
-        if status.revision_digest and status.processing_digest == status.last_processing_digest:
-            # The compatible form (``finish``): the revision's own digest is in revisionDigest.
-            status.processing_digest = status.last_processing_digest = status.revision_digest
+        if status.revision_digest:  # the compatible form (``compatible_digests``): ours is in revisionDigest
+            if status.last_processing_digest == status.processing_digest:
+                status.last_processing_digest = status.revision_digest
+            status.processing_digest = status.revision_digest
             status.revision_digest = None
         elif status.processing_digest == legacy:  # written by an operator before the history: the same input
             if status.last_processing_digest == legacy:
@@ -642,6 +643,7 @@ class _Pass:
             return self.conclude(None, "deleted", finished=True,
                                events=[Event("Warning", "Abandoned", "Objects left in place; inventory dropped")])
         status.processing_digest = None
+        status.revision_digest = None
         status.processing_since = None
         try:
             inventory = self.inventory = inventory_of(status)
@@ -702,13 +704,15 @@ def delete_pass(body: Mapping[str, Any], memory: Memory, env: Environment) -> Pa
 
 
 def compatible_digests(status: dict[str, Any], legacy: str) -> dict[str, Any]:
-    """The status as written: while a revision is settled (``processingDigest`` equals
-    ``lastProcessingDigest``), both hold the previous release's digest of the same input (with the
-    generation, ``legacy_component_digest``) and ``revisionDigest`` this version's, so that release
-    sees no new input after a downgrade and applies nothing (docs/chart.md#upgrades). Read back
-    by ``restart_on_change``. A revision still processing is written in this version's form."""
+    """The status as written: ``processingDigest`` holds the previous release's digest of the
+    input being processed (with the generation, ``legacy_component_digest``), and so does
+    ``lastProcessingDigest`` once that input is settled; this version's digest is in
+    ``revisionDigest``. That release, after a downgrade, sees the input it would have seen and
+    restarts nothing (docs/chart.md#upgrades). Read back by ``restart_on_change``."""
     digest = status.get("processingDigest")
-    if legacy and digest and digest == status.get("lastProcessingDigest"):
+    if legacy and digest:
         status["revisionDigest"] = digest
-        status["processingDigest"] = status["lastProcessingDigest"] = legacy
+        if status.get("lastProcessingDigest") == digest:
+            status["lastProcessingDigest"] = legacy
+        status["processingDigest"] = legacy
     return status

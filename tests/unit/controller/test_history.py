@@ -145,9 +145,12 @@ def test_a_settled_revision_keeps_the_previous_releases_digest_so_a_downgrade_se
         assert body["status"]["revision"] == 1, change
     previous_release_sees_no_new_input(body)
     body = _next(body, components=[configmap_component("other")])
-    body["status"] = apply_pass(body, Memory(), env).status  # Restarting: processing, this version's form
-    assert "revisionDigest" not in body["status"]
-    assert body["status"]["processingDigest"] == component_digest(domain, body["spec"], "", None)
+    body["status"] = apply_pass(body, Memory(), env).status  # Restarting: the previous release's digest too
+    status = body["status"]
+    assert status["processingDigest"] == legacy_component_digest(domain, body["metadata"]["generation"],
+                                                                 body["spec"], "", None)
+    assert status["revisionDigest"] == component_digest(domain, body["spec"], "", None)
+    assert status["lastProcessingDigest"] not in (status["processingDigest"], status["revisionDigest"])
     body["status"] = apply_pass(body, Memory(), env).status
     assert (body["status"]["revision"], body["status"]["state"]) == (2, "Ready")
     previous_release_sees_no_new_input(body)
