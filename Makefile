@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: help venv venv-demo devcluster image test test-unit test-cluster lint demo demo-down cluster-up cluster-down bench clean
+.PHONY: help venv venv-demo devcluster image browser test test-unit test-cluster lint demo demo-down cluster-up cluster-down bench clean
 
 help:
 	@echo "make demo          the operator on the full local control plane, reconciling examples/shop.yaml to Ready"
@@ -41,7 +41,12 @@ devcluster:
 image: devcluster
 	tools/image/build.sh
 
-test: venv devcluster image
+# Debian's Chromium for the browser tests (tests/e2e/test_ui_e2e.py, docs/ui.md#tests); Playwright
+# drives it from the `dev` extra and never downloads a browser of its own.
+browser:
+	@command -v chromium >/dev/null || { apt-get update && apt-get install -y --no-install-recommends chromium; }
+
+test: venv devcluster image browser
 	$(PY) -m tools.devcluster down --stale
 	OAM_REQUIRE_CLUSTER=1 $(PY) -m pytest $(PYTEST_ARGS)
 
@@ -53,7 +58,7 @@ UNIT_WORKERS ?= 2
 test-unit: venv
 	$(PY) -m pytest tests/unit -n $(UNIT_WORKERS) $(PYTEST_ARGS)
 
-test-cluster: venv devcluster image
+test-cluster: venv devcluster image browser
 	OAM_REQUIRE_CLUSTER=1 $(PY) -m pytest -m "cluster or full_cluster" $(PYTEST_ARGS)
 
 lint: venv

@@ -564,6 +564,25 @@ def floor_section(step: dict[str, Any] | None) -> str:
                          "Deployments Available", "time until all Available", "load average before → after"), rows)
 
 
+def ui_section(step: dict[str, Any] | None) -> str:
+    """``oam-operator ui`` with a fleet (bench/bench_ui.py, docs/ui.md#fast-with-a-fleet)."""
+    failure = _failure(step, "ui")
+    runs = [r.get("figures") or {} for r in (step or {}).get("runs", [])]
+    head = "## The web UI with a fleet (`oam-operator ui`)\n\n"
+    if failure or not runs or not runs[0]:
+        return head + (failure or "_No figures._")
+    fig = runs[0]
+    rows = [
+        (f"list of {fig.get('apps'):,} Applications rendered in Chromium, from navigation",
+         f"{fig.get('list_ms'):,} ms (target ≤ 2,000)"),
+        (f"tree of {fig.get('tree_objects')} objects rendered", f"{fig.get('tree_ms'):,} ms (target ≤ 1,000)"),
+        ("UI process RSS (peak)", f"{fig.get('rss_mib')} MiB ({fig.get('peak_rss_mib')} MiB; target < 150)"),
+        ("UI API requests after load", str(fig.get("requests_after_load"))),
+        (f"… after {fig.get('changes')} Applications changed", str(fig.get("requests_after_changes"))),
+    ]
+    return head + table(("figure", "value"), rows)
+
+
 def inventory_section(step: dict[str, Any] | None) -> tuple[str, dict[str, Any]]:
     failure = _failure(step, "inventory")
     runs = [r.get("figures") or {} for r in (step or {}).get("runs", [])]
@@ -744,7 +763,8 @@ def render(results: dict[str, Any], out: Path) -> str:
                 machine_section(machine), t_text, r_text, n_text, o_text,
                 scale_section(steps.get("scale"), steps.get("floor")),
                 floor_section(steps.get("floor")), i_text,
-                p_text, fairness_section(steps.get("fairness"))]
+                p_text, fairness_section(steps.get("fairness")),
+                ui_section(steps.get("ui"))]
     return "\n\n".join(s.rstrip() for s in sections) + "\n"
 
 

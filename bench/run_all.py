@@ -39,7 +39,10 @@ Steps (``--only`` picks some, comma-separated):
 - ``fairness``   — ``bench_fairness.py --json``: a healthy Application's time to Ready in its own
   namespace alone and under a flood of ``--fairness-flood`` Applications in another namespace (one
   failing, one changing its spec every second), the flood's requests, the failing and flapping
-  ones' passes (docs/operator.md#fair-queues).
+  ones' passes (docs/operator.md#fair-queues);
+- ``ui``         — ``bench_ui.py --json``: ``oam-operator ui`` in Chromium with 1,000 Applications:
+  the list rendered after navigation, a 500-object tree, the UI process's RSS, its API requests
+  before and after 100 Applications change.
 
 Nothing is estimated: every figure in results.json was measured in this run; a failed step is
 recorded with its error and exit code instead of figures. Exit status 1 if any step failed.
@@ -68,7 +71,8 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 RESULTS = BENCH / "results"
 LOGS = RESULTS / "logs"
-STEPS = ("transform", "reconciler", "kubectl-noop", "peer", "operator", "scale", "floor", "inventory", "fairness")
+STEPS = ("transform", "reconciler", "kubectl-noop", "peer", "operator", "scale", "floor", "inventory", "fairness",
+         "ui")
 
 sys.path.insert(0, str(ROOT))
 
@@ -515,8 +519,7 @@ def step_peer(args: argparse.Namespace) -> dict[str, Any]:
         run = _run_script("bench_peers.py", ["--repeats", str(args.peer_repeats), "--json", str(out)], "peers",
                           timeout=3600, unset=("KUBECONFIG",))
         run["figures"] = json.loads(out.read_text()) if out.exists() else None
-    run["ok"] = bool(run["figures"]) and run["exit_code"] == 0
-    return run
+    return {"runs": [run], "ok": bool(run["figures"]) and run["exit_code"] == 0}
 
 
 # -- operator and inventory ---------------------------------------------------------------------
@@ -617,6 +620,14 @@ def step_fairness(args: argparse.Namespace) -> dict[str, Any]:
     return run
 
 
+def step_ui(args: argparse.Namespace) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "ui.json"
+        run = _run_script("bench_ui.py", ["--json", str(out)], "ui", timeout=1800)
+        run["figures"] = json.loads(out.read_text()) if out.exists() else None
+    return {"runs": [run], "ok": bool(run["figures"]) and run["exit_code"] == 0}
+
+
 STEP_FUNCS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
     "transform": step_transform,
     "reconciler": step_reconciler,
@@ -627,6 +638,7 @@ STEP_FUNCS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
     "floor": step_floor,
     "inventory": step_inventory,
     "fairness": step_fairness,
+    "ui": step_ui,
 }
 
 

@@ -176,6 +176,7 @@ def cmd_up(args: argparse.Namespace) -> int:
     say(f"  kubectl get oapp -n {args.namespace}            # READY, STATUS, AGE")
     for name in names:
         say(f"  .venv/bin/oam-operator status {name} -n {args.namespace} --tree --kubeconfig {kubeconfig}")
+    say(f"  .venv/bin/oam-operator ui -n {args.namespace} --kubeconfig {kubeconfig} --open   # the web view")
     say(f"  operator log: {operator['log']}")
     say("Stop everything: make demo-down")
     return 0 if ok else 1

@@ -333,6 +333,19 @@ def kubeconfig_document(cluster_name: str, server: str, ca_pem: bytes, cert_pem:
     }
 
 
+def kubeconfig_secret(kubeconfig_path: str, name: str, namespace: str, key: str = "value") -> dict[str, Any]:
+    """A Secret manifest holding the kubeconfig at ``kubeconfig_path`` under ``key``: what a hub's
+    ClusterProfile names to reach a spoke (docs/devcluster.md#hub-and-spokes)."""
+    data = Path(kubeconfig_path).read_bytes()
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": name, "namespace": namespace},
+        "type": "Opaque",
+        "data": {key: base64.b64encode(data).decode()},
+    }
+
+
 def write_private_json(path: Path, document: Any) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as handle:
@@ -529,6 +542,7 @@ class ControlPlane:
         self.failed = False
         self._stopped = False
         self._api: ApiServer | None = None
+        self._stopped_argv: dict[str, list[str]] = {}
 
     # -- public API ---------------------------------------------------------------------------
 
@@ -547,20 +561,31 @@ class ControlPlane:
     def tail(self, component: str, lines: int = 100) -> list[str]:
         return tail_file(Path(self.handle.log_paths[component]), lines)
 
-    def restart(self, name: str, timeout: float = 60.0, down_for: float = 0.0) -> None:
+    def restart(self, name: str, timeout: float = 60.0) -> None:
         """Stop one component and start it again with the same command line, for tests of what
-        a client does across an API server restart; waits for ``/readyz`` after the API server.
-        ``down_for``: seconds it stays stopped before it starts again (an outage, not a blip)."""
-        component = next((c for c in self.components if c.name == name), None)
-        if component is None:
-            raise DevclusterError(f"no component {name} in this control plane")
+        a client does across an API server restart; waits for ``/readyz`` after the API server."""
+        self.stop_component(name)
+        self.start_component(name, timeout)
+
+    def stop_component(self, name: str) -> None:
+        """Stop one component and remember its command line for ``start_component``: a cluster
+        that is down for a while (the multi-cluster e2e tests' unreachable remote,
+        docs/devcluster.md#hub-and-spokes)."""
+        component = self._component(name)
         try:
             argv = [arg.decode() for arg in Path(f"/proc/{component.pid}/cmdline").read_bytes().split(b"\0") if arg]
         except OSError as error:
             raise DevclusterError(f"{name} is not running: {error}") from None
         self._terminate(component)
-        if down_for > 0:
-            time.sleep(down_for)
+        self._stopped_argv[name] = argv
+
+    def start_component(self, name: str, timeout: float = 60.0) -> None:
+        """Start a component stopped by ``stop_component`` with the same command line; waits for
+        ``/readyz`` after the API server."""
+        component = self._component(name)
+        argv = self._stopped_argv.pop(name, None)
+        if argv is None:
+            raise DevclusterError(f"{name} was not stopped with stop_component")
         log = open(self.handle.log_paths[name], "ab", buffering=0)  # noqa: SIM115 - handed to the child
         try:
             process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
@@ -629,6 +654,12 @@ class ControlPlane:
         self.stop()
 
     # -- internals ----------------------------------------------------------------------------
+
+    def _component(self, name: str) -> ComponentState:
+        component = next((c for c in self.components if c.name == name), None)
+        if component is None:
+            raise DevclusterError(f"no component {name} in this control plane")
+        return component
 
     def _registry_id(self) -> str:
         return self.run_dir.as_posix().strip("/").replace("/", "_")

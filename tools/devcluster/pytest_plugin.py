@@ -2,7 +2,7 @@
 
 Importing this module sets ``KUBECONFIG`` before anything imports ``kubernetes`` (which
 reads it once, at import): ``tests/conftest.py`` imports it as its very first statement.
-Fixtures: ``cluster`` and ``full_cluster`` (session), ``namespace``, ``full_namespace``,
+Fixtures: ``cluster``, ``full_cluster`` and ``spoke_clusters`` (session), ``namespace``, ``full_namespace``,
 ``kube_api`` and ``full_kube_api`` (function). ``OAM_REQUIRE_CLUSTER=1`` turns a missing
 control plane into a failure; ``OAM_TEST_KUBECONFIG`` runs against an existing cluster.
 """
@@ -82,10 +82,14 @@ class _Clusters:
         self.failures = 0
         self.log_offsets: dict[str, dict[str, dict[str, int]]] = {}
 
-    def get(self, profile: str) -> dc.ClusterHandle:
+    def get(self, profile: str, key: str | None = None) -> dc.ClusterHandle:
+        """The control plane ``key`` (default: the profile's name) of ``profile``, started on first use."""
+        key = key or profile
         if EXTERNAL_KUBECONFIG:
+            if key != profile:
+                pytest.skip(f"{key} needs a control plane of its own; OAM_TEST_KUBECONFIG names one cluster")
             return external_handle()
-        if profile not in self.planes:
+        if key not in self.planes:
             binaries = dc.find_binaries()
             missing = binaries.missing(profile)
             if missing:
@@ -96,9 +100,15 @@ class _Clusters:
                 if require_cluster():
                     pytest.fail(message, pytrace=False)
                 pytest.skip(message)
-            self.planes[profile] = dc.start(profile, name=f"test-{profile}", run_dir=RUN_ROOT / profile,
-                                            binaries=binaries)
-        return self.planes[profile].handle
+            self.planes[key] = dc.start(profile, name=f"test-{key}", run_dir=RUN_ROOT / key, binaries=binaries)
+        return self.planes[key].handle
+
+    def plane(self, handle: dc.ClusterHandle) -> dc.ControlPlane:
+        """The running control plane of ``handle`` (to stop or restart one of its components)."""
+        for plane in self.planes.values():
+            if plane.handle is handle:
+                return plane
+        raise LookupError(f"no control plane of this session is {handle.name}")
 
     def stop_all(self) -> None:
         keep = self.failures > 0
@@ -171,6 +181,38 @@ def full_cluster() -> dc.ClusterHandle:
     return CLUSTERS.get("full")
 
 
+SPOKES = ("spoke-a", "spoke-b")
+
+
+@pytest.fixture(scope="session")
+def spoke_clusters() -> list[dc.ClusterHandle]:
+    """Two more minimal control planes, each its own etcd and kube-apiserver: the remote
+    clusters a hub's ClusterProfiles deliver to (docs/devcluster.md#hub-and-spokes)."""
+    return [CLUSTERS.get("minimal", key=spoke) for spoke in SPOKES]
+
+
+def control_plane(handle: dc.ClusterHandle) -> dc.ControlPlane:
+    """The session's control plane behind ``handle`` (``stop_component``/``start_component``)."""
+    return CLUSTERS.plane(handle)
+
+
+def create_namespace_named(handle: dc.ClusterHandle, name: str) -> None:
+    """Create namespace ``name`` on ``handle`` (a spoke gets the hub test namespace's name);
+    labelled with the run, like the fixtures' namespaces. An existing one is kept."""
+    from kubernetes import client
+
+    api = api_client(handle)
+    try:
+        core: Any = client.CoreV1Api(api)
+        try:
+            core.create_namespace({"metadata": {"name": name, "labels": {RUN_LABEL: RUN_ID}}})
+        except client.ApiException as error:
+            if error.status != 409:
+                raise
+    finally:
+        api.close()
+
+
 @pytest.fixture
 def namespace(cluster: dc.ClusterHandle, request: pytest.FixtureRequest) -> Iterator[str]:
     yield from _create_namespace(cluster, request.node.name, wait_for_default_sa=False)
@@ -199,7 +241,7 @@ def full_kube_api(full_cluster: dc.ClusterHandle) -> Iterator[Any]:
 # Hooks
 
 
-CLUSTER_FIXTURES = {"cluster", "namespace", "kube_api"}
+CLUSTER_FIXTURES = {"cluster", "namespace", "kube_api", "spoke_clusters"}
 FULL_FIXTURES = {"full_cluster", "full_namespace", "full_kube_api"}
 
 

@@ -331,6 +331,11 @@ class ApplicationStatus(ApiModel):
         "read status.inventory only when this is absent.",
     )
     profile: str | None = Field(default=None, description='ClusterProfile used by the last pass ("" for none).')
+    cluster: str | None = Field(
+        default=None,
+        description="Id of the remote cluster the inventory's objects are on (absent: the operator's own "
+        "cluster); see docs/multicluster.md.",
+    )
     applied_generation: int | None = Field(
         default=None,
         description="Generation of the last pass that reached Ready.",

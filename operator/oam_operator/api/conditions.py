@@ -56,6 +56,8 @@ class Reason(StrEnum):
     TIMEOUT = "Timeout"
     TRANSFORM_FAILED = "TransformFailed"
     PROFILE_NOT_FOUND = "ProfileNotFound"
+    CLUSTER_UNUSABLE = "ClusterUnusable"  # the profile's kubeconfig Secret cannot be used (docs/multicluster.md)
+    CLUSTER_SWITCHED = "ClusterSwitched"  # the profile delivers elsewhere than the objects are
     INVALID_OBJECTS = "InvalidObjects"
     OWNERSHIP_CONFLICT = "OwnershipConflict"
     NOT_PERMITTED = "NotPermitted"

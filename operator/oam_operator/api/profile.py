@@ -1,8 +1,9 @@
 """The ClusterProfile kind (docs/operator.md#the-clusterprofile-resource): cluster-scoped platform defaults for trait
-properties.
+properties, and where its Applications are delivered (docs/multicluster.md#the-clusterprofile-fields).
 
 Only the shape is declared; the transform validates the contents of each capability's
-``rendering`` (and the capability keys), so those stay free-form here.
+``rendering`` (and the capability keys), so those stay free-form here. ``kubeConfig`` and
+``allowedNamespaces`` are the operator's, never the transform's (controller/delivery.py).
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from typing import Any
 
 from pydantic import Field
 
+from ..common.dns1123 import DNS1123_LABEL_FMT, DNS1123_SUBDOMAIN_FMT
 from .meta import API_VERSION, API_VERSION_DESCRIPTION, KIND_DESCRIPTION, ApiModel, ObjectMeta, metadata_field
 
-__all__ = ["Capability", "ClusterProfile", "ClusterProfileSpec", "GitopsEngine"]
+__all__ = ["Capability", "ClusterProfile", "ClusterProfileSpec", "GitopsEngine", "KubeConfigReference",
+           "SecretKeyReference"]
 
 
 class GitopsEngine(StrEnum):
@@ -33,6 +36,26 @@ class Capability(ApiModel):
     )
 
 
+class SecretKeyReference(ApiModel):
+    """A key of a Secret on the operator's own cluster (Flux's ``kubeConfig.secretRef`` layout)."""
+
+    name: str = Field(min_length=1, max_length=253, pattern=f"^{DNS1123_SUBDOMAIN_FMT}$",
+                      description="Name of the Secret.")
+    namespace: str | None = Field(
+        default=None, min_length=1, max_length=63, pattern=f"^{DNS1123_LABEL_FMT}$",
+        description="Namespace of the Secret (default: the operator's; another one only when the operator "
+        "allows it with --profile-secret-namespaces).",
+    )
+    key: str = Field(default="value", min_length=1, max_length=253, pattern=r"^[-._a-zA-Z0-9]+$",
+                     description="Key of the Secret's data holding the kubeconfig.")
+
+
+class KubeConfigReference(ApiModel):
+    """How the operator reaches the cluster this profile describes."""
+
+    secret_ref: SecretKeyReference = Field(description="The Secret holding the kubeconfig.")
+
+
 class ClusterProfileSpec(ApiModel):
     """Platform defaults the transform applies to the Applications that use this profile."""
 
@@ -41,6 +64,16 @@ class ClusterProfileSpec(ApiModel):
         default_factory=dict,
         description="Defaults per capability, keyed by <traitType> or <traitType>.<scope>, "
         "for example ingress or certificate.public.",
+    )
+    kube_config: KubeConfigReference | None = Field(
+        default=None,
+        description="The kubeconfig of the cluster the profile's Applications are applied to (default: the "
+        "operator's own cluster).",
+    )
+    allowed_namespaces: list[str] | None = Field(
+        default=None,
+        description="Namespaces whose Applications may use this profile (default: every namespace).",
+        json_schema_extra={"items": {"type": "string", "pattern": f"^{DNS1123_LABEL_FMT}$", "maxLength": 63}},
     )
 
 

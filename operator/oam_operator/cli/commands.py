@@ -330,6 +330,27 @@ def rollback(name: str, namespace: str | None, kubeconfig: str | None, context: 
     guarded(lambda: sys.exit(run_rollback(name, namespace, to_revision, wait, timeout, kubeconfig, context, domain)))
 
 
+@main.command()
+@_cluster_options
+@click.option("-A", "--all-namespaces", is_flag=True, help="Applications of every namespace you may list.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8080, show_default=True, help="Port to listen on.")
+@click.option("--address", default="127.0.0.1", show_default=True,
+              help="Address to listen on (another than 127.0.0.1 makes the UI reachable from elsewhere).")
+@click.option("--open", "open_browser", is_flag=True, help="Open the UI in the default web browser.")
+def ui(
+    namespace: str | None, kubeconfig: str | None, context: str | None, domain: str, all_namespaces: bool,
+    port: int, address: str, open_browser: bool,
+) -> None:
+    """Serve a web view of Applications, their waves and dependencies on this machine (docs/ui.md).
+
+    It acts with your kubeconfig and nothing else; stop it with Ctrl-C.
+    """
+    from oam_operator.cli.ui import run_ui
+
+    guarded(lambda: sys.exit(run_ui(port, address, open_browser, namespace, all_namespaces, kubeconfig, context,
+                                    domain)))
+
+
 SHELLS = ("bash", "zsh", "fish")
 
 

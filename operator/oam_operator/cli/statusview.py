@@ -171,6 +171,9 @@ class StatusView:
     last_handled_reconcile_at: str | None
     dependencies: tuple[Mapping[str, Any], ...] = ()
     drift: tuple[Mapping[str, Any], ...] = ()
+    #: the remote cluster holding the objects and the profile naming it (docs/multicluster.md)
+    cluster: str | None = None
+    profile: str = ""
 
     @property
     def current(self) -> bool:
@@ -296,6 +299,8 @@ def build_view(app: Mapping[str, Any], domain: str = DEFAULT_DOMAIN) -> StatusVi
             for d in _mappings(status.get("dependencies"))
         ),
         drift=tuple(dict(d) for d in _mappings(status.get("drift"))),
+        cluster=_text(status.get("cluster")) or None,
+        profile=_text(status.get("profile")),
     )
 
 
@@ -400,6 +405,8 @@ def _header(view: StatusView, color: bool) -> list[str]:
         f"Ready: {_paint(view.ready, color)}  Revision: {view.revision}  "
         f"Objects: {view.ready_objects}/{view.objects} ready"
     ]
+    if view.cluster:
+        lines.append(f"Cluster: {view.cluster} (ClusterProfile {view.profile})")
     if view.message:
         lines.append("Message: " + view.message.replace("\n", "\n" + " " * len("Message: ")))
     if view.dependencies:
@@ -490,7 +497,8 @@ def to_json(view: StatusView) -> dict[str, Any]:
         "bundles": [bundle.to_json() for bundle in view.bundles],
         "pruning": [item.to_json() for item in view.pruning],
         "unassigned": [item.to_json() for item in view.unassigned],
-    } | ({"dependencies": [dict(d) for d in view.dependencies]} if view.dependencies else {}) | (
+    } | ({"cluster": view.cluster} if view.cluster else {}) | (
+        {"dependencies": [dict(d) for d in view.dependencies]} if view.dependencies else {}) | (
         {"drift": [dict(d) for d in view.drift]} if view.drift else {})
 
 

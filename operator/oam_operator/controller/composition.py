@@ -31,6 +31,7 @@ from oam_operator.oam.remote.addresses import AddressPolicy, parse_networks
 from oam_operator.operatorpolicies import register_operator_policies
 
 from .autoscaled import release_autoscaled_replicas
+from .delivery import for_transform
 from .encode import EncodedTree, encode
 
 ALLOW_HINT = "the operator allows internal networks listed in --url-source-allowed-networks"
@@ -118,7 +119,7 @@ class OperatorTransform:
         parsed = None
         if profile is not None:
             try:
-                parsed = cluster_profile_from_object(profile)
+                parsed = cluster_profile_from_object(for_transform(profile))
             except OamError as error:
                 raise TransformError(f"ClusterProfile {go_quote(profile_name)}", error) from None
         try:

@@ -10,6 +10,7 @@ it testable step by step without kopf.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
@@ -52,12 +53,14 @@ from oam_operator.reconciler.status import DefaultStatusAnalyzer
 
 from . import orchestration
 from .checks import CHECKS, Refusal, Requeue, Subject, served_by
+from .delivery import DeliveryRefused, NamespaceNotAllowed
 from .digest import component_digest, legacy_component_digest
 from .drift import Drifted, corrected_message, drifted_condition
 from .encode import EncodedTree
 from .inventorycodec import inventory_of, write_inventory
 from .progress import apply_progress, capitalised, checkpoint_progress, delete_progress
 from .readiness import WATCHED_WAIT, waits_for_wake_up
+from .remotes import Target
 from .seams import Checkpointer, Environment, Event, Memory, PassResult, StatusNotWritten
 from .sharding import object_labels
 from .tenancy import NotPermitted
@@ -153,6 +156,7 @@ class _Pass:
         self.reconciler_: Reconciler | None = None
         self.inventory: list[InventoryItem] | None = None  # once read; handed on in the result
         self.forbidden = False  # the pass ended in a 403 (forbidden.py)
+        self.target: Target | None = None  # the remote cluster the pass works on (docs/multicluster.md)
 
     # -- status helpers -------------------------------------------------------------------------
 
@@ -186,7 +190,8 @@ class _Pass:
         outcome.namespace_terminating = self.namespace_terminating
         outcome.events = self.events + outcome.events
         outcome.drift_corrections = self.drift_corrections
-        outcome.inventory = self.inventory
+        # The runtime's watches hold only the operator's own cluster's objects (a remote's: ``tracked``).
+        outcome.inventory = self.inventory if self.target is None or self.inventory is None else []
         return outcome
 
     def ended(self, outcome: PassResult) -> PassResult:
@@ -282,6 +287,8 @@ class _Pass:
     def reconciler_error(self, error: Exception, deleting: bool) -> PassResult:
         """Classify an exception of ``apply()``/``delete()``/``is_deletion_allowed()``
         (docs/operator.md#error-handling)."""
+        if self.target is not None and isinstance(error, ApiError):
+            error = error.with_context(self.target.label)  # which cluster failed (docs/multicluster.md#faults)
         if isinstance(error, ReconcilerError) and error.retryable:
             self.memory.error_backoff.reset()
             if deleting:
@@ -359,6 +366,96 @@ class _Pass:
             return self.conclude(0.0, "progressing")
         return None
 
+    # -- delivery to another cluster (docs/multicluster.md#how-a-pass-delivers) -------------------------
+
+    def deliver(self, subject: Subject) -> PassResult | None:
+        """After ``profile``: the cluster the Application goes to. A profile that now names another
+        cluster than the one holding the objects is refused, never a silent orphan."""
+        targets = self.env.targets
+        if targets is None:
+            return None
+        try:
+            target = targets(subject.profile_name, subject.profile, self.namespace)
+        except NamespaceNotAllowed as refused:
+            return self.fail(Reason.NOT_PERMITTED, str(refused), error_type="other")
+        except DeliveryRefused as refused:
+            return self.fail(Reason.CLUSTER_UNUSABLE, str(refused), error_type="other")
+        except ReconcilerError as error:
+            return self.reconciler_error(error, deleting=False)
+        cluster = target.cluster_id if target is not None else None
+        own = self.env.cluster_id  # a kubeconfig of the operator's own cluster is no switch
+        if (cluster or own) != (self.status.cluster or own) and self.holds_objects():
+            held = self.status.cluster or "the operator's own cluster"
+            now = f"cluster {cluster}" if cluster else "the operator's own cluster"
+            return self.fail(Reason.CLUSTER_SWITCHED, (
+                f"ClusterProfile {subject.profile_name or '(none)'} now delivers to {now}, but this Application's "
+                f"objects are on {held}: point the profile back, or delete the Application to delete them there"),
+                error_type="other")
+        self.status.cluster = cluster
+        self.work_on(target)
+        subject.cluster_id = self.env.cluster_id
+        return None
+
+    def holds_objects(self) -> bool:
+        try:
+            return bool(inventory_of(self.status))
+        except CompactInventoryError:
+            return True  # unreadable: assume it holds some (the inventory step refuses it)
+
+    def work_on(self, target: Target | None) -> None:
+        """From now on the pass's requests go to ``target`` (``None``: the operator's own cluster),
+        with its id in the owner id and its watches instead of the operator's own cluster's."""
+        if target is None:
+            return
+        self.target = target
+        owned = target.owned
+        self.env = dataclasses.replace(
+            self.env, clients=target.clients, cluster_id=target.cluster_id,
+            watched=owned.watched if owned is not None else None, drift=owned.drift if owned is not None else None,
+            on_written=owned.written if owned is not None else None, cached_reads=owned)
+        self.owner_id = f"{target.cluster_id}/{self.namespace}/{self.name}"
+
+    def tracked(self, outcome: PassResult) -> PassResult:
+        """The remote cluster's watches follow the kinds of the inventory the pass ended with (the
+        operator's own cluster's are the runtime's, from ``outcome.inventory``)."""
+        owned = self.target.owned if self.target is not None else None
+        if owned is None:
+            return outcome
+        owner = (self.namespace, self.name)
+        if outcome.finished:
+            owned.retain(owner, ())
+        elif self.inventory is not None:
+            owned.ensure(self.inventory)
+            owned.retain(owner, [item.identity() for item in self.inventory])
+        return outcome
+
+    def deliver_deletion(self) -> PassResult | None:
+        """Before deleting: the cluster the inventory's objects are on (``status.cluster``); the
+        deletion waits, naming it, while it cannot be reached through the profile."""
+        targets, cluster = self.env.targets, self.status.cluster
+        if targets is None or not cluster:
+            return None
+        profile_name = self.status.profile or self.spec.profile or self.settings.default_profile
+        profile = self.env.profiles(profile_name) if profile_name else None
+        try:
+            target = targets(profile_name, profile, None)
+        except DeliveryRefused as refused:
+            return self.deletion_waits(cluster, profile_name, str(refused))
+        except ReconcilerError as error:
+            return self.reconciler_error(error, deleting=True)
+        if target is None or target.cluster_id != cluster:
+            where = f"cluster {target.cluster_id}" if target is not None else "the operator's own cluster"
+            why = "is not found" if profile is None else f"now delivers to {where}"
+            return self.deletion_waits(cluster, profile_name, f"ClusterProfile {profile_name} {why}")
+        self.work_on(target)
+        return None
+
+    def deletion_waits(self, cluster: str, profile_name: str, why: str) -> PassResult:
+        self.set_state(State.DELETION_PENDING, Reason.DELETION_RETRYING, (
+            f"Deletion waits for cluster {cluster} (ClusterProfile {profile_name}): {why}; annotate "
+            f'{self.domain}/abandon: "true" to leave its objects there'))
+        return self.conclude(self.memory.backoff.next("Retrying"), "pending")
+
     def prepare_reconciler(self, subject: Subject) -> PassResult | None:
         """After ``tenancy``: the reconciler with the Application's identity; it also answers
         which APIs the cluster serves (for ``flux-apis``)."""
@@ -419,7 +516,7 @@ class _Pass:
                           self.env.cluster_id, on_transform=self.env.on_transform)
         # The pass's own steps between the checks (checks.py): they decide how to go on.
         steps: dict[str, Callable[[], PassResult | None]] = {
-            "profile": lambda: self.restart_on_change(subject),
+            "profile": lambda: self.restart_on_change(subject) or self.deliver(subject),
             "tenancy": lambda: self.prepare_reconciler(subject),
             "transform": lambda: self.gate(subject),
             "flux-apis": lambda: self.read_inventory(subject),
@@ -651,6 +748,9 @@ class _Pass:
             return self.fail(Reason.ERROR, capitalised(str(error)), error_type="other")
         if not inventory:
             return self.conclude(None, "deleted", finished=True)
+        waiting = self.deliver_deletion()
+        if waiting is not None:
+            return waiting
         blocked = orchestration.dependants_blocking(self.env.apps, AppRef(self.namespace, self.name),
                                                     self.annotations, self.domain)
         if blocked is not None:
@@ -694,13 +794,13 @@ def apply_pass(body: Mapping[str, Any], memory: Memory, env: Environment,
     being deleted; ``checkpointer`` writes its in-call checkpoint (without one the checkpoint
     ends the pass, the reconciler's default)."""
     p = _Pass(body, memory, env, checkpointer)
-    return p.finish(p.ended(p.apply_branch()))
+    return p.tracked(p.finish(p.ended(p.apply_branch())))
 
 
 def delete_pass(body: Mapping[str, Any], memory: Memory, env: Environment) -> PassResult:
     """One run of the delete branch (docs/operator.md#the-delete-branch)."""
     p = _Pass(body, memory, env)
-    return p.finish(p.ended(p.delete_branch()))
+    return p.tracked(p.finish(p.ended(p.delete_branch())))
 
 
 def compatible_digests(status: dict[str, Any], legacy: str) -> dict[str, Any]:

@@ -41,6 +41,7 @@ from .incluster import in_cluster
 from .ownedwatch import ObjectKey, OwnedObjects, WatchedKind
 from .passes import apply_pass, delete_pass
 from .readiness import WATCHED, no_longer_progressing
+from .remotes import RemoteClusters
 from .seams import Environment, Event, Memory, PassResult
 from .sharding import owned_selector
 from .statuswriter import StatusWriter, ready_event
@@ -111,6 +112,7 @@ class Runtime:
         self._lock = threading.Lock()
         self.env: Environment | None = None
         self.owned: OwnedObjects | None = None  # watches of owned objects (ownedwatch.py)
+        self.remotes: RemoteClusters | None = None  # connections to other clusters (remotes.py)
         self.analyzer = DefaultStatusAnalyzer(settings.domain)
         self._uids: dict[tuple[str, str], str] = {}  # (namespace, name) -> uid, for wake-ups
         self._passing = threading.Condition(self._lock)  # notified when a pass ends (``stand_down``)
@@ -175,16 +177,36 @@ class Runtime:
         clients = TenantClients(self.pass_client, default_service_account=self.settings.default_service_account,
                                 require_service_account=self.settings.require_service_account,
                                 use_operator_identity=self.settings.use_operator_identity)
+        agent = f"oam-operator/{__version__}" + (f" ({self.pod_name})" if self.pod_name else "")
+        self.remotes = RemoteClusters(self.pass_client, self.settings, self.settings.lease_namespace(os.environ),
+                                      user_agent=agent, watches=self._remote_watches)
         self.env = Environment(
             settings=self.settings, transform=self.transform, clients=clients, cluster_id=self.cluster_id,
             profiles=self.profile, reconciler_metrics=reconciler_metrics, on_transform=self._observe_transform,
             apps=self.apps, watched=self.owned.watched if self.owned is not None else None,
             drift=self.owned.drift if self.owned is not None else None,
             on_written=self.owned.written if self.owned is not None else None,
-            cached_reads=self.owned,
+            cached_reads=self.owned, targets=self.remotes.target,
         )
         if self.metrics is not None:
             self.metrics.build_info.labels(version=__version__).set(1)
+
+    def _remote_watches(self, client: ClusterClient, cluster_id: str) -> OwnedObjects | None:
+        """The watches of owned objects on a remote cluster (docs/multicluster.md#connections): the
+        same kinds and selector as the operator's own; their changes wake Applications alike."""
+        if not self.settings.readiness_watch:
+            return None
+        held: list[OwnedObjects] = []
+
+        def on_change(namespace: str, name: str, key: ObjectKey, obj: Mapping[str, Any], deleted: bool) -> None:
+            self._on_change(namespace, name, key, obj, deleted, held[0])
+
+        owned = OwnedObjects(client, domain=self.settings.domain, cluster_id=cluster_id,
+                             namespaces=self.settings.namespaces, on_change=on_change,
+                             selector=owned_selector(self.settings))
+        held.append(owned)
+        owned.start(STARTED)
+        return owned
 
     def _observe_transform(self, seconds: float, ok: bool) -> None:
         if self.metrics is not None:
@@ -228,17 +250,20 @@ class Runtime:
         if self.metrics is not None:
             self.metrics.remove_application(namespace, name)
 
-    def _on_change(self, namespace: str, name: str, key: ObjectKey, obj: Mapping[str, Any], deleted: bool) -> None:
-        """ownedwatch.py: an object of this Application changed. Wake it when it waits for the
-        object and the object is no longer progressing (readiness), or when the object drifted
-        or drift it reported may be resolved (drift.py)."""
+    def _on_change(self, namespace: str, name: str, key: ObjectKey, obj: Mapping[str, Any], deleted: bool,
+                   owned: OwnedObjects | None = None) -> None:
+        """ownedwatch.py: an object of this Application changed (on the operator's cluster, or on
+        the remote one whose watches are ``owned``). Wake it when it waits for the object and the
+        object is no longer progressing (readiness), or when the object drifted or drift it
+        reported may be resolved (drift.py)."""
+        owned = owned or self.owned
         with self._lock:
             uid = self._uids.get((namespace, name))
             memory = self.memory.get(uid) if uid is not None else None
-        if uid is None or memory is None or self.waker is None or self.owned is None:
+        if uid is None or memory is None or self.waker is None or owned is None:
             return
         status = memory.status or {}
-        drift = self.owned.drift(*key)
+        drift = owned.drift(*key)
         if status.get("state") == "Ready":
             if drift is None and not status.get("drift"):
                 return  # a change that takes nothing the Application sets (status, an HPA's replicas)
@@ -404,6 +429,8 @@ class Runtime:
     def close(self) -> None:
         if self.owned is not None:
             self.owned.stop()
+        if self.remotes is not None:
+            self.remotes.close()
         with contextlib.suppress(Exception):
             self.client.executor.shutdown(wait=True)
         for client in {id(c): c for c in (self.pass_client, self.lease_client, self.client) if c is not None}.values():

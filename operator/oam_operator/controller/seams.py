@@ -28,6 +28,7 @@ from .drift import DriftTracker
 from .forbidden import ForbiddenGrace
 from .history import Recorded
 from .ownedwatch import Drift
+from .remotes import Target
 from .tenancy import TenantClients
 
 __all__ = ["Checkpointer", "Environment", "Event", "Memory", "PassResult", "StatusNotWritten"]
@@ -73,6 +74,9 @@ class Environment:
     on_written: Callable[[Mapping[str, Any]], None] | None = None
     # Answers the reconciler's reads of owned objects from the watch (docs/operator.md#reads-from-the-watch).
     cached_reads: CachedReads | None = None
+    # The cluster an Application goes to, (profile name, profile, namespace or None when deleting) ->
+    # None for the operator's own (remotes.py, docs/multicluster.md); ``None``: always the operator's own.
+    targets: Callable[[str, Mapping[str, Any] | None, str | None], Target | None] | None = None
 
     @property
     def pipeline(self) -> Pipeline:

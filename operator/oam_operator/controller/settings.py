@@ -360,6 +360,8 @@ class Settings(BaseModel):
     leader_election_renew_deadline: Annotated[str, BeforeValidator(_duration(timedelta(0)))] = "10s"
     leader_election_retry_period: Annotated[str, BeforeValidator(_duration(timedelta(0)))] = "2s"
     operator_namespace: Annotated[str, BeforeValidator(_name("label", empty=True))] = ""
+    #: namespaces besides the operator's whose Secrets ClusterProfiles may name (docs/multicluster.md)
+    profile_secret_namespaces: Annotated[tuple[str, ...], BeforeValidator(_namespaces)] = ()
 
     @classmethod
     def describe(cls, name: str) -> str:
@@ -545,5 +547,8 @@ DESCRIPTIONS: dict[str, str] = {
     "leader_election_renew_deadline": "How long the leader keeps reconciling without a successful renewal "
     "(less than the lease duration).",
     "leader_election_retry_period": "How often the Lease is renewed or tried (less than the renew deadline).",
-    "operator_namespace": "Namespace of the Lease (default: POD_NAMESPACE, else the Pod's ServiceAccount namespace).",
+    "operator_namespace": "Namespace of the Lease and of the ClusterProfiles' kubeconfig Secrets (default: "
+    "POD_NAMESPACE, else the Pod's ServiceAccount namespace).",
+    "profile_secret_namespaces": "Namespaces besides the operator's whose Secrets a ClusterProfile's "
+    "kubeConfig.secretRef may name (comma-separated; default: none).",
 }

@@ -59,6 +59,7 @@ DEFAULTS = {
     "leader_election_renew_deadline": "10s",
     "leader_election_retry_period": "2s",
     "operator_namespace": "",
+    "profile_secret_namespaces": (),
 }
 
 # One valid non-default value per setting, as text (environment) and as the parsed value.
@@ -110,6 +111,7 @@ VALUES: dict[str, tuple[str, Any]] = {
     "leader_election_renew_deadline": ("5s", "5s"),
     "leader_election_retry_period": ("1s", "1s"),
     "operator_namespace": ("oam-system", "oam-system"),
+    "profile_secret_namespaces": ("team-a,team-b", ("team-a", "team-b")),
 }
 
 
@@ -275,6 +277,7 @@ INVALID = [
     ("leader_election_renew_deadline", "-1s", "must be at least 0s"),
     ("leader_election_retry_period", "soon", "must be a duration such as 30s, 10m or 1h30m"),
     ("operator_namespace", "oam.system", "must be a DNS-1123 label"),
+    ("profile_secret_namespaces", "team_a", 'namespace "team_a" must be a DNS-1123 label'),
 ]
 
 

@@ -94,6 +94,7 @@ def test_every_operator_value_reaches_its_flag(render: Render) -> None:
                                                                         "priority": 7},
         "replicas": 1,  # kopf peering pauses instances of equal priority: one instance
         "leaderElection": {"enabled": False},
+        "clusterProfiles": {"secretNamespaces": ["team-x", "team-y"]},
     }
     objects = render(values)
     settings = settings_of(args(objects))
@@ -114,6 +115,7 @@ def test_every_operator_value_reaches_its_flag(render: Render) -> None:
         "admission_secret": "", "admission_hosts": [], "admission_webhook_configuration": "",
         "leader_election": False, "leader_election_id": "oam-operator", "leader_election_lease_duration": "15s",
         "leader_election_renew_deadline": "10s", "leader_election_retry_period": "2s", "operator_namespace": "",
+        "profile_secret_namespaces": ["team-x", "team-y"],
     }
     assert settings_of(args(objects)).kube_api_qps_explicit
     env = container(objects)["env"]

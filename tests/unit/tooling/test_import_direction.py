@@ -108,8 +108,20 @@ def test_nothing_outside_cli_imports_cli(tmp_path: Path) -> None:
         "settings.py": "from pkg import cli\n",
     })
     assert violations(Package.read(root)) == [
-        "pkg.controller.c: only cli imports cli (pkg.controller.c imports pkg.cli.view)",
-        "pkg.settings: only cli imports cli (pkg.settings imports pkg.cli)",
+        "pkg.controller.c: only cli and ui import cli (pkg.controller.c imports pkg.cli.view)",
+        "pkg.settings: only cli and ui import cli (pkg.settings imports pkg.cli)",
+    ]
+
+
+def test_only_cli_imports_ui_and_ui_may_import_cli(tmp_path: Path) -> None:
+    root = _package(tmp_path, {
+        "cli/ui.py": "from pkg.ui import server\n",
+        "ui/server.py": "from pkg.cli.view import show\n",
+        "cli/view.py": "import re\n",
+        "controller/c.py": "def f():\n    from ..ui.server import app\n",
+    })
+    assert violations(Package.read(root)) == [
+        "pkg.controller.c: only ui and cli import ui (pkg.controller.c imports pkg.ui.server)",
     ]
 
 

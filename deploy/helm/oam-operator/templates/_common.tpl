@@ -160,6 +160,9 @@ unless cache.enabled=false (docs/chart.md#watches-of-owned-objects). */}}
 - --health-port={{ int .Values.health.port }}
 - --log-format={{ $o.logFormat }}
 - --log-level={{ $o.logLevel }}
+{{- with .Values.clusterProfiles.secretNamespaces }}
+- --profile-secret-namespaces={{ join "," . }}
+{{- end }}
 {{- with .Values.leaderElection }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "leader-election" "value" .enabled) }}
 {{- if .enabled }}

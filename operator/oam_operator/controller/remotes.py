@@ -1,0 +1,215 @@
+"""The remote clusters the ClusterProfiles name, one connection each (docs/multicluster.md#connections).
+
+``RemoteClusters.target`` answers, for one pass, which cluster an Application goes to: ``None``
+for the operator's own, else a ``Target`` with that cluster's tenant clients, id and watches.
+The Secret is read on every pass of a remote Application (one GET with the operator's
+identity); the connection is kept per Secret and its ``resourceVersion``, so every Application
+going to one cluster shares one client (one connection pool, one rate limiter sized like the
+operator's own) and one set of watches of owned objects (ownedwatch.py, started by the
+``watches`` factory once the cluster's id is known). A rotated Secret — a new
+``resourceVersion`` — connects anew without a restart; the old client and watches are closed.
+The remote cluster's id (its ``kube-system`` UID, the cluster part of the owner ids there,
+docs/operator.md#owner-id-and-component-digest) is read once per connection.
+
+Bad input is a ``DeliveryRefused`` (the exact message of delivery.py); a cluster that cannot be
+reached, or refuses the credentials, a ``TransientApiError`` whose message names the cluster:
+the pass retries on its backoff and nothing is deleted anywhere.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kubernetes.config import ConfigException
+
+from oam_operator.controller.settings import Settings
+from oam_operator.reconciler.client import ClusterClient
+from oam_operator.reconciler.errors import ApiError, TransientApiError
+from oam_operator.reconciler.ratelimit import RateLimiter
+
+from .delivery import (
+    DeliveryRefused,
+    Kubeconfig,
+    NamespaceNotAllowed,
+    SecretKey,
+    namespace_refusal,
+    parse_kubeconfig,
+    secret_key_of,
+)
+from .delivery import secret_value as read_secret_value
+from .fence import FencedRateLimiter
+from .ownedwatch import OwnedObjects
+from .tenancy import TenantClients
+
+__all__ = ["RemoteClusters", "Target"]
+
+log = logging.getLogger("oam_operator.controller")
+
+
+@dataclass(frozen=True)
+class Target:
+    """A remote cluster as one pass uses it."""
+
+    profile: str
+    server: str
+    cluster_id: str
+    clients: TenantClients
+    owned: OwnedObjects | None = None  # the watches of owned objects there (``None``: none)
+
+    @property
+    def label(self) -> str:
+        """How messages name the cluster."""
+        return f"cluster {self.server} (ClusterProfile {self.profile})"
+
+
+@dataclass
+class _Connection:
+    version: tuple[str, str]  # the Secret's uid and resourceVersion
+    server: str
+    client: ClusterClient
+    clients: TenantClients
+    cluster_id: str = ""
+    owned: OwnedObjects | None = None
+
+    def close(self) -> None:
+        if self.owned is not None:
+            self.owned.stop()
+        self.client.close()
+
+
+ClientFactory = Callable[[Kubeconfig], ClusterClient]
+#: Starts the watches of owned objects on a remote cluster (its client and id), ``None``: no watches.
+WatchFactory = Callable[[ClusterClient, str], OwnedObjects | None]
+
+
+class RemoteClusters:
+    """The connections to remote clusters, keyed by their Secret; thread-safe."""
+
+    def __init__(self, hub: ClusterClient, settings: Settings, operator_namespace: str, *,
+                 user_agent: str = "oam-operator", make_client: ClientFactory | None = None,
+                 watches: WatchFactory | None = None) -> None:
+        self.hub = hub  # reads the Secrets, with the operator's identity
+        self.user_agent = user_agent
+        self.settings = settings
+        self.operator_namespace = operator_namespace
+        self.other_namespaces: Sequence[str] = settings.profile_secret_namespaces
+        self.make_client = make_client or self._client_from
+        self.watches = watches
+        self._connections: dict[tuple[str, str, str], _Connection] = {}
+        self._lock = threading.Lock()
+
+    def target(self, profile_name: str, profile: Mapping[str, Any] | None, namespace: str | None) -> Target | None:
+        """Where an Application of ``namespace`` using ``profile`` goes (``namespace=None``: its
+        deletion, which the namespace rule never stops); raises ``DeliveryRefused`` or
+        ``TransientApiError`` (docs/multicluster.md#refusals)."""
+        spec = (profile or {}).get("spec") or {}
+        if not isinstance(spec, Mapping):
+            return None
+        refused = None if namespace is None else namespace_refusal(profile_name, spec, namespace)
+        if refused is not None:
+            raise NamespaceNotAllowed(refused)
+        ref = secret_key_of(profile_name, spec, self.operator_namespace, self.other_namespaces)
+        if ref is None:
+            return None
+        secret = self._secret(profile_name, ref)
+        meta = secret.get("metadata") or {}
+        version = (str(meta.get("uid") or ""), str(meta.get("resourceVersion") or ""))
+        connection = self._connection(profile_name, ref, secret, version)
+        if not connection.cluster_id:
+            label = Target(profile_name, connection.server, "", connection.clients).label
+            self._identify(connection, label)
+        return Target(profile_name, connection.server, connection.cluster_id, connection.clients, connection.owned)
+
+    def connections(self) -> int:
+        """How many remote clusters are connected (one per Secret)."""
+        with self._lock:
+            return len(self._connections)
+
+    def close(self) -> None:
+        with self._lock:
+            connections, self._connections = list(self._connections.values()), {}
+        for connection in connections:
+            connection.close()
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _secret(self, profile_name: str, ref: SecretKey) -> Mapping[str, Any]:
+        try:
+            secret: Mapping[str, Any] = self.hub.request(
+                "read", "GET", f"/api/v1/namespaces/{ref.namespace}/secrets/{ref.name}")
+        except ApiError as error:
+            if error.status == 404:
+                raise DeliveryRefused(f"ClusterProfile {profile_name}: kubeconfig Secret {ref} not found") from None
+            raise error.with_context(f"reading the kubeconfig Secret {ref} of ClusterProfile {profile_name}") from None
+        return secret
+
+    def _connection(self, profile_name: str, ref: SecretKey, secret: Mapping[str, Any],
+                    version: tuple[str, str]) -> _Connection:
+        key = (ref.namespace, ref.name, ref.key)
+        with self._lock:
+            known = self._connections.get(key)
+            if known is not None and known.version == version:
+                return known
+        kubeconfig = parse_kubeconfig(profile_name, ref, read_secret_value(profile_name, ref, secret))
+        try:
+            client = self.make_client(kubeconfig)
+        except (ConfigException, ValueError) as error:  # say, certificate data that is not base64
+            raise DeliveryRefused(f'ClusterProfile {profile_name}: Secret {ref} key "{ref.key}": the kubeconfig '
+                                  f"cannot be loaded: {error}") from None
+        settings = self.settings
+        connection = _Connection(version, kubeconfig.server, client, TenantClients(
+            client, default_service_account=settings.default_service_account,
+            require_service_account=settings.require_service_account,
+            use_operator_identity=settings.use_operator_identity))
+        with self._lock:
+            replaced = self._connections.get(key)
+            if replaced is not None and replaced.version == version:  # another pass connected first
+                client.close()
+                return replaced
+            self._connections[key] = connection
+        if replaced is not None:
+            log.info("kubeconfig Secret %s changed: reconnecting to %s", ref, kubeconfig.server)
+            replaced.close()
+        return connection
+
+    def _identify(self, connection: _Connection, label: str) -> None:
+        """Read the remote cluster's id, then start its watches (once per connection)."""
+        try:
+            namespace = connection.client.request("read", "GET", "/api/v1/namespaces/kube-system")
+        except ApiError as error:
+            raise TransientApiError(f"{label}: {error}", status=error.status, reason=error.reason,
+                                    verb="read") from None
+        cluster_id = str(namespace["metadata"]["uid"])
+        owned = self.watches(connection.client, cluster_id) if self.watches is not None else None
+        with self._lock:
+            if connection.cluster_id:  # another pass identified it first
+                if owned is not None:
+                    owned.stop()
+                return
+            connection.cluster_id, connection.owned = cluster_id, owned
+
+    def _client_from(self, kubeconfig: Kubeconfig) -> ClusterClient:
+        """A client of its own for the remote cluster, sharing the operator's thread pool, request
+        accounting and leader-election fence (fence.py)."""
+        from kubernetes import client as k8s
+        from kubernetes import config
+
+        configuration = k8s.Configuration()
+        config.load_kube_config_from_dict(  # type: ignore[no-untyped-call]
+            dict(kubeconfig.document), client_configuration=configuration, persist_config=False)
+        size = self.settings.max_concurrent_reconciles * self.settings.apply_concurrency
+        configuration.connection_pool_maxsize = max(size, configuration.connection_pool_maxsize or 0)
+        hub_limiter = self.hub.rate_limiter
+        limiter: RateLimiter = RateLimiter(self.settings.kube_api_qps, self.settings.kube_api_burst)
+        if isinstance(hub_limiter, FencedRateLimiter):
+            limiter = FencedRateLimiter(limiter, fence=lambda: hub_limiter.fence())
+        api = k8s.ApiClient(configuration)
+        try:
+            return ClusterClient(api, rate_limiter=limiter, executor=self.hub.executor,
+                                 accounting=self.hub.accounting, user_agent=self.user_agent)
+        finally:
+            api.close()  # type: ignore[no-untyped-call]

@@ -1,0 +1,72 @@
+"""One Application as the UI shows it (docs/ui.md#one-application): ``status``'s view model
+(``cli/statusview.py``) with, per bundle, what a wave that is not Ready waits for, and the
+Application's Events."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from oam_operator.cli.statusview import BundleView, StatusView, build_view, to_json
+
+__all__ = ["application_detail", "bundle_waits", "event_rows"]
+
+_READY_ITEM = frozenset({"Ready", "Completed"})
+
+
+def bundle_waits(view: StatusView) -> dict[str, str]:
+    """For each bundle not Ready, one sentence of what it waits for: the bundles it depends on that
+    are not Ready yet, else its objects that are not Ready (with their phase and kstatus)."""
+    states = {bundle.name: bundle.state for bundle in view.bundles}
+    waits: dict[str, str] = {}
+    for bundle in view.bundles:
+        if bundle.state == "Ready":
+            continue
+        blocking = [name for name in bundle.depends_on if states.get(name) != "Ready"]
+        if blocking:
+            waits[bundle.name] = "waits for " + ", ".join(
+                f"bundle {name} ({states.get(name) or 'unknown'})" for name in blocking)
+            continue
+        pending = _pending_items(bundle, view.namespace)
+        waits[bundle.name] = ("waits for " + ", ".join(pending)) if pending else "waits for its first apply"
+    return waits
+
+
+def _pending_items(bundle: BundleView, namespace: str) -> list[str]:
+    return [
+        f"{item.label(namespace)} ({item.phase or 'no phase'}, {item.status or 'no status'})"
+        for item in bundle.items if item.status not in _READY_ITEM
+    ]
+
+
+def event_rows(events: Iterable[Mapping[str, Any]], namespace: str, name: str) -> list[dict[str, Any]]:
+    """The core/v1 Events about Application ``namespace/name``, newest first."""
+    rows = []
+    for event in events:
+        involved = event.get("involvedObject") or {}
+        if involved.get("kind") != "Application" or involved.get("name") != name:
+            continue
+        if (involved.get("namespace") or (event.get("metadata") or {}).get("namespace")) != namespace:
+            continue
+        when = event.get("lastTimestamp") or event.get("eventTime") or (event.get("metadata") or {}).get(
+            "creationTimestamp") or ""
+        rows.append({"type": event.get("type") or "", "reason": event.get("reason") or "",
+                     "message": event.get("message") or "", "count": event.get("count") or 1, "time": str(when)})
+    return sorted(rows, key=lambda row: row["time"], reverse=True)
+
+
+def application_detail(app: Mapping[str, Any], domain: str) -> dict[str, Any]:
+    """The JSON the detail page renders: ``status -o json``'s document plus the Ready message, the
+    Ready count, the suspend flag and each bundle's ``waits``."""
+    view = build_view(app, domain)
+    document = to_json(view)
+    waits = bundle_waits(view)
+    for bundle in document["bundles"]:
+        bundle["waits"] = waits.get(bundle["name"], "")
+    spec = app.get("spec") if isinstance(app.get("spec"), Mapping) else {}
+    return document | {
+        "state": view.state or "<none>", "ready": view.ready, "message": view.message,
+        "objects": view.objects, "readyObjects": view.ready_objects, "current": view.current,
+        "suspended": isinstance(spec, Mapping) and spec.get("suspend") is True,
+        "dependencies": [dict(d) for d in view.dependencies],
+    }

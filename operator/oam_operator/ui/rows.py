@@ -1,0 +1,80 @@
+"""The Application list of the UI (docs/ui.md#the-application-list): one row per Application, read
+leniently from the API's JSON like ``status`` does, so an odd status never breaks the page."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from oam_operator.cli.statusview import build_view
+
+__all__ = ["AppRow", "age_text", "filter_rows", "row_of"]
+
+
+@dataclass(frozen=True)
+class AppRow:
+    """What the list shows of one Application."""
+
+    namespace: str
+    name: str
+    state: str
+    ready: str
+    message: str
+    revision: int
+    ready_objects: int
+    objects: int
+    suspended: bool
+    created: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    def to_json(self, now: datetime) -> dict[str, Any]:
+        return {
+            "namespace": self.namespace, "name": self.name, "state": self.state, "ready": self.ready,
+            "message": self.message, "revision": self.revision, "readyObjects": self.ready_objects,
+            "objects": self.objects, "suspended": self.suspended, "age": age_text(self.created, now),
+        }
+
+
+def row_of(app: Mapping[str, Any]) -> AppRow:
+    """The row of an Application object; the state is ``<none>`` before the operator's first pass."""
+    view = build_view(app)
+    metadata = app.get("metadata") if isinstance(app.get("metadata"), Mapping) else {}
+    spec = app.get("spec") if isinstance(app.get("spec"), Mapping) else {}
+    created = metadata.get("creationTimestamp") if isinstance(metadata, Mapping) else None
+    return AppRow(
+        namespace=view.namespace, name=view.name, state=view.state or "<none>", ready=view.ready,
+        message=view.message.splitlines()[0] if view.message else "", revision=view.revision,
+        ready_objects=view.ready_objects, objects=view.objects,
+        suspended=isinstance(spec, Mapping) and spec.get("suspend") is True,
+        created=created if isinstance(created, str) else "",
+    )
+
+
+def age_text(created: str, now: datetime) -> str:
+    """kubectl's AGE column: ``45s``, ``12m``, ``5h``, ``3d``; ``?`` for a missing or odd timestamp."""
+    try:
+        moment = datetime.strptime(created, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    except ValueError:
+        return "?"
+    seconds = max(int((now - moment).total_seconds()), 0)
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+def filter_rows(rows: Iterable[AppRow], search: str = "", state: str = "") -> list[AppRow]:
+    """Rows whose ``namespace/name`` or message contains ``search`` (case-insensitive) and whose state
+    is ``state`` (any when empty), sorted by namespace and name."""
+    needle = search.strip().lower()
+    chosen = [
+        row for row in rows
+        if (not state or row.state == state)
+        and (not needle or needle in row.key.lower() or needle in row.message.lower())
+    ]
+    return sorted(chosen, key=lambda row: (row.namespace, row.name))

@@ -1,0 +1,318 @@
+"""``oam-operator ui`` in a real browser (docs/ui.md#tests): Debian's Chromium driven by Playwright
+against the full control plane and a real operator process. The screenshots of docs/ui/ are written
+here, so they show what the UI draws today.
+
+Without Chromium or Playwright the tests skip, and fail under ``OAM_REQUIRE_CLUSTER=1`` (``make
+browser`` installs Chromium; Playwright is in the ``dev`` extra)."""
+
+from __future__ import annotations
+
+import copy
+import os
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from conftest import free_port
+from e2ekit import Kube
+from kubernetes import client
+
+from tools.devcluster import ClusterHandle, find_binaries
+from tools.devcluster.pytest_plugin import default_wait, require_cluster, wait_until
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path(os.environ.get("OAM_TEST_CHROMIUM", "/usr/bin/chromium"))  # Debian's package
+SCREENSHOTS = ROOT / "docs" / "ui"
+SHOP = yaml.safe_load((ROOT / "examples" / "shop.yaml").read_text())
+BUNDLES = ["shop-infra", "shop-services", "shop-apps"]
+
+
+def _missing(message: str) -> None:
+    if require_cluster():
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        _missing(f"{CHROMIUM} is missing: run `make browser` (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("playwright is missing: pip install -e '.[dev]'")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                              args=["--no-sandbox", "--disable-gpu", "--no-proxy-server"])
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    opened = context.new_page()
+    opened.set_default_timeout(60_000)
+    yield opened
+    context.close()
+
+
+@pytest.fixture
+def start_ui(tmp_path: Path) -> Iterator[Callable[..., str]]:
+    """Start ``oam-operator ui`` with these arguments; its URL once it answers."""
+    started: list[tuple[subprocess.Popen[bytes], Path]] = []
+
+    def start(*args: str) -> str:
+        port = free_port()
+        log = tmp_path / f"ui-{len(started)}.log"
+        command = [str(Path(sys.executable).parent / "oam-operator"), "ui", "--port", str(port), *args]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("OAM_OPERATOR_")}
+        with log.open("wb") as out:
+            process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=tmp_path)
+        started.append((process, log))
+        url = f"http://127.0.0.1:{port}/"
+
+        def answers() -> bool:
+            if process.poll() is not None:
+                pytest.fail(f"the UI exited with {process.returncode}:\n{log.read_text()}")
+            try:
+                with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(url + "api/state", timeout=2):
+                    return True
+            except OSError:
+                return False
+
+        wait_until(answers, 60, "the UI to answer")
+        return url
+
+    yield start
+    for process, log in started:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        sys.stderr.write(f"\n--- ui log {log} ---\n{log.read_text()[-3000:]}\n")
+
+
+def shop_spec() -> dict[str, Any]:
+    return copy.deepcopy(SHOP["spec"])
+
+
+def kubectl(kube: Kube, *args: str) -> str:
+    command = [str(find_binaries().kubectl), "--kubeconfig", kube.cluster.kubeconfig, "-n", kube.namespace, *args]
+    return subprocess.run(command, check=True, capture_output=True, text=True).stdout
+
+
+RECORD_BUNDLE_STATES = """() => {
+  window.snapshots = [];
+  const look = () => {
+    const states = [...document.querySelectorAll('[data-bundle]')].map((b) => `${b.dataset.bundle}=${b.dataset.state}`);
+    const last = window.snapshots[window.snapshots.length - 1];
+    if (states.length && states.join(' ') !== (last || []).join(' ')) window.snapshots.push(states);
+  };
+  new MutationObserver(look).observe(document.getElementById('main'), {subtree: true, childList: true});
+  window.notReloaded = true;
+}"""
+
+
+def test_the_demo_application_in_the_list_its_waves_ready_in_order_a_kubectl_change_live_and_suspend(
+        start_operator: Any, kube: Kube, start_ui: Callable[..., str], page: Any) -> None:
+    start_operator(kube.namespace)
+    url = start_ui("--kubeconfig", kube.cluster.kubeconfig, "-n", kube.namespace)
+    wait = default_wait(kube.cluster) * 1000
+    # The Application's page is open before the Application exists: everything after is live.
+    page.goto(f"{url}#/app/{kube.namespace}/shop")
+    page.wait_for_selector("text=not found in namespace")
+    page.evaluate(RECORD_BUNDLE_STATES)
+    # A pod quota holds each wave until the test lets it go: the waves the operator runs in well
+    # under a second on kwok become steps the page must show one after the other.
+    quota = {"metadata": {"name": "pods"}, "spec": {"hard": {"pods": "1"}}}
+    kube.core.create_namespaced_resource_quota(kube.namespace, quota)
+    kube.apply_app("shop", shop_spec())
+    showing = "() => window.snapshots.some((s) => s.join(' ') === {!r})".format
+    page.wait_for_function(showing("shop-infra=Ready shop-services=Applying shop-apps=Pending"), timeout=wait)
+    api_replicas = max(kube.apps.read_namespaced_deployment("api", kube.namespace).spec.replicas or 1, 2)
+    worker_replicas = kube.apps.read_namespaced_deployment("worker", kube.namespace).spec.replicas or 1
+    quota["spec"]["hard"]["pods"] = str(1 + api_replicas + worker_replicas)
+    kube.core.replace_namespaced_resource_quota("pods", kube.namespace, quota)
+    page.wait_for_function(showing("shop-infra=Ready shop-services=Ready shop-apps=Applying"), timeout=wait)
+    kube.core.delete_namespaced_resource_quota("pods", kube.namespace)
+    page.wait_for_function(showing("shop-infra=Ready shop-services=Ready shop-apps=Ready"), timeout=wait)
+    ready_counts = [[state.endswith("=Ready") for state in shown] for shown in page.evaluate("window.snapshots")]
+    for shown in ready_counts:  # never a wave Ready before the one it follows
+        assert shown == sorted(shown, reverse=True), ready_counts
+    page.wait_for_function("() => document.getElementById('app-state').textContent === 'Ready'", timeout=wait)
+    assert page.locator("[data-bundle=shop-infra]").inner_text().count("Current") >= 1
+    assert page.locator("text=Conditions").count() == 1
+    page.screenshot(path=str(SCREENSHOTS / "application.png"), full_page=True)
+
+    # A change applied with kubectl shows up without a reload: the revision goes up.
+    revision = int(page.locator("#app-revision").inner_text())
+    kubectl(kube, "patch", "applications.oam-operator.dev", "shop", "--type", "json", "-p",
+            '[{"op": "replace", "path": "/spec/components/1/properties/image", "value": "ghcr.io/example/shop-api:2.4.0"}]')
+    page.wait_for_function(f"() => Number(document.getElementById('app-revision').textContent) > {revision}",
+                           timeout=wait)
+    assert page.evaluate("window.notReloaded") is True
+
+    # Suspend from the UI: a confirmation, then the API server's answer, then the operator's state.
+    dialogs: list[str] = []
+    page.once("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.accept()))
+    page.get_by_role("button", name="Suspend").click()
+    page.wait_for_selector("#answer:has-text('suspended')")
+    assert dialogs == [f"Suspend Application {kube.namespace}/shop?"]
+    answer = page.locator("#answer").inner_text()
+    assert answer.startswith(f"Application {kube.namespace}/shop suspended (resourceVersion ")
+    assert answer.endswith("spec.suspend true)")
+    assert kube.app("shop")["spec"]["suspend"] is True
+    kube.wait_state("shop", "Pending", "Suspended")
+    page.wait_for_function("() => document.getElementById('app-message').textContent === "
+                           "'Reconciliation is suspended'", timeout=wait)
+    assert page.locator("#app-state").inner_text() == "Pending"
+    assert page.locator("#app-suspended").inner_text() == "yes"
+
+    # A dismissed confirmation asks nothing of the API server.
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    page.get_by_role("button", name="Resume").click()
+    assert kube.app("shop")["spec"]["suspend"] is True
+
+    # The list, reached with the keyboard, shows the Application with its state and revision.
+    page.get_by_role("link", name="← Applications").focus()
+    page.keyboard.press("Enter")
+    row = page.locator(f"tr[data-app='{kube.namespace}/shop']")
+    row.wait_for()
+    assert row.locator("[data-col=state]").inner_text() == "Pending (suspended)"
+    page.screenshot(path=str(SCREENSHOTS / "list.png"), full_page=True)
+    page.get_by_label("Search").fill("no-such-app")
+    page.wait_for_function("() => document.getElementById('count').textContent.startsWith('0 Applications')")
+    page.get_by_label("Search").fill("sho")
+    row.wait_for()
+    page.get_by_role("link", name="shop").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector("[data-bundle=shop-apps]")
+
+    # The diff of the live Application (no change pending but the suspend-held revision).
+    page.get_by_role("button", name="Show diff").click()
+    page.wait_for_function("() => !document.getElementById('diff').textContent.startsWith('computing')",
+                           timeout=wait)
+    assert not page.locator("#diff").inner_text().startswith("Error:"), page.locator("#diff").inner_text()
+
+
+def _other_namespace(kube: Kube, request: pytest.FixtureRequest) -> str:
+    name = f"{kube.namespace}-other"[:63]
+    kube.core.create_namespace({"metadata": {"name": name}})
+    request.addfinalizer(lambda: kube.core.delete_namespace(name))
+    return name
+
+
+def _viewer_kubeconfig(kube: Kube, tmp_path: Path) -> Path:
+    """A ServiceAccount that may read Applications and Events and patch Applications in the test's
+    namespace only, and a kubeconfig with its token whose context names that namespace."""
+    namespace = kube.namespace
+    rbac = client.RbacAuthorizationV1Api(kube.api)
+    kube.core.create_namespaced_service_account(namespace, {"metadata": {"name": "viewer"}})
+    rbac.create_namespaced_role(namespace, {"metadata": {"name": "viewer"}, "rules": [
+        {"apiGroups": ["oam-operator.dev"], "resources": ["applications"], "verbs": ["get", "list", "watch", "patch"]},
+        {"apiGroups": [""], "resources": ["events"], "verbs": ["get", "list", "watch"]}]})
+    rbac.create_namespaced_role_binding(namespace, {
+        "metadata": {"name": "viewer"}, "subjects": [{"kind": "ServiceAccount", "name": "viewer", "namespace": namespace}],
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "viewer"}})
+    token = kube.core.create_namespaced_service_account_token(
+        "viewer", namespace, {"spec": {"expirationSeconds": 3600}}).status.token
+    cluster = yaml.safe_load(Path(kube.cluster.kubeconfig).read_text())["clusters"][0]
+    path = tmp_path / "viewer.kubeconfig"
+    path.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "clusters": [cluster],
+        "users": [{"name": "viewer", "user": {"token": token}}],
+        "contexts": [{"name": "viewer", "context": {"cluster": cluster["name"], "user": "viewer",
+                                                     "namespace": namespace}}],
+        "current-context": "viewer"}))
+    path.chmod(0o600)
+    return path
+
+
+def _app_body(name: str, namespace: str, *depends_on: str) -> dict[str, Any]:
+    policies = [{"name": "after", "type": "app-dependency",
+                 "properties": {"applications": [{"name": d} for d in depends_on]}}] if depends_on else []
+    return {"apiVersion": "oam-operator.dev/v1alpha1", "kind": "Application",
+            "metadata": {"name": name, "namespace": namespace},
+            "spec": {"components": [{"name": "c", "type": "passthrough", "properties": {"object": {
+                "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"k": "v"}}}}],
+                "policies": policies}}
+
+
+def test_a_user_limited_to_one_namespace_sees_only_it_and_the_forbidden_one_as_such(
+        crds_installed: None, kube: Kube, full_cluster: ClusterHandle, start_ui: Callable[..., str], page: Any,
+        tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    other = _other_namespace(kube, request)
+    for name, namespace, deps in (("web", kube.namespace, ("api",)), ("api", kube.namespace, ("db",)),
+                                  ("db", kube.namespace, ()), ("a", kube.namespace, ("b",)),
+                                  ("b", kube.namespace, ("a",)), ("hidden", other, ())):
+        kube.custom.create_namespaced_custom_object("oam-operator.dev", "v1alpha1", namespace, "applications",
+                                                    _app_body(name, namespace, *deps))
+    viewer = str(_viewer_kubeconfig(kube, tmp_path))
+
+    url = start_ui("--kubeconfig", viewer, "-A")
+    page.goto(url)
+    page.wait_for_selector(f"tr[data-app='{kube.namespace}/web']")
+    notice = page.locator("#banner .notice").inner_text()
+    assert notice.startswith("you may not list applications in all namespaces: ")
+    assert notice.endswith(f'; showing namespace "{kube.namespace}" only')
+    shown = page.locator("tr[data-app]").evaluate_all("rows => rows.map((r) => r.dataset.app)")
+    assert shown == [f"{kube.namespace}/{n}" for n in ("a", "api", "b", "db", "web")]
+
+    page.get_by_role("link", name="Dependencies").click()
+    page.wait_for_selector("svg.graph")
+    cycle = page.locator("svg.graph a.node.cycle").evaluate_all("nodes => nodes.map((n) => n.getAttribute('aria-label'))")
+    assert cycle == [f"{kube.namespace}/a, <none>, in a cycle", f"{kube.namespace}/b, <none>, in a cycle"]
+    assert page.locator("svg.graph a.node").count() == 5
+    page.screenshot(path=str(SCREENSHOTS / "graph.png"), full_page=True)
+
+    url = start_ui("--kubeconfig", viewer, "-n", other)
+    page.goto(url)
+    page.wait_for_selector("#banner .error")
+    error = page.locator("#banner .error").inner_text()
+    assert error.startswith(f'Error: you may not list applications in namespace "{other}": ')
+    assert "forbidden" in error
+    assert page.locator("tr[data-app]").count() == 0
+
+
+def _closed_port_kubeconfig(tmp_path: Path) -> Path:
+    """A kubeconfig whose one context, ``nowhere``, names a server on a closed local port."""
+    path = tmp_path / "nowhere.kubeconfig"
+    path.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config",
+        "clusters": [{"name": "nowhere", "cluster": {"server": f"https://127.0.0.1:{free_port()}",
+                                                     "insecure-skip-tls-verify": True}}],
+        "users": [{"name": "nowhere", "user": {"token": "t"}}],
+        "contexts": [{"name": "nowhere", "context": {"cluster": "nowhere", "user": "nowhere"}}],
+        "current-context": "nowhere"}))
+    return path
+
+
+def test_an_unknown_context_and_an_unreachable_cluster_are_messages_in_a_narrow_page(
+        start_ui: Callable[..., str], browser: Any, tmp_path: Path) -> None:
+    kubeconfig = str(_closed_port_kubeconfig(tmp_path))
+    context = browser.new_context(viewport={"width": 360, "height": 740})
+    narrow = context.new_page()
+    try:
+        narrow.goto(start_ui("--kubeconfig", kubeconfig, "--context", "no-such-context"))
+        narrow.wait_for_selector("#banner .error")
+        assert narrow.locator("#banner .error").inner_text() == (
+            'Error: context "no-such-context" not found in the kubeconfig')
+        assert narrow.evaluate("document.documentElement.scrollWidth") <= 360
+
+        narrow.goto(start_ui("--kubeconfig", kubeconfig))
+        narrow.wait_for_selector("#banner .error")
+        error = narrow.locator("#banner .error").inner_text()
+        server = yaml.safe_load(Path(kubeconfig).read_text())["clusters"][0]["cluster"]["server"]
+        assert error.startswith(f"Error: cannot reach the API server at {server}: "), error
+        assert "Traceback" not in narrow.content()
+        narrow.screenshot(path=str(SCREENSHOTS / "unreachable-narrow.png"), full_page=True)
+    finally:
+        context.close()

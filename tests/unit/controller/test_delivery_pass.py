@@ -1,0 +1,180 @@
+"""A pass delivering to a remote cluster (docs/multicluster.md#how-a-pass-delivers): the owner id and
+client of the remote, the refusals before anything is applied, a switched profile, and deletion
+waiting for the cluster. The cluster lookup (``Environment.targets``) is scripted."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from kubernetes.client import ApiClient, Configuration
+
+from oam_operator.controller import passes
+from oam_operator.controller.delivery import DeliveryRefused, NamespaceNotAllowed
+from oam_operator.controller.passes import apply_pass, delete_pass
+from oam_operator.controller.remotes import Target
+from oam_operator.controller.seams import Environment, Memory
+from oam_operator.controller.tenancy import TenantClients
+from oam_operator.reconciler.client import ClusterClient
+from oam_operator.reconciler.errors import TransientApiError
+from tests.unit.unitkit import (
+    FakeReconciler,
+    application,
+    compact,
+    item_of,
+    pass_environment,
+    ready_condition,
+)
+
+SERVER = "https://spoke.example:6443"
+CONFIG = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "web-config", "namespace": "shop"}}
+
+
+def remote_clients() -> TenantClients:
+    config = Configuration()
+    config.host = "http://127.0.0.1:9"
+    return TenantClients(ClusterClient(ApiClient(configuration=config)), use_operator_identity=True)
+
+
+TARGET = Target("spoke", SERVER, "remote-id", remote_clients())
+
+
+@dataclasses.dataclass
+class Built:
+    clients: list[Any] = dataclasses.field(default_factory=list)
+    owners: list[str] = dataclasses.field(default_factory=list)
+
+
+@pytest.fixture
+def reconciler(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[FakeReconciler, Built]]:
+    fake, built = FakeReconciler(), Built()
+    apply, delete = fake.apply, fake.delete
+
+    def recording_apply(inventory: Any, objects: Any, namespace: str, owner_id: str, digest: str, **kw: Any) -> bool:
+        built.owners.append(owner_id)
+        return apply(inventory, objects, namespace, owner_id, digest, **kw)
+
+    def recording_delete(inventory: Any, owner_id: str) -> bool:
+        built.owners.append(owner_id)
+        return delete(inventory, owner_id)
+
+    fake.apply, fake.delete = recording_apply, recording_delete  # type: ignore[method-assign]
+
+    def build(domain: str, client: Any, options: Any) -> FakeReconciler:
+        built.clients.append(client)
+        return fake
+
+    monkeypatch.setattr(passes, "Reconciler", build)
+    yield fake, built
+
+
+def environment(answer: Any) -> Environment:
+    """``answer``: the Target (or ``None``) the lookup returns, or the exception it raises."""
+    profile = {"apiVersion": "oam-operator.dev/v1alpha1", "kind": "ClusterProfile", "metadata": {"name": "spoke"},
+               "spec": {"kubeConfig": {"secretRef": {"name": "s"}}}}
+    env = pass_environment(profiles={"spoke": profile}, use_operator_identity="true")
+
+    def targets(profile: str, body: Any, namespace: str | None) -> Target | None:
+        if isinstance(answer, Exception):
+            raise answer
+        result: Target | None = answer
+        return result
+
+    env.targets = targets
+    return env
+
+
+def test_the_remote_cluster_gets_the_objects_with_its_own_owner_id(reconciler: tuple[FakeReconciler, Built]) -> None:
+    _, built = reconciler
+    result = apply_pass(application(profile="spoke"), Memory(), environment(TARGET))
+    assert result.status["state"] == "Ready"
+    assert result.status["cluster"] == "remote-id"
+    assert built.owners == ["remote-id/shop/web"]
+    assert built.clients == [TARGET.clients.operator_client]
+    assert result.inventory == []  # the operator's watches hold only its own cluster's objects
+
+
+def test_the_operators_own_cluster_when_the_profile_names_none(reconciler: tuple[FakeReconciler, Built]) -> None:
+    _, built = reconciler
+    result = apply_pass(application(profile="spoke"), Memory(), environment(None))
+    assert result.status["state"] == "Ready" and "cluster" not in result.status
+    assert built.owners == ["c/shop/web"]
+    assert result.inventory is not None and len(result.inventory) == 1
+
+
+@pytest.mark.parametrize(("error", "reason"), [
+    (DeliveryRefused("ClusterProfile spoke: kubeconfig Secret ops/s not found"), "ClusterUnusable"),
+    (NamespaceNotAllowed("ClusterProfile spoke does not allow Applications of namespace shop "
+                         "(allowedNamespaces: none)"), "NotPermitted"),
+])
+def test_refusals_apply_nothing(reconciler: tuple[FakeReconciler, Built], error: Exception, reason: str) -> None:
+    fake, _ = reconciler
+    result = apply_pass(application(profile="spoke"), Memory(), environment(error))
+    ready = ready_condition(result.status)
+    assert (result.status["state"], ready["reason"], ready["message"]) == ("Error", reason, str(error))
+    assert fake.calls == []
+
+
+def test_an_unreachable_cluster_is_retried_naming_it(reconciler: tuple[FakeReconciler, Built]) -> None:
+    fake, _ = reconciler
+    error = TransientApiError(f"cluster {SERVER} (ClusterProfile spoke): connection error: refused", status=0,
+                              reason="ConnectionError", verb="read")
+    result = apply_pass(application(profile="spoke"), Memory(), environment(error))
+    ready = ready_condition(result.status)
+    assert (result.status["state"], ready["reason"]) == ("Pending", "Retrying")
+    assert ready["message"] == f"Cluster {SERVER} (ClusterProfile spoke): connection error: refused"
+    assert fake.calls == []
+
+
+def test_an_apply_failing_on_the_remote_names_the_cluster(reconciler: tuple[FakeReconciler, Built]) -> None:
+    fake, _ = reconciler
+    fake.error = TransientApiError("connection error: timed out", status=0, reason="ConnectionError", verb="read")
+    result = apply_pass(application(profile="spoke"), Memory(), environment(TARGET))
+    ready = ready_condition(result.status)
+    assert (result.status["state"], ready["reason"]) == ("Pending", "Retrying")
+    assert ready["message"] == f"Cluster {SERVER} (ClusterProfile spoke): connection error: timed out"
+
+
+def test_a_profile_switched_to_another_cluster_is_refused(reconciler: tuple[FakeReconciler, Built]) -> None:
+    fake, _ = reconciler
+    status = {"observedGeneration": 1, "cluster": "old-id", "compactInventory": compact(item_of(CONFIG))}
+    result = apply_pass(application(profile="spoke", status=status), Memory(), environment(TARGET))
+    ready = ready_condition(result.status)
+    assert (result.status["state"], ready["reason"]) == ("Error", "ClusterSwitched")
+    assert ready["message"] == ("ClusterProfile spoke now delivers to cluster remote-id, but this Application's "
+                                "objects are on old-id: point the profile back, or delete the Application to delete "
+                                "them there")
+    assert result.status["cluster"] == "old-id"
+    assert fake.calls == []
+
+
+def test_deletion_goes_to_the_recorded_cluster(reconciler: tuple[FakeReconciler, Built]) -> None:
+    fake, built = reconciler
+    fake.deleted = True
+    status = {"profile": "spoke", "cluster": "remote-id", "compactInventory": compact(item_of(CONFIG))}
+    result = delete_pass(application(profile="spoke", status=status, deleting=True), Memory(), environment(TARGET))
+    assert result.finished
+    assert built.owners == ["remote-id/shop/web"] and built.clients == [TARGET.clients.operator_client]
+
+
+def test_deletion_waits_for_a_cluster_the_profile_no_longer_reaches(reconciler: tuple[FakeReconciler, Built]) -> None:
+    fake, _ = reconciler
+    status = {"profile": "spoke", "cluster": "old-id", "compactInventory": compact(item_of(CONFIG))}
+    result = delete_pass(application(profile="spoke", status=status, deleting=True), Memory(), environment(TARGET))
+    ready = ready_condition(result.status)
+    assert not result.finished and fake.calls == []
+    assert (result.status["state"], ready["reason"]) == ("DeletionPending", "DeletionRetrying")
+    assert ready["message"] == ('Deletion waits for cluster old-id (ClusterProfile spoke): ClusterProfile spoke now '
+                                'delivers to cluster remote-id; annotate oam-operator.dev/abandon: "true" to leave its '
+                                "objects there")
+
+
+def test_a_kubeconfig_of_the_operators_own_cluster_is_no_switch(reconciler: tuple[FakeReconciler, Built]) -> None:
+    fake, built = reconciler
+    own = Target("spoke", SERVER, "c", remote_clients())  # "c": pass_environment's cluster id
+    status = {"observedGeneration": 1, "compactInventory": compact(item_of(CONFIG))}
+    result = apply_pass(application(profile="spoke", status=status), Memory(), environment(own))
+    assert result.status["state"] == "Ready" and built.owners == ["c/shop/web"]
+    assert fake.calls == ["apply"]
