@@ -100,8 +100,9 @@ def test_a_change_made_while_the_watch_is_down_is_corrected_after_an_api_server_
     that comparison on its own)."""
     plane = CLUSTERS.planes.get("full")
     assert plane is not None, "this test restarts the full control plane's kube-apiserver: it needs the local one"
-    # The API server may be down past the renew deadline, and a leader that lost its Lease exits by
-    # design (docs/operator.md#leader-election): this test is about the watch, so no election.
+    # The API server may be down past the renew deadline, which costs the Lease for a while
+    # (docs/operator.md#leader-election, tested in test_leader_election_e2e.py): this test is about
+    # the watch alone, so no election.
     start_operator(kube.namespace, "--no-leader-election")
     kube.apply_app("shop", {"components": [deployment_component("web")]})
     kube.wait_ready("shop")

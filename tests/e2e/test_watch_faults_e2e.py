@@ -35,8 +35,8 @@ IMAGE = "spec.template.spec.containers[name=main].image"
 NOT_WATCHING = "its drift is found at the reapply interval and waits for it use the backoff"
 NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 # These tests are about the watches: the operator is frozen (SIGSTOP) past its Lease, or runs as an
-# identity granted only what the watch needs, and a leader that lost its Lease exits by design
-# (docs/operator.md#leader-election, tested in test_leader_election_e2e.py).
+# identity granted only what the watch needs; what a leader does when it loses its Lease on the way
+# is the election's part (docs/operator.md#leader-election, tested in test_leader_election_e2e.py).
 NO_ELECTION = ("--no-leader-election",)
 
 

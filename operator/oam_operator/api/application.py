@@ -349,6 +349,11 @@ class ApplicationStatus(ApiModel):
         default=None, description="Start of the current processing; the basis of the timeout."
     )
     last_processing_digest: str | None = Field(default=None, description="Digest counted by revision.")
+    revision_digest: str | None = Field(
+        default=None,
+        description="Digest of the revision processed (without the generation); processingDigest and "
+        "lastProcessingDigest then keep the previous release's form, so a downgrade restarts nothing.",
+    )
     revision: int | None = Field(
         default=None,
         description="1 after the first successful apply, incremented for every newly processed input.",

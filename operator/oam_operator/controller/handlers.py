@@ -18,6 +18,8 @@ Leader election (``leadership.py``, docs/operator.md#leader-election): every han
 standby too, but the apply loop and the deletion handler wait until this instance leads before
 a pass (``_until_leading``), so a standby keeps kopf's liveness, the webhook and its caches and
 reconciles nothing. The cleanup handler gives the Lease up only after the last pass ended.
+A leader that loses the Lease stops its passes, forgets (``Runtime.stand_down``) and stands by
+again in the same process; on every acquisition every loop is woken for a pass from fresh reads.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import asyncio
 import contextlib
 import logging
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -41,7 +43,7 @@ from .bodies import snapshot
 from .diffbase import StatelessDiffBaseStorage
 from .incluster import connection_info
 from .leaderelection import LeaseTimings
-from .leadership import Leadership, exit_lost
+from .leadership import Leadership
 from .passlimiter import PassLimiter
 from .runtime import Runtime
 from .sharding import shard_filter, shard_selector
@@ -107,7 +109,7 @@ async def _until_leading(leadership: Leadership | None, led: asyncio.Event, stop
         left = 1.0 if deadline is None else min(1.0, deadline - loop.time())
         if left <= 0:
             return False
-        if led.is_set():  # led before and lost: the process is exiting (leadership.py)
+        if led.is_set():  # led and lost just now: ``led`` is cleared once the passes stopped (leadership.py)
             await asyncio.sleep(min(0.5, left))
         else:
             await _sleep(stopped if stopped is not None else never, led, left)
@@ -125,7 +127,7 @@ def _still_there(runtime: Runtime, meta: Mapping[str, Any]) -> bool:
     return bool((found.get("metadata") or {}).get("uid") == meta.get("uid"))
 
 
-def _start_leadership(runtime: Runtime, led: asyncio.Event) -> Leadership | None:
+def _start_leadership(runtime: Runtime, led: asyncio.Event, wake_all: Callable[[], None]) -> Leadership | None:
     """Start the election for this shard's Lease and fence the passes by it; ``None`` when it is off."""
     settings = runtime.settings
     gauge = runtime.metrics.leader.labels(shard=settings.shard) if runtime.metrics is not None else None
@@ -138,12 +140,21 @@ def _start_leadership(runtime: Runtime, led: asyncio.Event) -> Leadership | None
     namespace = settings.lease_namespace(os.environ)
     if not namespace:  # ``run`` refuses this at start already (Settings.combination_error)
         raise kopf.PermanentError("--leader-election needs the operator's namespace (--operator-namespace)")
+    loop = asyncio.get_running_loop()
+
+    def lost() -> None:  # in an election thread; the fence refuses every pass request already
+        loop.call_soon_threadsafe(led.clear)  # the loops wait for the next acquisition
+        runtime.stand_down()
+
+    def leading() -> None:
+        loop.call_soon_threadsafe(led.set)
+        loop.call_soon_threadsafe(wake_all)  # a loop asleep until its requeue passes now, from fresh reads
+
     leadership = Leadership.create(runtime.lease_client, namespace, settings.lease_name,
-                                   LeaseTimings(*settings.lease_timings), on_lost=exit_lost,
+                                   LeaseTimings(*settings.lease_timings), on_lost=lost,
                                    on_role=(lambda leading: gauge.set(1 if leading else 0)) if gauge else None)
     runtime.fence(leadership.leading)
-    loop = asyncio.get_running_loop()
-    leadership.on_leading(lambda: loop.call_soon_threadsafe(led.set))
+    leadership.on_leading(leading)
     leadership.start()
     return leadership
 
@@ -162,6 +173,12 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
 
         register_admission(registry, lambda: webhook.get("validator"))
 
+    def wake_all() -> None:
+        scheduler = holder.get("scheduler")
+        if scheduler is not None:
+            for wake in list(scheduler.wake.values()):
+                wake.set()
+
     @kopf.on.login(registry=registry)
     def login(**kwargs: Any) -> kopf.ConnectionInfo | None:
         """In a Pod: the ServiceAccount at the Service address (``incluster.py``); elsewhere: ``$KUBECONFIG``."""
@@ -178,7 +195,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
         settings.networking.request_timeout = 60
         settings.queueing.worker_limit = None
         settings.watching.label_selectors[GROUP, "applications"] = shard_selector(runtime.settings)
-        election["leadership"] = _start_leadership(runtime, led)  # before anything can pass
+        election["leadership"] = _start_leadership(runtime, led, wake_all)  # before anything can pass
         await asyncio.get_running_loop().run_in_executor(None, runtime.start)
         if runtime.settings.admission:
             from .webhook import start_webhook, validator_for

@@ -149,7 +149,7 @@ class RevisionRecorder:
     def _create(self, body: Mapping[str, Any], status: Mapping[str, Any], number: int, outcome: Outcome,
                 limit: int) -> None:
         existing = self._list(body) if number > 1 else []  # before the first, there is none to see
-        digest = str(status.get("processingDigest") or "")
+        digest = str(status.get("revisionDigest") or status.get("processingDigest") or "")  # passes.compatible_digests
         same = [int(r.get("revision") or 0) for r in existing
                 if (r.get("data") or {}).get("digest") == digest and int(r.get("revision") or 0) != number]
         if limit > 0:

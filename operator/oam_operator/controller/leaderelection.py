@@ -154,7 +154,7 @@ class LeaseApi(Protocol):
 class Role(StrEnum):
     LEADER = "leader"
     STANDBY = "standby"
-    LOST = "lost"  # led, and lost the Lease: reconciles nothing again in this process
+    LOST = "lost"  # led, and lost the Lease: reconciles nothing until ``stand_by`` (leadership.py)
     RELEASED = "released"  # gave the Lease up on shutdown
 
 
@@ -317,6 +317,20 @@ class Elector:
             if self.role is Role.LEADER:
                 self.role = Role.LOST
             return self.role
+
+    def lose(self) -> Role:
+        """Stop leading now (the watchdog saw the renew deadline pass); the role after."""
+        return self._lose()
+
+    def stand_by(self) -> bool:
+        """After a loss, once the operator has stopped and forgotten (``leadership.py``): compete
+        for the Lease again, as a standby that never led. True when the role was ``LOST``."""
+        with self._lock:
+            if self.role is not Role.LOST:
+                return False
+            self.role = Role.STANDBY
+            self.renewed_at = None
+            return True
 
     # -- giving up ------------------------------------------------------------------------------
 

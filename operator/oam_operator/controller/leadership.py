@@ -14,11 +14,14 @@ The kopf layer (``handlers.py``) awaits ``wait_leading`` before every pass, and 
 are fenced by ``leading`` (``fence.py``). A standby keeps kopf running — liveness, the admission
 webhook, the watches and caches it will need — and reconciles nothing.
 
-**A leader that loses the Lease exits** (``on_lost``; exit code 1, like controller-runtime's
-managers), after the fence has already refused its requests: a pass running in a worker thread
-cannot be cancelled safely, and what the process remembers of its Applications (the last status
-each pass wrote, which is the next pass's only input) may be stale once another instance has
-reconciled them. Its Pod's container restarts and comes back as a standby with a clean memory.
+**A leader that loses the Lease stands by again** without a restart: the fence has already
+refused its requests (by the clock); ``on_lost`` then waits until every running pass has ended
+and drops what the process remembers that another leader may have changed meanwhile (the last
+status each pass wrote, backoffs, what the watch cache holds as this instance's own writes:
+``Runtime.stand_down``);
+only then does the election loop compete for the Lease again (``Elector.stand_by``). The passes
+after the next acquisition start from fresh reads. A pass running in a worker thread is never
+cancelled: it ends by itself, every request refused, before the instance may lead again.
 On SIGTERM the leader instead finishes its passes, then ``release`` clears the Lease's holder.
 """
 
@@ -39,7 +42,7 @@ from oam_operator.reconciler.errors import ApiError
 from .leaderelection import Elector, LeaseTimings, Role
 from .leaseclient import ClusterLeaseApi
 
-__all__ = ["Leadership", "exit_lost", "identity"]
+__all__ = ["Leadership", "identity"]
 
 log = logging.getLogger("oam_operator.controller")
 
@@ -68,8 +71,8 @@ class Leadership:
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._led = threading.Event()
-        self._lost_once = threading.Lock()
-        self._lost = False
+        self._losing = threading.Lock()  # one loss handled at a time (the watchdog's or the loop's)
+        self.losses = 0  # Leases lost by this process (each stood by again)
         self._listeners: list[Callable[[], object]] = []
         self.became_leader_at: float | None = None
 
@@ -96,7 +99,7 @@ class Leadership:
         shown = "leader" if self.leading() else ("lost" if role is Role.LEADER else role.value)  # past its deadline
         return {"role": shown, "lease": self.lease,
                 "identity": self.elector.identity, "holder": self.elector.holder(),
-                "error": self.elector.last_error}
+                "error": self.elector.last_error, "losses": self.losses}
 
     # -- running --------------------------------------------------------------------------------
 
@@ -129,8 +132,13 @@ class Leadership:
                             extra={"fields": {"lease": self.lease, "error": error}})
             reported = error
             if role is Role.LOST:
-                self._lose()
-                return
+                self._lose()  # waits for the watchdog's handling of the same loss, if it came first
+                if self._stop.is_set():
+                    return
+                self.elector.stand_by()
+                log.info("standing by again after losing the Lease",
+                         extra={"fields": {"lease": self.lease, "identity": self.elector.identity}})
+                continue
             if role is Role.RELEASED:
                 return
             self._wake.wait(min(delay, self.elector.timings.retry_period) if math.isfinite(delay) else None)
@@ -140,7 +148,7 @@ class Leadership:
         while not self._stop.wait(WATCHDOG_INTERVAL):
             if self._led.is_set() and not self.leading() and self.elector.role is not Role.RELEASED:
                 self._lose()
-                return
+                self._wake.set()  # the election loop stands by as soon as its request returns
 
     def _watch(self) -> None:
         """Follow the Lease; wake the election loop when it was released (or, while leading, taken)."""
@@ -172,22 +180,19 @@ class Leadership:
             self.on_role(leading)
 
     def _lose(self) -> None:
-        with self._lost_once:
-            if self._lost:
+        """Stop leading and let the operator stop and forget (``on_lost``), once per loss."""
+        with self._losing:
+            # Handled already, or never led; or the caller saw the loss before the other thread
+            # handled it and this instance has led afresh since: that leadership is not lost.
+            if not self._led.is_set() or self.elector.leading():
                 return
-            self._lost = True
-        if self.on_role is not None:
-            self.on_role(False)
-        log.error("leader election lost: the Lease was not renewed within the renew deadline or another instance "
-                  "holds it; exiting so that a clean process stands by", extra={"fields": {
-                      "lease": self.lease, "identity": self.elector.identity, "holder": self.elector.holder(),
-                      "error": self.elector.last_error}})
-        self.on_lost()
-
-
-def exit_lost() -> None:
-    """End the process at once with exit code 1 (module docstring): no cleanup handler, no release
-    (the Lease is not ours any more), the log flushed first."""
-    for handler in logging.getLogger().handlers:
-        handler.flush()
-    os._exit(1)
+            self.elector.lose()
+            if self.on_role is not None:
+                self.on_role(False)
+            log.error("leader election lost: the Lease was not renewed within the renew deadline or another "
+                      "instance holds it; stopping every pass, then standing by again", extra={"fields": {
+                          "lease": self.lease, "identity": self.elector.identity, "holder": self.elector.holder(),
+                          "error": self.elector.last_error}})
+            self.on_lost()
+            self.losses += 1
+            self._led.clear()

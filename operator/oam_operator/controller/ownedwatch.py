@@ -226,6 +226,16 @@ class OwnedObjects:
             taken = removed(entry.applied, entry.live)
             return Drift(tuple(taken)) if taken else None
 
+    def forget_writes(self) -> None:
+        """After a lost Lease (``Runtime.stand_down``): what this instance last wrote is no baseline
+        any more, since another leader may write the objects next. Each object's baseline becomes
+        what the watch last saw of it, as a standby that watched all along has it, so an edit made
+        while no instance led is still found. The copies stay: the watch follows the API server
+        whoever writes, and lists again after a reconnect."""
+        with self._lock:
+            for entry in self._objects.values():
+                entry.applied = entry.live
+
     def retain(self, owner: tuple[str, str], keys: Iterable[ObjectKey]) -> None:
         """Forget what ``owner`` no longer has in its inventory (pruned, or the Application gone)."""
         wanted = set(keys)

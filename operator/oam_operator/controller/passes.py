@@ -152,6 +152,7 @@ class _Pass:
         self.drift_looked = False
         # Found by the apply branch's steps between the checks.
         self.digest = ""
+        self.legacy_digest = ""  # the previous release's digest of this pass's input (compatible_digests)
         self.reconciler_: Reconciler | None = None
         self.inventory: list[InventoryItem] | None = None  # once read; handed on in the result
         self.forbidden = False  # the pass ended in a 403 (forbidden.py)
@@ -183,7 +184,8 @@ class _Pass:
                 status.summary = summary_of(drifted[0], f"Drifted: {drifted[1]}")
         # Fields read from the persisted status are written back as they were read (a value
         # the model would default, say in an unreadable ``compactInventory``, is not added).
-        outcome.status = status.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_unset=True)
+        outcome.status = compatible_digests(
+            status.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_unset=True), self.legacy_digest)
         outcome.profile_name = self.profile_name
         outcome.namespace_terminating = self.namespace_terminating
         outcome.events = self.events + outcome.events
@@ -343,7 +345,13 @@ class _Pass:
         self.digest = component_digest(self.domain, dict(self.raw_spec), subject.resolved_profile, profile_spec)
         legacy = legacy_component_digest(self.domain, self.generation, dict(self.raw_spec),
                                          subject.resolved_profile, profile_spec)
-        if status.processing_digest == legacy:  # written by an operator before the history: the same input
+        self.legacy_digest = legacy
+        if status.revision_digest:  # the compatible form (``compatible_digests``): ours is in revisionDigest
+            if status.last_processing_digest == status.processing_digest:
+                status.last_processing_digest = status.revision_digest
+            status.processing_digest = status.revision_digest
+            status.revision_digest = None
+        elif status.processing_digest == legacy:  # written by an operator before the history: the same input
             if status.last_processing_digest == legacy:
                 status.last_processing_digest = self.digest
             status.processing_digest = self.digest
@@ -732,6 +740,7 @@ class _Pass:
             return self.conclude(None, "deleted", finished=True,
                                events=[Event("Warning", "Abandoned", "Objects left in place; inventory dropped")])
         status.processing_digest = None
+        status.revision_digest = None
         status.processing_since = None
         try:
             inventory = self.inventory = inventory_of(status)
@@ -792,3 +801,18 @@ def delete_pass(body: Mapping[str, Any], memory: Memory, env: Environment) -> Pa
     """One run of the delete branch (docs/operator.md#the-delete-branch)."""
     p = _Pass(body, memory, env)
     return p.tracked(p.finish(p.ended(p.delete_branch())))
+
+
+def compatible_digests(status: dict[str, Any], legacy: str) -> dict[str, Any]:
+    """The status as written: ``processingDigest`` holds the previous release's digest of the
+    input being processed (with the generation, ``legacy_component_digest``), and so does
+    ``lastProcessingDigest`` once that input is settled; this version's digest is in
+    ``revisionDigest``. That release, after a downgrade, sees the input it would have seen and
+    restarts nothing (docs/chart.md#upgrades). Read back by ``restart_on_change``."""
+    digest = status.get("processingDigest")
+    if legacy and digest:
+        status["revisionDigest"] = digest
+        if status.get("lastProcessingDigest") == digest:
+            status["lastProcessingDigest"] = legacy
+        status["processingDigest"] = legacy
+    return status

@@ -117,6 +117,9 @@ class Runtime:
         self.remotes: RemoteClusters | None = None  # connections to other clusters (remotes.py)
         self.analyzer = DefaultStatusAnalyzer(settings.domain)
         self._uids: dict[tuple[str, str], str] = {}  # (namespace, name) -> uid, for wake-ups
+        self._passing = threading.Condition(self._lock)  # notified when a pass ends (``stand_down``)
+        self._running = 0  # passes under way
+        self._reread: set[str] = set()  # Applications whose memory was dropped: read afresh before a pass
         #: Wakes an Application's loop; set by the kopf layer (handlers.py), called from any thread.
         self.waker: Callable[[str], None] | None = None
         if metrics is not None:
@@ -224,9 +227,24 @@ class Runtime:
                 self.memory[uid] = memory
             return memory
 
+    def stand_down(self) -> None:
+        """After the Lease was lost (leadership.py): wait until every running pass has ended (the
+        fence refuses their requests, so they end soon), then drop what another leader may have
+        changed meanwhile — each Application's memory (its last written status, backoffs, Event
+        deduplication; the next pass reads the Application afresh) and the watch cache's record of
+        what this instance wrote (``OwnedObjects.forget_writes``) (docs/operator.md#leader-election)."""
+        with self._passing:
+            while self._running:
+                self._passing.wait()
+            self._reread.update(self.memory)
+            self.memory.clear()
+        if self.owned is not None:
+            self.owned.forget_writes()
+
     def forget(self, uid: str, namespace: str, name: str) -> None:
         with self._lock:
             self.memory.pop(uid, None)
+            self._reread.discard(uid)
             if self._uids.get((namespace, name)) == uid:
                 del self._uids[(namespace, name)]
         if self.owned is not None:
@@ -284,8 +302,20 @@ class Runtime:
 
     def _run(self, branch: str, uid: str, body: Mapping[str, Any],
              admission: Mapping[str, Any] | None = None) -> PassResult:
+        with self._passing:
+            self._running += 1
+        try:
+            return self._counted(branch, uid, body, admission)
+        finally:
+            with self._passing:
+                self._running -= 1
+                self._passing.notify_all()
+
+    def _counted(self, branch: str, uid: str, body: Mapping[str, Any],
+                 admission: Mapping[str, Any] | None) -> PassResult:
         assert self.env is not None, "Runtime.start() was not called"
         started = time.monotonic()
+        body = self._fresh(uid, body)
         memory = self.memory_of(uid, body)
         meta = body.get("metadata") or {}
         with self._lock:
@@ -317,6 +347,23 @@ class Runtime:
             fields.update({"reason": reason, "error": message, "error_type": result.error_type})
             log.log(level, "pass failed", extra={"fields": fields})
         return result
+
+    def _fresh(self, uid: str, body: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The Application as the API server has it now, when its memory was dropped
+        (``stand_down``): kopf's copy may predate what another leader wrote. ``body`` when the
+        read fails (the pass then fails the same way) or finds another object."""
+        with self._lock:
+            if uid not in self._reread:
+                return body
+        meta = body.get("metadata") or {}
+        path = f"/apis/{GROUP}/{VERSION}/namespaces/{meta.get('namespace')}/applications/{meta.get('name')}"
+        try:
+            found = self.pass_client.request("read", "GET", path)
+        except ApiError:
+            return body
+        with self._lock:
+            self._reread.discard(uid)
+        return found if (found.get("metadata") or {}).get("uid") == uid else body
 
     def _track(self, meta: Mapping[str, Any], result: PassResult) -> None:
         """Watch the kinds the Application's inventory holds; forget what it no longer holds."""

@@ -235,6 +235,7 @@ def test_status_declares_every_field_of_section_1_4() -> None:
             "processingDigest",
             "processingSince",
             "lastProcessingDigest",
+            "revisionDigest",  # the revision's digest while the two above keep the previous release's form
             "revision",
             "lastHandledReconcileAt",
             "dependencies",  # app-dependency policies (issue 15)

@@ -112,4 +112,45 @@ def test_a_status_written_with_the_legacy_digest_is_taken_over_without_a_new_rev
     result = apply_pass(body, Memory(), env).status
     current = component_digest(env.settings.domain, body["spec"], "", None)
     assert (result["revision"], result["state"]) == (1, "Ready")
-    assert (result["processingDigest"], result["lastProcessingDigest"]) == (current, current)
+    # Written back in the compatible form (docs/chart.md#upgrades): the previous release's digest
+    # in the two fields it reads, this version's in revisionDigest.
+    assert (result["processingDigest"], result["lastProcessingDigest"], result["revisionDigest"]) == (
+        legacy, legacy, current)
+
+
+def test_a_settled_revision_keeps_the_previous_releases_digest_so_a_downgrade_sees_no_new_input(
+        fake_reconciler: FakeReconciler) -> None:
+    """What the previous release compares (its digest of the input, with the generation) is what
+    the status holds, through a change that is no revision (suspend) and a new revision."""
+    from oam_operator.controller.digest import component_digest, legacy_component_digest
+
+    env = pass_environment()
+    domain = env.settings.domain
+
+    def previous_release_sees_no_new_input(body: dict[str, Any]) -> None:
+        status = body["status"]
+        legacy = legacy_component_digest(domain, body["metadata"]["generation"], body["spec"], "", None)
+        assert status["processingDigest"] == status["lastProcessingDigest"] == legacy
+        assert status["revisionDigest"] == component_digest(domain, body["spec"], "", None)
+
+    body = application()
+    body["status"] = apply_pass(body, Memory(), env).status
+    previous_release_sees_no_new_input(body)
+    body["status"] = apply_pass(body, Memory(), env).status  # read back: still settled, the same revision
+    assert (body["status"]["revision"], body["status"]["state"]) == (1, "Ready")
+    previous_release_sees_no_new_input(body)
+    for change in ({"suspend": True}, {"suspend": False}):
+        body = _next(body, **change)
+        body["status"] = apply_pass(body, Memory(), env).status
+        assert body["status"]["revision"] == 1, change
+    previous_release_sees_no_new_input(body)
+    body = _next(body, components=[configmap_component("other")])
+    body["status"] = apply_pass(body, Memory(), env).status  # Restarting: the previous release's digest too
+    status = body["status"]
+    assert status["processingDigest"] == legacy_component_digest(domain, body["metadata"]["generation"],
+                                                                 body["spec"], "", None)
+    assert status["revisionDigest"] == component_digest(domain, body["spec"], "", None)
+    assert status["lastProcessingDigest"] not in (status["processingDigest"], status["revisionDigest"])
+    body["status"] = apply_pass(body, Memory(), env).status
+    assert (body["status"]["revision"], body["status"]["state"]) == (2, "Ready")
+    previous_release_sees_no_new_input(body)

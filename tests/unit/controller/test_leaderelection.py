@@ -271,3 +271,24 @@ def test_lease_settings_that_cannot_work_are_refused_with_the_rule(
         LeaseTimings(*timings)
     assert timing_problem(15, 10, 2) is None
     assert Attempt.FAILED.value == "failed"
+
+
+def test_a_lost_leader_stands_by_and_takes_the_lease_again_only_once_free(store: FakeLeases,
+                                                                          clock: FakeClock) -> None:
+    """Standing by again after a loss (leadership.py): the same identity competes as a standby
+    that never led, waits for the other holder's lease like any standby, and leads afresh."""
+    a, b = elector(store, clock, "a"), elector(store, clock, "b")
+    a.tick()
+    b.tick()
+    clock.now += 16.0
+    b.tick()
+    assert a.tick()[0] is Role.LOST
+    assert a.stand_by() is True and a.role is Role.STANDBY and a.renewed_at is None
+    assert a.stand_by() is False  # only from LOST
+    assert a.tick()[0] is Role.STANDBY and not a.leading()  # b's lease has not expired
+    assert isinstance(b.api, LeaseView)
+    b.api.down = True  # b is cut off: a takes over after b's lease duration, as any standby would
+    while clock.now < 1100 and a.tick()[0] is not Role.LEADER:
+        clock.now += 0.5
+    assert a.leading() and store.writes[-1] == "a"
+    assert not b.leading()

@@ -82,6 +82,65 @@ def test_a_leader_cut_off_from_the_api_server_is_told_at_its_renew_deadline() ->
     hang.set()
 
 
+def test_a_leader_that_lost_the_lease_stops_forgets_and_leads_again_in_the_same_process() -> None:
+    """Real threads: the loss is handled once (``on_lost``, the operator's stop-and-forget), the
+    election stands by meanwhile, and leads again once the API server answers: no exit."""
+    store = FakeLeases()
+    view = LeaseView(store)
+    # A renew deadline of 2 s at 8 retries: a loaded machine does not lose the Lease a second time.
+    elector = Elector(view, "a", LeaseTimings(4, 2, 0.25), clock=time.monotonic)
+    forgetting = threading.Event()
+    release_forget = threading.Event()
+    lost: list[bool] = []
+    acquired: list[float] = []
+
+    def on_lost() -> None:  # the operator's stand_down: waits for its passes, here for the test
+        lost.append(leadership.leading())
+        forgetting.set()
+        release_forget.wait(5)
+
+    leadership = Leadership(elector, "ns/oam-operator", on_lost=on_lost)
+    leadership.on_leading(lambda: acquired.append(time.monotonic()))
+    leadership.start()
+    deadline = time.monotonic() + 5
+    while not acquired and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(acquired) == 1
+    view.down = True  # every Lease request fails from now on
+    assert forgetting.wait(10)
+    store.down = False
+    view.down = False  # the API server is back while the operator still forgets
+    time.sleep(0.5)
+    assert not leadership.leading() and len(acquired) == 1  # never leads before the forgetting ended
+    assert leadership.describe()["role"] == "lost"
+    release_forget.set()
+    deadline = time.monotonic() + 5
+    while len(acquired) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(acquired) == 2 and leadership.leading()  # the same Lease, by the same process
+    assert lost == [False] and leadership.losses == 1
+    assert leadership.describe()["role"] == "leader" and leadership.describe()["losses"] == 1
+    leadership.release()
+
+
+def test_a_loss_seen_late_by_a_second_thread_does_not_end_a_fresh_leadership() -> None:
+    """The watchdog and the election loop may both see one loss; the second to handle it finds
+    the instance leading afresh (the first stood by and acquired again) and leaves that alone."""
+    clock = [1000.0]
+    elector = Elector(LeaseView(FakeLeases()), "a", LeaseTimings(4, 2, 0.25), clock=lambda: clock[0])
+    lost: list[bool] = []
+    leadership = Leadership(elector, "ns/oam-operator", on_lost=lambda: lost.append(True))
+    elector.tick()
+    leadership._publish()  # led
+    clock[0] += 3  # past the renew deadline: both threads see the loss
+    leadership._lose()  # the first handles it
+    assert lost == [True] and elector.stand_by()
+    elector.tick()
+    leadership._publish()  # leads afresh
+    leadership._lose()  # the second thread, late
+    assert lost == [True] and leadership.leading() and leadership.losses == 1
+
+
 def test_release_on_shutdown_clears_the_holder() -> None:
     store = FakeLeases()
     elector = Elector(LeaseView(store), "a", LeaseTimings(2, 1, 0.2), clock=time.monotonic)

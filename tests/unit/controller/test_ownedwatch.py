@@ -247,3 +247,16 @@ def test_the_event_of_the_operators_own_write_keeps_the_copy_and_still_tells_the
     assert answer.obj["spec"]["template"]["spec"]["containers"][0]["image"] == "web:2"
     assert owned.drift("apps", "Deployment", "shop", "web") is None
     assert told == [("shop", "app", False)]
+
+
+def test_after_a_lost_lease_the_last_seen_state_is_the_baseline_so_a_later_edit_is_still_drift() -> None:
+    """``forget_writes`` (docs/operator.md#leader-election): what this instance wrote stops being
+    the baseline, what the watch saw becomes it, as for a standby that watched all along."""
+    owned, _ = watching()
+    owned.written(deployment(IMAGE))
+    owned.forget_writes()
+    assert owned.drift("apps", "Deployment", "shop", "web") is None
+    owned.handle({"type": "MODIFIED", "object": deployment(NO_IMAGE)})  # a hand edit while no one led
+    assert owned.drift("apps", "Deployment", "shop", "web") == Drift(("spec.template.spec.containers[name=web].image",))
+    owned.forget_writes()  # lost again: the edited state is all the cache can vouch for
+    assert owned.drift("apps", "Deployment", "shop", "web") is None

@@ -82,7 +82,7 @@ def test_every_operator_value_reaches_its_flag(render: Render) -> None:
             "defaultTimeout": "20m", "reapplyInterval": "0", "defaultUpdatePolicy": "Replace",
             "defaultAdoptionPolicy": "Never", "defaultProfile": "", "clusterId": "prod-1",
             "requireServiceAccount": True, "defaultServiceAccount": "deployer", "useOperatorIdentity": True,
-            "allowClusterScopedObjects": True,
+            "allowClusterScopedObjects": True, "clusterScopedAdoptionPolicy": "IfUnowned",
             "allowCrossNamespaceObjects": True, "allowCrossNamespaceDependencies": True, "dependentEvents": True,
             "readinessWatch": False,
             "logFormat": "text", "logLevel": "debug",
@@ -105,7 +105,7 @@ def test_every_operator_value_reaches_its_flag(render: Render) -> None:
         "reapply_interval": "0", "default_adoption_policy": "Never", "default_update_policy": "Replace",
         "default_profile": "", "cluster_id": "prod-1", "require_service_account": True,
         "default_service_account": "deployer", "use_operator_identity": True, "allow_cluster_scoped_objects": True,
-        "cluster_scoped_adoption_policy": "Never",  # no chart value: operator.extraArgs passes the flag
+        "cluster_scoped_adoption_policy": "IfUnowned",
         "allow_cross_namespace_objects": True, "allow_cross_namespace_dependencies": True,
         "dependent_events": True, "readiness_watch": False, "url_sources": False,
         "url_source_allowed_networks": ["10.0.0.0/8", "127.0.0.1/32"], "helm_binary": "helm", "metrics_port": 9090, "health_port": 9091,

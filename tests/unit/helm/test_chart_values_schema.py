@@ -56,6 +56,7 @@ def test_unknown_keys_are_rejected_at_the_top_and_in_the_chart_own_objects() -> 
     ({"operator": {"defaultInterval": "ten minutes"}}, "/operator/defaultInterval"),
     ({"operator": {"defaultUpdatePolicy": "Merge"}}, "/operator/defaultUpdatePolicy"),
     ({"operator": {"clusterId": "a/b"}}, "/operator/clusterId"),
+    ({"operator": {"clusterScopedAdoptionPolicy": "Sometimes"}}, "/operator/clusterScopedAdoptionPolicy"),
     ({"rbac": {"mode": "minimal"}}, "/rbac/mode"),
     ({"rbac": {"extraRules": [{"resources": ["pods"]}]}}, "/rbac/extraRules/0"),
     ({"metrics": {"port": 70000}}, "/metrics/port"),

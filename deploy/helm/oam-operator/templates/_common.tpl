@@ -147,6 +147,7 @@ unless cache.enabled=false (docs/chart.md#watches-of-owned-objects). */}}
 - --use-operator-identity
 {{- end }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "allow-cluster-scoped-objects" "value" $o.allowClusterScopedObjects) }}
+- --cluster-scoped-adoption-policy={{ $o.clusterScopedAdoptionPolicy | default "Never" }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "allow-cross-namespace-objects" "value" $o.allowCrossNamespaceObjects) }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "allow-cross-namespace-dependencies" "value" $o.allowCrossNamespaceDependencies) }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "dependent-events" "value" $o.dependentEvents) }}
