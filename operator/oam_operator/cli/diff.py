@@ -8,7 +8,8 @@ the serving instance writes (``shard_of``), field manager = the domain), and eve
 sent as a server-side apply with ``dryRun=All`` and ``force``, as the operator writes it. What
 the server answers is compared with the live object, with the fields nobody authors left out
 (``managedFields``, ``resourceVersion``, ``generation``, ``uid``, ``creationTimestamp``,
-``status``). The live Application's inventory (as the operator persists it) gives the prunes.
+``status``), and the operator's bookkeeping annotations (``<domain>/owner-id``,
+``<domain>/digest``, whose digest changes with every generation) unless ``show_bookkeeping``. The live Application's inventory (as the operator persists it) gives the prunes.
 
 Output, per apply wave (named by its bundle): ``create``, ``change`` (with a unified diff of the
 YAML) and then ``prune`` lines; ``no changes`` when the cluster is in sync. Exit codes as
@@ -47,14 +48,25 @@ class WavePlan:
     changes: list[tuple[str, str]] = field(default_factory=list)
 
 
-def clean(obj: Mapping[str, Any] | None) -> dict[str, Any]:
-    """``obj`` without the fields the server or controllers own (see the module doc)."""
+def clean(obj: Mapping[str, Any] | None, hidden: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """``obj`` without the fields the server or controllers own (see the module doc) and the
+    annotations named in ``hidden``."""
     if obj is None:
         return {}
     result = {key: value for key, value in obj.items() if key != "status"}
     metadata = {k: v for k, v in (obj.get("metadata") or {}).items() if k not in _NOISE}
+    annotations = {k: v for k, v in (metadata.get("annotations") or {}).items() if k not in hidden}
+    if annotations:
+        metadata["annotations"] = annotations
+    else:
+        metadata.pop("annotations", None)
     result["metadata"] = metadata
     return result
+
+
+def bookkeeping(domain: str) -> frozenset[str]:
+    """The annotations the operator stamps for itself on every object (docs/operator.md#the-command-line)."""
+    return frozenset({f"{domain}/owner-id", f"{domain}/digest"})
 
 
 def unified(live: Mapping[str, Any], desired: Mapping[str, Any], label: str) -> str:
@@ -109,7 +121,8 @@ def shard_of(body: Mapping[str, Any], live_app: Mapping[str, Any] | None, label:
     return ""
 
 
-def compute_diff(target: str, namespace: str | None, conn: Any, domain: str) -> tuple[list[WavePlan], list[str]]:
+def compute_diff(target: str, namespace: str | None, conn: Any, domain: str,
+                 show_bookkeeping: bool = False) -> tuple[list[WavePlan], list[str]]:
     """The waves' creates and changes and the prunes; raises ``DiffError`` or ``ApiFailure``."""
     from oam_operator.controller.checks import Subject, first_refusal, served_by
     from oam_operator.controller.composition import OperatorTransform
@@ -190,7 +203,8 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str) -> 
             if live is None:
                 wave.creates.append(label)
                 continue
-            text = unified(clean(live), clean(dry), label.replace(" ", "/"))
+            hidden = frozenset() if show_bookkeeping else bookkeeping(domain)
+            text = unified(clean(live, hidden), clean(dry, hidden), label.replace(" ", "/"))
             if text:
                 wave.changes.append((label, text))
         prunes = []
@@ -221,7 +235,8 @@ def render(waves: list[WavePlan], prunes: list[str]) -> str:
     return "\n".join(lines) + "\n" if lines else "no changes\n"
 
 
-def run_diff(target: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str) -> int:
+def run_diff(target: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str,
+             show_bookkeeping: bool = False) -> int:
     from oam_operator.cli.kubeclient import ApiFailure, connect
 
     try:
@@ -230,7 +245,7 @@ def run_diff(target: str, namespace: str | None, kubeconfig: str | None, context
         click.echo(f"Error: {failure.message}", err=True)
         return EXIT_ERROR
     try:
-        waves, prunes = compute_diff(target, namespace, conn, domain)
+        waves, prunes = compute_diff(target, namespace, conn, domain, show_bookkeeping)
     except (DiffError, ApiFailure) as error:
         click.echo(f"Error: {getattr(error, 'message', None) or error}", err=True)
         return EXIT_ERROR

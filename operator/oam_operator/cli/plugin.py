@@ -26,7 +26,7 @@ from oam_operator.cli.commands import main as oam_operator
 
 __all__ = ["SHELLS", "complete", "completion_script", "completions", "kubectl_oam"]
 
-PLUGIN_COMMANDS = ("build", "diff", "reconcile", "resume", "schema", "status", "suspend")
+PLUGIN_COMMANDS = ("build", "diff", "rbac", "reconcile", "resume", "schema", "status", "suspend")
 NO_FILE_COMPLETION = 4  # Cobra's ShellCompDirectiveNoFileComp
 _CLUSTER_FLAGS = ("namespace", "context", "kubeconfig")
 

@@ -36,6 +36,7 @@ from oam_operator.reconciler.status import DefaultStatusAnalyzer
 from .appindex import AppIndex
 from .composition import OperatorTransform
 from .fence import FencedRateLimiter
+from .grantwatch import GrantWatch
 from .incluster import in_cluster
 from .ownedwatch import ObjectKey, OwnedObjects, WatchedKind
 from .passes import apply_pass, delete_pass
@@ -108,6 +109,7 @@ class Runtime:
         self._lock = threading.Lock()
         self.env: Environment | None = None
         self.owned: OwnedObjects | None = None  # watches of owned objects (ownedwatch.py)
+        self.grants: GrantWatch | None = None  # the watch of Roles and RoleBindings (grantwatch.py)
         self.analyzer = DefaultStatusAnalyzer(settings.domain)
         self._uids: dict[tuple[str, str], str] = {}  # (namespace, name) -> uid, for wake-ups
         #: Wakes an Application's loop; set by the kopf layer (handlers.py), called from any thread.
@@ -165,6 +167,9 @@ class Runtime:
                 sizes = MeasuredAtMost(self.owned.sizes, CACHE_MEASURE_INTERVAL)
                 self.metrics.watch_cache_objects.set_function(lambda: sizes()[0])
                 self.metrics.watch_cache_bytes.set_function(lambda: sizes()[1])
+        if self.grants is None:
+            self.grants = GrantWatch(self.client, self.settings.namespaces, self._on_grant)
+            self.grants.start()
         reconciler_metrics = prometheus_metrics(self.metrics.operations_total) if self.metrics else None
         clients = TenantClients(self.pass_client, default_service_account=self.settings.default_service_account,
                                 require_service_account=self.settings.require_service_account,
@@ -228,6 +233,19 @@ class Runtime:
         elif self.metrics is not None:
             self.metrics.readiness_wakeups_total.inc()
         self.waker(uid)
+
+    def _on_grant(self, namespace: str) -> None:
+        """grantwatch.py: a Role or RoleBinding of ``namespace`` changed. Its Applications whose
+        passes end in a 403 run at once, and a 403 right after is retried quietly again (the
+        API server's authorizer may be a moment behind the grant, forbidden.py)."""
+        with self._lock:
+            uids = [uid for (ns, _), uid in self._uids.items() if ns == namespace]
+            refused = [(uid, self.memory[uid]) for uid in uids if uid in self.memory]
+        for uid, memory in refused:
+            if memory.forbidden.since is None or self.waker is None:
+                continue
+            memory.forbidden.reset()
+            self.waker(uid)
 
     def _on_watch_state(self, kind: WatchedKind, state: str) -> None:
         if self.metrics is not None:
@@ -346,6 +364,8 @@ class Runtime:
         return counts
 
     def close(self) -> None:
+        if self.grants is not None:
+            self.grants.stop()
         if self.owned is not None:
             self.owned.stop()
         with contextlib.suppress(Exception):
