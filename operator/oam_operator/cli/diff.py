@@ -9,7 +9,8 @@ sent as a server-side apply with ``dryRun=All`` and ``force``, as the operator w
 the server answers is compared with the live object, with the fields nobody authors left out
 (``managedFields``, ``resourceVersion``, ``generation``, ``uid``, ``creationTimestamp``,
 ``status``), and the operator's bookkeeping annotations (``<domain>/owner-id``,
-``<domain>/digest``, whose digest changes with every generation) unless ``show_bookkeeping``. The live Application's inventory (as the operator persists it) gives the prunes.
+``<domain>/digest``, whose digest changes with every generation) unless ``show_bookkeeping``.
+The live Application's inventory (as the operator persists it) gives the prunes.
 
 Output, per apply wave (named by its bundle): ``create``, ``change`` (with a unified diff of the
 YAML) and then ``prune`` lines; ``no changes`` when the cluster is in sync. Exit codes as
