@@ -178,7 +178,8 @@ def watch(plane: dc.ControlPlane, namespace: str, name: str, timeout: float) -> 
         status = app.get("status") or {}
         ready = next((c for c in status.get("conditions") or [] if c.get("type") == "Ready"), {})
         generation = (app.get("metadata") or {}).get("generation")
-        stale = "" if status.get("observedGeneration") == generation else f"   (waiting for a pass of generation {generation})"
+        stale = "" if status.get("observedGeneration") == generation else (
+            f"   (waiting for a pass of generation {generation})")
         line = f"  {status.get('state', '-'):<11} {bundle_line(status)}   {ready.get('message', '')}{stale}"
         if line != last:
             say(f"{time.strftime('%H:%M:%S')}{line}")
