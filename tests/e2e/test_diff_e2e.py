@@ -86,3 +86,24 @@ def test_diff_runs_the_operators_checks_and_accepts_its_policies(kube: Kube, tmp
     assert refused.stderr == (
         'Error: invalid value "webservise" for "type" in "web"; must be one of: crd, cronjob, daemonset, helm, '
         "helmchart, manifests, oci, passthrough, postgresql, statefulset, webservice, worker\n")
+
+
+def test_diff_hides_the_bookkeeping_annotations_unless_asked(start_operator: Any, kube: Kube, tmp_path: Path) -> None:
+    """docs/operator.md#the-command-line: a FILE that changes only what no object carries (its
+    interval) gives every object a new digest annotation; that alone is no change, and
+    ``--show-bookkeeping`` shows it."""
+    start_operator(kube.namespace)
+    kube.apply_app("app", {"components": [configmap_component("alpha")]})
+    kube.wait_ready("app")
+    changed = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "Application", "metadata": {"name": "app"},
+               "spec": {"components": [configmap_component("alpha")], "interval": "7m"}}
+    path = tmp_path / "app.yaml"
+    path.write_text(yaml.safe_dump(changed))
+    result = diff(kube, str(path))
+    assert (result.returncode, result.stdout, result.stderr) == (0, "no changes\n", "")
+    shown = diff(kube, str(path), "--show-bookkeeping")
+    assert (shown.returncode, shown.stderr) == (1, "")
+    lines = shown.stdout.splitlines()
+    assert lines[:2] == ["Wave app:", f"  change ConfigMap {kube.namespace}/alpha"]
+    digest = [line for line in lines if "oam-operator.dev/digest" in line]
+    assert len(digest) == 2 and digest[0].startswith("    -") and digest[1].startswith("    +")
