@@ -9,7 +9,7 @@ sent as a server-side apply with ``dryRun=All`` and ``force``, as the operator w
 the server answers is compared with the live object, with the fields nobody authors left out
 (``managedFields``, ``resourceVersion``, ``generation``, ``uid``, ``creationTimestamp``,
 ``status``), and the operator's bookkeeping annotations (``<domain>/owner-id``,
-``<domain>/digest``, whose digest changes with every generation) unless ``show_bookkeeping``.
+``<domain>/digest``: the manifest's hash, new on every changed object) unless ``show_bookkeeping``.
 The live Application's inventory (as the operator persists it) gives the prunes.
 
 Output, per apply wave (named by its bundle): ``create``, ``change`` (with a unified diff of the
