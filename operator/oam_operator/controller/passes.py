@@ -313,14 +313,17 @@ class _Pass:
     def not_permitted(self, error: PermanentApiError) -> PassResult:
         """A lasting 403 of the apply branch: ``NotPermitted``, naming the identity, everything its
         objects need that the API server denies it, and the command printing the Role
-        (docs/operator.md#not-permitted-and-the-role-it-needs)."""
+        (docs/operator.md#not-permitted-and-the-role-it-needs). When the reviews find nothing
+        missing (an escalation refused by RBAC, a request outside the objects' verbs) or cannot
+        be made, no Role would help: ``ApiError`` with the API server's text, as before."""
         assert self.reconciler_ is not None
         client = self.reconciler_.client
         objects = self.subject.encoded.objects if self.subject is not None and self.subject.encoded else []
         needed = required_permissions(objects, self.namespace, partial(resource_type, client))
         missing = missing_permissions(client, needed) if needed else None
-        message = not_permitted_message(client.impersonated_user, missing or [], self.namespace, self.name,
-                                        capitalised(str(error)))
+        if not missing:
+            return self.fail(Reason.API_ERROR, capitalised(str(error)), error_type="403")
+        message = not_permitted_message(client.impersonated_user, missing, self.namespace, self.name)
         return self.fail(Reason.NOT_PERMITTED, message, error_type="403")
 
     def quietly_retried(self, error: PermanentApiError) -> PassResult:

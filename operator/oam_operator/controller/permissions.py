@@ -123,17 +123,13 @@ def _grouped(missing: Sequence[Permission]) -> list[str]:
     return parts
 
 
-def not_permitted_message(user: str | None, missing: Sequence[Permission], namespace: str, name: str,
-                          refused: str) -> str:
-    """The ``NotPermitted`` message: who, what is missing (all of it the API server confirmed,
-    else the request it refused) and the command printing the Role that grants it all."""
-    who = subject_of(user)
+def not_permitted_message(user: str | None, missing: Sequence[Permission], namespace: str, name: str) -> str:
+    """The ``NotPermitted`` message: who, everything missing (as the API server confirmed) and
+    the command printing the Role that grants it all."""
+    what = "; ".join(_grouped(missing))
     command = f"oam-operator rbac {name} -n {namespace}"
-    if missing:
-        what = "; ".join(_grouped(missing))
-        return (f"{who} may not {what}; the Application's objects need it. "
-                f"`{command}` prints a Role and RoleBinding that grant it")
-    return f"{who} was refused: {refused}. `{command}` prints a Role and RoleBinding for the Application's objects"
+    return (f"{subject_of(user)} may not {what}; the Application's objects need it. "
+            f"`{command}` prints a Role and RoleBinding that grant it")
 
 
 def _rules(permissions: Iterable[Permission]) -> list[dict[str, Any]]:

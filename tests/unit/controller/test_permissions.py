@@ -55,18 +55,12 @@ def test_the_message_lists_every_missing_permission_and_the_command() -> None:
     missing = [Permission("team-a", DEPLOYMENTS, "get"), Permission("team-a", DEPLOYMENTS, "patch"),
                Permission("team-a", DEPLOYMENTS, "create"), Permission("team-a", SERVICE_ACCOUNTS, "create"),
                Permission("", ResourceType("", "namespaces", False), "get")]
-    message = not_permitted_message("system:serviceaccount:team-a:default", missing, "team-a", "shop", "403 x")
+    message = not_permitted_message("system:serviceaccount:team-a:default", missing, "team-a", "shop")
     assert message == (
         "ServiceAccount team-a/default may not get namespaces (cluster-scoped); "
         "create serviceaccounts in namespace team-a; "
         "get, create, patch deployments.apps in namespace team-a; the Application's objects need it. "
         "`oam-operator rbac shop -n team-a` prints a Role and RoleBinding that grant it")
-
-
-def test_without_a_finding_the_message_keeps_the_api_servers_refusal() -> None:
-    message = not_permitted_message(None, [], "team-a", "shop", "Error creating object: 403 Forbidden: no")
-    assert message == ("the operator's own identity was refused: Error creating object: 403 Forbidden: no. "
-                       "`oam-operator rbac shop -n team-a` prints a Role and RoleBinding for the Application's objects")
 
 
 def test_a_role_and_binding_per_namespace_and_a_cluster_role_for_cluster_scoped_objects() -> None:
