@@ -61,12 +61,36 @@ def operator_state_path() -> Path:
     return dc.cli_run_dir(NAME).parent / f"{NAME}-operator.json"
 
 
-def kubectl(plane: dc.ControlPlane, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+def kubectl(plane: dc.ControlPlane, *args: str, check: bool = True, stdin: str | None = None,
+            ) -> subprocess.CompletedProcess[str]:
     binary = dc.find_binaries().kubectl
     if binary is None:
         raise SystemExit("kubectl is not built; run `make devcluster`")
     return subprocess.run([str(binary), "--kubeconfig", plane.handle.kubeconfig, *args], check=check,
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, input=stdin)
+
+
+HELM_RELEASE, HELM_NAMESPACE = "oam-operator", "oam-system"  # the README's `helm install`
+
+
+def helm_owned(crd: dict[str, Any], release: str = HELM_RELEASE, namespace: str = HELM_NAMESPACE) -> dict[str, Any]:
+    """``crd`` with the metadata by which Helm recognises an object of release ``release`` in
+    ``namespace``: a later ``helm install`` of that release adopts it instead of refusing it
+    (docs/chart.md#crds-applied-by-hand), so the README's install works after ``make demo``."""
+    meta = crd.setdefault("metadata", {})
+    meta.setdefault("labels", {})["app.kubernetes.io/managed-by"] = "Helm"
+    meta.setdefault("annotations", {}).update(
+        {"meta.helm.sh/release-name": release, "meta.helm.sh/release-namespace": namespace})
+    return crd
+
+
+def demo_crds(release: str = HELM_RELEASE, namespace: str = HELM_NAMESPACE) -> dict[str, Any]:
+    """The CRDs of ``crds/`` as one ``List``, owned by Helm's ``release`` (``helm_owned``)."""
+    import yaml
+
+    items = [helm_owned(yaml.safe_load(path.read_text()), release, namespace)
+             for path in sorted((ROOT / "crds").glob("*.yaml"))]
+    return {"apiVersion": "v1", "kind": "List", "items": items}
 
 
 def ensure_cluster() -> dc.ControlPlane:
@@ -131,29 +155,45 @@ def bundle_line(status: dict[str, Any]) -> str:
     return " | ".join(parts) if parts else "(no bundles yet)"
 
 
+def outcome(app: dict[str, Any]) -> bool | None:
+    """True once a pass of the Application's current generation made it Ready, False once one
+    ended in ``Error``, ``None`` meanwhile. A status of an earlier generation (the last run's
+    ``Error`` before the operator saw the new spec) decides nothing."""
+    status = app.get("status") or {}
+    if status.get("observedGeneration") != (app.get("metadata") or {}).get("generation"):
+        return None
+    ready = next((c for c in status.get("conditions") or [] if c.get("type") == "Ready"), {})
+    if ready.get("status") == "True":
+        return True
+    return False if status.get("state") == "Error" else None
+
+
 def watch(plane: dc.ControlPlane, namespace: str, name: str, timeout: float) -> bool:
     api = plane.api()
     deadline = time.monotonic() + timeout
     last = ""
     while time.monotonic() < deadline:
         code, app = api.get(f"{GROUP_PATH}/namespaces/{namespace}/applications/{name}")
-        status = app.get("status") or {} if code == 200 and isinstance(app, dict) else {}
+        app = app if code == 200 and isinstance(app, dict) else {}
+        status = app.get("status") or {}
         ready = next((c for c in status.get("conditions") or [] if c.get("type") == "Ready"), {})
-        line = f"  {status.get('state', '-'):<11} {bundle_line(status)}   {ready.get('message', '')}"
+        generation = (app.get("metadata") or {}).get("generation")
+        stale = "" if status.get("observedGeneration") == generation else (
+            f"   (waiting for a pass of generation {generation})")
+        line = f"  {status.get('state', '-'):<11} {bundle_line(status)}   {ready.get('message', '')}{stale}"
         if line != last:
             say(f"{time.strftime('%H:%M:%S')}{line}")
             last = line
-        if ready.get("status") == "True" and status.get("observedGeneration") == app["metadata"]["generation"]:
-            return True
-        if status.get("state") == "Error":
-            return False
+        decided = outcome(app)
+        if decided is not None:
+            return decided
         time.sleep(0.5)
     return False
 
 
 def cmd_up(args: argparse.Namespace) -> int:
     plane = ensure_cluster()
-    kubectl(plane, "apply", "--server-side", "-f", str(ROOT / "crds"))
+    kubectl(plane, "apply", "--server-side", "-f", "-", stdin=json.dumps(demo_crds()))
     kubectl(plane, "wait", "--for=condition=Established", "crd/applications.oam-operator.dev", "--timeout=60s")
     operator = start_operator(plane)
     kubectl(plane, "create", "namespace", args.namespace, check=False)

@@ -86,3 +86,24 @@ def test_diff_runs_the_operators_checks_and_accepts_its_policies(kube: Kube, tmp
     assert refused.stderr == (
         'Error: invalid value "webservise" for "type" in "web"; must be one of: crd, cronjob, daemonset, helm, '
         "helmchart, manifests, oci, passthrough, postgresql, statefulset, webservice, worker\n")
+
+
+def test_diff_hides_the_bookkeeping_annotations_unless_asked(start_operator: Any, kube: Kube, tmp_path: Path) -> None:
+    """docs/operator.md#the-command-line: a changed object also gets a new digest annotation (the
+    hash of its manifest); its hunk is left out unless ``--show-bookkeeping``."""
+    start_operator(kube.namespace)
+    kube.apply_app("app", {"components": [configmap_component("alpha")]})
+    kube.wait_ready("app")
+    changed = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "Application", "metadata": {"name": "app"},
+               "spec": {"components": [configmap_component("alpha", {"key": "changed"})]}}
+    path = tmp_path / "app.yaml"
+    path.write_text(yaml.safe_dump(changed))
+    hidden, shown = diff(kube, str(path)), diff(kube, str(path), "--show-bookkeeping")
+    for result in (hidden, shown):
+        assert (result.returncode, result.stderr) == (1, "")
+        lines = result.stdout.splitlines()
+        assert lines[:2] == ["Wave app:", f"  change ConfigMap {kube.namespace}/alpha"]
+        assert "    -  key: alpha" in lines and "    +  key: changed" in lines
+    assert "oam-operator.dev/digest" not in hidden.stdout
+    digest = [line for line in shown.stdout.splitlines() if "oam-operator.dev/digest" in line]
+    assert len(digest) == 2 and digest[0].startswith("    -") and digest[1].startswith("    +")

@@ -61,14 +61,16 @@ def test_the_allow_flags_lift_confinement(start_operator: Any, kube: Kube) -> No
     wait_until(lambda: kube.app_or_none("both") is None, default_wait(kube.cluster), "the Application to go")
 
 
-def test_a_service_account_without_rights_gets_the_403_until_granted(start_operator: Any, kube: Kube) -> None:
+def test_a_service_account_without_rights_is_not_permitted_until_granted(start_operator: Any, kube: Kube) -> None:
     start_operator(kube.namespace)
     kube.core.create_namespaced_service_account(kube.namespace, {"metadata": {"name": "deployer"}})
     kube.apply_app("tenant", {"serviceAccountName": "deployer", "components": [configmap_component("cfg")]})
-    app = kube.wait_state("tenant", "Error", "ApiError")
-    message = condition(app, "Ready")["message"]
-    user = f"system:serviceaccount:{kube.namespace}:deployer"
-    assert f'User "{user}" cannot' in message and "configmaps" in message
+    app = kube.wait_state("tenant", "Error", "NotPermitted")
+    ns = kube.namespace
+    assert condition(app, "Ready")["message"] == (
+        f"ServiceAccount {ns}/deployer may not get, list, create, update, patch, delete configmaps in namespace "
+        f"{ns}; the Application's objects need it. `oam-operator rbac tenant -n {ns}` prints a Role and "
+        "RoleBinding that grant it")
     rbac = client.RbacAuthorizationV1Api(kube.api)
     rbac.create_namespaced_role(kube.namespace, {
         "metadata": {"name": "deployer"},

@@ -28,11 +28,13 @@ from oam_operator.api.compact_inventory import encode
 from oam_operator.controller import passes
 from oam_operator.controller.appindex import AppIndex
 from oam_operator.controller.composition import OperatorTransform
+from oam_operator.controller.permissions import guess_resource
 from oam_operator.controller.seams import Environment
 from oam_operator.controller.settings import Settings
 from oam_operator.controller.tenancy import TenantClients
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.concurrency import Outcome
+from oam_operator.reconciler.discovery import ApiResource
 from oam_operator.reconciler.identity import split_api_version
 from oam_operator.reconciler.inventory import InventoryItem, Phase, dump_inventory
 from oam_operator.reconciler.reconciler import Checkpoint
@@ -125,11 +127,33 @@ def compact(*items: InventoryItem) -> dict[str, Any]:
     return encode(dump_inventory(items))
 
 
+@dataclass
 class _Client:
-    """What a pass asks the reconciler's client: whether a kind is served (always)."""
+    """What a pass asks the reconciler's client: whether a kind is served (always, mapped by the
+    offline plural rule), and the SelfSubjectAccessReviews of a lasting 403 (controller/accessreview.py):
+    allowed unless ``(group, resource, verb)`` is in ``denied``; ``review_error`` fails them."""
 
-    def resource_for(self, api_version: str, kind: str) -> object:
-        return object()
+    impersonated_user: str | None = "system:serviceaccount:shop:default"
+    denied: set[tuple[str, str, str]] = field(default_factory=set)
+    review_error: Exception | None = None
+    reviews: list[dict[str, Any]] = field(default_factory=list)
+
+    def resource_for(self, api_version: str, kind: str) -> ApiResource:
+        guessed = guess_resource(api_version, kind)
+        group, version = split_api_version(api_version)
+        return ApiResource(group, version, kind, guessed.plural, guessed.namespaced, ())
+
+    def request(self, verb: str, method: str, path: str, *, body: Any = None, **_: Any) -> dict[str, Any]:
+        assert (verb, method, path) == ("create", "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews")
+        if self.review_error is not None:
+            raise self.review_error
+        attributes = body["spec"]["resourceAttributes"]
+        self.reviews.append(attributes)
+        key = (attributes["group"], attributes["resource"], attributes["verb"])
+        return {"status": {"allowed": key not in self.denied}}
+
+    def run_bounded(self, tasks: Sequence[Callable[[], Any]], limit: int) -> list[Outcome[Any]]:
+        return run_in_order(tasks)
 
 
 @dataclass

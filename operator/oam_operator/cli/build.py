@@ -6,11 +6,17 @@ only what ``build`` uses (``tests/unit/cli/test_cli_startup.py``).
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from oam_operator.cli.errors import fail
 
-__all__ = ["run_build"]
+__all__ = ["OPERATOR_POLICY_HINT", "run_build"]
+
+#: Printed under kurel's own refusal of an operator policy type (docs/transform.md#printing-the-tree).
+OPERATOR_POLICY_HINT = ("hint: {type} is one of the operator's own policy types (app-dependency, reconciliation, "
+                        "health-checks); --operator-policies validates them offline")
 
 
 def _read_file(path: str, what: str) -> str:
@@ -47,6 +53,30 @@ def _apply_package(package_path: str, values_path: str | None, set_values: tuple
         return substitute(text, package, resolve_parameters(package, supplied))
     except OamError as exc:
         fail(f"resolving parameters: {exc}")
+
+
+def _operator_policy_hint(message: str) -> str | None:
+    """The hint for kurel's ``no handler for policy type "<operator policy>"`` refusal."""
+    from oam_operator.oam.formatting.gofmt import go_quote
+
+    for policy_type in ("app-dependency", "reconciliation", "health-checks"):
+        if message.startswith(f"no handler for policy type {go_quote(policy_type)} "):
+            return OPERATOR_POLICY_HINT.format(type=policy_type)
+    return None
+
+
+def _with_dependencies(document: dict[str, Any], result: Any, namespace: str) -> dict[str, Any]:
+    """The tree with ``waitsFor``: the Applications its ``app-dependency`` policies make the
+    operator wait for (Ready) before the first bundle is applied, as ``namespace/name``."""
+    from oam_operator.operatorpolicies import app_dependency
+
+    waits = []
+    for entry in app_dependency.recorded(result.policy_result):
+        ref = entry.resolve(namespace)
+        shown = {"application": str(ref) if ref.namespace else ref.name, "policy": entry.policy}
+        if shown not in waits:
+            waits.append(shown)
+    return {**document, "waitsFor": waits} if waits else document
 
 
 def run_build(
@@ -126,13 +156,16 @@ def run_build(
     except GenerationError as exc:
         fail(f"generating manifests: {exc}")
     except OamError as exc:
-        fail(f"transforming application: {exc}")
+        hint = _operator_policy_hint(exc.message) if not operator_policies else None
+        fail(f"transforming application: {exc}" + (f"\n{hint}" if hint else ""))
     duplicate = duplicate_trait_object(result.cluster)  # kurel prints both; the operator refuses it
     if duplicate is not None:
         click.echo(f"warning: {duplicate} (the operator refuses this Application)", err=True)
     as_json = output_format == "json"
     if tree:
         document = tree_document(result.cluster)
+        if operator_policies:
+            document = _with_dependencies(document, result, namespace or app.metadata.namespace or "")
         output = json.dumps(document, indent=2, sort_keys=True) + "\n" if as_json else dump_document(document)
     else:
         objects = release_order(result, app.components, domain or app.default_domain)

@@ -284,8 +284,10 @@ _REVISION = _RevisionNumber()
 @_cluster_options
 @click.option("--revision", type=_REVISION, metavar="N",
               help="Compare the live cluster with what revision N of the Application NAME applied.")
+@click.option("--show-bookkeeping", is_flag=True,
+              help="Also compare the operator's own annotations (<domain>/owner-id, <domain>/digest).")
 def diff(target: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str,
-         revision: int | None) -> None:
+         revision: int | None, show_bookkeeping: bool) -> None:
     """Show what applying an Application would change: per wave, creates, changes and prunes.
 
     Server-side dry-run of exactly what the operator sends. Exit 0 no changes, 1 changes, 2 error.
@@ -293,7 +295,7 @@ def diff(target: str, namespace: str | None, kubeconfig: str | None, context: st
     from oam_operator.cli.diff import EXIT_ERROR, run_diff
 
     try:
-        code = run_diff(target, namespace, kubeconfig, context, domain, revision)
+        code = run_diff(target, namespace, kubeconfig, context, domain, revision, show_bookkeeping)
     except Exception as exc:
         click.echo(f"Error: internal error: {type(exc).__name__}: {exc}", err=True)
         code = EXIT_ERROR
@@ -349,6 +351,23 @@ def ui(
 
     guarded(lambda: sys.exit(run_ui(port, address, open_browser, namespace, all_namespaces, kubeconfig, context,
                                     domain)))
+
+
+@main.command()
+@click.argument("target", metavar="FILE|NAME")
+@_cluster_options
+@click.option("--service-account", metavar="SA",
+              help="The account to bind (default: spec.serviceAccountName, else default).")
+@click.option("--profile", "profile_path", metavar="FILE", help="ClusterProfile document (default: the cluster's).")
+@click.option("-o", "--output", "output_format", type=click.Choice(["yaml", "json"]), default="yaml",
+              show_default=True)
+def rbac(target: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str,
+         service_account: str | None, profile_path: str | None, output_format: str) -> None:
+    """Print the Role and RoleBinding an Application's ServiceAccount needs for its objects."""
+    from oam_operator.cli.rbac import run_rbac
+
+    guarded(lambda: run_rbac(target, namespace, service_account, profile_path, output_format, kubeconfig, context,
+                             domain))
 
 
 SHELLS = ("bash", "zsh", "fish")

@@ -8,7 +8,9 @@ the serving instance writes (``shard_of``), field manager = the domain), and eve
 sent as a server-side apply with ``dryRun=All`` and ``force``, as the operator writes it. What
 the server answers is compared with the live object, with the fields nobody authors left out
 (``managedFields``, ``resourceVersion``, ``generation``, ``uid``, ``creationTimestamp``,
-``status``). The live Application's inventory (as the operator persists it) gives the prunes.
+``status``), and the operator's bookkeeping annotations (``<domain>/owner-id``,
+``<domain>/digest``: the manifest's hash, new on every changed object) unless ``show_bookkeeping``.
+The live Application's inventory (as the operator persists it) gives the prunes.
 
 Output, per apply wave (named by its bundle): ``create``, ``change`` (with a unified diff of the
 YAML) and then ``prune`` lines; ``no changes`` when the cluster is in sync. Exit codes as
@@ -50,14 +52,25 @@ class WavePlan:
     changes: list[tuple[str, str]] = field(default_factory=list)
 
 
-def clean(obj: Mapping[str, Any] | None) -> dict[str, Any]:
-    """``obj`` without the fields the server or controllers own (see the module doc)."""
+def clean(obj: Mapping[str, Any] | None, hidden: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """``obj`` without the fields the server or controllers own (see the module doc) and the
+    annotations named in ``hidden``."""
     if obj is None:
         return {}
     result = {key: value for key, value in obj.items() if key != "status"}
     metadata = {k: v for k, v in (obj.get("metadata") or {}).items() if k not in _NOISE}
+    annotations = {k: v for k, v in (metadata.get("annotations") or {}).items() if k not in hidden}
+    if annotations:
+        metadata["annotations"] = annotations
+    else:
+        metadata.pop("annotations", None)
     result["metadata"] = metadata
     return result
+
+
+def bookkeeping(domain: str) -> frozenset[str]:
+    """The annotations the operator stamps for itself on every object (docs/operator.md#the-command-line)."""
+    return frozenset({f"{domain}/owner-id", f"{domain}/digest"})
 
 
 def unified(live: Mapping[str, Any], desired: Mapping[str, Any], label: str) -> str:
@@ -113,7 +126,7 @@ def shard_of(body: Mapping[str, Any], live_app: Mapping[str, Any] | None, label:
 
 
 def compute_diff(target: str, namespace: str | None, conn: Any, domain: str,
-                 revision: int | None = None) -> tuple[list[WavePlan], list[str]]:
+                 revision: int | None = None, show_bookkeeping: bool = False) -> tuple[list[WavePlan], list[str]]:
     """The waves' creates and changes and the prunes; raises ``DiffError`` or ``ApiFailure``."""
     from oam_operator.controller.checks import Subject, first_refusal, served_by
     from oam_operator.controller.composition import OperatorTransform
@@ -199,7 +212,8 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str,
             if live is None:
                 wave.creates.append(label)
                 continue
-            text = unified(clean(live), clean(dry), label.replace(" ", "/"))
+            hidden = frozenset() if show_bookkeeping else bookkeeping(domain)
+            text = unified(clean(live, hidden), clean(dry, hidden), label.replace(" ", "/"))
             if text:
                 wave.changes.append((label, text))
         prunes = []
@@ -231,7 +245,7 @@ def render(waves: list[WavePlan], prunes: list[str]) -> str:
 
 
 def run_diff(target: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str,
-             revision: int | None = None) -> int:
+             revision: int | None = None, show_bookkeeping: bool = False) -> int:
     from oam_operator.cli.kubeclient import ApiFailure, connect
 
     try:
@@ -240,7 +254,7 @@ def run_diff(target: str, namespace: str | None, kubeconfig: str | None, context
         click.echo(f"Error: {failure.message}", err=True)
         return EXIT_ERROR
     try:
-        waves, prunes = compute_diff(target, namespace, conn, domain, revision)
+        waves, prunes = compute_diff(target, namespace, conn, domain, revision, show_bookkeeping)
     except (DiffError, ApiFailure) as error:
         click.echo(f"Error: {getattr(error, 'message', None) or error}", err=True)
         return EXIT_ERROR

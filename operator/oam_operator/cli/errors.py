@@ -18,15 +18,18 @@ def fail(message: str, code: int = 1) -> NoReturn:
 
 
 def guarded(action: Callable[[], None]) -> None:
-    """Run a command body; any failure becomes one ``Error:`` line and exit 1, never a traceback."""
-    from oam_operator.oam.errors import OamError
+    """Run a command body; any failure becomes one ``Error:`` line and exit 1, never a traceback.
 
+    The transform's ``OamError`` is recognised without importing the transform: a command that
+    never loaded it (``status``) cannot have raised one, and importing it costs a third of a second.
+    """
     try:
         action()
-    except OamError as exc:
-        fail(exc.message)
     except (click.exceptions.Exit, click.exceptions.Abort, SystemExit):
         raise
     except Exception as exc:
+        transform_errors = sys.modules.get("oam_operator.oam.errors")
+        if transform_errors is not None and isinstance(exc, transform_errors.OamError):
+            fail(exc.message)
         fail(f"internal error: {type(exc).__name__}: {exc}")
 

@@ -26,7 +26,8 @@ from oam_operator.cli.commands import main as oam_operator
 
 __all__ = ["SHELLS", "complete", "completion_script", "completions", "kubectl_oam"]
 
-PLUGIN_COMMANDS = ("build", "diff", "history", "reconcile", "resume", "rollback", "schema", "status", "suspend", "ui")
+PLUGIN_COMMANDS = ("build", "diff", "history", "rbac", "reconcile", "resume", "rollback", "schema", "status", "suspend",
+                   "ui")
 NO_FILE_COMPLETION = 4  # Cobra's ShellCompDirectiveNoFileComp
 _CLUSTER_FLAGS = ("namespace", "context", "kubeconfig")
 

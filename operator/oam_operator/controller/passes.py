@@ -14,6 +14,7 @@ import dataclasses
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 from pydantic import ValidationError
@@ -52,12 +53,14 @@ from oam_operator.reconciler.reconciler import Checkpoint, Reconciler
 from oam_operator.reconciler.status import DefaultStatusAnalyzer
 
 from . import orchestration
+from .accessreview import missing_permissions, resource_type
 from .checks import CHECKS, Refusal, Requeue, Subject, served_by
 from .delivery import DeliveryRefused, NamespaceNotAllowed
 from .digest import component_digest, legacy_component_digest
 from .drift import Drifted, corrected_message, drifted_condition
 from .encode import EncodedTree
 from .inventorycodec import inventory_of, write_inventory
+from .permissions import not_permitted_message, required_permissions
 from .progress import apply_progress, capitalised, checkpoint_progress, delete_progress
 from .readiness import WATCHED_WAIT, waits_for_wake_up
 from .remotes import Target
@@ -157,6 +160,7 @@ class _Pass:
         self.inventory: list[InventoryItem] | None = None  # once read; handed on in the result
         self.forbidden = False  # the pass ended in a 403 (forbidden.py)
         self.target: Target | None = None  # the remote cluster the pass works on (docs/multicluster.md)
+        self.subject: Subject | None = None  # the apply branch's, for the objects a 403 names
 
     # -- status helpers -------------------------------------------------------------------------
 
@@ -309,9 +313,27 @@ class _Pass:
                 self.forbidden = True
                 if self.memory.forbidden.quiet(self.now.timestamp()):
                     return self.quietly_retried(error)
+                if not deleting and self.reconciler_ is not None:
+                    return self.not_permitted(error)
             return self.fail(Reason.API_ERROR, capitalised(str(error)), error_type=str(error.status))
         log.exception("internal error in a pass of %s/%s", self.namespace, self.name, exc_info=error)
         return self.fail(Reason.ERROR, f"Internal error: {type(error).__name__}: {error}", error_type="other")
+
+    def not_permitted(self, error: PermanentApiError) -> PassResult:
+        """A lasting 403 of the apply branch: ``NotPermitted``, naming the identity, everything its
+        objects need that the API server denies it, and the command printing the Role
+        (docs/operator.md#not-permitted-and-the-role-it-needs). When the reviews find nothing
+        missing (an escalation refused by RBAC, a request outside the objects' verbs) or cannot
+        be made, no Role would help: ``ApiError`` with the API server's text, as before."""
+        assert self.reconciler_ is not None
+        client = self.reconciler_.client
+        objects = self.subject.encoded.objects if self.subject is not None and self.subject.encoded else []
+        needed = required_permissions(objects, self.namespace, partial(resource_type, client))
+        missing = missing_permissions(client, needed) if needed else None
+        if not missing:
+            return self.fail(Reason.API_ERROR, capitalised(str(error)), error_type="403")
+        message = not_permitted_message(client.impersonated_user, missing, self.namespace, self.name)
+        return self.fail(Reason.NOT_PERMITTED, message, error_type="403")
 
     def quietly_retried(self, error: PermanentApiError) -> PassResult:
         """A 403 within its grace window (forbidden.py): the state, conditions and generation
@@ -514,6 +536,7 @@ class _Pass:
             status.state = State.PENDING
         subject = Subject(self.body, settings, self.env.transform, self.env.profiles, self.env.clients,
                           self.env.cluster_id, on_transform=self.env.on_transform)
+        self.subject = subject
         # The pass's own steps between the checks (checks.py): they decide how to go on.
         steps: dict[str, Callable[[], PassResult | None]] = {
             "profile": lambda: self.restart_on_change(subject) or self.deliver(subject),

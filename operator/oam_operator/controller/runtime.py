@@ -37,6 +37,7 @@ from oam_operator.reconciler.status import DefaultStatusAnalyzer
 from .appindex import AppIndex
 from .composition import OperatorTransform
 from .fence import FencedRateLimiter
+from .grantwatch import GrantWatch
 from .history import RevisionRecorder
 from .incluster import in_cluster
 from .ownedwatch import ObjectKey, OwnedObjects, WatchedKind
@@ -115,6 +116,7 @@ class Runtime:
         self.env: Environment | None = None
         self.owned: OwnedObjects | None = None  # watches of owned objects (ownedwatch.py)
         self.remotes: RemoteClusters | None = None  # connections to other clusters (remotes.py)
+        self.grants: GrantWatch | None = None  # the watch of Roles and RoleBindings (grantwatch.py)
         self.analyzer = DefaultStatusAnalyzer(settings.domain)
         self._uids: dict[tuple[str, str], str] = {}  # (namespace, name) -> uid, for wake-ups
         self._passing = threading.Condition(self._lock)  # notified when a pass ends (``stand_down``)
@@ -175,6 +177,9 @@ class Runtime:
                 sizes = MeasuredAtMost(self.owned.sizes, CACHE_MEASURE_INTERVAL)
                 self.metrics.watch_cache_objects.set_function(lambda: sizes()[0])
                 self.metrics.watch_cache_bytes.set_function(lambda: sizes()[1])
+        if self.grants is None:
+            self.grants = GrantWatch(self.client, self.settings.namespaces, self._on_grant)
+            self.grants.start()
         reconciler_metrics = prometheus_metrics(self.metrics.operations_total) if self.metrics else None
         clients = TenantClients(self.pass_client, default_service_account=self.settings.default_service_account,
                                 require_service_account=self.settings.require_service_account,
@@ -276,6 +281,19 @@ class Runtime:
         elif self.metrics is not None:
             self.metrics.readiness_wakeups_total.inc()
         self.waker(uid)
+
+    def _on_grant(self, namespace: str) -> None:
+        """grantwatch.py: a Role or RoleBinding of ``namespace`` changed. Its Applications whose
+        passes end in a 403 run at once, and a 403 right after is retried quietly again (the
+        API server's authorizer may be a moment behind the grant, forbidden.py)."""
+        with self._lock:
+            uids = [uid for (ns, _), uid in self._uids.items() if ns == namespace]
+            refused = [(uid, self.memory[uid]) for uid in uids if uid in self.memory]
+        for uid, memory in refused:
+            if memory.forbidden.since is None or self.waker is None:
+                continue
+            memory.forbidden.reset()
+            self.waker(uid)
 
     def _on_watch_state(self, kind: WatchedKind, state: str) -> None:
         if self.metrics is not None:
@@ -446,6 +464,8 @@ class Runtime:
         return counts
 
     def close(self) -> None:
+        if self.grants is not None:
+            self.grants.stop()
         if self.owned is not None:
             self.owned.stop()
         if self.remotes is not None:

@@ -78,3 +78,28 @@ def test_helm_install_over_crds_applied_by_hand(helm: Path, full_cluster: Cluste
     uninstalled = helm_cmd("uninstall", adopting).stdout
     assert "applications.oam-operator.dev" in uninstalled  # kept: helm.sh/resource-policy keep
     assert extensions.read_custom_resource_definition(CRDS[0]).metadata.name == CRDS[0]
+
+
+def test_a_plain_helm_install_adopts_the_crds_make_demo_applies(helm: Path, full_cluster: ClusterHandle,
+                                                                full_namespace: str, full_kube_api: Any,
+                                                                tmp_path: Path) -> None:
+    """`make demo` applies the CRDs with the Helm ownership metadata of the README's release
+    (tools/demo.py ``demo_crds``): the README's plain `helm install` of that release then adopts
+    them. Here the release is the test's own, in its namespace."""
+    from tools.demo import demo_crds
+
+    release = f"oam-{secrets.token_hex(3)}"
+    apply_crds_by_hand(full_kube_api)  # as an earlier run left them: no Helm metadata
+    resources = dynamic.DynamicClient(full_kube_api).resources.get(api_version="apiextensions.k8s.io/v1",
+                                                                    kind="CustomResourceDefinition")
+    for crd in demo_crds(release, full_namespace)["items"]:
+        resources.server_side_apply(body=crd, field_manager="kubectl", force_conflicts=True)
+    installed = run_helm(helm, ["install", release, str(CHART), "--namespace", full_namespace], tmp_path,
+                         kubeconfig=full_cluster.kubeconfig)
+    assert "Identity: Applications act as their spec.serviceAccountName, else the ServiceAccount" in installed.stdout
+    extensions = client.ApiextensionsV1Api(full_kube_api)
+    for name in CRDS:
+        crd = extensions.read_custom_resource_definition(name)
+        assert crd.metadata.annotations["meta.helm.sh/release-name"] == release
+        assert crd.metadata.annotations["helm.sh/resource-policy"] == "keep"  # the chart's own, now applied
+    run_helm(helm, ["uninstall", release, "--namespace", full_namespace], tmp_path, kubeconfig=full_cluster.kubeconfig)

@@ -37,9 +37,12 @@ def test_full_mode_reconciles_an_application(chart_install: Any, chart_operator:
         identity.close()
 
     apply_application(full_kube_api, full_namespace, "web", {"components": config_and_deployment("web")})
-    app = wait_state(full_kube_api, full_cluster, full_namespace, "web", "Error", "ApiError")
-    message = ready_condition(app)["message"]
-    assert f'User "system:serviceaccount:{full_namespace}:default" cannot' in message and "configmaps" in message
+    app = wait_state(full_kube_api, full_cluster, full_namespace, "web", "Error", "NotPermitted")
+    verbs, ns = "get, list, create, update, patch, delete", full_namespace
+    assert ready_condition(app)["message"] == (  # docs/operator.md#not-permitted-and-the-role-it-needs
+        f"ServiceAccount {ns}/default may not {verbs} configmaps in namespace {ns}; {verbs} deployments.apps in "
+        f"namespace {ns}; the Application's objects need it. `oam-operator rbac web -n {ns}` prints a Role and "
+        "RoleBinding that grant it")
     assert owned_objects(full_kube_api, full_namespace) == set()
     grant_tenant(full_kube_api, full_namespace, "default", create=False)
     app = wait_state(full_kube_api, full_cluster, full_namespace, "web", "Ready", "Ready")

@@ -65,6 +65,10 @@ def test_least_privilege_mode(chart_install: Any, chart_operator: Any, full_clus
         assert can_i(identity, "list", "configmaps", namespace=None)
         assert not can_i(identity, "patch", "deployments", "apps", namespace=full_namespace)
         assert not can_i(identity, "get", "secrets", namespace=full_namespace)
+        # the watch of grants (docs/operator.md#not-permitted-and-the-role-it-needs): read only
+        assert can_i(identity, "watch", "rolebindings", "rbac.authorization.k8s.io", namespace=None)
+        assert can_i(identity, "list", "roles", "rbac.authorization.k8s.io", namespace=None)
+        assert not can_i(identity, "create", "rolebindings", "rbac.authorization.k8s.io", namespace=full_namespace)
     finally:
         identity.close()
 
@@ -83,6 +87,7 @@ def test_least_privilege_mode(chart_install: Any, chart_operator: Any, full_clus
 
     # kopf had every right it needs: no forbidden request, no fallback (which costs a minute).
     assert "Forbidden" not in operator.log() and "Not enough permissions" not in operator.log()
+    assert "not permitted to watch" not in operator.log()  # the grant watch runs
 
     # The operator watches its Deployments: a hand edit is corrected (with the tenant's identity)
     # long before the reapply interval (60m), the only other correction of an unwatched kind.

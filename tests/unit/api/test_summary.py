@@ -19,3 +19,11 @@ def test_a_long_message_is_cut_with_an_ellipsis_on_one_line() -> None:
 
 def test_suspended_reads_suspended() -> None:
     assert summary_of("Suspended", "Reconciliation is suspended") == "Suspended"
+
+
+def test_not_permitted_reads_the_command_that_prints_the_role() -> None:
+    message = ("ServiceAccount team-a/default may not get, list deployments.apps in namespace team-a; the "
+               "Application's objects need it. `oam-operator rbac shop -n team-a` prints a Role and RoleBinding")
+    assert summary_of("NotPermitted", message) == "Not permitted; see: oam-operator rbac shop -n team-a"
+    required = "spec.serviceAccountName is required (the operator runs with --require-service-account)"
+    assert summary_of("NotPermitted", required) == summary_of("Error", required)

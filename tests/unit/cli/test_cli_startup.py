@@ -65,3 +65,24 @@ def test_run_help_shows_meaning_default_and_variable_of_every_flag() -> None:
         "[default: 60m; env OAM_OPERATOR_REAPPLY_INTERVAL]" in text
     assert "--dependent-events / --no-dependent-events Post an Event on each object created, updated or deleted. " \
         "[default: false; env OAM_OPERATOR_DEPENDENT_EVENTS]" in text
+
+
+def test_status_imports_neither_the_transform_nor_the_reconciler(tmp_path: Path) -> None:
+    """``status`` needs the Kubernetes client and the status view, not the transformer, the
+    reconciler or the Application models (a third of its start-up before, issue 25)."""
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text("apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n")
+    modules = ("oam_operator.oam", "oam_operator.oam.engine.transformer", "oam_operator.reconciler.reconciler",
+               "oam_operator.reconciler.client", "oam_operator.api.application", "oam_operator.controller")
+    code = (
+        "import sys\n"
+        "from oam_operator.cli import main\n"
+        f"sys.argv = ['oam-operator', 'status', 'web', '--kubeconfig', {str(kubeconfig)!r}]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        f"print('LOADED:' + ','.join(m for m in {modules!r} if m in sys.modules))\n"
+        "print('CLIENT:' + str('kubernetes' in sys.modules))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    lines = result.stdout.splitlines()
+    assert lines[-2] == "LOADED:"
+    assert lines[-1] == "CLIENT:True"  # it did get as far as the client

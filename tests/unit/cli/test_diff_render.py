@@ -3,7 +3,7 @@ the shard whose label the objects carry."""
 
 from __future__ import annotations
 
-from oam_operator.cli.diff import WavePlan, clean, render, shard_of, unified
+from oam_operator.cli.diff import WavePlan, bookkeeping, clean, render, shard_of, unified
 
 
 def test_clean_drops_status_and_server_owned_metadata() -> None:
@@ -43,3 +43,14 @@ def test_the_shard_label_of_the_preview_is_the_files_else_the_live_applications(
     assert shard_of(app("s1"), None, label) == "s1"
     assert shard_of(app(), app("s1"), label) == "s1"  # a FILE without the label: the live Application's
     assert shard_of(app("s2"), app("s1"), label) == "s2"  # a FILE that moves it: every object changes
+
+
+def test_clean_hides_the_bookkeeping_annotations_it_is_given() -> None:
+    hidden = bookkeeping("oam-operator.dev")
+    assert hidden == {"oam-operator.dev/owner-id", "oam-operator.dev/digest"}
+    live = {"metadata": {"name": "c", "annotations": {"oam-operator.dev/digest": "a", "team": "x"}}}
+    assert clean(live, hidden) == {"metadata": {"name": "c", "annotations": {"team": "x"}}}
+    only = {"metadata": {"name": "c", "annotations": {"oam-operator.dev/digest": "a",
+                                                      "oam-operator.dev/owner-id": "o"}}}
+    assert clean(only, hidden) == {"metadata": {"name": "c"}}
+    assert clean(only) == only

@@ -91,17 +91,50 @@ def test_a_403_within_the_grace_leaves_the_status_and_is_retried_on_the_backoff(
     assert delays == [0.05, 0.1, 0.2, 0.4]
 
 
-def test_a_403_past_the_grace_is_an_error_with_the_api_servers_text(fake_reconciler: FakeReconciler) -> None:
+VERBS = "get, list, create, update, patch, delete"
+
+
+def test_a_403_past_the_grace_is_not_permitted_naming_all_that_is_missing(fake_reconciler: FakeReconciler) -> None:
+    """docs/operator.md#not-permitted-and-the-role-it-needs: one review per verb and resource type
+    of the objects, as the Application's identity; the message names every denied one."""
     clock = Clock()
     env = pass_environment(clock=clock)
     ready = _ready_status(fake_reconciler, clock)
     fake_reconciler.error = forbidden()
+    fake_reconciler.client.denied = {("", "configmaps", verb) for verb in ("get", "patch")}
     memory = Memory()
     apply_pass(application(status=ready), memory, env)
+    assert fake_reconciler.client.reviews == []  # a quiet retry asks nothing
     clock.advance(timedelta(seconds=GRACE))
     result = apply_pass(application(status=ready), memory, env)
-    assert outcome(result.status) == ("Error", "ApiError", FORBIDDEN[0].upper() + FORBIDDEN[1:])
+    assert outcome(result.status) == (
+        "Error", "NotPermitted",
+        "ServiceAccount shop/default may not get, patch configmaps in namespace shop; the Application's objects "
+        "need it. `oam-operator rbac web -n shop` prints a Role and RoleBinding that grant it")
+    assert result.status["summary"] == "Not permitted; see: oam-operator rbac web -n shop"
     assert (result.outcome, result.error_type, result.delay) == ("error", "403", 5.0)
+    assert sorted(fake_reconciler.client.reviews, key=lambda review: review["verb"]) == [
+        {"verb": verb, "group": "", "resource": "configmaps", "namespace": "shop"} for verb in sorted(VERBS.split(", "))]
+
+
+def test_without_a_finding_of_the_reviews_it_is_an_api_error_with_the_api_servers_text(
+    fake_reconciler: FakeReconciler,
+) -> None:
+    """Nothing the reviews deny (an escalation RBAC refused, a request outside the objects' verbs),
+    or reviews that fail: no Role would help, so the API server's 403 stands as it is."""
+    for review_error in (None, PermanentApiError("403 Forbidden", status=403, reason="Forbidden", verb="create")):
+        clock = Clock()
+        env = pass_environment(clock=clock)
+        ready = _ready_status(fake_reconciler, clock)
+        fake_reconciler.error = forbidden()
+        fake_reconciler.client.review_error = review_error
+        memory = Memory()
+        apply_pass(application(status=ready), memory, env)
+        clock.advance(timedelta(seconds=GRACE))
+        result = apply_pass(application(status=ready), memory, env)
+        assert outcome(result.status) == ("Error", "ApiError", FORBIDDEN[0].upper() + FORBIDDEN[1:])
+        assert (result.outcome, result.error_type, result.delay) == ("error", "403", 5.0)
+        fake_reconciler.error = None
 
 
 def test_a_pass_that_gets_through_starts_a_new_grace_for_the_next_403(fake_reconciler: FakeReconciler) -> None:

@@ -38,4 +38,29 @@ def test_notes_least_privilege_namespaced(helm: Path, helm_home: Path, tmp_path:
                  "--set", "operator.watchNamespaces={a,b}")
     assert "Watching: a, b" in text
     assert "leastPrivilege, namespace-scoped" in text
-    assert "Every Application must set spec.serviceAccountName" in text
+    assert " ".join(text.split()).count("Identity: Applications act as the ServiceAccount in their "
+                                        "spec.serviceAccountName, which every Application must set "
+                                        "(--require-service-account).") == 1
+
+
+def test_notes_say_which_identity_applications_act_as(helm: Path, helm_home: Path, tmp_path: Path) -> None:
+    """issue 25: the identity of each mode, and the command printing the Role it needs."""
+
+    def identity(*flags: str) -> str:
+        text = " ".join(notes(helm, helm_home, tmp_path / str(len(flags)) / "_".join(flags), *flags).split())
+        start = text.index("Identity: ")
+        return text[start:text.index("(an Application refused", start)]
+
+    assert identity() == (
+        'Identity: Applications act as their spec.serviceAccountName, else the ServiceAccount "default" of their '
+        "own namespace, which may do nothing until the namespace's owner grants it. Grant that account what an "
+        "Application's objects need: `oam-operator rbac app.yaml` prints the Role and RoleBinding ")
+    assert identity("--set", "operator.useOperatorIdentity=true").startswith(
+        'Identity: Applications act as their spec.serviceAccountName, else the operator\'s own ServiceAccount '
+        '"oam-oam-operator" (operator.useOperatorIdentity: every tenant gets its rights).')
+    assert identity("--set", "operator.defaultServiceAccount=").startswith(
+        "Identity: Applications act as the ServiceAccount in their spec.serviceAccountName, which every "
+        'Application must set (operator.defaultServiceAccount is "").')
+    assert identity("--set", "operator.requireServiceAccount=true").startswith(
+        "Identity: Applications act as the ServiceAccount in their spec.serviceAccountName, which every "
+        "Application must set (--require-service-account).")

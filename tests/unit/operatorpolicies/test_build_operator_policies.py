@@ -42,7 +42,13 @@ def invoke(tmp_path: Path, text: str, *args: str) -> tuple[int, str, str]:
 def test_build_refuses_by_default_with_the_kurel_message(tmp_path: Path) -> None:
     code, out, err = invoke(tmp_path, APP, "build", "APP")
     assert (code, out) == (1, "")
-    assert err == 'Error: transforming application: no handler for policy type "app-dependency" (policy "after-db")\n'
+    assert err == ('Error: transforming application: no handler for policy type "app-dependency" (policy "after-db")\n'
+                   "hint: app-dependency is one of the operator's own policy types (app-dependency, reconciliation, "
+                   "health-checks); --operator-policies validates them offline\n")
+    code, out, err = invoke(tmp_path, APP.split("    - name: after-db")[0] + APP.split("applications: [{name: db}]\n")[1],
+                            "build", "APP")
+    assert (code, out) == (1, "")
+    assert err.splitlines()[1].startswith("hint: reconciliation is one of the operator's own policy types")
 
 
 def test_build_with_operator_policies_validates_and_generates_the_same_objects(tmp_path: Path) -> None:
@@ -78,5 +84,18 @@ def test_the_example_builds_with_operator_policies(tmp_path: Path) -> None:
     assert {d["kind"] for d in yaml.safe_load_all(result.stdout)} >= {"Deployment", "Service"}
     refused = CliRunner().invoke(main, ["build", str(example)])
     assert refused.exit_code == 1
-    assert refused.stderr == ('Error: transforming application: no handler for policy type "app-dependency" '
-                              '(policy "after-platform")\n')
+    assert refused.stderr.splitlines()[0] == ('Error: transforming application: no handler for policy type '
+                                              '"app-dependency" (policy "after-platform")')
+
+
+def test_the_tree_with_operator_policies_shows_the_applications_it_waits_for(tmp_path: Path) -> None:
+    text = APP.replace("applications: [{name: db}]", "applications: [{name: db}, {name: auth, namespace: platform}]")
+    code, out, err = invoke(tmp_path, text, "build", "APP", "--tree", "--operator-policies")
+    assert (code, err) == (0, "")
+    tree = yaml.safe_load(out)
+    assert tree["waitsFor"] == [{"application": "shop/db", "policy": "after-db"},
+                                {"application": "platform/auth", "policy": "after-db"}]
+    assert tree["bundle"]["name"] == "web"
+    without = APP.split("  policies:")[0]
+    code, out, _ = invoke(tmp_path, without, "build", "APP", "--tree", "--operator-policies")
+    assert code == 0 and "waitsFor" not in yaml.safe_load(out)

@@ -214,6 +214,9 @@ unless cache.enabled=false (docs/chart.md#watches-of-owned-objects). */}}
 - apiGroups: [apps]
   resources: [controllerrevisions]
   verbs: [get, list, create, patch, delete]
+- apiGroups: [rbac.authorization.k8s.io]
+  resources: [rolebindings, roles]
+  verbs: [list, watch]
 {{- include "oam-operator.peeringRule" . }}
 {{- include "oam-operator.ownedReadRules" (dict "root" . "scope" "namespaced") }}
 {{- end }}

@@ -1,0 +1,123 @@
+"""``oam-operator rbac FILE|NAME``: the Role and RoleBinding an Application's identity needs
+(docs/operator.md#not-permitted-and-the-role-it-needs).
+
+The Application goes through the operator's own transform (``controller/composition.py``), and
+every type of object it generates gets the verbs the reconciler sends for it
+(``controller/permissions.py``). FILE wins when a file of that name exists, else the argument
+names a live Application (its ClusterProfile read from the cluster), as in ``diff``. The
+account is ``--service-account``, else ``spec.serviceAccountName``, else ``default`` (the
+operator's ``--default-service-account``). Plurals and scopes are the built-in rule's, without
+asking the API server, so a FILE needs no cluster.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import click
+
+from oam_operator.cli.errors import fail
+
+__all__ = ["rbac_for", "run_rbac"]
+
+DEFAULT_SERVICE_ACCOUNT = "default"
+
+
+def _read_yaml(path: str, what: str) -> dict[str, Any]:
+    import yaml
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            document = yaml.safe_load(handle)
+    except (OSError, yaml.YAMLError) as error:
+        fail(f"reading {path}: {error}")
+    if not isinstance(document, dict) or document.get("kind") != what:
+        fail(f"{path}: not a{'n' if what[0] in 'AEIOU' else ''} {what} document")
+    return document
+
+
+def rbac_for(body: Mapping[str, Any], namespace: str, service_account: str | None, domain: str,
+             profile: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """The Role and RoleBinding documents for the Application ``body`` in ``namespace``; raises
+    ``OamError`` for an Application the transform refuses."""
+    from oam_operator.controller.composition import OperatorTransform
+    from oam_operator.controller.permissions import rbac_documents, required_permissions
+    from oam_operator.controller.settings import Settings
+
+    meta = dict(body.get("metadata") or {})
+    meta["namespace"] = namespace
+    app = {**body, "metadata": meta}
+    spec = body.get("spec") or {}
+    profile_name = str(spec.get("profile") or "")
+    encoded, _ = OperatorTransform.from_settings(Settings(domain=domain)).transform(
+        app, cluster_id="", domain=domain, profile=profile, profile_name=profile_name)
+    account = service_account or str(spec.get("serviceAccountName") or "") or DEFAULT_SERVICE_ACCOUNT
+    permissions = required_permissions(encoded.objects, namespace)
+    return rbac_documents(permissions, namespace, str(meta.get("name") or ""), account)
+
+
+def _live(target: str, namespace: str | None, kubeconfig: str | None, context: str | None,
+          ) -> tuple[dict[str, Any], str, dict[str, Any] | None]:
+    """The live Application ``target``, its namespace and its ClusterProfile (``None``: none)."""
+    from oam_operator.cli.kubeclient import ApiFailure, connect, get_application
+
+    try:
+        conn = connect(kubeconfig, context)
+    except ApiFailure as failure:
+        fail(failure.message)
+    try:
+        ns = namespace or conn.namespace
+        body = get_application(conn, ns, target)
+        name = str((body.get("spec") or {}).get("profile") or "")
+        return body, ns, _profile(conn, name) if name else None
+    except ApiFailure as failure:
+        fail(failure.message)
+    finally:
+        conn.close()
+
+
+def _profile(conn: Any, name: str) -> dict[str, Any] | None:
+    """The ClusterProfile ``name``; ``None`` when there is none (the operator then refuses the
+    Application with ``ProfileNotFound``, and the objects are the transform's without it)."""
+    from kubernetes import client
+
+    from oam_operator.cli.kubeclient import REQUEST_TIMEOUT
+
+    try:
+        found = client.CustomObjectsApi(conn.api).get_cluster_custom_object(
+            "oam-operator.dev", "v1alpha1", "clusterprofiles", name, _request_timeout=REQUEST_TIMEOUT)
+    except client.ApiException as error:
+        if error.status == 404:
+            return None
+        fail(f"reading ClusterProfile {name}: {error.status} {error.reason}")
+    return dict(found) if isinstance(found, dict) else None
+
+
+def run_rbac(target: str, namespace: str | None, service_account: str | None, profile_path: str | None,
+             output_format: str, kubeconfig: str | None, context: str | None, domain: str) -> None:
+    import json
+
+    from oam_operator.oam.errors import OamError
+    from oam_operator.oam.formatting.serialize import dump_document
+
+    if os.path.isfile(target):
+        body = _read_yaml(target, "Application")
+        ns = namespace or str((body.get("metadata") or {}).get("namespace") or "")
+        if not ns:
+            fail(f"{target}: the Application names no namespace; give it with -n NAMESPACE")
+        profile: dict[str, Any] | None = None
+    else:
+        body, ns, profile = _live(target, namespace, kubeconfig, context)
+    if profile_path is not None:
+        profile = _read_yaml(profile_path, "ClusterProfile")
+    try:
+        documents = rbac_for(body, ns, service_account, domain, profile)
+    except OamError as error:
+        fail(f"transforming the Application: {error}")
+    if output_format == "json":
+        listing = {"apiVersion": "v1", "kind": "List", "items": documents, "metadata": {}}
+        click.echo(json.dumps(listing, indent=2, sort_keys=True))
+        return
+    click.echo("".join("---\n" + dump_document(document) for document in documents), nl=False)

@@ -1,0 +1,86 @@
+"""A granted permission is picked up at once (docs/operator.md#not-permitted-and-the-role-it-needs).
+
+An Application refused with ``NotPermitted`` is retried on the error backoff (5 s doubling, up
+to its interval): after the namespace's owner grants the Role, it used to wait for that backoff.
+This watch follows Roles and RoleBindings (with the operator's identity, cluster-wide or in the
+watched namespaces) and tells ``on_grant`` the namespace of each change; the runtime wakes that
+namespace's Applications whose last passes ended in a 403. Only changes after the start are
+news: the first LIST gives the resourceVersion to watch from, and a watch that ends or fails
+lists again. A kind the operator may not list or watch (403) is logged once and left: the
+error backoff still finds the grant.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+
+from oam_operator.reconciler.client import ClusterClient
+from oam_operator.reconciler.errors import ApiError
+
+__all__ = ["GRANT_KINDS", "GrantWatch"]
+
+log = logging.getLogger("oam_operator.controller")
+
+GRANT_KINDS = ("rolebindings", "roles")
+_BASE = "/apis/rbac.authorization.k8s.io/v1"
+_RETRY = 5.0  # seconds before a failed watch starts again
+
+
+class GrantWatch:
+    def __init__(self, client: ClusterClient, namespaces: Sequence[str], on_grant: Callable[[str], None]) -> None:
+        self.client = client
+        self.scopes = tuple(namespaces) or ("",)
+        self.on_grant = on_grant
+        self._stopped = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> None:
+        for plural in GRANT_KINDS:
+            for scope in self.scopes:
+                where = f"/namespaces/{scope}" if scope else ""
+                thread = threading.Thread(target=self._run, args=(f"{_BASE}{where}/{plural}",), daemon=True,
+                                          name=f"oam-grants-{plural}")
+                thread.start()
+                self._threads.append(thread)
+
+    def stop(self) -> None:
+        self._stopped.set()
+
+    def _run(self, path: str) -> None:
+        version = ""
+        while not self._stopped.is_set():
+            try:
+                if not version:
+                    listed = self.client.request("read", "GET", path, query=[("limit", "1")])
+                    version = str((listed.get("metadata") or {}).get("resourceVersion") or "")
+                started = time.monotonic()
+                version = self._follow(path, version)
+                if time.monotonic() - started < 1.0:
+                    self._stopped.wait(1.0)  # a server that ends watches at once is not hammered
+            except ApiError as error:
+                if error.status == 403:
+                    log.warning("not permitted to watch %s: a granted permission is found at the error backoff "
+                                "(%s)", path, error)
+                    return
+                log.info("the watch of %s failed (%s); starting again", path, error)
+                version = ""
+                self._stopped.wait(_RETRY)
+
+    def _follow(self, path: str, version: str) -> str:
+        """Follow one watch request from ``version``; the version to go on from, ``""`` to list again."""
+        query = [("resourceVersion", version), ("allowWatchBookmarks", "true"), ("timeoutSeconds", "300")]
+        for event in self.client.watch(path, query=query):
+            kind = event.get("type")
+            obj = event.get("object") or {}
+            if kind == "ERROR":
+                return ""  # 410 Gone and the like: list again
+            meta = obj.get("metadata") or {}
+            version = str(meta.get("resourceVersion") or version)
+            if kind in ("ADDED", "MODIFIED", "DELETED") and meta.get("namespace"):
+                self.on_grant(str(meta["namespace"]))
+            if self._stopped.is_set():
+                break
+        return version

@@ -1,0 +1,31 @@
+"""A Role or RoleBinding change wakes the refused Applications of its namespace
+(docs/operator.md#not-permitted-and-the-role-it-needs): which ones, and that their 403 grace reopens."""
+
+from __future__ import annotations
+
+from kubernetes.client import ApiClient, Configuration
+
+from oam_operator.controller.runtime import Runtime
+from oam_operator.controller.seams import Memory
+from oam_operator.controller.settings import Settings
+from oam_operator.reconciler.client import ClusterClient
+
+
+def test_a_grant_wakes_only_its_namespaces_applications_that_end_in_a_403() -> None:
+    configuration = Configuration()
+    configuration.host = "http://127.0.0.1:9"
+    runtime = Runtime(Settings(cluster_id="c"), ClusterClient(ApiClient(configuration)), None)
+    woken: list[str] = []
+    runtime.waker = woken.append
+    refused, fine, elsewhere = Memory(), Memory(), Memory()
+    refused.forbidden.quiet(100.0)
+    elsewhere.forbidden.quiet(100.0)
+    runtime.memory.update({"u-refused": refused, "u-fine": fine, "u-elsewhere": elsewhere})
+    runtime._uids.update({("team-a", "web"): "u-refused", ("team-a", "db"): "u-fine",
+                          ("team-b", "web"): "u-elsewhere", ("team-a", "gone"): "u-forgotten"})
+    runtime._on_grant("team-a")
+    assert woken == ["u-refused"]
+    assert refused.forbidden.since is None  # the next 403 is retried quietly again: the authorizer may lag
+    assert elsewhere.forbidden.since == 100.0
+    runtime._on_grant("team-c")
+    assert woken == ["u-refused"]
