@@ -333,6 +333,8 @@ class _Pass:
         if not missing:
             return self.fail(Reason.API_ERROR, capitalised(str(error)), error_type="403")
         message = not_permitted_message(client.impersonated_user, missing, self.namespace, self.name)
+        if self.target is not None:  # the grant belongs on that cluster (docs/multicluster.md#faults)
+            message = f"{capitalised(self.target.label)}: {message}"
         return self.fail(Reason.NOT_PERMITTED, message, error_type="403")
 
     def quietly_retried(self, error: PermanentApiError) -> PassResult:
