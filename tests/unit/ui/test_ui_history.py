@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 from oam_operator.api.revisions import Outcome, Revision
-from oam_operator.ui.detail import application_detail
 from oam_operator.ui.history import drift_view, history_rows
 
 V1 = {"components": [{"name": "web", "type": "webservice", "properties": {"image": "nginx:1.26"}}]}
