@@ -203,6 +203,69 @@ def test_the_demo_application_in_the_list_its_waves_ready_in_order_a_kubectl_cha
     assert not page.locator("#diff").inner_text().startswith("Error:"), page.locator("#diff").inner_text()
 
 
+API_IMAGE = "/spec/components/1/properties/image"
+
+
+def test_history_shows_both_revisions_and_a_rollback_from_the_ui_reaches_ready_with_revision_1s_spec(
+        start_operator: Any, kube: Kube, start_ui: Callable[..., str], page: Any, tmp_path: Path) -> None:
+    start_operator(kube.namespace)
+    # A file named like the Application in the UI's working directory: the diff still reads the
+    # live Application (cli/diff.py's live_only), it neither reads nor refuses the file.
+    (tmp_path / "shop").write_text("kind: NotAnApplication\n")
+    url = start_ui("--kubeconfig", kube.cluster.kubeconfig, "-n", kube.namespace)
+    wait = default_wait(kube.cluster) * 1000
+    first = shop_spec()
+    kube.apply_app("shop", first)
+    kube.wait_state("shop", "Ready")
+    kubectl(kube, "patch", "applications.oam-operator.dev", "shop", "--type", "json", "-p",
+            f'[{{"op": "replace", "path": "{API_IMAGE}", "value": "ghcr.io/example/shop-api:2.4.0"}}]')
+    wait_until(lambda: (kube.app("shop").get("status") or {}).get("revision") == 2, default_wait(kube.cluster),
+               "revision 2")
+    kube.wait_state("shop", "Ready")
+
+    page.goto(f"{url}#/app/{kube.namespace}/shop")
+    page.wait_for_selector("#history tr[data-revision='2']", timeout=wait)
+    assert page.locator("#history tbody tr").count() == 2
+    assert page.locator("#history tr[data-revision='2']").inner_text().startswith("2 (current)")
+    assert "Ready" in page.locator("#history tr[data-revision='1']").inner_text()
+    assert page.locator("#drift").inner_text().startswith("No drift")
+
+    page.get_by_role("button", name="Show diff").click()
+    page.wait_for_function("() => !document.getElementById('diff').textContent.startsWith('computing')",
+                           timeout=wait)
+    assert not page.locator("#diff").inner_text().startswith("Error:"), page.locator("#diff").inner_text()
+
+    # The current revision: the CLI's refusal, shown as such; nothing is written.
+    generation = kube.app("shop")["metadata"]["generation"]
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Roll back to revision 2").click()
+    page.wait_for_selector("#answer.failed")
+    assert page.locator("#answer").inner_text() == (
+        f"Error: Application {kube.namespace}/shop already applies revision 2; nothing to roll back")
+    assert kube.app("shop")["metadata"]["generation"] == generation
+
+    # Revision 1: a confirmation, the API server's answer, then Ready with revision 1's spec.
+    dialogs: list[str] = []
+    page.once("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.accept()))
+    page.get_by_role("button", name="Roll back to revision 1").click()
+    page.wait_for_selector("#answer:has-text('rolled back')")
+    assert dialogs == [f"Roll back Application {kube.namespace}/shop to revision 1?"]
+    assert page.locator("#answer").inner_text() == (
+        f"Application {kube.namespace}/shop rolled back to revision 1 (generation {generation + 1})")
+    wait_until(lambda: (kube.app("shop").get("status") or {}).get("revision") == 3, default_wait(kube.cluster),
+               "revision 3")
+    ready = kube.wait_state("shop", "Ready")
+    # Revision 1's spec (the API server adds its defaults, such as traits: [], to both).
+    assert [(c["name"], c["properties"]) for c in ready["spec"]["components"]] == [
+        (c["name"], c["properties"]) for c in first["components"]]
+    assert kube.apps.read_namespaced_deployment("api", kube.namespace).spec.template.spec.containers[0].image == (
+        "ghcr.io/example/shop-api:2.3.1")
+    page.wait_for_selector("#history tr[data-revision='3']", timeout=wait)
+    restored = page.locator("#history tr[data-revision='3']").inner_text()
+    assert restored.startswith("3 (current)") and "\t1\t" in restored, restored
+    page.screenshot(path=str(SCREENSHOTS / "history.png"), full_page=True)
+
+
 def _other_namespace(kube: Kube, request: pytest.FixtureRequest) -> str:
     name = f"{kube.namespace}-other"[:63]
     kube.core.create_namespace({"metadata": {"name": name}})

@@ -82,12 +82,13 @@ def unified(live: Mapping[str, Any], desired: Mapping[str, Any], label: str) -> 
     return "".join(difflib.unified_diff(before, after, f"live/{label}", f"desired/{label}"))
 
 
-def _load_target(target: str, namespace: str | None, conn: Any) -> tuple[dict[str, Any], str]:
+def _load_target(target: str, namespace: str | None, conn: Any,
+                 live_only: bool = False) -> tuple[dict[str, Any], str]:
     import yaml
 
     from oam_operator.cli.kubeclient import get_application
 
-    if os.path.isfile(target):
+    if not live_only and os.path.isfile(target):
         try:
             with open(target, encoding="utf-8") as handle:
                 body = yaml.safe_load(handle)
@@ -126,8 +127,10 @@ def shard_of(body: Mapping[str, Any], live_app: Mapping[str, Any] | None, label:
 
 
 def compute_diff(target: str, namespace: str | None, conn: Any, domain: str,
-                 revision: int | None = None, show_bookkeeping: bool = False) -> tuple[list[WavePlan], list[str]]:
-    """The waves' creates and changes and the prunes; raises ``DiffError`` or ``ApiFailure``."""
+                 revision: int | None = None, show_bookkeeping: bool = False,
+                 live_only: bool = False) -> tuple[list[WavePlan], list[str]]:
+    """The waves' creates and changes and the prunes; raises ``DiffError`` or ``ApiFailure``.
+    ``live_only``: ``target`` names a live Application, never a file (the UI's diff)."""
     from oam_operator.controller.checks import Subject, first_refusal, served_by
     from oam_operator.controller.composition import OperatorTransform
     from oam_operator.controller.digest import component_digest
@@ -141,9 +144,9 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str,
     from oam_operator.reconciler.ratelimit import RateLimiter
     from oam_operator.reconciler.reconciler import Reconciler
 
-    body, ns = _load_target(target, namespace, conn)
+    body, ns = _load_target(target, namespace, conn, live_only)
     if revision is not None:  # what revision N applied, against the live cluster (cli/history.py)
-        if os.path.isfile(target):
+        if not live_only and os.path.isfile(target):
             raise DiffError(f"--revision compares a live Application's revision: {target} is a file")
         from oam_operator.cli.history import revision_spec
 

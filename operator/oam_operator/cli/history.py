@@ -35,7 +35,7 @@ from oam_operator.cli.historyview import (
 if TYPE_CHECKING:
     from oam_operator.cli.kubeclient import Connection
 
-__all__ = ["list_revisions", "run_history", "run_rollback"]
+__all__ = ["list_revisions", "rollback_application", "run_history", "run_rollback"]
 
 EXIT_FAILURE, EXIT_NOT_READY = 1, 3
 
@@ -127,9 +127,10 @@ def revision_spec(conn: Connection, namespace: str, name: str, number: int, doma
     return rollback_spec(app.get("spec") or {}, found)
 
 
-def run_rollback(name: str, namespace: str | None, to_revision: int | None, wait: bool, timeout: str,
-                 kubeconfig: str | None, context: str | None, domain: str) -> int:
-    """Write a recorded revision's spec back as a new generation (module doc)."""
+def rollback_application(conn: Connection, namespace: str, name: str, to_revision: int | None,
+                         domain: str) -> tuple[Revision, Any]:
+    """Write a recorded revision's spec back (module doc): the revision and the written generation.
+    Raises ``RollbackRefused`` (nothing written) or ``ApiFailure``; ``rollback`` and the UI share it."""
     from kubernetes import client
 
     from oam_operator.cli.kubeclient import (
@@ -138,10 +139,38 @@ def run_rollback(name: str, namespace: str | None, to_revision: int | None, wait
         PLURAL,
         REQUEST_TIMEOUT,
         VERSION,
-        ApiFailure,
         describe_api_error,
         get_application,
     )
+
+    app = get_application(conn, namespace, name)
+    target = rollback_target(app, list_revisions(conn, app, domain), to_revision)
+    body = dict(app)
+    body["spec"] = rollback_spec(app.get("spec") or {}, target)
+    meta = body["metadata"] = dict(app.get("metadata") or {})
+    annotations = dict(meta.get("annotations") or {})
+    annotations.pop(CHANGE_CAUSE, None)
+    if target.change_cause:
+        annotations[CHANGE_CAUSE] = target.change_cause
+    meta["annotations"] = annotations
+    try:
+        written: Any = client.CustomObjectsApi(conn.api).replace_namespaced_custom_object(
+            GROUP, VERSION, namespace, PLURAL, name, body, field_manager=FIELD_MANAGER,
+            _request_timeout=REQUEST_TIMEOUT)
+    except client.ApiException as exc:
+        if exc.status == 409:
+            raise RollbackRefused(f"Application {namespace}/{name} changed while rolling back; nothing written, "
+                                  "try again") from None
+        raise describe_api_error(exc, "rolling back", namespace, name, conn.server) from exc
+    except Exception as exc:
+        raise describe_api_error(exc, "rolling back", namespace, name, conn.server) from exc
+    return target, (written.get("metadata") or {}).get("generation")
+
+
+def run_rollback(name: str, namespace: str | None, to_revision: int | None, wait: bool, timeout: str,
+                 kubeconfig: str | None, context: str | None, domain: str) -> int:
+    """Write a recorded revision's spec back as a new generation (module doc)."""
+    from oam_operator.cli.kubeclient import ApiFailure
 
     try:
         conn = _connect(kubeconfig, context)
@@ -149,29 +178,10 @@ def run_rollback(name: str, namespace: str | None, to_revision: int | None, wait
         return _error(failure.message)
     ns = namespace or conn.namespace
     try:
-        app = get_application(conn, ns, name)
         try:
-            target = rollback_target(app, list_revisions(conn, app, domain), to_revision)
+            target, generation = rollback_application(conn, ns, name, to_revision, domain)
         except RollbackRefused as refused:
             return _error(str(refused))
-        body = dict(app)
-        body["spec"] = rollback_spec(app.get("spec") or {}, target)
-        meta = body["metadata"] = dict(app.get("metadata") or {})
-        annotations = dict(meta.get("annotations") or {})
-        annotations.pop(CHANGE_CAUSE, None)
-        if target.change_cause:
-            annotations[CHANGE_CAUSE] = target.change_cause
-        meta["annotations"] = annotations
-        try:
-            written: Any = client.CustomObjectsApi(conn.api).replace_namespaced_custom_object(
-                GROUP, VERSION, ns, PLURAL, name, body, field_manager=FIELD_MANAGER, _request_timeout=REQUEST_TIMEOUT)
-        except client.ApiException as exc:
-            if exc.status == 409:
-                return _error(f"Application {ns}/{name} changed while rolling back; nothing written, try again")
-            raise describe_api_error(exc, "rolling back", ns, name, conn.server) from exc
-        except Exception as exc:
-            raise describe_api_error(exc, "rolling back", ns, name, conn.server) from exc
-        generation = (written.get("metadata") or {}).get("generation")
         click.echo(f"Application {ns}/{name} rolled back to revision {target.number} (generation {generation})")
         if not wait:
             return 0

@@ -49,14 +49,10 @@ def run_action(conn: Connection, action: str, namespace: str, name: str, domain:
 
 def diff_text(conn: Connection, namespace: str, name: str, domain: str) -> str:
     """``oam-operator diff NAME -n NAMESPACE``'s output for the live Application."""
-    import os
-
     from oam_operator.cli.diff import DiffError, compute_diff, render
 
-    if os.path.exists(name):  # diff reads a file of that name first (cli/diff.py)
-        raise ActionError(f"cannot diff {name}: a file of that name is in the UI's working directory")
-    try:
-        waves, prunes = compute_diff(name, namespace, conn, domain)
+    try:  # live_only: a file named like the Application in the working directory is not read
+        waves, prunes = compute_diff(name, namespace, conn, domain, live_only=True)
     except (DiffError, ApiFailure) as error:
         raise ActionError(getattr(error, "message", None) or str(error)) from None
     return render(waves, prunes)

@@ -2,7 +2,8 @@
 
 Pages: ``/`` (the single page; its script draws the list, one Application and the graph from the
 JSON below). JSON: ``/api/state``, ``/api/apps?q=&state=``, ``/api/apps/{ns}/{name}``,
-``/api/graph``; ``POST /api/apps/{ns}/{name}/diff`` (it sends dry runs, so it is guarded like a
+``/api/graph``, ``/api/apps/{ns}/{name}/history``; ``POST /api/apps/{ns}/{name}/rollback/{n}``,
+``POST /api/apps/{ns}/{name}/diff`` (it sends dry runs, so it is guarded like a
 change) and ``POST /api/apps/{ns}/{name}/{action}``.
 ``/api/stream`` is the server-sent-event stream: one ``change`` event (the hub's version) after
 each burst of watch events. Every answer carries a CSP that allows only this server's own assets.
@@ -22,6 +23,7 @@ from aiohttp import web
 from oam_operator.ui.actions import ACTIONS, ActionError, diff_text, run_action
 from oam_operator.ui.detail import application_detail, event_rows
 from oam_operator.ui.graph import dependency_graph
+from oam_operator.ui.history import HistoryError, drift_view, read_history, rollback
 from oam_operator.ui.hub import Hub
 from oam_operator.ui.rows import filter_rows, row_of
 from oam_operator.ui.security import Guard
@@ -106,6 +108,7 @@ async def _app(request: web.Request) -> web.Response:
     detail = application_detail(app, hub.domain)
     events = hub.events.snapshot() if hub.events is not None else []
     detail["events"] = event_rows(events, namespace, name)
+    detail["drift"] = drift_view(app)
     return web.json_response({"state": hub.state(), "app": detail})
 
 
@@ -126,6 +129,33 @@ async def _diff(request: web.Request) -> web.Response:
     except ActionError as error:
         return web.json_response({"error": error.message}, status=502)
     return web.json_response({"diff": text})
+
+
+async def _history(request: web.Request) -> web.Response:
+    hub = request.app[HUB]
+    namespace, name = request.match_info["namespace"], request.match_info["name"]
+    if hub.conn is None:
+        return web.json_response({"error": hub.fatal}, status=503)
+    try:
+        history = await asyncio.to_thread(read_history, hub.conn, namespace, name, hub.domain)
+    except HistoryError as error:
+        return web.json_response({"error": error.message}, status=502)
+    return web.json_response(history)
+
+
+async def _rollback(request: web.Request) -> web.Response:
+    hub = request.app[HUB]
+    namespace, name = request.match_info["namespace"], request.match_info["name"]
+    text = request.match_info["revision"]
+    if not text.isdigit():
+        return web.json_response({"error": f"revision must be a number, not {text!r}"}, status=400)
+    if hub.conn is None:
+        return web.json_response({"error": hub.fatal}, status=503)
+    try:
+        answer = await asyncio.to_thread(rollback, hub.conn, namespace, name, int(text), hub.domain)
+    except HistoryError as error:  # a refusal (nothing written) is a 409, a failed request a 502
+        return web.json_response({"error": error.message}, status=409 if error.refused else 502)
+    return web.json_response(answer)
 
 
 async def _action(request: web.Request) -> web.Response:
@@ -188,6 +218,8 @@ def make_app(hub: Hub, guard: Guard) -> web.Application:
     app.router.add_get("/api/apps/{namespace}/{name}", _app)
     # A POST: it sends server-side dry runs as the user, so it passes the Origin and token checks.
     app.router.add_post("/api/apps/{namespace}/{name}/diff", _diff)
+    app.router.add_get("/api/apps/{namespace}/{name}/history", _history)
+    app.router.add_post("/api/apps/{namespace}/{name}/rollback/{revision}", _rollback)
     app.router.add_post("/api/apps/{namespace}/{name}/{action}", _action)
     app.router.add_get("/api/graph", _graph)
     app.router.add_get("/api/stream", _stream)

@@ -102,3 +102,23 @@ def test_the_stream_sends_the_hubs_version_first() -> None:
         response.close()
 
     with_client(check)
+
+
+def test_a_rollback_is_a_guarded_post_with_a_numbered_revision_and_history_says_the_kubeconfigs_failure() -> None:
+    async def check(client: TestClient[Any, Any], host: str) -> None:
+        foreign = await client.post("/api/apps/shop/web/rollback/1", headers={"Origin": "http://evil.example"})
+        assert (foreign.status, (await foreign.json())["error"]) == (
+            403, f"refused: a change must come from this UI's page (Origin 'http://evil.example', not 'http://{host}')")
+        no_token = await client.post("/api/apps/shop/web/rollback/1", headers={"Origin": f"http://{host}"})
+        assert (no_token.status, (await no_token.json())["error"]) == (
+            403, "refused: a change needs this UI's X-OAM-UI-Token header (reload the page)")
+        assert (await client.get("/api/apps/shop/web/rollback/1")).status == 405
+        page = {"Origin": f"http://{host}", "X-OAM-UI-Token": "tok"}
+        odd = await client.post("/api/apps/shop/web/rollback/latest", headers=page)
+        assert (odd.status, (await odd.json())["error"]) == (400, "revision must be a number, not 'latest'")
+        unusable = await client.post("/api/apps/shop/web/rollback/1", headers=page)
+        assert (unusable.status, (await unusable.json())["error"]) == (503, FATAL)
+        history = await client.get("/api/apps/shop/web/history")
+        assert (history.status, (await history.json())["error"]) == (503, FATAL)
+
+    with_client(check)

@@ -79,7 +79,7 @@ function appShell(r) {
     <button type="button" id="show-diff">Show diff</button>
   </div>
   <p id="answer" role="status" aria-live="polite"></p>
-  <div id="detail"></div><section aria-labelledby="diff-h"><h3 id="diff-h">Diff</h3><pre id="diff" class="muted">Not computed yet: “Show diff” runs oam-operator diff.</pre></section>`;
+  <div id="detail"></div><section aria-labelledby="history-h"><h3 id="history-h">Revision history</h3><div id="history" class="muted">loading…</div></section><section aria-labelledby="diff-h"><h3 id="diff-h">Diff</h3><pre id="diff" class="muted">Not computed yet: “Show diff” runs oam-operator diff.</pre></section>`;
   main.querySelectorAll("button[data-action]").forEach((button) =>
     button.addEventListener("click", () => act(r, button.dataset.action)));
   document.getElementById("show-diff").addEventListener("click", () => showDiff(r));
@@ -95,6 +95,37 @@ async function act(r, action) {
   answer.textContent = response.ok
     ? `${body.message} (resourceVersion ${body.resourceVersion}, generation ${body.generation}, spec.suspend ${body.suspend})`
     : `Error: ${body.error}`;
+}
+async function rollbackTo(r, revision) {
+  if (!window.confirm(`Roll back Application ${r.namespace}/${r.name} to revision ${revision}?`)) return;
+  const answer = document.getElementById("answer");
+  answer.className = ""; answer.textContent = `rollback to revision ${revision}: asking the API server…`;
+  const response = await fetch(`/api/apps/${encodeURIComponent(r.namespace)}/${encodeURIComponent(r.name)}/rollback/${revision}`,
+    {method: "POST", headers: {"X-OAM-UI-Token": TOKEN}});
+  const body = await response.json();
+  answer.className = response.ok ? "" : "failed";
+  answer.textContent = response.ok ? body.message : `Error: ${body.error}`;
+}
+async function drawHistory(r) {
+  const box = document.getElementById("history");
+  if (!box) return;
+  const {status, body} = await getJSON(`/api/apps/${encodeURIComponent(r.namespace)}/${encodeURIComponent(r.name)}/history`);
+  if (status !== 200) { box.className = "error"; box.textContent = `Error: ${body.error}`; return; }
+  box.className = "";
+  if (!body.revisions.length) { box.innerHTML = `<p class="muted">No revisions recorded.</p>`; return; }
+  const rows = body.revisions.map((v) => `<tr data-revision="${v.revision}"${v.current ? ' aria-current="true"' : ""}>
+    <td>${v.revision}${v.current ? " (current)" : ""}</td><td class="wide">${esc(v.created || "<none>")}</td>
+    <td class="st-${cls(v.outcome.state)}">${esc(v.outcomeText)}</td><td>${v.restores === undefined ? "-" : esc(v.restores)}</td>
+    <td class="wide">${esc(v.changeCause || "<none>")}</td>
+    <td><button type="button" data-rollback="${v.revision}" aria-label="Roll back to revision ${v.revision}">Roll back</button></td></tr>`);
+  box.innerHTML = `<div class="table-wrap"><table><thead><tr><th scope="col">Revision</th><th scope="col" class="wide">Created</th><th scope="col">Outcome</th><th scope="col">Restores</th><th scope="col" class="wide">Change cause</th><th scope="col">Action</th></tr></thead><tbody>${rows.join("")}</tbody></table></div>`;
+  box.querySelectorAll("button[data-rollback]").forEach((button) =>
+    button.addEventListener("click", () => rollbackTo(r, button.dataset.rollback)));
+}
+function driftSection(d) {
+  const objects = d.objects.map((o) => `<li>${esc(o.kind)} ${esc(o.namespace ? o.namespace + "/" : "")}${esc(o.name)}: ${esc(o.what)}${o.heldUntil ? `; held until ${esc(o.heldUntil)}` : ""}</li>`).join("");
+  if (!d.drifted && !d.objects.length) return `<section aria-labelledby="drift-h"><h3 id="drift-h">Drift</h3><p id="drift" class="muted">No drift${d.message ? ": " + esc(d.message) : ""}</p></section>`;
+  return `<section aria-labelledby="drift-h" class="drifted"><h3 id="drift-h">Drift</h3><p id="drift" class="notice">Drifted${d.reason ? " (" + esc(d.reason) + ")" : ""}: ${esc(d.message)}</p>${objects ? `<ul aria-label="drifted objects">${objects}</ul>` : ""}</section>`;
 }
 async function showDiff(r) {
   const pre = document.getElementById("diff");
@@ -137,9 +168,10 @@ async function drawApp(r) {
       <span>Objects: ${a.readyObjects}/${a.objects} ready</span>
       <span>Suspended: <span id="app-suspended">${a.suspended ? "yes" : "no"}</span></span></div>
     <p id="app-message">${esc(a.message)}</p>${deps}
-    <h3>Bundles and waves</h3>${waves.join("") || `<p class="muted">no bundles yet</p>`}${extra.join("")}
+    ${driftSection(a.drift)}<h3>Bundles and waves</h3>${waves.join("") || `<p class="muted">no bundles yet</p>`}${extra.join("")}
     <h3>Conditions</h3><div class="table-wrap"><table><thead><tr><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col" class="wide">Message</th><th scope="col" class="wide">Since</th></tr></thead><tbody>${conditions}</tbody></table></div>
     <h3>Events</h3>${events}`;
+  await drawHistory(r);
 }
 
 // ---- the dependency graph -------------------------------------------------------------------
