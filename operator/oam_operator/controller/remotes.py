@@ -44,6 +44,7 @@ from .delivery import secret_value as read_secret_value
 from .fence import FencedRateLimiter
 from .ownedwatch import OwnedObjects
 from .profilesecrets import SecretWatches
+from .profilestatus import CONNECTED, UNREACHABLE, UNUSABLE, ProfileStatus
 from .tenancy import TenantClients
 
 __all__ = ["RemoteClusters", "Target"]
@@ -92,10 +93,11 @@ class RemoteClusters:
 
     def __init__(self, hub: ClusterClient, settings: Settings, operator_namespace: str, *,
                  user_agent: str = "oam-operator", make_client: ClientFactory | None = None,
-                 watches: WatchFactory | None = None, on_secret_change: Callable[[str, str], None] | None = None
-                 ) -> None:
+                 watches: WatchFactory | None = None, on_secret_change: Callable[[str, str], None] | None = None,
+                 status: ProfileStatus | None = None) -> None:
         self.hub = hub  # reads the Secrets, with the operator's identity
         self.secrets = SecretWatches(hub, on_secret_change)
+        self.status = status  # the profiles' Ready conditions (profilestatus.py); ``None``: not written
         self.user_agent = user_agent
         self.settings = settings
         self.operator_namespace = operator_namespace
@@ -115,6 +117,22 @@ class RemoteClusters:
         refused = None if namespace is None else namespace_refusal(profile_name, spec, namespace)
         if refused is not None:
             raise NamespaceNotAllowed(refused)
+        try:
+            target = self._reach(profile_name, spec)
+        except DeliveryRefused as refused:
+            self._observed(profile_name, ("False", UNUSABLE, str(refused)))
+            raise
+        except TransientApiError as error:
+            self._observed(profile_name, ("False", UNREACHABLE, str(error)))
+            raise
+        if target is None:
+            self._observed(profile_name, ("True", CONNECTED, "delivers to the operator's own cluster"), only_stale=True)
+        else:
+            self._observed(profile_name, ("True", CONNECTED,
+                                          f"connected to cluster {target.server} (id {target.cluster_id})"))
+        return target
+
+    def _reach(self, profile_name: str, spec: Mapping[str, Any]) -> Target | None:
         ref = secret_key_of(profile_name, spec, self.operator_namespace, self.other_namespaces)
         if ref is None:
             return None
@@ -126,6 +144,10 @@ class RemoteClusters:
             label = Target(profile_name, connection.server, "", connection.clients).label
             self._identify(connection, label)
         return Target(profile_name, connection.server, connection.cluster_id, connection.clients, connection.owned)
+
+    def _observed(self, profile_name: str, observation: tuple[str, str, str], *, only_stale: bool = False) -> None:
+        if self.status is not None:
+            self.status.observe(profile_name, observation, only_stale=only_stale)
 
     def connections(self) -> int:
         """How many remote clusters are connected (one per Secret)."""

@@ -42,6 +42,7 @@ from .history import RevisionRecorder
 from .incluster import in_cluster
 from .ownedwatch import ObjectKey, OwnedObjects, WatchedKind
 from .passes import apply_pass, delete_pass
+from .profilestatus import ProfileStatus
 from .readiness import WATCHED, no_longer_progressing
 from .readysince import not_ready_since
 from .remotes import RemoteClusters
@@ -187,7 +188,8 @@ class Runtime:
         agent = f"oam-operator/{__version__}" + (f" ({self.pod_name})" if self.pod_name else "")
         self.remotes = RemoteClusters(self.pass_client, self.settings, self.settings.lease_namespace(os.environ),
                                       user_agent=agent, watches=self._remote_watches,
-                                      on_secret_change=self._on_secret_change)
+                                      on_secret_change=self._on_secret_change,
+                                      status=ProfileStatus(self.pass_client, self.profile))
         self.env = Environment(
             settings=self.settings, transform=self.transform, clients=clients, cluster_id=self.cluster_id,
             profiles=self.profile, reconciler_metrics=reconciler_metrics, on_transform=self._observe_transform,
