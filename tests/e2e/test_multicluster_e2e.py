@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -414,3 +417,39 @@ def test_the_abandon_annotation_releases_an_application_whose_spoke_is_down(
     finally:
         plane.start_component("kube-apiserver")
     assert sorted(spoke.configmaps()) == ["kept"]  # left in place on the spoke
+
+
+def run_diff(kube: Kube, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_PROXY", "no_proxy")}
+    env["NO_PROXY"] = "127.0.0.1,localhost"
+    env["OAM_OPERATOR_OPERATOR_NAMESPACE"] = kube.namespace  # where the profile's Secret is
+    return subprocess.run([str(Path(sys.executable).parent / "oam-operator"), "diff", *args, "-n", kube.namespace,
+                           "--kubeconfig", kube.cluster.kubeconfig],
+                          capture_output=True, text=True, timeout=120, check=False, env=env)
+
+
+def test_diff_compares_with_the_spoke_and_names_it(start_operator: Any, kube: Kube, spokes: list[Spoke],
+                                                   profiles: list[str]) -> None:
+    spoke = spokes[0]
+    put_kubeconfig_secret(kube, "spoke-d", spoke)
+    profile = make_profile(kube, profiles, "d", "spoke-d")
+    start_operator(kube.namespace)
+    kube.apply_app("app", {"profile": profile, "components": [configmap_component("web")], "drift": "Report"})
+    kube.wait_ready("app")
+    named = f"Compared with cluster {spoke.handle.server} (ClusterProfile {profile})\n"
+
+    result = run_diff(kube, "app")
+    assert (result.returncode, result.stdout, result.stderr) == (0, named + "no changes\n", "")
+
+    spoke.core.patch_namespaced_config_map("web", spoke.namespace, {"data": {"key": "edited"}})
+    result = run_diff(kube, "app")
+    assert (result.returncode, result.stderr) == (1, "")
+    lines = result.stdout.splitlines()
+    assert lines[:3] == [named.rstrip("\n"), "Wave app:", f"  change ConfigMap {kube.namespace}/web"]
+    assert "    -  key: edited" in lines and "    +  key: web" in lines
+    assert spoke.core.read_namespaced_config_map("web", spoke.namespace).data == {"key": "edited"}  # dry run only
+
+    kube.core.delete_namespaced_secret("spoke-d", kube.namespace)
+    result = run_diff(kube, "app")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == f"Error: ClusterProfile {profile}: kubeconfig Secret {kube.namespace}/spoke-d not found\n"
