@@ -655,6 +655,32 @@ def fairness_section(step: dict[str, Any] | None) -> str:
     return text + table(("figure", "value"), rows)
 
 
+def multicluster_section(step: dict[str, Any] | None) -> str:
+    """Delivery to other clusters (bench/bench_multicluster.py, docs/multicluster.md#measured)."""
+    head = ("## Delivery to other clusters: one fleet on the hub, then spread over spokes "
+            "(`bench/bench_multicluster.py`)\n\n")
+    if step is None:
+        return head + "_Not run in this report's results (`bench/run_all.py --only multicluster --merge`)._"
+    failure = _failure(step, "multicluster")
+    runs = [r.get("figures") or {} for r in step.get("runs", [])]
+    rows = (runs[0] if runs else {}).get("rows") or []
+    if failure or not rows:
+        return head + (failure or "_No figures._")
+    text = head + (
+        f"Run {step.get('date_utc')}. The operator as a real process on a fresh minimal hub; the same Applications "
+        f"({rows[0].get('objects')} ConfigMaps each) first on the hub itself, then spread over minimal spokes (one "
+        "ClusterProfile and kubeconfig Secret each). Requests are the operator's own count (hub and spokes); the "
+        "steady minute is two no-op passes per Application (`--default-interval 30s`). Target: the steady "
+        "requests of a remote Application equal a hub Application's.\n\n")
+    return text + table(
+        ("run", "clusters", "Ready", "time to Ready", "requests / App to Ready", "writes / App",
+         "steady requests / App / min", "peak RSS"),
+        [(str(r.get("mode")), str(r.get("clusters")), f"{r.get('ready')}/{r.get('apps')}",
+          f"{fmt(r.get('ready_s'), 1)} s",
+          fmt(r.get("requests_per_app"), 1), fmt(r.get("writes_per_app"), 1),
+          fmt(r.get("steady_requests_per_app_minute"), 2), f"{fmt(r.get('peak_rss_mib'), 0)} MiB") for r in rows])
+
+
 def peer_section(step: dict[str, Any] | None) -> str:
     head = "## 6. Side by side: ours, kubectl, component-operator-runtime, fluxcd/pkg/ssa (`bench/bench_peers.py`)\n\n"
     if step is None:
@@ -764,7 +790,7 @@ def render(results: dict[str, Any], out: Path) -> str:
                 scale_section(steps.get("scale"), steps.get("floor")),
                 floor_section(steps.get("floor")), i_text,
                 p_text, fairness_section(steps.get("fairness")),
-                ui_section(steps.get("ui"))]
+                ui_section(steps.get("ui")), multicluster_section(steps.get("multicluster"))]
     return "\n\n".join(s.rstrip() for s in sections) + "\n"
 
 

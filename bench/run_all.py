@@ -42,7 +42,11 @@ Steps (``--only`` picks some, comma-separated):
   ones' passes (docs/operator.md#fair-queues);
 - ``ui``         — ``bench_ui.py --json``: ``oam-operator ui`` in Chromium with 1,000 Applications:
   the list rendered after navigation, a 500-object tree, the UI process's RSS, its API requests
-  before and after 100 Applications change.
+  before and after 100 Applications change;
+- ``multicluster`` — ``bench_multicluster.py --json``: ``--multicluster-spokes`` ×
+  ``--multicluster-apps`` Applications on the hub, then spread over that many minimal spokes:
+  time to Ready, requests and writes per Application, steady requests per Application and
+  minute, peak RSS (docs/multicluster.md#measured).
 
 Nothing is estimated: every figure in results.json was measured in this run; a failed step is
 recorded with its error and exit code instead of figures. Exit status 1 if any step failed.
@@ -72,7 +76,7 @@ ROOT = BENCH.parent
 RESULTS = BENCH / "results"
 LOGS = RESULTS / "logs"
 STEPS = ("transform", "reconciler", "kubectl-noop", "peer", "operator", "scale", "floor", "inventory", "fairness",
-         "ui")
+         "ui", "multicluster")
 
 sys.path.insert(0, str(ROOT))
 
@@ -628,6 +632,17 @@ def step_ui(args: argparse.Namespace) -> dict[str, Any]:
     return {"runs": [run], "ok": bool(run["figures"]) and run["exit_code"] == 0}
 
 
+def step_multicluster(args: argparse.Namespace) -> dict[str, Any]:
+    """``bench_multicluster.py``: one fleet on the hub, then the same spread over remote clusters."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "multicluster.json"
+        run = _run_script("bench_multicluster.py", ["--spokes", str(args.multicluster_spokes), "--apps",
+                                                    str(args.multicluster_apps), "--json", str(out)],
+                          "multicluster", timeout=3600)
+        run["figures"] = json.loads(out.read_text()) if out.exists() else None
+    return {"runs": [run], "ok": bool(run["figures"]) and run["exit_code"] == 0}
+
+
 STEP_FUNCS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
     "transform": step_transform,
     "reconciler": step_reconciler,
@@ -639,6 +654,7 @@ STEP_FUNCS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
     "inventory": step_inventory,
     "fairness": step_fairness,
     "ui": step_ui,
+    "multicluster": step_multicluster,
 }
 
 
@@ -658,6 +674,9 @@ def main() -> int:
                         help="objects of the inventory-size Application")
     parser.add_argument("--fairness-flood", type=int, default=200,
                         help="Applications of the fairness benchmark's flood")
+    parser.add_argument("--multicluster-spokes", type=int, default=3, help="remote clusters of the multicluster step")
+    parser.add_argument("--multicluster-apps", type=int, default=100,
+                        help="Applications per remote cluster in the multicluster step")
     parser.add_argument("--out", type=Path, default=RESULTS / "results.json")
     parser.add_argument("--merge", action="store_true",
                         help="keep the steps of an existing results file that this run does not repeat")

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -119,6 +122,21 @@ def wait_message(kube: Kube, name: str, wanted: str, *, prefix: bool = False) ->
     return result
 
 
+def wait_profile_ready(kube: Kube, profile: str, status: str, reason: str, wanted: str, *,
+                       prefix: bool = False) -> dict[str, Any]:
+    """Wait until the ClusterProfile's own Ready condition (what ``kubectl describe clusterprofile``
+    shows, docs/multicluster.md#the-clusterprofiles-status) says ``wanted``."""
+    def reached() -> dict[str, Any] | None:
+        body = kube.custom.get_cluster_custom_object(GROUP, VERSION, "clusterprofiles", profile)
+        ready = condition(body, "Ready") or {}
+        text = str(ready.get("message", ""))
+        said = (ready.get("status"), ready.get("reason")) == (status, reason)
+        return ready if said and (text.startswith(wanted) if prefix else text == wanted) else None
+
+    result: dict[str, Any] = wait_until(reached, default_wait(kube.cluster), f"ClusterProfile {profile} to say {wanted!r}")
+    return result
+
+
 def hub_configmaps(kube: Kube) -> list[str]:
     return [name for kind, name in kube.owned() if kind == "ConfigMap"]
 
@@ -193,25 +211,33 @@ def test_unusable_kubeconfig_secrets_are_refused_until_fixed(start_operator: Any
     where = f'ClusterProfile {profile}: Secret {kube.namespace}/spoke-b key "value"'
 
     app = kube.wait_state("app", "Error", "ClusterUnusable")
-    assert message(app) == f"ClusterProfile {profile}: kubeconfig Secret {kube.namespace}/spoke-b not found"
+    missing = f"ClusterProfile {profile}: kubeconfig Secret {kube.namespace}/spoke-b not found"
+    assert message(app) == missing
+    wait_profile_ready(kube, profile, "False", "ClusterUnusable", missing)
 
     put_secret(kube, "spoke-b", {"config": b"x"})
-    wait_message(kube, "app", f'ClusterProfile {profile}: Secret {kube.namespace}/spoke-b has no key "value" '
-                              "(its keys: config)")
+    no_key = f'ClusterProfile {profile}: Secret {kube.namespace}/spoke-b has no key "value" (its keys: config)'
+    wait_message(kube, "app", no_key)
+    wait_profile_ready(kube, profile, "False", "ClusterUnusable", no_key)
 
     put_secret(kube, "spoke-b", {"value": b"clusters: [unclosed\n"})
     wait_message(kube, "app", f"{where} is not a kubeconfig: while parsing a flow sequence", prefix=True)
+    wait_profile_ready(kube, profile, "False", "ClusterUnusable",
+                       f"{where} is not a kubeconfig: while parsing a flow sequence", prefix=True)
 
     document = json.loads(Path(spoke.handle.kubeconfig).read_text(encoding="utf-8"))
     del document["current-context"]
     put_secret(kube, "spoke-b", {"value": json.dumps(document).encode()})
     app = wait_message(kube, "app", f"{where}: the kubeconfig names no current-context")
     assert app["status"]["state"] == "Error"
+    wait_profile_ready(kube, profile, "False", "ClusterUnusable", f"{where}: the kubeconfig names no current-context")
     assert spoke.configmaps() == {} and hub_configmaps(kube) == []
 
     put_kubeconfig_secret(kube, "spoke-b", spoke)
     kube.wait_ready("app")
     assert sorted(spoke.configmaps()) == ["cfg"]
+    wait_profile_ready(kube, profile, "True", "Connected",
+                       f"connected to cluster {spoke.handle.server} (id {spoke.cluster_id})")
 
 
 def test_refused_credentials_then_a_rotated_secret_reconnect_without_a_restart(
@@ -393,3 +419,39 @@ def test_the_abandon_annotation_releases_an_application_whose_spoke_is_down(
     finally:
         plane.start_component("kube-apiserver")
     assert sorted(spoke.configmaps()) == ["kept"]  # left in place on the spoke
+
+
+def run_diff(kube: Kube, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_PROXY", "no_proxy")}
+    env["NO_PROXY"] = "127.0.0.1,localhost"
+    env["OAM_OPERATOR_OPERATOR_NAMESPACE"] = kube.namespace  # where the profile's Secret is
+    return subprocess.run([str(Path(sys.executable).parent / "oam-operator"), "diff", *args, "-n", kube.namespace,
+                           "--kubeconfig", kube.cluster.kubeconfig],
+                          capture_output=True, text=True, timeout=120, check=False, env=env)
+
+
+def test_diff_compares_with_the_spoke_and_names_it(start_operator: Any, kube: Kube, spokes: list[Spoke],
+                                                   profiles: list[str]) -> None:
+    spoke = spokes[0]
+    put_kubeconfig_secret(kube, "spoke-d", spoke)
+    profile = make_profile(kube, profiles, "d", "spoke-d")
+    start_operator(kube.namespace)
+    kube.apply_app("app", {"profile": profile, "components": [configmap_component("web")], "drift": "Report"})
+    kube.wait_ready("app")
+    named = f"Compared with cluster {spoke.handle.server} (ClusterProfile {profile})\n"
+
+    result = run_diff(kube, "app")
+    assert (result.returncode, result.stdout, result.stderr) == (0, named + "no changes\n", "")
+
+    spoke.core.patch_namespaced_config_map("web", spoke.namespace, {"data": {"key": "edited"}})
+    result = run_diff(kube, "app")
+    assert (result.returncode, result.stderr) == (1, "")
+    lines = result.stdout.splitlines()
+    assert lines[:3] == [named.rstrip("\n"), "Wave app:", f"  change ConfigMap {kube.namespace}/web"]
+    assert "    -  key: edited" in lines and "    +  key: web" in lines
+    assert spoke.core.read_namespaced_config_map("web", spoke.namespace).data == {"key": "edited"}  # dry run only
+
+    kube.core.delete_namespaced_secret("spoke-d", kube.namespace)
+    result = run_diff(kube, "app")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == f"Error: ClusterProfile {profile}: kubeconfig Secret {kube.namespace}/spoke-d not found\n"

@@ -98,8 +98,10 @@ def build_crds() -> list[dict[str, Any]]:
         plural="clusterprofiles",
         scope="Cluster",
         short_names=["oamprofile"],
-        status_subresource=False,
-        columns=[{"name": "Engine", "type": "string", "jsonPath": ".spec.gitopsEngine"}, _AGE],
+        status_subresource=True,
+        columns=[{"name": "Engine", "type": "string", "jsonPath": ".spec.gitopsEngine"},
+                 {"name": "Ready", "type": "string", "jsonPath": f"{_READY}.status"}, _AGE,
+                 {"name": "Message", "type": "string", "jsonPath": f"{_READY}.message", "priority": 1}],
     )
     return sorted([application, profile], key=crd_filename)
 

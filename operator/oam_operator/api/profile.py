@@ -14,10 +14,11 @@ from typing import Any
 from pydantic import Field
 
 from ..common.dns1123 import DNS1123_LABEL_FMT, DNS1123_SUBDOMAIN_FMT
+from .conditions import Condition
 from .meta import API_VERSION, API_VERSION_DESCRIPTION, KIND_DESCRIPTION, ApiModel, ObjectMeta, metadata_field
 
-__all__ = ["Capability", "ClusterProfile", "ClusterProfileSpec", "GitopsEngine", "KubeConfigReference",
-           "SecretKeyReference"]
+__all__ = ["Capability", "ClusterProfile", "ClusterProfileSpec", "ClusterProfileStatus", "GitopsEngine",
+           "KubeConfigReference", "SecretKeyReference"]
 
 
 class GitopsEngine(StrEnum):
@@ -77,6 +78,17 @@ class ClusterProfileSpec(ApiModel):
     )
 
 
+class ClusterProfileStatus(ApiModel):
+    """Whether the profile's cluster can be reached, written by the operator's leader only
+    (docs/multicluster.md#the-clusterprofiles-status)."""
+
+    conditions: list[Condition] | None = Field(
+        default=None,
+        description="Condition Ready: True when the kubeconfig Secret connected, else False with the exact reason "
+                    "(missing Secret or key, a kubeconfig that cannot be used, a cluster that does not answer).",
+    )
+
+
 class ClusterProfile(ApiModel):
     """Cluster-wide platform defaults for the traits of Applications."""
 
@@ -84,3 +96,4 @@ class ClusterProfile(ApiModel):
     kind: str = Field(default="ClusterProfile", description=KIND_DESCRIPTION)
     metadata: ObjectMeta = metadata_field()
     spec: ClusterProfileSpec = Field(default_factory=ClusterProfileSpec, description="Defaults of the profile.")
+    status: ClusterProfileStatus | None = Field(default=None, description="Written by the operator.")

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -128,9 +128,12 @@ def shard_of(body: Mapping[str, Any], live_app: Mapping[str, Any] | None, label:
 
 def compute_diff(target: str, namespace: str | None, conn: Any, domain: str,
                  revision: int | None = None, show_bookkeeping: bool = False,
-                 live_only: bool = False) -> tuple[list[WavePlan], list[str]]:
+                 live_only: bool = False, on_cluster: Callable[[str], None] | None = None,
+                 ) -> tuple[list[WavePlan], list[str]]:
     """The waves' creates and changes and the prunes; raises ``DiffError`` or ``ApiFailure``.
-    ``live_only``: ``target`` names a live Application, never a file (the UI's diff)."""
+    ``live_only``: ``target`` names a live Application, never a file (the UI's diff).
+    ``on_cluster`` is told the remote cluster compared with (docs/multicluster.md#diff-against-the-remote-cluster)."""
+    from oam_operator.cli.remotediff import RemoteRefused, remote_cluster
     from oam_operator.controller.checks import Subject, first_refusal, served_by
     from oam_operator.controller.composition import OperatorTransform
     from oam_operator.controller.digest import component_digest
@@ -154,6 +157,7 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str,
     name = str((body.get("metadata") or {}).get("name") or "")
     live_app = _live_application(conn, ns, name)
     client = ClusterClient(conn.api, rate_limiter=RateLimiter(0, 1), user_agent="oam-operator-diff")
+    remote = None
     try:
         cluster_id = client.request("read", "GET", "/api/v1/namespaces/kube-system")["metadata"]["uid"]
         settings = Settings(domain=domain)
@@ -168,10 +172,20 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str,
                 return None
             return found
 
+        asked = str((body.get("spec") or {}).get("profile") or settings.default_profile or "")
+        try:
+            remote = remote_cluster(client, asked, profiles(asked)) if asked else None
+        except RemoteRefused as unreachable:
+            raise DiffError(str(unreachable)) from None
+        cluster = client if remote is None else remote.client  # where the objects are
+        if remote is not None:
+            cluster_id = remote.cluster_id
+            if on_cluster is not None:
+                on_cluster(remote.label)
         # The operator's own checks and transform (controller/checks.py, its ``preview`` column):
         # what it would refuse is an error here, with its words.
         subject = Subject(body, settings, OperatorTransform.from_settings(settings), profiles,
-                          IdentityRule.from_settings(settings), cluster_id, served=served_by(client),
+                          IdentityRule.from_settings(settings), cluster_id, served=served_by(cluster),
                           inventory=read_inventory((live_app or {}).get("status") or {}))
         refused = first_refusal(subject, lambda check: check.preview)
         if refused is not None:
@@ -185,7 +199,7 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str,
         options = ReconcilerOptions(allowed_namespaces=frozenset({ns}), allow_cluster_scoped=False,
                                     enable_events=False, extra_labels=object_labels(settings, shard))
         try:
-            planned = Reconciler(domain, client, options).plan(encoded.objects, ns, owner_id, digest)
+            planned = Reconciler(domain, cluster, options).plan(encoded.objects, ns, owner_id, digest)
         except ReconcilerError as error:
             raise DiffError(str(error)) from None
         waves: dict[int, WavePlan] = {}
@@ -199,9 +213,9 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str,
             if p.resource is None:
                 wave.creates.append(label)  # its API comes with an earlier object (a CRD)
                 continue
-            live = client.get(p.resource, ref.namespace, ref.name)
+            live = cluster.get(p.resource, ref.namespace, ref.name)
             try:
-                dry = client.request(
+                dry = cluster.request(
                     "apply", "PATCH", p.resource.path(ref.namespace, ref.name), body=p.body,
                     content_type=APPLY_PATCH,
                     query=[("fieldManager", domain), ("force", "true"), ("dryRun", "All"),
@@ -229,6 +243,8 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str,
         raise DiffError(str(error)) from None
     finally:
         client.close()
+        if remote is not None:
+            remote.client.close()
 
 
 def render(waves: list[WavePlan], prunes: list[str]) -> str:
@@ -256,13 +272,17 @@ def run_diff(target: str, namespace: str | None, kubeconfig: str | None, context
     except ApiFailure as failure:
         click.echo(f"Error: {failure.message}", err=True)
         return EXIT_ERROR
+    clusters: list[str] = []
     try:
-        waves, prunes = compute_diff(target, namespace, conn, domain, revision, show_bookkeeping)
+        waves, prunes = compute_diff(target, namespace, conn, domain, revision, show_bookkeeping,
+                                     on_cluster=clusters.append)
     except (DiffError, ApiFailure) as error:
         click.echo(f"Error: {getattr(error, 'message', None) or error}", err=True)
         return EXIT_ERROR
     finally:
         conn.close()
     output = render(waves, prunes)
+    if clusters:  # the profile delivers to another cluster: say which
+        click.echo(f"Compared with {clusters[0]}")
     click.echo(output, nl=False)
     return EXIT_NONE if output == "no changes\n" else EXIT_CHANGES

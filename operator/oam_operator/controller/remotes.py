@@ -1,15 +1,15 @@
 """The remote clusters the ClusterProfiles name, one connection each (docs/multicluster.md#connections).
 
 ``RemoteClusters.target`` answers, for one pass, which cluster an Application goes to: ``None``
-for the operator's own, else a ``Target`` with that cluster's tenant clients, id and watches.
-The Secret is read on every pass of a remote Application (one GET with the operator's
-identity); the connection is kept per Secret and its ``resourceVersion``, so every Application
-going to one cluster shares one client (one connection pool, one rate limiter sized like the
-operator's own) and one set of watches of owned objects (ownedwatch.py, started by the
-``watches`` factory once the cluster's id is known). A rotated Secret — a new
-``resourceVersion`` — connects anew without a restart; the old client and watches are closed.
-The remote cluster's id (its ``kube-system`` UID, the cluster part of the owner ids there,
-docs/operator.md#owner-id-and-component-digest) is read once per connection.
+for the operator's own, else a ``Target`` with that cluster's tenant clients, id and watches. The
+Secret is read from its watch (profilesecrets.py: one watch per Secret in use, with the operator's
+identity), so a no-op pass reads nothing from the hub; the connection is kept per Secret and its
+``resourceVersion``, so every Application going to one cluster shares one client (one connection
+pool, one rate limiter sized like the operator's own) and one set of watches of owned objects
+(ownedwatch.py, started by the ``watches`` factory once the cluster's id is known). A rotated
+Secret — a new ``resourceVersion`` — connects anew without a restart; the old client and watches
+are closed. The remote cluster's id (its ``kube-system`` UID, the cluster part of the owner ids
+there, docs/operator.md#owner-id-and-component-digest) is read once per connection.
 
 Bad input is a ``DeliveryRefused`` (the exact message of delivery.py); a cluster that cannot be
 reached, or refuses the credentials, a ``TransientApiError`` whose message names the cluster:
@@ -43,6 +43,8 @@ from .delivery import (
 from .delivery import secret_value as read_secret_value
 from .fence import FencedRateLimiter
 from .ownedwatch import OwnedObjects
+from .profilesecrets import SecretWatches
+from .profilestatus import CONNECTED, UNREACHABLE, UNUSABLE, ProfileStatus
 from .tenancy import TenantClients
 
 __all__ = ["RemoteClusters", "Target"]
@@ -91,8 +93,11 @@ class RemoteClusters:
 
     def __init__(self, hub: ClusterClient, settings: Settings, operator_namespace: str, *,
                  user_agent: str = "oam-operator", make_client: ClientFactory | None = None,
-                 watches: WatchFactory | None = None) -> None:
+                 watches: WatchFactory | None = None, on_secret_change: Callable[[str, str], None] | None = None,
+                 status: ProfileStatus | None = None) -> None:
         self.hub = hub  # reads the Secrets, with the operator's identity
+        self.secrets = SecretWatches(hub, on_secret_change)
+        self.status = status  # the profiles' Ready conditions (profilestatus.py); ``None``: not written
         self.user_agent = user_agent
         self.settings = settings
         self.operator_namespace = operator_namespace
@@ -112,6 +117,22 @@ class RemoteClusters:
         refused = None if namespace is None else namespace_refusal(profile_name, spec, namespace)
         if refused is not None:
             raise NamespaceNotAllowed(refused)
+        try:
+            target = self._reach(profile_name, spec)
+        except DeliveryRefused as refused:
+            self._observed(profile_name, ("False", UNUSABLE, str(refused)))
+            raise
+        except TransientApiError as error:
+            self._observed(profile_name, ("False", UNREACHABLE, str(error)))
+            raise
+        if target is None:
+            self._observed(profile_name, ("True", CONNECTED, "delivers to the operator's own cluster"), only_stale=True)
+        else:
+            self._observed(profile_name, ("True", CONNECTED,
+                                          f"connected to cluster {target.server} (id {target.cluster_id})"))
+        return target
+
+    def _reach(self, profile_name: str, spec: Mapping[str, Any]) -> Target | None:
         ref = secret_key_of(profile_name, spec, self.operator_namespace, self.other_namespaces)
         if ref is None:
             return None
@@ -124,12 +145,17 @@ class RemoteClusters:
             self._identify(connection, label)
         return Target(profile_name, connection.server, connection.cluster_id, connection.clients, connection.owned)
 
+    def _observed(self, profile_name: str, observation: tuple[str, str, str], *, only_stale: bool = False) -> None:
+        if self.status is not None:
+            self.status.observe(profile_name, observation, only_stale=only_stale)
+
     def connections(self) -> int:
         """How many remote clusters are connected (one per Secret)."""
         with self._lock:
             return len(self._connections)
 
     def close(self) -> None:
+        self.secrets.stop()
         with self._lock:
             connections, self._connections = list(self._connections.values()), {}
         for connection in connections:
@@ -139,12 +165,11 @@ class RemoteClusters:
 
     def _secret(self, profile_name: str, ref: SecretKey) -> Mapping[str, Any]:
         try:
-            secret: Mapping[str, Any] = self.hub.request(
-                "read", "GET", f"/api/v1/namespaces/{ref.namespace}/secrets/{ref.name}")
+            secret = self.secrets.secret(ref.namespace, ref.name)
         except ApiError as error:
-            if error.status == 404:
-                raise DeliveryRefused(f"ClusterProfile {profile_name}: kubeconfig Secret {ref} not found") from None
             raise error.with_context(f"reading the kubeconfig Secret {ref} of ClusterProfile {profile_name}") from None
+        if secret is None:
+            raise DeliveryRefused(f"ClusterProfile {profile_name}: kubeconfig Secret {ref} not found")
         return secret
 
     def _connection(self, profile_name: str, ref: SecretKey, secret: Mapping[str, Any],

@@ -42,6 +42,7 @@ from .history import RevisionRecorder
 from .incluster import in_cluster
 from .ownedwatch import ObjectKey, OwnedObjects, WatchedKind
 from .passes import apply_pass, delete_pass
+from .profilestatus import ProfileStatus
 from .readiness import WATCHED, no_longer_progressing
 from .readysince import not_ready_since
 from .remotes import RemoteClusters
@@ -186,7 +187,9 @@ class Runtime:
                                 use_operator_identity=self.settings.use_operator_identity)
         agent = f"oam-operator/{__version__}" + (f" ({self.pod_name})" if self.pod_name else "")
         self.remotes = RemoteClusters(self.pass_client, self.settings, self.settings.lease_namespace(os.environ),
-                                      user_agent=agent, watches=self._remote_watches)
+                                      user_agent=agent, watches=self._remote_watches,
+                                      on_secret_change=self._on_secret_change,
+                                      status=ProfileStatus(self.pass_client, self.profile))
         self.env = Environment(
             settings=self.settings, transform=self.transform, clients=clients, cluster_id=self.cluster_id,
             profiles=self.profile, reconciler_metrics=reconciler_metrics, on_transform=self._observe_transform,
@@ -293,6 +296,20 @@ class Runtime:
             if memory.forbidden.since is None or self.waker is None:
                 continue
             memory.forbidden.reset()
+            self.waker(uid)
+
+    def _on_secret_change(self, namespace: str, name: str) -> None:
+        """profilesecrets.py: a kubeconfig Secret changed (rotated, deleted, created): wake the
+        Applications whose profile names it, so they reconnect at once."""
+        operator_namespace = self.remotes.operator_namespace if self.remotes is not None else ""
+        profiles = {profile for profile, body in list(self.profiles.items())
+                    if _names_secret(body, operator_namespace) == (namespace, name)}
+        if not profiles or self.waker is None:
+            return
+        with self._lock:
+            woken = [uid for uid, memory in self.memory.items()
+                     if {(memory.status or {}).get("profile") or "", memory.profile_name} & profiles]
+        for uid in woken:
             self.waker(uid)
 
     def _on_watch_state(self, kind: WatchedKind, state: str) -> None:
@@ -503,3 +520,13 @@ def pass_failure(result: PassResult) -> tuple[int, str, str] | None:
     ready = ready_condition(result.status) or {}
     level = logging.ERROR if result.outcome == "error" else logging.WARNING
     return level, str(ready.get("reason", "")), str(ready.get("message", ""))
+
+
+def _names_secret(profile: Mapping[str, Any], operator_namespace: str) -> tuple[str, str] | None:
+    """(namespace, name) of the kubeconfig Secret a ClusterProfile names, ``None``: none."""
+    spec = profile.get("spec")
+    kube_config = spec.get("kubeConfig") if isinstance(spec, Mapping) else None
+    ref = kube_config.get("secretRef") if isinstance(kube_config, Mapping) else None
+    if not isinstance(ref, Mapping) or not ref.get("name"):
+        return None
+    return str(ref.get("namespace") or operator_namespace), str(ref["name"])

@@ -1,11 +1,13 @@
 """The connection per remote cluster against real control planes (docs/multicluster.md#connections,
 docs/devcluster.md#hub-and-spokes): the hub (the minimal ``cluster``) holds the kubeconfig Secrets,
 the spokes answer. The remote cluster's id is its own ``kube-system`` UID; a rotated Secret reaches
-another cluster without a new ``RemoteClusters``; a stopped API server is a retryable error naming
+another cluster without a new ``RemoteClusters``, seen by the Secret's watch (which then reads
+nothing from the hub per pass, profilesecrets.py); a stopped API server is a retryable error naming
 the cluster, and the same connection works once it is back."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
@@ -21,6 +23,7 @@ from tools.devcluster.devcluster import kubeconfig_secret
 from tools.devcluster.pytest_plugin import api_client, control_plane
 
 PROFILE = {"spec": {"kubeConfig": {"secretRef": {"name": "spoke"}}}}
+WAIT = 60.0  # seconds a watch event may take at most (a safety net, not a measured time)
 
 
 def kube_system_uid(handle: ClusterHandle) -> str:
@@ -54,21 +57,39 @@ def test_the_target_is_the_spoke_with_its_own_id_and_a_rotated_secret_reaches_th
         cluster: ClusterHandle, hub_client: ClusterClient, kube_api: Any, namespace: str,
         spoke_clusters: list[ClusterHandle]) -> None:
     first, second = spoke_clusters
-    remotes = RemoteClusters(hub_client, Settings(), namespace)
+    changed = threading.Event()
+
+    def on_secret_change(secret_namespace: str, name: str) -> None:
+        if (secret_namespace, name) == (namespace, "spoke"):
+            changed.set()
+
+    remotes = RemoteClusters(hub_client, Settings(), namespace, on_secret_change=on_secret_change)
     try:
         with pytest.raises(DeliveryRefused) as caught:
             remotes.target("p", PROFILE, "team-a")
         assert str(caught.value) == f"ClusterProfile p: kubeconfig Secret {namespace}/spoke not found"
 
+        for _ in range(int(WAIT * 10)):  # until the Secret's watch has listed it (absent)
+            if remotes.secrets.watching() == 1:
+                break
+            changed.wait(0.1)
+        assert remotes.secrets.watching() == 1
         put_secret(kube_api, namespace, first)
+        assert changed.wait(WAIT)  # its creation wakes the users of the profile
+        changed.clear()
         target = remotes.target("p", PROFILE, "team-a")
         assert target is not None
         assert (target.cluster_id, target.server) == (kube_system_uid(first), first.server)
         assert target.cluster_id != kube_system_uid(cluster)
         again = remotes.target("q", PROFILE, "team-b")
         assert again is not None and again.clients is target.clients  # one connection, shared
+        before = hub_client.accounting.total
+        for _ in range(3):
+            assert remotes.target("p", PROFILE, "team-a") is not None
+        assert hub_client.accounting.total == before  # a no-op pass reads nothing from the hub
 
         put_secret(kube_api, namespace, second)  # rotated: a new resourceVersion, another cluster
+        assert changed.wait(WAIT)  # the watch saw it: the users of the profile are woken
         rotated = remotes.target("p", PROFILE, "team-a")
         assert rotated is not None and rotated.cluster_id == kube_system_uid(second)
         assert remotes.connections() == 1

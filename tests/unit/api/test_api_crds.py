@@ -333,10 +333,13 @@ def test_cluster_profile_names_scope_and_columns() -> None:
     assert spec["names"]["categories"] == ["oam"]
     assert spec["names"]["singular"] == "clusterprofile"
     (version,) = spec["versions"]
-    assert "subresources" not in version
+    assert version["subresources"] == {"status": {}}  # written by the operator (docs/multicluster.md)
     assert version["additionalPrinterColumns"] == [
         {"name": "Engine", "type": "string", "jsonPath": ".spec.gitopsEngine"},
+        {"name": "Ready", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Ready")].status'},
         {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
+        {"name": "Message", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Ready")].message',
+         "priority": 1},
     ]
     capabilities = _node("ClusterProfile", ".spec.capabilities")
     assert capabilities["type"] == "object" and "additionalProperties" in capabilities

@@ -1,7 +1,8 @@
 """The connection per remote cluster (docs/multicluster.md#connections): one client per kubeconfig
 Secret, shared by every Application going there; a new resourceVersion reconnects; the remote
 cluster's id read once per connection. The hub and the remote clients are fakes that answer
-``request()`` from dictionaries (the real clients are exercised by the e2e tests)."""
+``request()`` from dictionaries and forbid the Secrets' watch, so each pass reads the Secret
+(the watch: test_profilesecrets.py; the real clients: the integration and e2e tests)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,8 @@ class FakeHub:
             "metadata": {"uid": f"uid-{name}", "resourceVersion": version}, "data": {"value": data}}
 
     def request(self, verb: str, method: str, path: str, **_: Any) -> dict[str, Any]:
+        if verb == "list":  # the Secret's watch may not run here: each pass reads it (profilesecrets.py)
+            raise PermanentApiError("403 Forbidden", status=403, reason="Forbidden", verb=verb)
         self.reads.append(path)
         if path not in self.secrets:
             raise PermanentApiError("404 Not Found", status=404, reason="NotFound", verb=verb)

@@ -24,6 +24,7 @@ LEAST = {
     ("rbac.authorization.k8s.io", resource, "", verb) for resource in ("rolebindings", "roles")
     for verb in ("list", "watch")}
 CLUSTER_WIDE = {("oam-operator.dev", "clusterprofiles", "", verb) for verb in ("get", "list", "watch")} | {
+    ("oam-operator.dev", "clusterprofiles/status", "", "patch")} | {
     ("apiextensions.k8s.io", "customresourcedefinitions", "", verb) for verb in ("list", "watch")}
 # kopf lists and watches the Namespaces when it watches given namespaces.
 NAMESPACE_OBSERVATION = {("", "namespaces", "", verb) for verb in ("list", "watch")}

@@ -229,6 +229,10 @@ two kopf retries each listing 9 times (about a minute, logged as errors) before 
 - apiGroups: [oam-operator.dev]
   resources: [clusterprofiles]
   verbs: [get, list, watch]
+{{- /* The profile's Ready condition (docs/multicluster.md#the-clusterprofiles-status). */}}
+- apiGroups: [oam-operator.dev]
+  resources: [clusterprofiles/status]
+  verbs: [patch]
 {{- if not .Values.operator.clusterId }}
 - apiGroups: [""]
   resources: [namespaces]

@@ -1,0 +1,101 @@
+"""The cluster ``oam-operator diff`` compares with when the Application's profile delivers to
+another one (docs/multicluster.md#diff-against-the-remote-cluster).
+
+The CLI reads the profile's kubeconfig Secret with the user's own credentials — so only a user
+who may read that Secret sees the remote cluster — and checks it with the operator's own rules
+(controller/delivery.py), so the refusals have the operator's words. The Secret's namespace,
+when the profile names none, is the operator's: ``OAM_OPERATOR_OPERATOR_NAMESPACE``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from oam_operator.controller.delivery import DeliveryRefused, parse_kubeconfig, secret_key_of, secret_value
+from oam_operator.reconciler.client import ClusterClient
+from oam_operator.reconciler.errors import ApiError
+from oam_operator.reconciler.ratelimit import RateLimiter
+
+__all__ = ["OPERATOR_NAMESPACE_ENV", "RemoteCluster", "RemoteRefused", "remote_cluster"]
+
+OPERATOR_NAMESPACE_ENV = "OAM_OPERATOR_OPERATOR_NAMESPACE"
+
+
+class RemoteRefused(Exception):
+    """The remote cluster cannot be compared with; ``str()`` is the message."""
+
+
+@dataclass
+class RemoteCluster:
+    """The client of the remote cluster, its server and its id (the cluster part of the owner ids)."""
+
+    client: ClusterClient
+    server: str
+    cluster_id: str
+    profile: str
+
+    @property
+    def label(self) -> str:
+        return f"cluster {self.server} (ClusterProfile {self.profile})"
+
+
+def remote_cluster(hub: ClusterClient, profile_name: str, profile: Mapping[str, Any] | None) -> RemoteCluster | None:
+    """The remote cluster ``profile`` delivers to, ``None`` for the operator's own; raises ``RemoteRefused``."""
+    spec = (profile or {}).get("spec") or {}
+    if not isinstance(spec, Mapping):
+        return None
+    operator_namespace = os.environ.get(OPERATOR_NAMESPACE_ENV, "")
+    ref_fields = spec.get("kubeConfig", {}).get("secretRef") if isinstance(spec.get("kubeConfig"), Mapping) else None
+    if isinstance(ref_fields, Mapping) and ref_fields.get("name") and not ref_fields.get("namespace") \
+            and not operator_namespace:
+        raise RemoteRefused(f"ClusterProfile {profile_name}: its kubeconfig Secret {ref_fields['name']} is in the "
+                            f"operator's namespace: set {OPERATOR_NAMESPACE_ENV} to it")
+    try:
+        ref = secret_key_of(profile_name, spec, operator_namespace, _explicit_namespace(spec))
+        if ref is None:
+            return None
+        try:
+            secret = hub.request("read", "GET", f"/api/v1/namespaces/{ref.namespace}/secrets/{ref.name}")
+        except ApiError as error:
+            if error.status == 404:
+                raise DeliveryRefused(f"ClusterProfile {profile_name}: kubeconfig Secret {ref} not found") from None
+            if error.status == 403:
+                raise RemoteRefused(f"ClusterProfile {profile_name} delivers to the cluster in the Secret {ref}, "
+                                    "which you may not read: the diff needs get on it") from None
+            raise
+        kubeconfig = parse_kubeconfig(profile_name, ref, secret_value(profile_name, ref, secret))
+    except DeliveryRefused as refused:
+        raise RemoteRefused(str(refused)) from None
+    client = _client(dict(kubeconfig.document))
+    label = f"cluster {kubeconfig.server} (ClusterProfile {profile_name})"
+    try:
+        cluster_id = str(client.request("read", "GET", "/api/v1/namespaces/kube-system")["metadata"]["uid"])
+    except ApiError as error:
+        client.close()
+        raise RemoteRefused(f"{label}: {error}") from None
+    return RemoteCluster(client, kubeconfig.server, cluster_id, profile_name)
+
+
+def _explicit_namespace(spec: Mapping[str, Any]) -> list[str]:
+    """A namespace the profile names itself is the platform team's choice: the CLI does not know
+    the operator's ``--profile-secret-namespaces`` and lets the read decide."""
+    ref = (spec.get("kubeConfig") or {}).get("secretRef") if isinstance(spec.get("kubeConfig"), Mapping) else None
+    namespace = ref.get("namespace") if isinstance(ref, Mapping) else None
+    return [str(namespace)] if namespace else []
+
+
+def _client(document: dict[str, Any]) -> ClusterClient:
+    from kubernetes import client as k8s
+    from kubernetes import config
+
+    configuration = k8s.Configuration()
+    config.load_kube_config_from_dict(  # type: ignore[no-untyped-call]
+        document, client_configuration=configuration, persist_config=False)
+    api = k8s.ApiClient(configuration)
+    try:
+        return ClusterClient(api, rate_limiter=RateLimiter(0, 1), user_agent="oam-operator-diff")
+    finally:
+        api.close()  # type: ignore[no-untyped-call]
