@@ -26,7 +26,6 @@ Connection failures, 429 and 5xx are *transient*: ``status --wait`` polls throug
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ import urllib3
 from kubernetes import client, config
 
 from oam_operator import __version__
+from oam_operator.cli.apifailure import GROUP, PLURAL, VERSION, ApiFailure, describe_http_error
 
 __all__ = [
     "GROUP",
@@ -49,20 +49,9 @@ __all__ = [
     "get_application",
 ]
 
-GROUP, VERSION, PLURAL = "oam-operator.dev", "v1alpha1", "applications"
 REQUEST_TIMEOUT = 30.0
 FIELD_MANAGER = "oam-operator-cli"
 _SA_NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
-_TRANSIENT_CODES = frozenset({429, 500, 502, 503, 504})
-
-
-class ApiFailure(Exception):
-    """A failure of a cluster call, as the one-line message the user sees."""
-
-    def __init__(self, message: str, transient: bool = False) -> None:
-        super().__init__(message)
-        self.message = message
-        self.transient = transient
 
 
 @dataclass
@@ -119,30 +108,10 @@ def connect(kubeconfig: str | None = None, context: str | None = None) -> Connec
     return Connection(api=api, namespace=namespace, server=str(configuration.host))
 
 
-def _server_status(exc: Any) -> Mapping[str, Any]:
-    try:
-        body = json.loads(exc.body or "")
-    except (TypeError, ValueError):
-        return {}
-    return body if isinstance(body, Mapping) else {}
-
-
 def describe_api_error(exc: Exception, action: str, namespace: str, name: str, server: str = "") -> ApiFailure:
     """The :class:`ApiFailure` for an exception of a call on Application ``namespace/name``."""
     if isinstance(exc, client.ApiException):
-        status = _server_status(exc)
-        code = exc.status or 0
-        if code == 404:
-            details = status.get("details") if isinstance(status.get("details"), Mapping) else {}
-            if details and details.get("name") == name:
-                return ApiFailure(f'application "{name}" not found in namespace "{namespace}"')
-            return ApiFailure(
-                f"the server does not serve {PLURAL}.{GROUP}/{VERSION} (are the oam-operator CRDs installed? "
-                "oam-operator crd | kubectl apply --server-side -f -)"
-            )
-        message = status.get("message") or (exc.body or "").strip() or ""
-        text = f'{action} application "{name}" in namespace "{namespace}": {code} {exc.reason or ""}'.rstrip()
-        return ApiFailure(f"{text}: {message}" if message else text, transient=code in _TRANSIENT_CODES)
+        return describe_http_error(exc.status or 0, exc.reason, exc.body, action, namespace, name)
     if isinstance(exc, urllib3.exceptions.HTTPError | OSError):
         cause = exc.reason if isinstance(exc, urllib3.exceptions.MaxRetryError) and exc.reason else exc
         text = _first_line(cause)

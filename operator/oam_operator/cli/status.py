@@ -31,7 +31,7 @@ import json
 import os
 import sys
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -51,6 +51,7 @@ from oam_operator.common.durations import parse_go_duration
 
 if TYPE_CHECKING:
     from oam_operator.cli.kubeclient import Connection
+    from oam_operator.cli.plainkube import PlainConnection
 
 __all__ = ["check_timeout", "requested_at_value", "run_reconcile", "run_status", "run_suspend"]
 
@@ -77,6 +78,23 @@ def _connect(kubeconfig: str | None, context: str | None) -> Connection:
     return connect(kubeconfig, context)
 
 
+def _connect_reading(kubeconfig: str | None, context: str | None) -> Connection | PlainConnection:
+    """The standard-library path for a plain kubeconfig (no Kubernetes client import), else the client's."""
+    from oam_operator.cli.plainkube import connect_plain
+
+    return connect_plain(kubeconfig, context) or _connect(kubeconfig, context)
+
+
+def _get_application(conn: Connection | PlainConnection, namespace: str, name: str) -> dict[str, Any]:
+    from oam_operator.cli import plainkube
+
+    if isinstance(conn, plainkube.PlainConnection):
+        return plainkube.get_application(conn, namespace, name)
+    from oam_operator.cli import kubeclient
+
+    return kubeclient.get_application(conn, namespace, name)
+
+
 def run_status(
     name: str,
     namespace: str | None,
@@ -89,10 +107,11 @@ def run_status(
     domain: str,
 ) -> int:
     """Print the Application's state; 0 when Ready, 3 when not, 1 on failure."""
-    from oam_operator.cli.kubeclient import ApiFailure, get_application
+    from oam_operator.cli.apifailure import ApiFailure
 
+    get_application = _get_application
     try:
-        conn = _connect(kubeconfig, context)
+        conn = _connect_reading(kubeconfig, context)
     except ApiFailure as failure:
         return _error(failure.message)
     ns = namespace or conn.namespace

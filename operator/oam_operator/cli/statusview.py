@@ -50,7 +50,6 @@ from typing import Any
 import click
 
 from oam_operator.api.compact_inventory import CompactInventoryError, read_status_inventory
-from oam_operator.api.conditions import ready_condition
 from oam_operator.reconciler.priorities import apply_priority
 
 __all__ = [
@@ -82,6 +81,7 @@ EXIT_USAGE = 2
 EXIT_NOT_READY = 3
 
 PRUNING_PHASES = frozenset({"ScheduledForDeletion", "ScheduledForCompletion", "Deleting"})
+READY_CONDITION = "Ready"  # api.conditions.ConditionType.READY, pinned by tests/unit/cli/test_cli_startup.py
 NO_STATUS_MESSAGE = "No status yet: the operator has not processed this Application (is it running?)"
 
 _GOOD = frozenset({"Ready", "True", "Current", "Completed"})
@@ -246,7 +246,8 @@ def build_view(app: Mapping[str, Any], domain: str = DEFAULT_DOMAIN) -> StatusVi
     metadata = _mapping(app.get("metadata"))
     status = _mapping(app.get("status"))
     conditions = _mappings(status.get("conditions"))
-    ready = ready_condition({"conditions": conditions})
+    # Not api.conditions.ready_condition: that module loads pydantic, a third of status's start-up.
+    ready = next((c for c in conditions if c.get("type") == READY_CONDITION), None)
     items = [_item(raw) for raw in _mappings(_inventory(status))]
     raw_bundles = _mappings(status.get("bundles"))
     bundle_waves = [_waves(raw.get("waves")) for raw in raw_bundles]

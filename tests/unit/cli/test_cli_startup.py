@@ -6,6 +6,7 @@ Timing belongs to ``bench/bench_cli_startup.py``; these tests pin what makes it 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -86,3 +87,27 @@ def test_status_imports_neither_the_transform_nor_the_reconciler(tmp_path: Path)
     lines = result.stdout.splitlines()
     assert lines[-2] == "LOADED:"
     assert lines[-1] == "CLIENT:True"  # it did get as far as the client
+
+
+def test_status_with_a_plain_kubeconfig_imports_no_client(tmp_path: Path) -> None:
+    """A kubeconfig ``plainkube`` understands is read over ``http.client``: neither the Kubernetes
+    client, urllib3 nor pydantic is imported (two thirds of status's start-up before, issue 25)."""
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(
+        "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+        "clusters: [{name: c, cluster: {server: 'http://127.0.0.1:9'}}]\n"
+        "users: [{name: c, user: {token: abc}}]\n"
+        "contexts: [{name: c, context: {cluster: c, user: c, namespace: shop}}]\n"
+    )
+    code = (
+        "import sys\n"
+        "from oam_operator.cli import main\n"
+        f"sys.argv = ['oam-operator', 'status', 'web', '--kubeconfig', {str(kubeconfig)!r}]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        f"print('LOADED:' + ','.join(sorted(m for m in {HEAVY!r} if m in sys.modules)))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k.lower() not in ("http_proxy", "https_proxy")}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120,
+                            env=env)
+    assert result.stdout.splitlines()[-1] == "LOADED:"
+    assert result.stderr.startswith("Error: cannot reach the API server at http://127.0.0.1:9: "), result.stderr

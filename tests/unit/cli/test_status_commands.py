@@ -83,6 +83,7 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeCluster]:
     monkeypatch.setattr(statuscli, "wait_for", functools.partial(statusview.wait_for, clock=cluster.clock,
                                                                  sleep=cluster.sleep))
     monkeypatch.setattr(statuscli, "_connect", lambda kubeconfig, context: cluster.connection)
+    monkeypatch.setattr(statuscli, "_connect_reading", lambda kubeconfig, context: cluster.connection)
     monkeypatch.setattr(kubeclient, "get_application", cluster.get)
     monkeypatch.setattr(kubeclient, "annotate_application", cluster.annotate)
     monkeypatch.setattr(kubeclient, "patch_application", cluster.patch)
