@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from kubernetes import client
-from kubernetes.client.rest import ApiException
+from kubernetes.client.exceptions import ApiException
 
 from tests.integration.integrationkit import (
     GROUP,
@@ -43,7 +43,8 @@ def spoke() -> ClusterHandle:
 
 
 def owned_configmaps(api: Any, namespace: str) -> list[str]:
-    items = client.CoreV1Api(api).list_namespaced_config_map(namespace).items
+    core: Any = client.CoreV1Api(api)
+    items = core.list_namespaced_config_map(namespace).items
     return sorted(cm.metadata.name for cm in items if OWNER_ID in (cm.metadata.annotations or {}))
 
 
@@ -58,7 +59,8 @@ def test_the_image_delivers_to_a_remote_cluster(
         "clusterProfiles": {"kubeconfigSecrets": ["spoke-a"]},
         "operator": {"watchNamespaces": [full_namespace], "defaultInterval": "30s"},
     })
-    client.CoreV1Api(full_kube_api).create_namespaced_secret(
+    hub_core: Any = client.CoreV1Api(full_kube_api)
+    hub_core.create_namespaced_secret(
         full_namespace, kubeconfig_secret(spoke.kubeconfig, "spoke-a", full_namespace))
     custom = client.CustomObjectsApi(full_kube_api)
     profile = f"{full_namespace}-spoke"
@@ -67,6 +69,7 @@ def test_the_image_delivers_to_a_remote_cluster(
         "spec": {"kubeConfig": {"secretRef": {"name": "spoke-a"}}}})
     create_namespace_named(spoke, full_namespace)
     spoke_api = api_client(spoke)
+    spoke_core: Any = client.CoreV1Api(spoke_api)
     token = service_account_token(full_kube_api, full_namespace, release.service_account)
     operator = start_container_operator(release.objects, full_cluster.kubeconfig, token, full_namespace,
                                         tmp_path / "container")
@@ -81,10 +84,10 @@ def test_the_image_delivers_to_a_remote_cluster(
         })
 
         app = wait_state(full_kube_api, full_cluster, full_namespace, "remote", "Ready", "Ready")
-        spoke_id = client.CoreV1Api(spoke_api).read_namespace("kube-system").metadata.uid
+        spoke_id = spoke_core.read_namespace("kube-system").metadata.uid
         assert app["status"]["cluster"] == spoke_id
         assert owned_configmaps(spoke_api, full_namespace) == ["settings"]
-        settings = client.CoreV1Api(spoke_api).read_namespaced_config_map("settings", full_namespace)
+        settings = spoke_core.read_namespaced_config_map("settings", full_namespace)
         assert settings.data == {"delivered": "to the spoke"}
         assert settings.metadata.annotations[OWNER_ID] == f"{spoke_id}/{full_namespace}/remote"
         assert owned_configmaps(full_kube_api, full_namespace) == []  # nothing on the hub
