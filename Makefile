@@ -4,10 +4,11 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: help venv venv-demo devcluster image browser test test-unit test-cluster lint demo demo-down cluster-up cluster-down bench clean
+.PHONY: help venv venv-demo devcluster image browser test test-unit test-cluster lint demo demo-multi demo-down cluster-up cluster-down bench clean
 
 help:
 	@echo "make demo          the operator on the full local control plane, reconciling examples/shop.yaml to Ready"
+	@echo "make demo-multi    a hub and a spoke control plane: examples/shop.yaml delivered to the spoke"
 	@echo "make test          create .venv, build or reuse the control plane, build the image, run the whole suite"
 	@echo "make image         build the operator image with podman (localhost/oam-operator:<version>)"
 	@echo "make test-unit     the pure tests only: tests/unit (no control plane, podman or network)"
@@ -75,6 +76,9 @@ cluster-down: venv
 
 demo: venv-demo devcluster
 	$(PY) -m tools.demo up
+
+demo-multi: venv-demo devcluster
+	$(PY) -m tools.demo up --multi
 
 demo-down: venv-demo
 	$(PY) -m tools.demo down

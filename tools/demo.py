@@ -4,9 +4,10 @@
 control plane of this checkout (``demo-<hash of the checkout's path>``, see ``checkout_name``),
 installs the CRDs, starts ``oam-operator run`` in the
 background (its log and pid next to the cluster's run directory), applies the example and
-prints each bundle's progress until the Application is Ready. ``python -m tools.demo down``
+prints each bundle's progress until the Application is Ready. ``up --multi`` (``make demo-multi``)
+also starts a spoke and delivers the example there (``tools/demo_spoke.py``). ``python -m tools.demo down``
 deletes the demo's Applications (the operator must run to remove their finalizers), stops the
-operator and then the control plane.
+operator and then the control plane (and the spoke's, if one runs).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tools import demo_spoke
 from tools.devcluster import devcluster as dc
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -124,14 +126,14 @@ def stop_operator(running: dict[str, Any]) -> None:
     say(f"stopped the operator (pid {running['pid']})")
 
 
-def start_operator(plane: dc.ControlPlane) -> dict[str, Any]:
+def start_operator(plane: dc.ControlPlane, multi: bool = False) -> dict[str, Any]:
     running = operator_running()
     fingerprint = code_fingerprint()
-    if running is not None and running.get("code") == fingerprint:
+    if running is not None and running.get("code") == fingerprint and running.get("multi", False) == multi:
         say(f"reusing the running operator (pid {running['pid']}): it runs this checkout's current code")
         return running
     if running is not None:
-        say(f"the running operator (pid {running['pid']}) runs older code of this checkout: restarting it")
+        say(f"the running operator (pid {running['pid']}) runs older code or another mode: restarting it")
         stop_operator(running)
     log_path = dc.cli_run_dir(NAME).parent / f"{NAME}-operator.log"
     metrics, health = free_port(), free_port()
@@ -139,11 +141,13 @@ def start_operator(plane: dc.ControlPlane) -> dict[str, Any]:
     args = [str(executable), "run", "--kubeconfig", plane.handle.kubeconfig, "--metrics-port", str(metrics),
             "--health-port", str(health), "--log-format", "text", "--no-leader-election",  # one operator
             "--use-operator-identity"]  # the demo is a single-team cluster: an explicit opt-in (README)
+    if multi:  # where the spoke's kubeconfig Secret lives (docs/multicluster.md)
+        args += ["--operator-namespace", demo_spoke.OPERATOR_NAMESPACE]
     with log_path.open("ab") as log:
         process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                    start_new_session=True, cwd=ROOT)
     state = {"pid": process.pid, "start_time": dc.process_start_time(process.pid), "log": str(log_path),
-             "metrics_port": metrics, "health_port": health, "code": fingerprint}
+             "metrics_port": metrics, "health_port": health, "code": fingerprint, "multi": multi}
     operator_state_path().write_text(json.dumps(state))
     say(f"started the operator (pid {process.pid}); log: {log_path}")
     return state
@@ -195,10 +199,20 @@ def cmd_up(args: argparse.Namespace) -> int:
     plane = ensure_cluster()
     kubectl(plane, "apply", "--server-side", "-f", "-", stdin=json.dumps(demo_crds()))
     kubectl(plane, "wait", "--for=condition=Established", "crd/applications.oam-operator.dev", "--timeout=60s")
-    operator = start_operator(plane)
+    spoke = demo_spoke.ensure_spoke(NAME) if args.multi else None
+    operator = start_operator(plane, multi=spoke is not None)
     kubectl(plane, "create", "namespace", args.namespace, check=False)
     example = Path(args.example)
-    applied = kubectl(plane, "apply", "-n", args.namespace, "-f", str(example), "-o", "json")
+    if spoke is None:
+        applied = kubectl(plane, "apply", "-n", args.namespace, "-f", str(example), "-o", "json")
+    else:
+        kubectl(spoke, "create", "namespace", args.namespace, check=False)
+        kubectl(plane, "apply", "-f", "-", stdin=json.dumps(
+            {"apiVersion": "v1", "kind": "List", "items": demo_spoke.connection(spoke.handle.kubeconfig)}))
+        say(f"ClusterProfile {demo_spoke.PROFILE} names the spoke's kubeconfig in Secret "
+            f"{demo_spoke.OPERATOR_NAMESPACE}/{demo_spoke.SECRET}; the example goes to the spoke")
+        applied = kubectl(plane, "apply", "-n", args.namespace, "-f", "-", "-o", "json", stdin=json.dumps(
+            {"apiVersion": "v1", "kind": "List", "items": demo_spoke.pointed_at_spoke(example)}))
     document = json.loads(applied.stdout)
     items = document.get("items") if document.get("kind") == "List" else [document]
     names = [item["metadata"]["name"] for item in items if item.get("kind") == "Application"]
@@ -217,6 +231,9 @@ def cmd_up(args: argparse.Namespace) -> int:
     for name in names:
         say(f"  .venv/bin/oam-operator status {name} -n {args.namespace} --tree --kubeconfig {kubeconfig}")
     say(f"  .venv/bin/oam-operator ui -n {args.namespace} --kubeconfig {kubeconfig} --open   # the web view")
+    if spoke is not None:
+        say(f"  kubectl --kubeconfig {spoke.handle.kubeconfig} get all -n {args.namespace}  # on the spoke")
+        say(f"  kubectl describe clusterprofile {demo_spoke.PROFILE}  # the connection, on the hub")
     say(f"  operator log: {operator['log']}")
     say("Stop everything: make demo-down")
     return 0 if ok else 1
@@ -237,6 +254,10 @@ def cmd_down(args: argparse.Namespace) -> int:
     if plane is not None:
         plane.stop()
         say(f"stopped the control plane '{NAME}'")
+    spoke = demo_spoke.attached_spoke(NAME)
+    if spoke is not None:
+        spoke.stop()
+        say(f"stopped the spoke control plane '{demo_spoke.spoke_name(NAME)}'")
     return 0
 
 
@@ -247,6 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     up.add_argument("--example", default=str(ROOT / "examples" / "shop.yaml"))
     up.add_argument("--namespace", default="shop")
     up.add_argument("--timeout", type=float, default=300)
+    up.add_argument("--multi", action="store_true", help="a hub and a spoke: the example delivered to the spoke")
     sub.add_parser("down")
     args = parser.parse_args(argv)
     return cmd_up(args) if args.command == "up" else cmd_down(args)
