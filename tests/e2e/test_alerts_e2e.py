@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from conftest import free_port  # at import time: a later `conftest` of another folder shadows it at run time
 from e2ekit import Kube, OperatorProcess, configmap_component, deployment_component
 from promseries import Timeline
 
@@ -211,7 +212,6 @@ def _dry_run_create(kube: Kube, name: str) -> str:
 
 def test_the_webhook_alert_fires_when_the_api_server_cannot_call_the_operator(
         start_operator: Any, kube: Kube, tmp_path: Path) -> None:
-    from conftest import free_port
     from kubernetes import client
     from test_admission_e2e import TYPO, Chart, _app, _refused_by_webhook
 
