@@ -239,7 +239,7 @@ def test_both_crds_apply_and_become_established(cluster: ClusterHandle, kube_api
     assert "applications/status" in by_name
     assert by_name["clusterprofiles"].short_names == ["oamprofile"]
     assert by_name["clusterprofiles"].namespaced is False
-    assert "clusterprofiles/status" not in by_name
+    assert "clusterprofiles/status" in by_name  # the Ready condition (docs/multicluster.md#the-clusterprofiles-status)
     # Applying the same files again changes nothing (the generator's output is stable).
     again = kubectl(cluster, "apply", "--server-side", "--force-conflicts", "-f", str(CRDS))
     assert "serverside-applied" in again.stdout
@@ -442,7 +442,7 @@ def test_cluster_profile_round_trips_and_shows_its_engine(
     assert ClusterProfile.model_validate(created).to_json() == created
 
     lines = kubectl(cluster, "get", "oamprofile", profile_name).stdout.splitlines()
-    assert lines[0].split() == ["NAME", "ENGINE", "AGE"]
+    assert lines[0].split() == ["NAME", "ENGINE", "READY", "AGE"]  # READY empty: no status written yet
     assert lines[1].split()[:2] == [profile_name, "fluxcd"]
 
     with pytest.raises(ApiException) as raised:
