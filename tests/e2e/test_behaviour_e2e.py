@@ -101,6 +101,11 @@ def test_metrics_health_and_json_logs(start_operator: Any, kube: Kube) -> None:
     operator = start_operator(kube.namespace)
     kube.apply_app("app", {"components": [configmap_component("cfg")]})
     kube.wait_ready("app")
+
+    def ready_pass_logged() -> bool:  # the pass writes the Ready status, then logs and counts itself
+        return any(e.get("msg") == "pass finished" and e.get("state") == "Ready" for e in operator.logs())
+
+    wait_until(ready_pass_logged, default_wait(kube.cluster), "the Ready pass to be logged")
     names = {name for name, _ in operator.metrics()}
     for expected in ("oam_operator_build_info", "oam_operator_reconcile_total", "oam_operator_reconcile_errors_total",
                      "oam_operator_reconcile_duration_seconds_bucket", "oam_operator_transform_duration_seconds_bucket",
@@ -175,8 +180,15 @@ def passes_to_ready(operator: Any, kube: Kube, components: list[dict[str, Any]])
                default_wait(kube.cluster), "the operator's watches to sync")
     kube.apply_app("app", {"components": components})
     kube.wait_ready("app")
-    return [(e["outcome"], e["operations"]) for e in operator.logs()
-            if e.get("msg") == "pass finished" and e.get("name") == "app"]
+
+    def passes() -> list[tuple[str, Any]]:
+        return [(e["outcome"], e["operations"]) for e in operator.logs()
+                if e.get("msg") == "pass finished" and e.get("name") == "app"]
+
+    # The pass writes the Ready status before it logs "pass finished": wait for that line too.
+    wait_until(lambda: any(outcome == "ready" for outcome, _ in passes()),
+               default_wait(kube.cluster), "the Ready pass to be logged")
+    return passes()
 
 
 def test_a_new_application_is_recorded_and_created_in_one_pass(start_operator: Any, kube: Kube) -> None:

@@ -66,9 +66,9 @@ def etcd(plane: ControlPlane, path: str, body: dict[str, Any]) -> dict[str, Any]
 
 
 def compact_etcd(plane: ControlPlane) -> int:
-    """Compact etcd's history up to its current revision; that revision."""
+    """Write a probe key straight to etcd and compact its history up to that write; its revision."""
     key = base64.b64encode(b"/registry/oam-e2e-compaction-probe").decode()
-    revision = int(etcd(plane, "/v3/kv/range", {"key": key})["header"]["revision"])
+    revision = int(etcd(plane, "/v3/kv/put", {"key": key, "value": key})["header"]["revision"])
     etcd(plane, "/v3/kv/compaction", {"revision": revision, "physical": True})
     return revision
 
@@ -99,20 +99,25 @@ def expired(plane: ControlPlane, path: str, version: str) -> bool:
         body["object"].get("code") == 410
 
 
-def restart_watch_cache_past(plane: ControlPlane, kube: Kube, path: str, seen: str, attempts: int = 6) -> int:
-    """Write, compact etcd at its current revision and restart etcd until the API server's watch
-    cache of Deployments starts again past ``seen`` (a watch from it is answered 410); the
-    compacted revision. One attempt can miss: when a Deployment event or a progress notification
-    reaches the API server's watch of etcd between the write and the compaction (another test's
-    leftovers, the controller manager; more of them while other tests share the cluster), that
-    watch resumes from an uncompacted revision and the cache does not start again; each attempt
-    is told apart by the watch from ``seen``."""
+def restart_watch_cache_past(plane: ControlPlane, kube: Kube, path: str, seen: str, attempts: int = 3) -> int:
+    """Compact etcd past every revision the API server has seen and restart etcd while the API
+    server is frozen (SIGSTOP), until its watch cache of Deployments starts again past ``seen`` (a
+    watch from it is answered 410); the compacted revision. Frozen, the API server writes nothing
+    and asks for no progress notification, so its watch of etcd cannot move past the compaction
+    (another test's Deployment or a consistent read's progress request did, when it ran); thawed,
+    it finds etcd's connection gone, resumes from a compacted revision and lists again. Each
+    attempt is told apart by the watch from ``seen``."""
     wait = default_wait(kube.cluster)
-    for attempt in range(attempts):
-        kube.core.create_namespaced_config_map(kube.namespace, {"metadata": {"name": f"after-the-freeze-{attempt}"}})
-        compacted = compact_etcd(plane)
-        plane.restart("etcd")
-        wait_until(lambda: etcd_healthy(plane) and api_server_ready(plane), wait, "etcd and the API server")
+    apiserver = next(c for c in plane.components if c.name == "kube-apiserver")
+    for _ in range(attempts):
+        os.kill(apiserver.pid, signal.SIGSTOP)
+        try:
+            compacted = compact_etcd(plane)
+            plane.restart("etcd")
+            wait_until(lambda: etcd_healthy(plane), wait, "etcd")
+        finally:
+            os.kill(apiserver.pid, signal.SIGCONT)
+        wait_until(lambda: api_server_ready(plane), wait, "the API server")
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             if expired(plane, path, seen):
@@ -125,8 +130,8 @@ def restart_watch_cache_past(plane: ControlPlane, kube: Kube, path: str, seen: s
 def test_a_watch_that_gets_410_gone_lists_again_and_corrects_the_edit_made_in_the_gap(
         start_operator: Any, kube: Kube) -> None:
     """A real 410 on a running API server: the operator is frozen (SIGSTOP) so its watch of
-    Deployments cannot follow; a write and a compaction put etcd's history past every
-    resourceVersion the operator has seen, and etcd restarts. The API server's own watch of etcd
+    Deployments cannot follow; with the API server frozen too, a write and a compaction put etcd's
+    history past every resourceVersion either has seen, and etcd restarts. The API server's own watch of etcd
     then resumes from a compacted revision, so its watch cache starts again from a fresh LIST and
     ends every client's watch (cleanly: the bytes wait in the frozen operator's socket). The image is
     changed only then. Thawed, the operator reads the end of its watch and watches again from its
