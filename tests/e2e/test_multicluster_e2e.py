@@ -424,9 +424,9 @@ def test_the_abandon_annotation_releases_an_application_whose_spoke_is_down(
 def run_diff(kube: Kube, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("NO_PROXY", "no_proxy")}
     env["NO_PROXY"] = "127.0.0.1,localhost"
-    env["OAM_OPERATOR_OPERATOR_NAMESPACE"] = kube.namespace  # where the profile's Secret is
+    env.pop("OAM_OPERATOR_OPERATOR_NAMESPACE", None)  # the flag names where the profile's Secret is
     return subprocess.run([str(Path(sys.executable).parent / "oam-operator"), "diff", *args, "-n", kube.namespace,
-                           "--kubeconfig", kube.cluster.kubeconfig],
+                           "--kubeconfig", kube.cluster.kubeconfig, "--operator-namespace", kube.namespace],
                           capture_output=True, text=True, timeout=120, check=False, env=env)
 
 

@@ -286,8 +286,10 @@ _REVISION = _RevisionNumber()
               help="Compare the live cluster with what revision N of the Application NAME applied.")
 @click.option("--show-bookkeeping", is_flag=True,
               help="Also compare the operator's own annotations (<domain>/owner-id, <domain>/digest).")
+@click.option("--operator-namespace", envvar="OAM_OPERATOR_OPERATOR_NAMESPACE", metavar="NS",
+              help="The operator's namespace: where a ClusterProfile's kubeconfig Secret is when it names none.")
 def diff(target: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str,
-         revision: int | None, show_bookkeeping: bool) -> None:
+         revision: int | None, show_bookkeeping: bool, operator_namespace: str | None) -> None:
     """Show what applying an Application would change: per wave, creates, changes and prunes.
 
     Server-side dry-run of exactly what the operator sends. Exit 0 no changes, 1 changes, 2 error.
@@ -295,7 +297,8 @@ def diff(target: str, namespace: str | None, kubeconfig: str | None, context: st
     from oam_operator.cli.diff import EXIT_ERROR, run_diff
 
     try:
-        code = run_diff(target, namespace, kubeconfig, context, domain, revision, show_bookkeeping)
+        code = run_diff(target, namespace, kubeconfig, context, domain, revision, show_bookkeeping,
+                        operator_namespace)
     except Exception as exc:
         click.echo(f"Error: internal error: {type(exc).__name__}: {exc}", err=True)
         code = EXIT_ERROR

@@ -129,10 +129,12 @@ def shard_of(body: Mapping[str, Any], live_app: Mapping[str, Any] | None, label:
 def compute_diff(target: str, namespace: str | None, conn: Any, domain: str,
                  revision: int | None = None, show_bookkeeping: bool = False,
                  live_only: bool = False, on_cluster: Callable[[str], None] | None = None,
-                 ) -> tuple[list[WavePlan], list[str]]:
+                 operator_namespace: str | None = None) -> tuple[list[WavePlan], list[str]]:
     """The waves' creates and changes and the prunes; raises ``DiffError`` or ``ApiFailure``.
     ``live_only``: ``target`` names a live Application, never a file (the UI's diff).
-    ``on_cluster`` is told the remote cluster compared with (docs/multicluster.md#diff-against-the-remote-cluster)."""
+    ``on_cluster`` is told the remote cluster compared with, ``operator_namespace`` is where a
+    profile's kubeconfig Secret is when it names no namespace (``None``: the environment's;
+    docs/multicluster.md#diff-against-the-remote-cluster)."""
     from oam_operator.cli.remotediff import RemoteRefused, remote_cluster
     from oam_operator.controller.checks import Subject, first_refusal, served_by
     from oam_operator.controller.composition import OperatorTransform
@@ -174,7 +176,7 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str,
 
         asked = str((body.get("spec") or {}).get("profile") or settings.default_profile or "")
         try:
-            remote = remote_cluster(client, asked, profiles(asked)) if asked else None
+            remote = remote_cluster(client, asked, profiles(asked), operator_namespace) if asked else None
         except RemoteRefused as unreachable:
             raise DiffError(str(unreachable)) from None
         cluster = client if remote is None else remote.client  # where the objects are
@@ -264,7 +266,8 @@ def render(waves: list[WavePlan], prunes: list[str]) -> str:
 
 
 def run_diff(target: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str,
-             revision: int | None = None, show_bookkeeping: bool = False) -> int:
+             revision: int | None = None, show_bookkeeping: bool = False,
+             operator_namespace: str | None = None) -> int:
     from oam_operator.cli.kubeclient import ApiFailure, connect
 
     try:
@@ -275,7 +278,7 @@ def run_diff(target: str, namespace: str | None, kubeconfig: str | None, context
     clusters: list[str] = []
     try:
         waves, prunes = compute_diff(target, namespace, conn, domain, revision, show_bookkeeping,
-                                     on_cluster=clusters.append)
+                                     on_cluster=clusters.append, operator_namespace=operator_namespace)
     except (DiffError, ApiFailure) as error:
         click.echo(f"Error: {getattr(error, 'message', None) or error}", err=True)
         return EXIT_ERROR

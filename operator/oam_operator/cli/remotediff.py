@@ -4,7 +4,8 @@ another one (docs/multicluster.md#diff-against-the-remote-cluster).
 The CLI reads the profile's kubeconfig Secret with the user's own credentials — so only a user
 who may read that Secret sees the remote cluster — and checks it with the operator's own rules
 (controller/delivery.py), so the refusals have the operator's words. The Secret's namespace,
-when the profile names none, is the operator's: ``OAM_OPERATOR_OPERATOR_NAMESPACE``.
+when the profile names none, is the operator's: ``--operator-namespace``, whose environment
+variable ``OAM_OPERATOR_OPERATOR_NAMESPACE`` is the operator's own setting too.
 """
 
 from __future__ import annotations
@@ -42,17 +43,20 @@ class RemoteCluster:
         return f"cluster {self.server} (ClusterProfile {self.profile})"
 
 
-def remote_cluster(hub: ClusterClient, profile_name: str, profile: Mapping[str, Any] | None) -> RemoteCluster | None:
-    """The remote cluster ``profile`` delivers to, ``None`` for the operator's own; raises ``RemoteRefused``."""
+def remote_cluster(hub: ClusterClient, profile_name: str, profile: Mapping[str, Any] | None,
+                   operator_namespace: str | None = None) -> RemoteCluster | None:
+    """The remote cluster ``profile`` delivers to, ``None`` for the operator's own; raises
+    ``RemoteRefused``. ``operator_namespace`` ``None``: the environment variable's."""
     spec = (profile or {}).get("spec") or {}
     if not isinstance(spec, Mapping):
         return None
-    operator_namespace = os.environ.get(OPERATOR_NAMESPACE_ENV, "")
+    if operator_namespace is None:
+        operator_namespace = os.environ.get(OPERATOR_NAMESPACE_ENV, "")
     ref_fields = spec.get("kubeConfig", {}).get("secretRef") if isinstance(spec.get("kubeConfig"), Mapping) else None
     if isinstance(ref_fields, Mapping) and ref_fields.get("name") and not ref_fields.get("namespace") \
             and not operator_namespace:
         raise RemoteRefused(f"ClusterProfile {profile_name}: its kubeconfig Secret {ref_fields['name']} is in the "
-                            f"operator's namespace: set {OPERATOR_NAMESPACE_ENV} to it")
+                            f"operator's namespace: name it with --operator-namespace ({OPERATOR_NAMESPACE_ENV})")
     try:
         ref = secret_key_of(profile_name, spec, operator_namespace, _explicit_namespace(spec))
         if ref is None:

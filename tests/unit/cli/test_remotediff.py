@@ -65,5 +65,20 @@ def test_without_the_operators_namespace_the_secret_cannot_be_found(monkeypatch:
     monkeypatch.delenv(OPERATOR_NAMESPACE_ENV)
     with pytest.raises(RemoteRefused) as caught:
         remote_cluster(FakeHub(), "eu", PROFILE)  # type: ignore[arg-type]
-    assert str(caught.value) == ("ClusterProfile eu: its kubeconfig Secret eu is in the operator's namespace: set "
-                                 "OAM_OPERATOR_OPERATOR_NAMESPACE to it")
+    assert str(caught.value) == ("ClusterProfile eu: its kubeconfig Secret eu is in the operator's namespace: name it "
+                                 "with --operator-namespace (OAM_OPERATOR_OPERATOR_NAMESPACE)")
+
+
+def test_the_operators_namespace_given_by_the_caller_wins_over_the_environment() -> None:
+    hub = FakeHub(404)
+    with pytest.raises(RemoteRefused) as caught:
+        remote_cluster(hub, "eu", PROFILE, "platform")  # type: ignore[arg-type]
+    assert str(caught.value) == "ClusterProfile eu: kubeconfig Secret platform/eu not found"
+    assert hub.paths == ["/api/v1/namespaces/platform/secrets/eu"]
+
+
+def test_an_empty_operators_namespace_from_the_caller_is_refused() -> None:
+    with pytest.raises(RemoteRefused) as caught:
+        remote_cluster(FakeHub(), "eu", PROFILE, "")  # type: ignore[arg-type]
+    assert str(caught.value).endswith("is in the operator's namespace: name it with --operator-namespace "
+                                      "(OAM_OPERATOR_OPERATOR_NAMESPACE)")
