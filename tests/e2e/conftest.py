@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2ekit import Kube, OperatorProcess
-from kubernetes import client, dynamic
+from e2ekit import Kube, OperatorProcess, install_crds
 
 from tools.devcluster import ClusterHandle
 from tools.devcluster.pytest_plugin import default_wait, wait_until
@@ -35,30 +34,7 @@ def free_port() -> int:
 
 @pytest.fixture(scope="session")
 def crds_installed(full_cluster: ClusterHandle) -> None:
-    from tools.devcluster.pytest_plugin import api_client
-
-    api = api_client(full_cluster)
-    try:
-        resources = dynamic.DynamicClient(api).resources.get(api_version="apiextensions.k8s.io/v1",
-                                                              kind="CustomResourceDefinition")
-        import yaml
-
-        for path in sorted((ROOT / "crds").glob("*.yaml")):
-            crd = yaml.safe_load(path.read_text())
-            resources.server_side_apply(body=crd, field_manager="oam-e2e", force_conflicts=True)
-        extensions = client.ApiextensionsV1Api(api)
-
-        def established() -> bool:
-            names = ["applications.oam-operator.dev", "clusterprofiles.oam-operator.dev"]
-            for name in names:
-                conditions = extensions.read_custom_resource_definition(name).status.conditions or []
-                if not any(c.type == "Established" and c.status == "True" for c in conditions):
-                    return False
-            return True
-
-        wait_until(established, default_wait(full_cluster), "the oam-operator CRDs to be Established")
-    finally:
-        api.close()
+    install_crds(full_cluster)
 
 
 @pytest.fixture
@@ -67,10 +43,12 @@ def start_operator(
 ) -> Iterator[Callable[..., OperatorProcess]]:
     started: list[OperatorProcess] = []
 
-    def start(namespace: str, *extra: str) -> OperatorProcess:
+    def start(namespace: str, *extra: str, kubeconfig: str | None = None) -> OperatorProcess:
+        """An operator of ``namespace`` on the full cluster (``kubeconfig``: another one's)."""
         metrics_port, health_port = free_port(), free_port()
         log_path = tmp_path / f"operator-{len(started)}.log"
-        args = [str(Path(sys.executable).parent / "oam-operator"), "run", "--kubeconfig", full_cluster.kubeconfig,
+        args = [str(Path(sys.executable).parent / "oam-operator"), "run",
+                "--kubeconfig", kubeconfig or full_cluster.kubeconfig,
                 "--namespace", namespace, "--default-interval", "30s", "--metrics-port", str(metrics_port),
                 "--health-port", str(health_port), "--log-format", "json",
                 # Leader election is on by default; outside a Pod its Lease needs a namespace: the test's.

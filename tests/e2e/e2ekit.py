@@ -208,3 +208,31 @@ def condition(app: dict[str, Any], type_: str) -> dict[str, Any] | None:
 def sleep_briefly(seconds: float) -> None:
     """Used only where a test must show that nothing happens for a while."""
     time.sleep(seconds)
+
+
+def install_crds(handle: ClusterHandle) -> None:
+    """Apply the repository's CRDs to the cluster behind ``handle`` and wait until they are
+    Established (the full cluster's session fixture; a spoke that plays a second hub)."""
+    import yaml
+
+    from tools.devcluster.pytest_plugin import api_client
+
+    api = api_client(handle)
+    try:
+        resources = dynamic.DynamicClient(api).resources.get(api_version="apiextensions.k8s.io/v1",
+                                                              kind="CustomResourceDefinition")
+        for path in sorted((Path(__file__).resolve().parents[2] / "crds").glob("*.yaml")):
+            resources.server_side_apply(body=yaml.safe_load(path.read_text()), field_manager="oam-e2e",
+                                        force_conflicts=True)
+        extensions = client.ApiextensionsV1Api(api)
+
+        def established() -> bool:
+            for name in ("applications.oam-operator.dev", "clusterprofiles.oam-operator.dev"):
+                conditions = extensions.read_custom_resource_definition(name).status.conditions or []
+                if not any(c.type == "Established" and c.status == "True" for c in conditions):
+                    return False
+            return True
+
+        wait_until(established, default_wait(handle), "the oam-operator CRDs to be Established")
+    finally:
+        api.close()

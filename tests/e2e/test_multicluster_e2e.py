@@ -19,7 +19,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2ekit import GROUP, VERSION, Kube, condition, configmap_component, dependency, deployment_component, inventory
+from e2ekit import (
+    GROUP,
+    VERSION,
+    Kube,
+    condition,
+    configmap_component,
+    dependency,
+    deployment_component,
+    install_crds,
+    inventory,
+)
 from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
@@ -172,7 +182,8 @@ def test_waves_prune_and_deletion_happen_on_the_spoke(start_operator: Any, kube:
 
     assert app["status"]["cluster"] == spoke.cluster_id
     assert sorted(spoke.configmaps()) == ["extra", "web"]
-    assert spoke.owner_of("web") == f"{spoke.cluster_id}/{kube.namespace}/app"
+    hub = kube.core.read_namespace("kube-system").metadata.uid  # the remote's id, then the hub's
+    assert spoke.owner_of("web") == f"{spoke.cluster_id}@{hub}/{kube.namespace}/app"
     assert hub_configmaps(kube) == []  # nothing on the operator's own cluster
     assert {item["name"] for item in inventory(app)} == {"db", "web", "extra"}
 
@@ -188,6 +199,44 @@ def test_waves_prune_and_deletion_happen_on_the_spoke(start_operator: Any, kube:
     assert spoke.configmaps() == {}
     names = [d.metadata.name for d in spoke.apps.list_namespaced_deployment(spoke.namespace).items]
     assert names == []
+
+
+def test_two_hubs_with_an_application_of_one_name_never_own_the_same_objects(
+        start_operator: Any, kube: Kube, spokes: list[Spoke], profiles: list[str]) -> None:
+    """docs/multicluster.md#owner-id-on-the-remote-cluster: the second spoke plays a second hub
+    (the CRDs, an operator of its own) with an Application of the same namespace and name for the
+    first spoke. The owner ids there carry the hub's id, so the second hub meets an owner conflict
+    instead of taking the first hub's objects, and deleting its Application deletes none of them."""
+    target, other = spokes
+    put_kubeconfig_secret(kube, "spoke-two-hubs", target)
+    profile = make_profile(kube, profiles, "two-hubs", "spoke-two-hubs")
+    start_operator(kube.namespace)
+    kube.apply_app("app", {"profile": profile, "components": [configmap_component("web")]})
+    kube.wait_ready("app")
+    first_owner = target.owner_of("web")
+
+    install_crds(other.handle)
+    second = Kube(other.api, other.namespace, other.handle)
+    put_kubeconfig_secret(second, "spoke-two-hubs", target)
+    second_profiles: list[str] = []
+    try:
+        second_profile = make_profile(second, second_profiles, "two-hubs", "spoke-two-hubs")
+        start_operator(other.namespace, kubeconfig=other.handle.kubeconfig)
+        second.apply_app("app", {"profile": second_profile,
+                                 "components": [configmap_component("web", {"key": "second hub"})]})
+        app = second.wait_state("app", "Error", "OwnershipConflict")
+        assert message(app) == (f"Owner conflict; object /v1, Kind=ConfigMap {target.namespace}/web is owned by "
+                                f"{first_owner}")
+        assert target.configmaps() == {"web": {"key": "web"}}
+
+        second.custom.delete_namespaced_custom_object(GROUP, VERSION, second.namespace, "applications", "app")
+        wait_until(lambda: second.app_or_none("app") is None, default_wait(other.handle), "the second hub's "
+                   "Application to be deleted")
+        assert target.configmaps() == {"web": {"key": "web"}}
+        assert target.owner_of("web") == first_owner
+    finally:
+        for name in second_profiles:
+            second.custom.delete_cluster_custom_object(GROUP, VERSION, "clusterprofiles", name)
 
 
 def test_a_namespace_the_profile_does_not_allow_is_refused(start_operator: Any, kube: Kube, spokes: list[Spoke],

@@ -138,6 +138,7 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str,
     from oam_operator.cli.remotediff import RemoteRefused, remote_cluster
     from oam_operator.controller.checks import Subject, first_refusal, served_by
     from oam_operator.controller.composition import OperatorTransform
+    from oam_operator.controller.delivery import owner_cluster as remote_owner_cluster
     from oam_operator.controller.digest import component_digest
     from oam_operator.controller.inventorycodec import read_inventory
     from oam_operator.controller.settings import Settings
@@ -162,6 +163,7 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str,
     remote = None
     try:
         cluster_id = client.request("read", "GET", "/api/v1/namespaces/kube-system")["metadata"]["uid"]
+        owner_cluster = cluster_id  # of the owner ids (docs/multicluster.md#owner-id-on-the-remote-cluster)
         settings = Settings(domain=domain)
 
         def profiles(profile_name: str) -> dict[str, Any] | None:
@@ -181,7 +183,7 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str,
             raise DiffError(str(unreachable)) from None
         cluster = client if remote is None else remote.client  # where the objects are
         if remote is not None:
-            cluster_id = remote.cluster_id
+            cluster_id, owner_cluster = remote.cluster_id, remote_owner_cluster(remote.cluster_id, cluster_id)
             if on_cluster is not None:
                 on_cluster(remote.label)
         # The operator's own checks and transform (controller/checks.py, its ``preview`` column):
@@ -196,7 +198,7 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str,
         encoded, spec, profile, resolved = subject.encoded, subject.spec, subject.profile, subject.resolved_profile
         digest = component_digest(domain, dict(spec), resolved,
                                   (profile or {}).get("spec") if profile is not None else None)
-        owner_id = f"{cluster_id}/{ns}/{name}"
+        owner_id = f"{owner_cluster}/{ns}/{name}"
         shard = shard_of(body, live_app, settings.shard_label)
         options = ReconcilerOptions(allowed_namespaces=frozenset({ns}), allow_cluster_scoped=False,
                                     enable_events=False, extra_labels=object_labels(settings, shard))

@@ -33,6 +33,7 @@ __all__ = [
     "SecretKey",
     "for_transform",
     "namespace_refusal",
+    "owner_cluster",
     "parse_kubeconfig",
     "secret_key_of",
     "secret_value",
@@ -80,6 +81,14 @@ def for_transform(profile: Mapping[str, Any]) -> Mapping[str, Any]:
     if not isinstance(spec, Mapping) or not any(key in spec for key in DELIVERY_FIELDS):
         return profile
     return {**profile, "spec": {k: v for k, v in spec.items() if k not in DELIVERY_FIELDS}}
+
+
+def owner_cluster(remote_id: str, hub_id: str) -> str:
+    """The cluster part of the owner ids on a remote cluster, ``<remote id>@<hub id>``
+    (docs/multicluster.md#owner-id-on-the-remote-cluster): it names the cluster its objects are
+    on and the hub that delivers them, so two hubs with an Application of one namespace and name
+    for that cluster never own the same objects — the second meets an owner conflict."""
+    return f"{remote_id}@{hub_id}" if hub_id else remote_id
 
 
 def secret_key_of(profile_name: str, spec: Mapping[str, Any], operator_namespace: str,

@@ -437,7 +437,7 @@ class _Pass:
             self.env, clients=target.clients, cluster_id=target.cluster_id,
             watched=owned.watched if owned is not None else None, drift=owned.drift if owned is not None else None,
             on_written=owned.written if owned is not None else None, cached_reads=owned)
-        self.owner_id = f"{target.cluster_id}/{self.namespace}/{self.name}"
+        self.owner_id = f"{target.owner_cluster or target.cluster_id}/{self.namespace}/{self.name}"
 
     def tracked(self, outcome: PassResult) -> PassResult:
         """The remote cluster's watches follow the kinds of the inventory the pass ended with (the

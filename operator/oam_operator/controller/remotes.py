@@ -8,8 +8,9 @@ identity), so a no-op pass reads nothing from the hub; the connection is kept pe
 pool, one rate limiter sized like the operator's own) and one set of watches of owned objects
 (ownedwatch.py, started by the ``watches`` factory once the cluster's id is known). A rotated
 Secret — a new ``resourceVersion`` — connects anew without a restart; the old client and watches
-are closed. The remote cluster's id (its ``kube-system`` UID, the cluster part of the owner ids
-there, docs/operator.md#owner-id-and-component-digest) is read once per connection.
+are closed. The remote cluster's id (its ``kube-system`` UID, with the hub's the cluster part of
+the owner ids there, docs/multicluster.md#owner-id-on-the-remote-cluster) is read once per
+connection.
 
 Bad input is a ``DeliveryRefused`` (the exact message of delivery.py); a cluster that cannot be
 reached, or refuses the credentials, a ``TransientApiError`` whose message names the cluster:
@@ -37,6 +38,7 @@ from .delivery import (
     NamespaceNotAllowed,
     SecretKey,
     namespace_refusal,
+    owner_cluster,
     parse_kubeconfig,
     secret_key_of,
 )
@@ -61,6 +63,7 @@ class Target:
     cluster_id: str
     clients: TenantClients
     owned: OwnedObjects | None = None  # the watches of owned objects there (``None``: none)
+    owner_cluster: str = ""  # the cluster part of owner ids there (delivery.owner_cluster)
 
     @property
     def label(self) -> str:
@@ -75,6 +78,7 @@ class _Connection:
     client: ClusterClient
     clients: TenantClients
     cluster_id: str = ""
+    owner_cluster: str = ""
     owned: OwnedObjects | None = None
 
     def close(self) -> None:
@@ -84,7 +88,8 @@ class _Connection:
 
 
 ClientFactory = Callable[[Kubeconfig], ClusterClient]
-#: Starts the watches of owned objects on a remote cluster (its client and id), ``None``: no watches.
+#: Starts the watches of owned objects on a remote cluster (its client and the cluster part of the
+#: owner ids there), ``None``: no watches.
 WatchFactory = Callable[[ClusterClient, str], OwnedObjects | None]
 
 
@@ -94,8 +99,9 @@ class RemoteClusters:
     def __init__(self, hub: ClusterClient, settings: Settings, operator_namespace: str, *,
                  user_agent: str = "oam-operator", make_client: ClientFactory | None = None,
                  watches: WatchFactory | None = None, on_secret_change: Callable[[str, str], None] | None = None,
-                 status: ProfileStatus | None = None) -> None:
+                 status: ProfileStatus | None = None, hub_id: str = "") -> None:
         self.hub = hub  # reads the Secrets, with the operator's identity
+        self.hub_id = hub_id  # the operator's own cluster id, in the owner ids on remote clusters
         self.secrets = SecretWatches(hub, on_secret_change)
         self.status = status  # the profiles' Ready conditions (profilestatus.py); ``None``: not written
         self.user_agent = user_agent
@@ -143,7 +149,8 @@ class RemoteClusters:
         if not connection.cluster_id:
             label = Target(profile_name, connection.server, "", connection.clients).label
             self._identify(connection, label)
-        return Target(profile_name, connection.server, connection.cluster_id, connection.clients, connection.owned)
+        return Target(profile_name, connection.server, connection.cluster_id, connection.clients, connection.owned,
+                      connection.owner_cluster)
 
     def _observed(self, profile_name: str, observation: tuple[str, str, str], *, only_stale: bool = False) -> None:
         if self.status is not None:
@@ -209,13 +216,14 @@ class RemoteClusters:
             raise TransientApiError(f"{label}: {error}", status=error.status, reason=error.reason,
                                     verb="read") from None
         cluster_id = str(namespace["metadata"]["uid"])
-        owned = self.watches(connection.client, cluster_id) if self.watches is not None else None
+        owner = owner_cluster(cluster_id, self.hub_id)
+        owned = self.watches(connection.client, owner) if self.watches is not None else None
         with self._lock:
             if connection.cluster_id:  # another pass identified it first
                 if owned is not None:
                     owned.stop()
                 return
-            connection.cluster_id, connection.owned = cluster_id, owned
+            connection.cluster_id, connection.owner_cluster, connection.owned = cluster_id, owner, owned
 
     def _client_from(self, kubeconfig: Kubeconfig) -> ClusterClient:
         """A client of its own for the remote cluster, sharing the operator's thread pool, request

@@ -189,7 +189,8 @@ class Runtime:
         self.remotes = RemoteClusters(self.pass_client, self.settings, self.settings.lease_namespace(os.environ),
                                       user_agent=agent, watches=self._remote_watches,
                                       on_secret_change=self._on_secret_change,
-                                      status=ProfileStatus(self.pass_client, self.profile))
+                                      status=ProfileStatus(self.pass_client, self.profile),
+                                      hub_id=self.cluster_id)
         self.env = Environment(
             settings=self.settings, transform=self.transform, clients=clients, cluster_id=self.cluster_id,
             profiles=self.profile, reconciler_metrics=reconciler_metrics, on_transform=self._observe_transform,
@@ -201,7 +202,7 @@ class Runtime:
         if self.metrics is not None:
             self.metrics.build_info.labels(version=__version__).set(1)
 
-    def _remote_watches(self, client: ClusterClient, cluster_id: str) -> OwnedObjects | None:
+    def _remote_watches(self, client: ClusterClient, owner_cluster: str) -> OwnedObjects | None:
         """The watches of owned objects on a remote cluster (docs/multicluster.md#connections): the
         same kinds and selector as the operator's own; their changes wake Applications alike."""
         if not self.settings.readiness_watch:
@@ -211,7 +212,7 @@ class Runtime:
         def on_change(namespace: str, name: str, key: ObjectKey, obj: Mapping[str, Any], deleted: bool) -> None:
             self._on_change(namespace, name, key, obj, deleted, held[0])
 
-        owned = OwnedObjects(client, domain=self.settings.domain, cluster_id=cluster_id,
+        owned = OwnedObjects(client, domain=self.settings.domain, cluster_id=owner_cluster,
                              namespaces=self.settings.namespaces, on_change=on_change,
                              selector=owned_selector(self.settings))
         held.append(owned)

@@ -15,6 +15,7 @@ from oam_operator.controller.delivery import (
     SecretKey,
     for_transform,
     namespace_refusal,
+    owner_cluster,
     parse_kubeconfig,
     secret_key_of,
     secret_value,
@@ -162,3 +163,8 @@ def test_the_transform_never_sees_the_delivery_fields() -> None:
     assert for_transform(profile) == {"metadata": {"name": "p"}, "spec": {"capabilities": {}}}
     plain = {"spec": {"capabilities": {}}}
     assert for_transform(plain) is plain
+
+
+def test_the_cluster_part_of_remote_owner_ids_names_the_remote_then_the_hub() -> None:
+    assert owner_cluster("remote-uid", "hub-uid") == "remote-uid@hub-uid"
+    assert owner_cluster("remote-uid", "") == "remote-uid"  # no hub id known: the remote's alone

@@ -38,7 +38,7 @@ def remote_clients() -> TenantClients:
     return TenantClients(ClusterClient(ApiClient(configuration=config)), use_operator_identity=True)
 
 
-TARGET = Target("spoke", SERVER, "remote-id", remote_clients())
+TARGET = Target("spoke", SERVER, "remote-id", remote_clients(), owner_cluster="remote-id@hub-id")
 
 
 @dataclasses.dataclass
@@ -91,7 +91,7 @@ def test_the_remote_cluster_gets_the_objects_with_its_own_owner_id(reconciler: t
     result = apply_pass(application(profile="spoke"), Memory(), environment(TARGET))
     assert result.status["state"] == "Ready"
     assert result.status["cluster"] == "remote-id"
-    assert built.owners == ["remote-id/shop/web"]
+    assert built.owners == ["remote-id@hub-id/shop/web"]
     assert built.clients == [TARGET.clients.operator_client]
     assert result.inventory == []  # the operator's watches hold only its own cluster's objects
 
@@ -156,7 +156,7 @@ def test_deletion_goes_to_the_recorded_cluster(reconciler: tuple[FakeReconciler,
     status = {"profile": "spoke", "cluster": "remote-id", "compactInventory": compact(item_of(CONFIG))}
     result = delete_pass(application(profile="spoke", status=status, deleting=True), Memory(), environment(TARGET))
     assert result.finished
-    assert built.owners == ["remote-id/shop/web"] and built.clients == [TARGET.clients.operator_client]
+    assert built.owners == ["remote-id@hub-id/shop/web"] and built.clients == [TARGET.clients.operator_client]
 
 
 def test_deletion_waits_for_a_cluster_the_profile_no_longer_reaches(reconciler: tuple[FakeReconciler, Built]) -> None:

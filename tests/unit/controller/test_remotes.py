@@ -192,17 +192,24 @@ class FakeWatches:
         self.stopped = True
 
 
-def test_one_set_of_watches_per_connection_started_with_the_remote_id_and_stopped_on_rotation() -> None:
+def watched_remotes(hub_id: str = "") -> tuple[RemoteClusters, list[FakeWatches]]:
+    """Remote clusters of a hub holding Secret ``spoke``, recording the watches they start."""
     hub = FakeHub()
     hub.put("spoke", "1")
     started: list[FakeWatches] = []
 
-    def watches(client: Any, cluster_id: str) -> Any:
-        started.append(FakeWatches(cluster_id))
+    def watches(client: Any, owner_cluster: str) -> Any:
+        started.append(FakeWatches(owner_cluster))
         return started[-1]
 
     clusters = RemoteClusters(hub, Settings(), "oam-system", make_client=lambda k: FakeRemote(k, 0),  # type: ignore[arg-type]
-                              watches=watches)
+                              watches=watches, hub_id=hub_id)
+    return clusters, started
+
+
+def test_one_set_of_watches_per_connection_started_with_the_remote_id_and_stopped_on_rotation() -> None:
+    clusters, started = watched_remotes()
+    hub: FakeHub = clusters.hub  # type: ignore[assignment]
     first = clusters.target("p", PROFILE, "team-a")
     second = clusters.target("q", PROFILE, "team-b")
     assert first is not None and second is not None
@@ -212,3 +219,13 @@ def test_one_set_of_watches_per_connection_started_with_the_remote_id_and_stoppe
     assert len(started) == 2 and started[0].stopped and not started[1].stopped
     clusters.close()
     assert started[1].stopped
+
+
+def test_the_owner_ids_on_a_remote_cluster_carry_the_hubs_id() -> None:
+    """docs/multicluster.md#owner-id-on-the-remote-cluster: the watches there recognise the owner
+    ids ``<remote id>@<hub id>/…`` and the pass writes them; the cluster id stays the remote's."""
+    clusters, started = watched_remotes("hub-uid")
+    target = clusters.target("p", PROFILE, "team-a")
+    assert target is not None
+    assert (target.cluster_id, target.owner_cluster) == ("remote-uid", "remote-uid@hub-uid")
+    assert [w.cluster_id for w in started] == ["remote-uid@hub-uid"]
