@@ -423,8 +423,10 @@ def test_the_service_account_is_impersonated_on_the_spoke(start_operator: Any, k
     profile = make_profile(kube, profiles, "b", "spoke-b")
     start_operator(kube.namespace, "--no-use-operator-identity")
     spoke.core.create_namespaced_service_account(spoke.namespace, {"metadata": {"name": "deployer"}})
+    # Its error retries run every 10 minutes: Ready within the test's wait is the grant's wake-up.
+    slow_retries = {"name": "slow-retries", "type": "reconciliation", "properties": {"retryInterval": "10m"}}
     kube.apply_app("tenant", {"profile": profile, "serviceAccountName": "deployer",
-                              "components": [configmap_component("cfg")]})
+                              "components": [configmap_component("cfg")], "policies": [slow_retries]})
 
     app = kube.wait_state("tenant", "Error", "NotPermitted")  # the spoke's RBAC refuses the account
     ns = kube.namespace
@@ -443,7 +445,7 @@ def test_the_service_account_is_impersonated_on_the_spoke(start_operator: Any, k
         "metadata": {"name": "deployer"},
         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "deployer"},
         "subjects": [{"kind": "ServiceAccount", "name": "deployer", "namespace": spoke.namespace}]})
-    kube.wait_ready("tenant", timeout=default_wait(kube.cluster) + 60)
+    kube.wait_ready("tenant")  # woken by the spoke's watch of Roles and RoleBindings
     assert sorted(spoke.configmaps()) == ["cfg"] and hub_configmaps(kube) == []
 
 

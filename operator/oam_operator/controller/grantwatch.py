@@ -30,8 +30,10 @@ _RETRY = 5.0  # seconds before a failed watch starts again
 
 
 class GrantWatch:
-    def __init__(self, client: ClusterClient, namespaces: Sequence[str], on_grant: Callable[[str], None]) -> None:
+    def __init__(self, client: ClusterClient, namespaces: Sequence[str], on_grant: Callable[[str], None],
+                 where: str = "") -> None:
         self.client = client
+        self.where = f" on {where}" if where else ""  # a remote cluster, in the log
         self.scopes = tuple(namespaces) or ("",)
         self.on_grant = on_grant
         self._stopped = threading.Event()
@@ -62,8 +64,8 @@ class GrantWatch:
                     self._stopped.wait(1.0)  # a server that ends watches at once is not hammered
             except ApiError as error:
                 if error.status == 403:
-                    log.warning("not permitted to watch %s: a granted permission is found at the error backoff "
-                                "(%s)", path, error)
+                    log.warning("not permitted to watch %s%s: a granted permission is found at the error backoff "
+                                "(%s)", path, self.where, error)
                     return
                 log.info("the watch of %s failed (%s); starting again", path, error)
                 version = ""

@@ -6,7 +6,9 @@ Secret is read from its watch (profilesecrets.py: one watch per Secret in use, w
 identity), so a no-op pass reads nothing from the hub; the connection is kept per Secret and its
 ``resourceVersion``, so every Application going to one cluster shares one client (one connection
 pool, one rate limiter sized like the operator's own) and one set of watches of owned objects
-(ownedwatch.py, started by the ``watches`` factory once the cluster's id is known). A rotated
+(ownedwatch.py, started by the ``watches`` factory once the cluster's id is known) and of its
+Roles and RoleBindings (grantwatch.py, by the ``grants`` factory: a grant there wakes the
+Applications it refused, docs/multicluster.md#faults). A rotated
 Secret — a new ``resourceVersion`` — connects anew without a restart; the old client and watches
 are closed. The remote cluster's id (its ``kube-system`` UID, with the hub's the cluster part of
 the owner ids there, docs/multicluster.md#owner-id-on-the-remote-cluster) is read once per
@@ -23,7 +25,7 @@ import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from kubernetes.config import ConfigException
 
@@ -71,6 +73,10 @@ class Target:
         return f"cluster {self.server} (ClusterProfile {self.profile})"
 
 
+class Stoppable(Protocol):
+    def stop(self) -> None: ...
+
+
 @dataclass
 class _Connection:
     version: tuple[str, str]  # the Secret's uid and resourceVersion
@@ -80,10 +86,12 @@ class _Connection:
     cluster_id: str = ""
     owner_cluster: str = ""
     owned: OwnedObjects | None = None
+    grants: Stoppable | None = None
 
     def close(self) -> None:
-        if self.owned is not None:
-            self.owned.stop()
+        for watch in (self.owned, self.grants):
+            if watch is not None:
+                watch.stop()
         self.client.close()
 
 
@@ -91,6 +99,9 @@ ClientFactory = Callable[[Kubeconfig], ClusterClient]
 #: Starts the watches of owned objects on a remote cluster (its client and the cluster part of the
 #: owner ids there), ``None``: no watches.
 WatchFactory = Callable[[ClusterClient, str], OwnedObjects | None]
+#: Starts the watch of Roles and RoleBindings on a remote cluster (its client and how the log names
+#: it), ``None``: none.
+GrantFactory = Callable[[ClusterClient, str], Stoppable | None]
 
 
 class RemoteClusters:
@@ -99,7 +110,7 @@ class RemoteClusters:
     def __init__(self, hub: ClusterClient, settings: Settings, operator_namespace: str, *,
                  user_agent: str = "oam-operator", make_client: ClientFactory | None = None,
                  watches: WatchFactory | None = None, on_secret_change: Callable[[str, str], None] | None = None,
-                 status: ProfileStatus | None = None, hub_id: str = "") -> None:
+                 status: ProfileStatus | None = None, hub_id: str = "", grants: GrantFactory | None = None) -> None:
         self.hub = hub  # reads the Secrets, with the operator's identity
         self.hub_id = hub_id  # the operator's own cluster id, in the owner ids on remote clusters
         self.secrets = SecretWatches(hub, on_secret_change)
@@ -110,6 +121,7 @@ class RemoteClusters:
         self.other_namespaces: Sequence[str] = settings.profile_secret_namespaces
         self.make_client = make_client or self._client_from
         self.watches = watches
+        self.grants = grants
         self._connections: dict[tuple[str, str, str], _Connection] = {}
         self._lock = threading.Lock()
 
@@ -218,12 +230,15 @@ class RemoteClusters:
         cluster_id = str(namespace["metadata"]["uid"])
         owner = owner_cluster(cluster_id, self.hub_id)
         owned = self.watches(connection.client, owner) if self.watches is not None else None
+        grants = self.grants(connection.client, label) if self.grants is not None else None
         with self._lock:
             if connection.cluster_id:  # another pass identified it first
-                if owned is not None:
-                    owned.stop()
+                for watch in (owned, grants):
+                    if watch is not None:
+                        watch.stop()
                 return
             connection.cluster_id, connection.owner_cluster, connection.owned = cluster_id, owner, owned
+            connection.grants = grants
 
     def _client_from(self, kubeconfig: Kubeconfig) -> ClusterClient:
         """A client of its own for the remote cluster, sharing the operator's thread pool, request

@@ -190,7 +190,7 @@ class Runtime:
                                       user_agent=agent, watches=self._remote_watches,
                                       on_secret_change=self._on_secret_change,
                                       status=ProfileStatus(self.pass_client, self.profile),
-                                      hub_id=self.cluster_id)
+                                      hub_id=self.cluster_id, grants=self._remote_grants)
         self.env = Environment(
             settings=self.settings, transform=self.transform, clients=clients, cluster_id=self.cluster_id,
             profiles=self.profile, reconciler_metrics=reconciler_metrics, on_transform=self._observe_transform,
@@ -218,6 +218,13 @@ class Runtime:
         held.append(owned)
         owned.start(STARTED)
         return owned
+
+    def _remote_grants(self, client: ClusterClient, label: str) -> GrantWatch:
+        """The watch of Roles and RoleBindings on a remote cluster: a grant there wakes the
+        Applications of that namespace its RBAC refused, as on the operator's own cluster."""
+        grants = GrantWatch(client, self.settings.namespaces, self._on_grant, where=label)
+        grants.start()
+        return grants
 
     def _observe_transform(self, seconds: float, ok: bool) -> None:
         if self.metrics is not None:

@@ -89,7 +89,8 @@ def test_the_image_delivers_to_a_remote_cluster(
         assert owned_configmaps(spoke_api, full_namespace) == ["settings"]
         settings = spoke_core.read_namespaced_config_map("settings", full_namespace)
         assert settings.data == {"delivered": "to the spoke"}
-        assert settings.metadata.annotations[OWNER_ID] == f"{spoke_id}/{full_namespace}/remote"
+        hub_id = client.CoreV1Api(full_kube_api).read_namespace("kube-system").metadata.uid
+        assert settings.metadata.annotations[OWNER_ID] == f"{spoke_id}@{hub_id}/{full_namespace}/remote"
         assert owned_configmaps(full_kube_api, full_namespace) == []  # nothing on the hub
 
         delete_application(full_kube_api, full_cluster, full_namespace, "remote")

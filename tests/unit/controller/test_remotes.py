@@ -229,3 +229,28 @@ def test_the_owner_ids_on_a_remote_cluster_carry_the_hubs_id() -> None:
     assert target is not None
     assert (target.cluster_id, target.owner_cluster) == ("remote-uid", "remote-uid@hub-uid")
     assert [w.cluster_id for w in started] == ["remote-uid@hub-uid"]
+
+
+def test_one_watch_of_grants_per_connection_stopped_with_it() -> None:
+    """A grant on the remote cluster wakes the Applications it refused (docs/multicluster.md#faults):
+    its Roles and RoleBindings are watched once per connection, through that cluster's client."""
+    hub = FakeHub()
+    hub.put("spoke", "1")
+    started: list[tuple[Any, str, FakeWatches]] = []
+
+    def grants(client: Any, label: str) -> Any:
+        started.append((client, label, FakeWatches("")))
+        return started[-1][2]
+
+    clusters = RemoteClusters(hub, Settings(), "oam-system", make_client=lambda k: FakeRemote(k, 0),  # type: ignore[arg-type]
+                              grants=grants)
+    first = clusters.target("p", PROFILE, "team-a")
+    clusters.target("q", PROFILE, "team-b")
+    assert first is not None and len(started) == 1
+    assert started[0][0] is first.clients.operator_client  # the remote's client, not the hub's
+    assert started[0][1] == "cluster https://spoke.example:6443 (ClusterProfile p)"  # how its log names it
+    hub.put("spoke", "2")
+    clusters.target("p", PROFILE, "team-a")
+    assert len(started) == 2 and started[0][2].stopped and not started[1][2].stopped
+    clusters.close()
+    assert started[1][2].stopped
