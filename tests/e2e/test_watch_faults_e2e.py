@@ -88,15 +88,16 @@ def api_server_ready(plane: ControlPlane) -> bool:
         return False
 
 
-def expired(plane: ControlPlane, path: str, version: str) -> bool:
+def watch_answer(plane: ControlPlane, path: str, version: str) -> tuple[bool, str]:
     """Whether a watch of ``path`` from ``version`` is answered with 410 Expired (and not, say, 429
-    while the API server's watch cache initializes again)."""
+    while the API server's watch cache initializes again), and the answer, for a failure's message."""
     try:
         status, body = plane.api().request(f"{path}?watch=1&resourceVersion={version}&timeoutSeconds=1")
-    except OSError:
-        return False
-    return status == 200 and isinstance(body, dict) and body.get("type") == "ERROR" and \
+    except OSError as error:
+        return False, f"{type(error).__name__}: {error}"
+    expired = status == 200 and isinstance(body, dict) and body.get("type") == "ERROR" and \
         body["object"].get("code") == 410
+    return expired, f"HTTP {status} {json.dumps(body)[:300]}"
 
 
 def restart_watch_cache_past(plane: ControlPlane, kube: Kube, path: str, seen: str, attempts: int = 3) -> int:
@@ -105,10 +106,13 @@ def restart_watch_cache_past(plane: ControlPlane, kube: Kube, path: str, seen: s
     watch from it is answered 410); the compacted revision. Frozen, the API server writes nothing
     and asks for no progress notification, so its watch of etcd cannot move past the compaction
     (another test's Deployment or a consistent read's progress request did, when it ran); thawed,
-    it finds etcd's connection gone, resumes from a compacted revision and lists again. Each
-    attempt is told apart by the watch from ``seen``."""
+    it finds etcd's connection gone, resumes from a compacted revision and lists again. That relist
+    can wait for a backoff of the API server's etcd client or reflector after the suite's earlier
+    restarts (in CI, 20 s were not enough three times in a row), so each attempt waits the
+    cluster's default wait for a watch from ``seen`` to be answered 410 before it tries again."""
     wait = default_wait(kube.cluster)
     apiserver = next(c for c in plane.components if c.name == "kube-apiserver")
+    answer = "nothing"
     for _ in range(attempts):
         os.kill(apiserver.pid, signal.SIGSTOP)
         try:
@@ -118,13 +122,14 @@ def restart_watch_cache_past(plane: ControlPlane, kube: Kube, path: str, seen: s
         finally:
             os.kill(apiserver.pid, signal.SIGCONT)
         wait_until(lambda: api_server_ready(plane), wait, "the API server")
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
-            if expired(plane, path, seen):
+            expired, answer = watch_answer(plane, path, seen)
+            if expired:
                 return compacted
             time.sleep(0.25)
     pytest.fail(f"the API server's watch cache of Deployments did not start again past {seen} in {attempts} "
-                "compactions and etcd restarts")
+                f"compactions and etcd restarts; the last watch from it was answered {answer}")
 
 
 def test_a_watch_that_gets_410_gone_lists_again_and_corrects_the_edit_made_in_the_gap(
