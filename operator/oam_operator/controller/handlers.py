@@ -147,6 +147,7 @@ def _start_leadership(runtime: Runtime, led: asyncio.Event, wake_all: Callable[[
         runtime.stand_down()
 
     def leading() -> None:
+        runtime.took_over()  # a new term: kopf's copies are checked before they are acted on (freshview.py)
         loop.call_soon_threadsafe(led.set)
         loop.call_soon_threadsafe(wake_all)  # a loop asleep until its requeue passes now, from fresh reads
 
@@ -298,6 +299,9 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
                 except Exception:  # a pass never ends the loop
                     log.exception("pass failed unexpectedly")
                     result = None
+            if result is not None and result.gone:
+                scheduler.forget(uid)  # deleted, or a namesake in its place: nothing more to do here
+                break
             delay = result.delay if result is not None else 5.0
             await _sleep(stopped, wake, delay)
         reason = getattr(stopped, "reason", None)
@@ -334,6 +338,9 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
         async with scheduler.lock(uid), scheduler.limiter.slot(namespace or "") as admission:
             result = await loop.run_in_executor(scheduler.pool, runtime.run_delete, uid, snapshot(body),
                                                 admission.log_fields())
+        if result.gone:  # deleted meanwhile (another leader finished it), or a namesake in its place
+            gone.add(uid)
+            return
         if not result.finished:
             ready = ready_condition(result.status)
             message = str(ready.get("message", "")) if ready is not None else "deletion in progress"
