@@ -40,6 +40,7 @@ from oam_operator.controller.settings import Settings
 from oam_operator.reconciler.errors import ApiError
 
 from .bodies import snapshot
+from .deletionwaits import DeletionWaits, KopfRetryFilter
 from .diffbase import StatelessDiffBaseStorage
 from .incluster import connection_info
 from .leaderelection import LeaseTimings
@@ -169,6 +170,8 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
     webhook: dict[str, Any] = {}  # the admission validator and the certificate task (webhook.py)
     domain = settings.domain
     labels = shard_filter(settings)
+    waits = DeletionWaits()  # the deletion handler's own log line instead of kopf's ERROR (deletionwaits.py)
+    logging.getLogger("kopf.objects").addFilter(KopfRetryFilter("application_deleted"))
     if settings.admission:
         from .admission import register_admission
 
@@ -340,11 +343,17 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
                                                 admission.log_fields())
         if result.gone:  # deleted meanwhile (another leader finished it), or a namesake in its place
             gone.add(uid)
+            waits.forget(uid)
             return
         if not result.finished:
             ready = ready_condition(result.status)
             message = str(ready.get("message", "")) if ready is not None else "deletion in progress"
-            raise kopf.TemporaryError(message, delay=max(result.delay or 1.0, 0.1))
+            reason = str(ready.get("reason", "")) if ready is not None else ""
+            delay = max(result.delay or 1.0, 0.1)
+            meta = body.get("metadata") or {}
+            waits.say(uid, {"namespace": meta.get("namespace"), "name": meta.get("name")}, reason, message, delay)
+            raise kopf.TemporaryError(message, delay=delay)
+        waits.forget(uid)
 
     @kopf.on.probe(id="applications", registry=registry)
     async def applications_probe(**_: Any) -> int:
