@@ -198,6 +198,7 @@ class Runtime:
             profiles=self.profile, reconciler_metrics=reconciler_metrics, on_transform=self._observe_transform,
             apps=self.apps, watched=self.owned.watched if self.owned is not None else None,
             drift=self.owned.drift if self.owned is not None else None,
+            unverified_drift=self.owned.unverified_drift if self.owned is not None else None,
             on_written=self.owned.written if self.owned is not None else None,
             cached_reads=self.owned, targets=self.remotes.target,
         )

@@ -71,6 +71,9 @@ class Environment:
     # What another manager took from an owned object, (group, kind, namespace, name) (ownedwatch.py);
     # ``None``: drift is not watched (found at the reapply interval).
     drift: Callable[[str, str, str, str], Drift | None] | None = None
+    # For an object this process never wrote nor compared: the fields the desired object (the last
+    # argument) sets that the operator's manager does not own (ownedwatch.py, unowned.py).
+    unverified_drift: Callable[[str, str, str, str, Mapping[str, Any]], Drift | None] | None = None
     # Told of every object the reconciler wrote (the watch's baseline, ownedwatch.py).
     on_written: Callable[[Mapping[str, Any]], None] | None = None
     # Answers the reconciler's reads of owned objects from the watch (docs/operator.md#reads-from-the-watch).
