@@ -303,7 +303,12 @@ class _Pass:
                 self.set_state(State.PENDING, Reason.RETRYING, capitalised(str(error)))
             delay = error.retry_after if error.retry_after is not None else self.memory.backoff.next("Retrying")
             status_code = getattr(error, "status", None)
-            return self.conclude(delay, "pending", error_type=str(status_code) if status_code else "other")
+            # The operator's own API server did not answer at all: the status cannot be written
+            # either, so the writer does not try (docs/operator.md#backoff-and-timeouts). A remote
+            # cluster's silence is said in the hub's status as usual.
+            unreachable = isinstance(error, ApiError) and error.status == 0 and self.target is None
+            return self.conclude(delay, "pending", error_type=str(status_code) if status_code else "other",
+                                 unreachable=unreachable)
         if isinstance(error, ObjectValidationError):
             return self.fail(Reason.INVALID_OBJECTS, capitalised(str(error)), error_type="validation")
         if isinstance(error, OwnershipConflictError):

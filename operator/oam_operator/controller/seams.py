@@ -133,6 +133,9 @@ class PassResult:
     namespace_terminating: bool = False
     #: Objects whose drift this pass corrected (the drift metric).
     drift_corrections: int = 0
+    #: The operator's own API server did not answer the pass (a connection error): the status
+    #: writer does not try to write either, and the pass runs again on the retry backoff.
+    unreachable: bool = False
     #: The Application was found gone (a 404, or a namesake of another uid): nothing more is done.
     gone: bool = False
     #: The inventory the pass ended with, ``None`` when it did not read it (the watches' kinds).
