@@ -77,6 +77,13 @@ def _identity(ref: ObjectRef) -> Identity:
     return (ref.group, ref.kind, ref.namespace, ref.name)
 
 
+def _unchanged(written: Mapping[str, Any], live: Mapping[str, Any]) -> bool:
+    """Whether a write's response is the object as read: the API server skips a write that changes
+    nothing and answers with the same resourceVersion."""
+    version = str((written.get("metadata") or {}).get("resourceVersion") or "")
+    return bool(version) and version == str((live.get("metadata") or {}).get("resourceVersion") or "")
+
+
 @dataclass
 class _Result:
     """What a worker learned about one object; applied to the inventory by the caller."""
@@ -632,9 +639,18 @@ class Reconciler:
             if policy is UpdatePolicy.RECREATE:
                 ops.delete(d.ref, live, recreating=True)
             else:
-                ops.update(desired, live, d.ref, policy)
+                written = ops.update(desired, live, d.ref, policy)
+                if _unchanged(written, live):
+                    # docs/reconciler.md#a-no-op-write: the server changed nothing, so the object is
+                    # the one just read, and its status step needs no further call.
+                    item.last_applied_at = now
+                    return self._observe(d, item, written, terminating)
             item.mark_updating(now)
             return _Result(item.phase, item.status, item.last_applied_at, False, item.phase.value)
+        return self._observe(d, item, live, terminating)
+
+    def _observe(self, d: DesiredObject, item: InventoryItem, live: Mapping[str, Any], terminating: bool) -> _Result:
+        """The status step: the analyzer's verdict on ``live`` recorded on the item."""
         try:
             status = self.analyzer.compute(live)
         except StatusAnalysisError as exc:
