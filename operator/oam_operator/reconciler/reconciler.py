@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -22,6 +22,7 @@ from typing import Any
 from ..common.dns1123 import is_dns1123_subdomain
 from .annotations import AnnotationDefaults, annotation_keys
 from .client import ClusterClient
+from .completion import finished
 from .discovery import ApiResource
 from .errors import (
     ApiError,
@@ -257,16 +258,19 @@ class Reconciler:
         component_digest: str,
         *,
         checkpoint: Checkpoint | None = None,
+        hold: Collection[Identity] = frozenset(),
     ) -> bool:
         """Bring the cluster to ``objects`` (docs/reconciler.md#the-apply-algorithm); ``True`` when everything is
         applied, ready, purged and pruned. ``inventory`` is updated in place; persist it after every call.
 
         Without ``checkpoint``, a call that records new items returns ``False`` before creating
         anything, for the caller to persist them. With it, the call persists them through
-        ``checkpoint`` and goes on in the same call (docs/reconciler.md#in-call-checkpoint)."""
+        ``checkpoint`` and goes on in the same call (docs/reconciler.md#in-call-checkpoint).
+        ``hold`` names objects (group, kind, namespace, name) this call neither reads nor writes
+        (docs/reconciler.md#held-objects)."""
         call = self._new_call(owner_id)
         return self._run(
-            call, lambda: self._apply(call, inventory, objects, namespace, component_digest, checkpoint)
+            call, lambda: self._apply(call, inventory, objects, namespace, component_digest, checkpoint, hold)
         ) == "done"
 
     def _prepare(self, objects: Sequence[Mapping[str, Any]], namespace: str) -> list[DesiredObject]:
@@ -306,6 +310,7 @@ class Reconciler:
         namespace: str,
         component_digest: str,
         checkpoint: Checkpoint | None = None,
+        hold: Collection[Identity] = frozenset(),
     ) -> Outcome:
         ops = call.ops
         # Steps 1-7 (and docs/reconciler.md#target-confinement).
@@ -403,7 +408,7 @@ class Reconciler:
             return "purging"
 
         # Step 15: apply waves.
-        stopped = self._apply_waves(call, inventory, ordered, items_of)
+        stopped = self._apply_waves(call, inventory, ordered, items_of, hold)
         if stopped is not None:
             return stopped
         call.wave = None
@@ -479,8 +484,11 @@ class Reconciler:
         inventory: Sequence[InventoryItem],
         ordered: Sequence[DesiredObject],
         items_of: Mapping[int, InventoryItem],
+        hold: Collection[Identity] = frozenset(),
     ) -> Outcome | None:
-        """docs/reconciler.md#waves; an outcome when the call must stop, ``None`` when every wave is ready."""
+        """docs/reconciler.md#waves; an outcome when the call must stop, ``None`` when every wave is ready.
+        A held object (docs/reconciler.md#held-objects) is passed over: its item stays as it is,
+        ready when it is settled, else pending."""
         is_managed = self._managed_matcher(inventory)
         waves = [
             (order, list(group)) for order, group in itertools.groupby(ordered, lambda d: d.annotations.apply_order)
@@ -503,6 +511,11 @@ class Reconciler:
             for d in wave:
                 item = items_of[d.index]
                 if item.phase is Phase.COMPLETED:
+                    continue
+                if _identity(d.ref) in hold:
+                    if item.phase not in _SETTLED:
+                        unready = True
+                        call.pending.append((item, item.phase.value))
                     continue
                 k = klass(d)
                 if (
@@ -598,6 +611,10 @@ class Reconciler:
         policy = d.annotations.update_policy
         now = self.options.clock()
         if live is None:
+            if finished(item):
+                # docs/reconciler.md#finished-jobs: it completed, then was deleted; not run again.
+                item.mark_completed()
+                return _Result(item.phase, item.status, item.last_applied_at, True, item.phase.value)
             create_ns = self.missing_namespaces_policy is MissingNamespacesPolicy.CREATE and (
                 self.options.allowed_namespaces is None or d.ref.namespace in self.options.allowed_namespaces
             )
