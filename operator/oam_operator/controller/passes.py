@@ -49,6 +49,7 @@ from oam_operator.reconciler.objectpolicies import (
     MissingNamespacesPolicy,
     UpdatePolicy,
 )
+from oam_operator.reconciler.objects import ObjectRef
 from oam_operator.reconciler.options import ReconcilerOptions
 from oam_operator.reconciler.reconciler import Checkpoint, Reconciler
 from oam_operator.reconciler.status import DefaultStatusAnalyzer
@@ -257,6 +258,7 @@ class _Pass:
             metrics=self.env.reconciler_metrics,
             clock=self.env.clock,
             extra_labels=object_labels(settings),  # the watches of owned objects select on it (sharding.py)
+            completed=self.seen_completed,
         )
         if client is None:
             client = self.env.clients.for_application(self.namespace, self.spec.service_account_name or "")
@@ -705,6 +707,14 @@ class _Pass:
         self.drift_verdict = reason, message.replace("\n", " ")[:MAX_MESSAGE]
         if _episode(self.status.drift) != previous:
             self.events.append(Event("Warning", reason, message))
+
+    def seen_completed(self, ref: ObjectRef) -> bool:
+        """The reconciler's question before it creates an absent Job again: did the watch see it
+        deleted after it completed (docs/operator.md#finished-jobs)? Asked at that moment, it
+        also covers a deletion between ``prepare_drift`` and the read that found the Job gone."""
+        probe = self.env.drift
+        drift = probe(ref.group, ref.kind, ref.namespace, ref.name) if probe is not None else None
+        return drift is not None and drift.completed
 
     def until_held_end(self) -> float:
         """A Ready pass's delay: the interval, or less when a held correction resumes sooner (no

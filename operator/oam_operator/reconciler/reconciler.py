@@ -22,7 +22,7 @@ from typing import Any
 from ..common.dns1123 import is_dns1123_subdomain
 from .annotations import AnnotationDefaults, annotation_keys
 from .client import ClusterClient
-from .completion import finished
+from .completion import RUNS_TO_COMPLETION, finished
 from .discovery import ApiResource
 from .errors import (
     ApiError,
@@ -53,6 +53,7 @@ creates any object (docs/reconciler.md#in-call-checkpoint). It receives copies o
 log = logging.getLogger("oam_operator.reconciler")
 
 _SETTLED = frozenset({Phase.READY, Phase.COMPLETED})
+_WRITTEN = frozenset({Phase.CREATING, Phase.UPDATING, Phase.READY})  # written with the item's digest
 
 Identity = tuple[str, str, str, str]
 
@@ -611,7 +612,7 @@ class Reconciler:
         policy = d.annotations.update_policy
         now = self.options.clock()
         if live is None:
-            if finished(item):
+            if self._finished(d.ref, item):
                 # docs/reconciler.md#finished-jobs: it completed, then was deleted; not run again.
                 item.mark_completed()
                 return _Result(item.phase, item.status, item.last_applied_at, True, item.phase.value)
@@ -665,6 +666,15 @@ class Reconciler:
             item.mark_updating(now)
             return _Result(item.phase, item.status, item.last_applied_at, False, item.phase.value)
         return self._observe(d, item, live, terminating)
+
+    def _finished(self, ref: ObjectRef, item: InventoryItem) -> bool:
+        """docs/reconciler.md#finished-jobs: the absent object of ``item`` ran to completion, as its
+        item says or as the caller saw its deletion, with the manifest it was written with."""
+        if finished(item):
+            return True
+        completed = self.options.completed
+        return (completed is not None and item.phase in _WRITTEN and (ref.group, ref.kind) in RUNS_TO_COMPLETION
+                and completed(ref))
 
     def _observe(self, d: DesiredObject, item: InventoryItem, live: Mapping[str, Any], terminating: bool) -> _Result:
         """The status step: the analyzer's verdict on ``live`` recorded on the item."""

@@ -8,12 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from oam_operator.api.compact_inventory import decode
+from oam_operator.controller import passes
 from oam_operator.controller.digest import component_digest
 from oam_operator.controller.ownedwatch import Drift, OwnedObjects, WatchedKind
 from oam_operator.controller.passes import apply_pass
 from oam_operator.controller.seams import Environment, Memory
 from oam_operator.reconciler.inventory import Phase
+from oam_operator.reconciler.objects import ObjectRef
 from tests.unit.unitkit import DOMAIN, FakeReconciler, application, compact, fake_reconciler, item_of, pass_environment
 
 __all__ = ["fake_reconciler"]
@@ -109,3 +113,21 @@ def test_a_relist_keeps_whether_a_job_gone_meanwhile_had_completed() -> None:
     owned._list(JOBS, "shop", JOBS.path("shop"))
     owned._mark(JOBS, "shop", True, "synced")
     assert owned.drift("batch", "Job", "shop", "migrate") == Drift(deleted=True, completed=True)
+
+
+def test_the_reconciler_asks_the_watch_before_it_creates_a_job_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deletion between ``prepare_drift`` and the read that finds the Job gone is covered too:
+    the reconciler's ``completed`` option asks the watch at that moment."""
+    built: list[Any] = []
+
+    def build(domain: str, client: Any, options: Any) -> FakeReconciler:
+        built.append(options)
+        return FakeReconciler()
+
+    monkeypatch.setattr(passes, "Reconciler", build)
+    apply_pass(with_job(Phase.CREATING, "InProgress"), Memory(), environment(Drift(deleted=True, completed=True)))
+    completed = built[0].completed
+    assert completed(ObjectRef("batch", "v1", "Job", "shop", "migrate")) is True
+    assert completed(ObjectRef("batch", "v1", "Job", "shop", "other")) is False
+    apply_pass(with_job(Phase.CREATING, "InProgress"), Memory(), environment(Drift(deleted=True)))
+    assert built[1].completed(ObjectRef("batch", "v1", "Job", "shop", "migrate")) is False

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from oam_operator.reconciler.completion import finished, ran_to_completion
 from oam_operator.reconciler.inventory import InventoryItem, Phase
+from oam_operator.reconciler.objects import ObjectRef
 from tests.unit.reconciler.fakecluster import (
     COMPLETE,
     FAILED,
@@ -96,3 +97,32 @@ def test_what_counts_as_seen_complete() -> None:
     assert not finished(item.model_copy(update={"status": "Failed"}))
     assert not finished(item.model_copy(update={"phase": Phase.CREATING, "status": "InProgress"}))
     assert not finished(item.model_copy(update={"kind": "Pod", "group": ""}))
+
+
+def test_a_job_the_caller_saw_deleted_complete_is_completed_though_no_call_read_it_so() -> None:
+    """With ``ttlSecondsAfterFinished: 0`` the Job is gone before a call reads it complete; the
+    caller's watch saw its last state (the ``completed`` option), asked only before a create."""
+    cluster = FakeCluster()
+    asked: list[str] = []
+
+    def completed(ref: ObjectRef) -> bool:
+        asked.append(ref.name)
+        return ref.name == "migrate"
+
+    r = reconciler(cluster, completed=completed)
+    inventory: list[InventoryItem] = []
+    objects = [job("migrate"), job("other")]
+    r.apply(inventory, objects, "shop", OWNER, "component")
+    assert r.apply(inventory, objects, "shop", OWNER, "component") is False  # created: Creating
+    assert asked == []  # a first creation asks nothing
+    cluster.delete_object("Job", "migrate")
+    cluster.delete_object("Job", "other")
+    cluster.writes.clear()
+    assert r.apply(inventory, objects, "shop", OWNER, "component") is False
+    assert asked == ["migrate", "other"]
+    assert cluster.writes == [("create", "Job", "other")]
+    assert phases(inventory) == {"migrate": ("Completed", ""), "other": ("Creating", "InProgress")}
+    cluster.writes.clear()
+    changed = [job("migrate", image="registry.invalid/job:2"), job("other")]
+    r.apply(inventory, changed, "shop", OWNER, "component")  # a new manifest: created, whatever was seen
+    assert ("create", "Job", "migrate") in cluster.writes
