@@ -8,8 +8,8 @@ soon as it completes. The operator used to create them again at once, for ever (
 API server's audit log shows each Job created exactly once (and deleted once, by the TTL
 controller, so it did complete) over 2 minutes. A reconcile request then re-applies every
 object, which the API server finds unchanged: ``oam-operator reconcile --wait`` never shows
-Processing (docs/reconciler.md#a-no-op-write) and creates no Job. Another object deleted by hand
-is created again, as before.
+Processing (docs/reconciler.md#a-no-op-write) and creates no Job; nor does a restarted operator,
+which knows from the inventory alone. Another object deleted by hand is created again, as before.
 
 A full control plane of this module's own, with the audit log on (the shared one has none): the
 Job controller and kwok run the Jobs' Pods to Succeeded, the TTL controller deletes the Jobs. The
@@ -26,7 +26,7 @@ import sys
 import time
 import urllib.request
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,35 +72,45 @@ def plane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Plane]:
 
 
 @pytest.fixture
-def operator(plane: Plane, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[OperatorProcess]:
-    metrics_port, health_port = _free_port(), _free_port()
-    log_path = tmp_path / "operator.log"
-    args = [str(Path(sys.executable).parent / "oam-operator"), "run", "--kubeconfig", plane.handle.kubeconfig,
-            "--operator-namespace", "apps", "--metrics-port", str(metrics_port), "--health-port", str(health_port),
-            "--log-format", "json", "--use-operator-identity", "--default-interval", "30s",
-            "--allow-cluster-scoped-objects", "--allow-cross-namespace-objects"]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OAM_OPERATOR_")}
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
-    started = OperatorProcess(process, log_path, metrics_port, health_port, args)
+def start_operator(plane: Plane, tmp_path: Path, request: pytest.FixtureRequest
+                   ) -> Iterator[Callable[[], OperatorProcess]]:
+    """Starts an operator of every namespace (again after a restart); all are stopped at the end."""
+    started: list[OperatorProcess] = []
 
-    def healthy() -> bool:
-        if process.poll() is not None:
-            pytest.fail(f"the operator exited with {process.returncode}:\n{log_path.read_text()[-3000:]}")
-        try:
-            with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(
-                    f"http://127.0.0.1:{health_port}/healthz", timeout=2) as response:
-                return response.status == 200
-        except OSError:
-            return False
+    def start() -> OperatorProcess:
+        metrics_port, health_port = _free_port(), _free_port()
+        log_path = tmp_path / f"operator-{len(started)}.log"
+        args = [str(Path(sys.executable).parent / "oam-operator"), "run", "--kubeconfig", plane.handle.kubeconfig,
+                "--operator-namespace", "apps", "--metrics-port", str(metrics_port), "--health-port",
+                str(health_port), "--log-format", "json", "--use-operator-identity", "--default-interval", "30s",
+                "--allow-cluster-scoped-objects", "--allow-cross-namespace-objects"]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("OAM_OPERATOR_")}
+        with log_path.open("wb") as log:
+            process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+        operator = OperatorProcess(process, log_path, metrics_port, health_port, args)
+        started.append(operator)
+
+        def healthy() -> bool:
+            if process.poll() is not None:
+                pytest.fail(f"the operator exited with {process.returncode}:\n{log_path.read_text()[-3000:]}")
+            try:
+                with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(
+                        f"http://127.0.0.1:{health_port}/healthz", timeout=2) as response:
+                    return response.status == 200
+            except OSError:
+                return False
+
+        wait_until(healthy, default_wait(plane.handle), "the operator's liveness endpoint")
+        return operator
 
     try:
-        wait_until(healthy, default_wait(plane.handle), "the operator's liveness endpoint")
-        yield started
+        yield start
     finally:
-        started.stop()
+        for operator in started:
+            operator.stop()
         if getattr(request.node, "rep_call", None) is not None and request.node.rep_call.failed:
-            sys.stderr.write(f"\n--- operator log ---\n{log_path.read_text()[-6000:]}\n")
+            for operator in started:
+                sys.stderr.write(f"\n--- {operator.log_path.name} ---\n{operator.log_path.read_text()[-6000:]}\n")
 
 
 def _free_port() -> int:
@@ -125,8 +135,9 @@ def audit_events(plane: Plane) -> list[dict[str, Any]]:
     return events
 
 
-def test_ingress_nginx_is_ready_once_and_its_jobs_run_once(plane: Plane, operator: OperatorProcess,
-                                                           tmp_path: Path) -> None:
+def test_ingress_nginx_is_ready_once_and_its_jobs_run_once(
+        plane: Plane, start_operator: Callable[[], OperatorProcess], tmp_path: Path) -> None:
+    operator = start_operator()
     kube = Kube(plane.api, "apps", plane.handle)
     kube.core.create_namespace({"metadata": {"name": "apps"}})
     kube.apply_app("ingress-nginx", {"components": [
@@ -177,6 +188,18 @@ def test_ingress_nginx_is_ready_once_and_its_jobs_run_once(plane: Plane, operato
     assert app["status"]["lastHandledReconcileAt"] == app["metadata"]["annotations"][f"{DOMAIN}/requested-at"]
     assert condition(app, "Ready")["lastTransitionTime"] == ready_since  # type: ignore[index]
     assert job_creates(plane) == dict.fromkeys(JOBS, 1)
+
+    # A restart: the new process knows the Jobs finished from the inventory alone.
+    operator.stop()
+    again = start_operator()
+
+    def passed_ready() -> bool:
+        return any(e.get("msg") == "pass finished" and e.get("name") == "ingress-nginx" and e.get("state") == "Ready"
+                   for e in again.logs())
+
+    wait_until(passed_ready, default_wait(plane.handle), "a pass of the restarted operator")
+    assert job_creates(plane) == dict.fromkeys(JOBS, 1)
+    assert condition(kube.app("ingress-nginx"), "Ready")["lastTransitionTime"] == ready_since  # type: ignore[index]
 
     # Any other object deleted by hand is created again, as before.
     kube.core.delete_namespaced_config_map("ingress-nginx-controller", TARGET)

@@ -126,3 +126,22 @@ def test_a_job_the_caller_saw_deleted_complete_is_completed_though_no_call_read_
     changed = [job("migrate", image="registry.invalid/job:2"), job("other")]
     r.apply(inventory, changed, "shop", OWNER, "component")  # a new manifest: created, whatever was seen
     assert ("create", "Job", "migrate") in cluster.writes
+
+
+def test_the_rule_holds_across_a_restart_and_reads_as_any_completed_item() -> None:
+    """What a restart reads is the persisted inventory (the operator's ``compactInventory``): a
+    ``Completed`` Job item in the compact encoding every release reads; a fresh reconciler,
+    told nothing by any watch, does not create it."""
+    from oam_operator.api.compact_inventory import decode, encode
+    from oam_operator.reconciler.inventory import dump_inventory, load_inventory
+
+    cluster = FakeCluster()
+    inventory = ready_after_it_completed(cluster, [job("migrate")])
+    cluster.delete_object("Job", "migrate")
+    assert applied(cluster, inventory, [job("migrate")]) is True
+    persisted = encode(dump_inventory(inventory))
+    assert persisted["entries"][0].split(" ")[6] == "d-"  # phase Completed, no status: format 1 as it was
+    restarted = load_inventory(decode(persisted))
+    cluster.writes.clear()
+    assert applied(cluster, restarted, [job("migrate")]) is True
+    assert cluster.writes == [] and phases(restarted) == {"migrate": ("Completed", "")}
