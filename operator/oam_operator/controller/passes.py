@@ -34,6 +34,7 @@ from oam_operator.api.summary import summary_of
 from oam_operator.common.durations import parse_go_duration
 from oam_operator.operatorpolicies import AppRef
 from oam_operator.reconciler.client import ClusterClient
+from oam_operator.reconciler.completion import finished
 from oam_operator.reconciler.errors import (
     ApiError,
     ObjectValidationError,
@@ -48,6 +49,7 @@ from oam_operator.reconciler.objectpolicies import (
     MissingNamespacesPolicy,
     UpdatePolicy,
 )
+from oam_operator.reconciler.objects import ObjectRef
 from oam_operator.reconciler.options import ReconcilerOptions
 from oam_operator.reconciler.reconciler import Checkpoint, Reconciler
 from oam_operator.reconciler.status import DefaultStatusAnalyzer
@@ -82,6 +84,10 @@ def _episode(entries: list[DriftStatus] | None) -> list[tuple[Any, ...]]:
     """What makes a drift episode: the objects and their fields, not when correction resumes."""
     return [(e.kind, e.namespace, e.name, tuple(e.fields or ()), e.deleted, e.held_until is not None)
             for e in entries or []]
+
+
+#: The phases of an item whose object the operator wrote: its deletion is drift.
+_WRITTEN = frozenset({Phase.READY, Phase.CREATING, Phase.UPDATING})
 
 
 def _is_ready(item: InventoryItem) -> bool:
@@ -252,6 +258,7 @@ class _Pass:
             metrics=self.env.reconciler_metrics,
             clock=self.env.clock,
             extra_labels=object_labels(settings),  # the watches of owned objects select on it (sharding.py)
+            completed=self.seen_completed,
         )
         if client is None:
             client = self.env.clients.for_application(self.namespace, self.spec.service_account_name or "")
@@ -585,7 +592,8 @@ class _Pass:
         was_ready = status.state is State.READY
         try:
             done = reconciler.apply(inventory, encoded.objects, self.namespace, self.owner_id, digest,
-                                    checkpoint=self.checkpoint_writer(encoded, len(before)))
+                                    checkpoint=self.checkpoint_writer(encoded, len(before)),
+                                    hold=[d.item.identity() for d in drifted if d.held_until and d.drift.deleted])
         except StatusNotWritten:
             # Nothing was created: end the pass as a checkpoint pass, and the kopf layer writes
             # the same status with its own retries and Warning.
@@ -624,7 +632,7 @@ class _Pass:
             self.memory.error_backoff.reset()
             revision = status.revision if status.revision is not None else 1
             self.set_state(State.READY, Reason.READY, f"Applied revision {revision}: {objects} objects ready")
-            return self.conclude(self.interval, "ready", operations=operations)
+            return self.conclude(self.until_held_end(), "ready", operations=operations)
         if after != before:
             self.memory.backoff.reset()
         self.memory.error_backoff.reset()
@@ -644,13 +652,15 @@ class _Pass:
     # -- drift (docs/operator.md#drift) -----------------------------------------------------------
 
     def prepare_drift(self, inventory: list[InventoryItem], desired: Sequence[Mapping[str, Any]] = ()) -> list[Drifted]:
-        """Before ``apply()``: the Ready objects that drifted. ``Correct``: they are re-applied in
-        this call (forced), unless correction is held back; ``Report``: their reapply interval is
-        held off while they drift. A deleted object is created again by ``apply()`` either way.
-        What the watch saw deleted may only have left its selector (its shard label taken off):
-        being due, it is updated back into the watch. An object this process never wrote is
-        compared with its ``desired`` manifest once (``OwnedObjects.unverified_drift``): an edit
-        made while no instance watched is drift too."""
+        """Before ``apply()``: the Ready objects that drifted and the written ones deleted.
+        ``Correct``: they are re-applied in this call (forced), unless correction is held back;
+        ``Report``: their reapply interval is held off while they drift. A deleted object is
+        created again by ``apply()`` either way, unless its deletions are held back (``apply``'s
+        ``hold``) or it ran to completion first (docs/operator.md#finished-jobs: it is
+        ``Completed``). What the watch saw deleted may only have left its selector (its shard label
+        taken off): being due, it is updated back into the watch. An object this process never
+        wrote is compared with its ``desired`` manifest once (``OwnedObjects.unverified_drift``):
+        an edit made while no instance watched is drift too."""
         probe = self.env.drift
         if probe is None:
             return []
@@ -660,15 +670,18 @@ class _Pass:
         reapply = parse_go_duration(self.settings.reapply_interval)
         found = []
         for item in inventory:
-            if item.phase is not Phase.READY:
+            if item.phase not in _WRITTEN:
                 continue
             drift = probe(item.group, item.kind, item.namespace, item.name)
-            manifest = manifests.get(item.identity())
+            manifest = manifests.get(item.identity()) if item.phase is Phase.READY else None
             if drift is None and first_sight is not None and manifest is not None:
                 drift = first_sight(item.group, item.kind, item.namespace, item.name, manifest)
-            if drift is None:
+            if drift is None or (not drift.deleted and item.phase is not Phase.READY):
                 continue
-            held = None if report else tracker.held_until(item.identity(), now)
+            if drift.deleted and (drift.completed or finished(item)):
+                item.mark_completed()
+                continue
+            held = tracker.held_until(item.identity(), now) if drift.deleted or not report else None
             if report or held is not None:
                 if not drift.deleted and item.last_applied_at is not None and item.last_applied_at <= now - reapply:
                     item.last_applied_at = _second(now)  # left as it is: the interval does not undo it
@@ -683,11 +696,15 @@ class _Pass:
         now, tracker = self.now, self.memory.drift
         corrected, left = [], []
         for found_one in found:
-            if self.reports_drift or found_one.held_until is not None:
+            restored = found_one.held_until is None and (found_one.drift.deleted or not self.reports_drift)
+            if not restored:
                 left.append(found_one)
                 continue
+            held = tracker.corrected(found_one.item.identity(), now)  # created again counts as a correction
+            if self.reports_drift:  # a deleted object, created again under Report too, and shown
+                left.append(found_one if held is None else Drifted(found_one.item, found_one.drift, held))
+                continue
             corrected.append(found_one)
-            held = tracker.corrected(found_one.item.identity(), now)
             if held is not None:
                 left.append(Drifted(found_one.item, found_one.drift, held))
         tracker.settled(now)
@@ -703,6 +720,22 @@ class _Pass:
         self.drift_verdict = reason, message.replace("\n", " ")[:MAX_MESSAGE]
         if _episode(self.status.drift) != previous:
             self.events.append(Event("Warning", reason, message))
+
+    def seen_completed(self, ref: ObjectRef) -> bool:
+        """The reconciler's question before it creates an absent Job again: did the watch see it
+        deleted after it completed (docs/operator.md#finished-jobs)? Asked at that moment, it
+        also covers a deletion between ``prepare_drift`` and the read that found the Job gone."""
+        probe = self.env.drift
+        drift = probe(ref.group, ref.kind, ref.namespace, ref.name) if probe is not None else None
+        return drift is not None and drift.completed
+
+    def until_held_end(self) -> float:
+        """A Ready pass's delay: the interval, or less when a held correction resumes sooner (no
+        watch event comes for an object held deleted)."""
+        ends = [entry.held_until for entry in self.status.drift or [] if entry.held_until is not None]
+        if not ends:
+            return self.interval
+        return max(0.0, min(self.interval, (min(ends) - self.now).total_seconds()))
 
     @property
     def reports_drift(self) -> bool:

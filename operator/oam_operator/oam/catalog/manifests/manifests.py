@@ -11,7 +11,6 @@ version).
 
 from __future__ import annotations
 
-import copy
 from typing import TYPE_CHECKING, Any
 
 from oam_operator.oam.catalog.manifests.manifest_source import (
@@ -80,16 +79,10 @@ def parse_scope_overrides(value: Any) -> dict[tuple[str, str], str]:
     return overrides
 
 
-#: What kurel's typed decoding of a known kind adds to an object that lacks it: a Namespace
-#: round-trips through its Go type, whose ``spec`` is not omitted when empty. Other kinds of
-#: the table round-trip without additions for what a manifest can hold here
-#: (docs/transform.md#raw-objects-passthrough-crd-and-manifests keeps
-#: workload kinds as written).
-_TYPED_ZERO_VALUES: dict[tuple[str, str], dict[str, Any]] = {("", "Namespace"): {"spec": {}}}
-
-
 def place(objects: list[Object], namespace: str, overrides: dict[tuple[str, str], str]) -> list[Object]:
-    """Give namespaced objects without a namespace the transform namespace."""
+    """Give namespaced objects without a namespace the transform namespace; nothing else is added
+    (docs/transform.md#raw-objects-passthrough-crd-and-manifests: kurel's typed round trip gives a
+    Namespace ``spec: {}``, which the objects here do not get)."""
     from_crds: dict[tuple[str, str], str] = {}
     for obj in objects:
         if api_group(obj.get("apiVersion")) == "apiextensions.k8s.io" and obj.get("kind") == "CustomResourceDefinition":
@@ -102,9 +95,6 @@ def place(objects: list[Object], namespace: str, overrides: dict[tuple[str, str]
                 from_crds[(group, kind)] = str(spec.get("scope") or NAMESPACED)
     for obj in objects:
         key = (api_group(obj.get("apiVersion")), str(obj.get("kind")))
-        for field, zero in _TYPED_ZERO_VALUES.get(key, {}).items():
-            if obj.get(field) is None:
-                obj[field] = copy.deepcopy(zero)
         scope = _SCOPES.get(key) or from_crds.get(key) or overrides.get(key)
         meta = obj.get("metadata")
         if not isinstance(meta, dict):
