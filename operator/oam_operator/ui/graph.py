@@ -69,7 +69,8 @@ def dependency_graph(apps: Iterable[Mapping[str, Any]], states: Mapping[str, str
     return {"nodes": nodes, "edges": edges}
 
 
-def layered_positions(layer_of: Mapping[str, int], depends_on: Mapping[str, list[str]]) -> dict[str, tuple[float, float]]:
+def layered_positions(layer_of: Mapping[str, int],
+                      depends_on: Mapping[str, list[str]]) -> dict[str, tuple[float, float]]:
     """``(x, y)`` of each node: ``y`` is its layer (0 at the top), ``x`` its slot in the layer,
     centred on 0. Each layer after the first is ordered by the mean slot of the node's
     dependencies in the layers above (the barycentre rule), which keeps most arrows short and
