@@ -70,11 +70,17 @@ function when(iso) {
 setInterval(() => document.querySelectorAll("time[data-rel]").forEach((t) => { t.textContent = ago(t.dateTime); }), 15000);
 
 // A text shown in full once per page: a later repeat (a condition or an Event carrying the Ready
-// message) points back to it instead of printing it again.
+// message, or quoting it) points back to it instead of printing it again.
+const ABOVE = `<span class="muted">(the message above)</span>`;
 function onceIn(seen) {
   return (text) => {
     if (!text) return "";
-    if (seen.has(text)) return `<span class="muted">(the message above)</span>`;
+    if (seen.has(text)) return ABOVE;
+    const quoted = [...seen].find((shown) => shown.length >= 20 && text.includes(shown));
+    if (quoted) {
+      const at = text.indexOf(quoted);
+      return esc(text.slice(0, at)) + ABOVE + esc(text.slice(at + quoted.length));
+    }
     seen.add(text);
     return esc(text);
   };
@@ -175,7 +181,7 @@ function outcomeCell(outcome, seen) {
   if (outcome.at) parts.push(when(outcome.at));
   if (outcome.state === "Error") {
     if (outcome.reason) parts.push(esc(outcome.reason) + (outcome.message ? ":" : ""));
-    if (outcome.message) parts.push(seen.has(outcome.message) ? `<span class="muted">(the message above)</span>` : `<span class="clip" title="${esc(outcome.message)}">${esc(outcome.message)}</span>`);
+    if (outcome.message) parts.push(seen.has(outcome.message) ? ABOVE : `<span class="clip" title="${esc(outcome.message)}">${esc(outcome.message)}</span>`);
   }
   return parts.join(" ");
 }
@@ -374,7 +380,9 @@ async function draw(fresh) {
   } catch (error) {
     banner.innerHTML = error instanceof ServerError ? `<p class="error">Error: ${esc(error.message)}</p>`
       : `<p class="error">The UI server did not answer: ${esc(error.message)}</p>`;
-    main.querySelectorAll("[data-placeholder=loading]").forEach((node) => { node.textContent = "Not loaded: see the error above."; });
+    main.querySelectorAll("[data-placeholder=loading]").forEach((node) => {
+      (node.tagName === "TR" ? node.firstElementChild : node).textContent = "Not loaded: see the error above.";
+    });
   }
 }
 window.addEventListener("hashchange", () => { draw(true); main.focus(); });
