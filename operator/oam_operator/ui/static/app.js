@@ -234,13 +234,13 @@ function treeItems(items) {
 function bindTree(r, items) {
   const byKey = Object.fromEntries(items.map((i) => [objectKey(i), i]));
   document.querySelectorAll("#detail button.obj").forEach((button) =>
-    button.addEventListener("click", () => openObject(r, byKey[button.dataset.key], button)));
+    button.addEventListener("click", () => openObject(r, byKey[button.dataset.key])));
 }
 function panelTabs(active) {
   return ["manifest", "events", "diff"].map((tab) => `<button type="button" role="tab" id="tab-${tab}" aria-controls="pane-${tab}" aria-selected="${tab === active}" data-tab="${tab}">${tab[0].toUpperCase() + tab.slice(1)}</button>`).join("");
 }
-async function openObject(r, item, opener) {
-  opened = {item, opener};
+async function openObject(r, item) {
+  opened = {item};
   const panel = document.getElementById("object");
   const label = `${item.kind} ${item.namespace ? item.namespace + "/" : ""}${item.name}`;
   panel.hidden = false;
@@ -285,9 +285,11 @@ function closeObject() {
   const panel = document.getElementById("object");
   if (!panel || panel.hidden) return;
   panel.hidden = true; panel.innerHTML = "";
-  const opener = opened && opened.opener;
+  const key = opened && objectKey(opened.item);
   opened = null;
-  if (opener && document.body.contains(opener)) opener.focus();
+  // The button that opened it, as drawn now: a live update may have drawn the tree again meanwhile.
+  const opener = key && [...document.querySelectorAll("#detail button.obj")].find((b) => b.dataset.key === key);
+  if (opener) opener.focus();
 }
 document.addEventListener("keydown", (e) => { if (e.key === "Escape") closeObject(); });
 
