@@ -9,6 +9,7 @@ runs them in a worker thread."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -79,11 +80,19 @@ def manifest_text(obj: Mapping[str, Any]) -> str:
     return yaml.safe_dump(shown, sort_keys=False, default_flow_style=False, allow_unicode=True)
 
 
+_CLIENTS: dict[int, Any] = {}
+_CLIENTS_LOCK = threading.Lock()
+
+
 def _client(conn: Connection) -> Any:
+    """One thread-safe client per connection, kept: its discovery cache serves every later object."""
     from oam_operator.reconciler.client import ClusterClient
     from oam_operator.reconciler.ratelimit import RateLimiter
 
-    return ClusterClient(conn.api, rate_limiter=RateLimiter(0, 1), user_agent="oam-operator-ui")
+    with _CLIENTS_LOCK:
+        if id(conn) not in _CLIENTS:
+            _CLIENTS[id(conn)] = ClusterClient(conn.api, rate_limiter=RateLimiter(0, 1), user_agent="oam-operator-ui")
+        return _CLIENTS[id(conn)]
 
 
 def read_object(conn: Connection, ref: ObjectRef) -> dict[str, Any] | None:
@@ -99,8 +108,6 @@ def read_object(conn: Connection, ref: ObjectRef) -> dict[str, Any] | None:
         return found
     except ApiError as error:
         raise ObjectError(f"reading {ref.label}: {error}", 502) from None
-    finally:
-        client.close()
 
 
 def object_events(conn: Connection, ref: ObjectRef) -> list[dict[str, Any]]:
@@ -115,8 +122,6 @@ def object_events(conn: Connection, ref: ObjectRef) -> list[dict[str, Any]]:
                                 query=[("fieldSelector", selector)])
     except ApiError as error:
         raise ObjectError(f"reading the Events of {ref.label}: {error}", 502) from None
-    finally:
-        client.close()
     rows = []
     for event in answer.get("items") or []:
         involved = event.get("involvedObject") or {}
