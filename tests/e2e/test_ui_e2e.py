@@ -458,12 +458,13 @@ def test_the_list_says_it_is_loading_then_that_it_is_empty_and_a_servers_interna
     url = start_ui("--kubeconfig", kube.cluster.kubeconfig, "-n", kube.namespace)
     # The list's answer held back, as a one-shot screenshot catches the page: it says it is loading.
     held: list[Any] = []
-    page.route(re.compile(r"/api/apps\?"), held.append)
+    listing = re.compile(r"/api/apps\?")
+    page.route(listing, lambda route: held.append(route))
     page.goto(url)
     page.wait_for_function(LOADING_OR_ROWS)
     assert page.locator("#rows").inner_text() == "Loading Applications…"
     assert page.locator("#count").inner_text() == "loading…"
-    page.unroute(re.compile(r"/api/apps\?"))
+    page.unroute(listing)
     for route in held:
         route.continue_()
     # An empty namespace: the table says so, and how to fill it.
