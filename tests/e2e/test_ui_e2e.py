@@ -464,9 +464,9 @@ def test_the_list_says_it_is_loading_then_that_it_is_empty_and_a_servers_interna
     page.wait_for_function(LOADING_OR_ROWS)
     assert page.locator("#rows").inner_text() == "Loading Applications…"
     assert page.locator("#count").inner_text() == "loading…"
-    page.unroute(listing)
-    for route in held:
+    for route in held:  # let the held answers through, then no more holding
         route.continue_()
+    page.unroute(listing)
     # An empty namespace: the table says so, and how to fill it.
     page.wait_for_selector("[data-placeholder=empty]")
     assert page.locator("#rows").inner_text() == (
@@ -484,7 +484,7 @@ def test_the_list_says_it_is_loading_then_that_it_is_empty_and_a_servers_interna
     page.get_by_role("link", name="Dependencies").click()
     page.wait_for_selector("#banner .error")
     assert page.locator("#banner").inner_text() == "Error: internal error: ModuleNotFoundError: No module named 'numpy'"
-    assert page.locator("main").inner_text() == "Dependencies\nNot loaded: see the error above."
+    assert page.locator("main").inner_text() == "Dependencies\n\nNot loaded: see the error above."
 
 
 def test_the_cli_as_installed_builds_an_example_and_serves_the_ui_and_its_graph(
