@@ -225,11 +225,12 @@ function objectKey(i) { return [i.group, i.version, i.kind, i.namespace, i.name]
 function objectQuery(i) {
   return new URLSearchParams({group: i.group, version: i.version, kind: i.kind, namespace: i.namespace, name: i.name}).toString();
 }
-function treeItems(items) {
+// A bundle's objects: one row each (the leaves of the tree), the object a button that opens its panel.
+function treeItems(items, caption) {
   if (!items.length) return `<p class="muted">no objects yet</p>`;
-  return `<ul class="tree">${items.map((i) => `<li data-object="${esc(objectKey(i))}">
-    <button type="button" class="obj" data-key="${esc(objectKey(i))}" aria-haspopup="dialog">${esc(i.kind)} ${esc(i.namespace ? i.namespace + "/" : "")}${esc(i.name)}</button>
-    <span class="st-${cls(i.phase)}">${esc(i.phase || "no phase")}</span> <span class="st-${cls(i.status)}">${esc(i.status || "no status")}</span></li>`).join("")}</ul>`;
+  return `<div class="table-wrap"><table class="leaves"><caption class="muted">${esc(caption)}</caption><thead><tr><th scope="col">Object</th><th scope="col">Phase</th><th scope="col">kstatus</th></tr></thead><tbody>${items.map((i) => `<tr data-object="${esc(objectKey(i))}">
+    <td><button type="button" class="obj" data-key="${esc(objectKey(i))}" aria-haspopup="dialog">${esc(i.kind)} ${esc(i.namespace ? i.namespace + "/" : "")}${esc(i.name)}</button></td>
+    <td class="st-${cls(i.phase)}">${esc(i.phase)}</td><td class="st-${cls(i.status)}">${esc(i.status)}</td></tr>`).join("")}</tbody></table></div>`;
 }
 function bindTree(r, items) {
   const byKey = Object.fromEntries(items.map((i) => [objectKey(i), i]));
@@ -310,9 +311,9 @@ async function drawApp(r) {
   const drift = driftSection(a.drift, once);
   const waves = a.bundles.map((b) => `<li class="bundle" data-bundle="${esc(b.name)}" data-state="${esc(b.state)}" aria-label="bundle ${esc(b.name)}">
     <h4>bundle ${esc(b.name)} <span class="state-${cls(b.state)}">${esc(b.state)}</span> <span class="muted">${b.ready}/${b.objects} ready${b.waves ? `, waves ${b.waves.first}–${b.waves.last}` : ""}${b.dependsOn.length ? ", depends on " + esc(b.dependsOn.join(", ")) : ""}</span></h4>
-    ${b.waits ? `<p class="waits">${esc(b.waits)}</p>` : ""}${treeItems(b.items)}</li>`);
+    ${b.waits ? `<p class="waits">${esc(b.waits)}</p>` : ""}${treeItems(b.items, `objects of ${b.name}`)}</li>`);
   const extra = [["(no bundle)", a.unassigned], ["(pruning)", a.pruning]].filter(([, items]) => items.length)
-    .map(([title, items]) => `<li class="bundle"><h4>${esc(title)}</h4>${treeItems(items)}</li>`);
+    .map(([title, items]) => `<li class="bundle"><h4>${esc(title)}</h4>${treeItems(items, title)}</li>`);
   const deps = a.dependencies.length ? `<p>Depends on: ${a.dependencies.map((d) =>
     `<a href="#/app/${encodeURIComponent(d.namespace)}/${encodeURIComponent(d.name)}">${esc(d.namespace)}/${esc(d.name)}</a> (<span class="st-${cls(d.state)}">${esc(d.state)}</span>)`).join(", ")}</p>` : "";
   const conditions = a.conditions.map((c) => `<tr data-condition="${esc(c.type)}"><td>${esc(c.type)}</td><td class="tone-${cls(c.tone)}">${esc(c.status)}</td><td>${esc(c.reason)}</td><td class="wide">${once(c.message)}</td><td>${when(c.lastTransitionTime)}</td></tr>`).join("");
