@@ -547,6 +547,9 @@ def test_drift_and_an_error_read_as_kubectl_shows_them_and_an_object_opens_to_it
     page.wait_for_function(f"() => document.querySelector(\"tr[data-app='{namespace}/shop'] [data-col=state]\")"
                            ".textContent === 'Ready (drifted)'", timeout=wait * 1000)
     assert row.locator("[data-col=message]").inner_text() == shop["status"]["summary"]
+    if shop["status"]["summary"].endswith("…"):  # shortened like kubectl's column: the whole on hover
+        assert row.locator("[data-col=message]").get_attribute("title") == (
+            f"Drifted: {(condition(shop, 'Drifted') or {})['message']}")
     assert "tone-warn" in (row.locator("[data-col=state]").get_attribute("class") or "")
     page.get_by_label("State").select_option("Drifted")
     page.wait_for_function("() => document.querySelectorAll('tr[data-app]').length === 1")
@@ -566,7 +569,7 @@ def test_drift_and_an_error_read_as_kubectl_shows_them_and_an_object_opens_to_it
     assert page.locator("#drift").inner_text().startswith("Drifted (DriftDetected): Deployment web (")
 
     # The resource tree: the drifted Deployment opens to its live manifest, its Events and its diff.
-    opener = page.get_by_role("button", name=f"Deployment {namespace}/web")
+    opener = page.get_by_role("button", name="Deployment web", exact=True)  # status --tree's label
     opener.click()
     manifest = page.locator("#pane-manifest pre.manifest")
     manifest.wait_for()
@@ -582,7 +585,7 @@ def test_drift_and_an_error_read_as_kubectl_shows_them_and_an_object_opens_to_it
         "evil/web:6.6.6", "registry.invalid/app:1"], diff
     page.keyboard.press("Escape")
     assert page.locator("#object").is_hidden()
-    assert page.evaluate("document.activeElement.textContent") == f"Deployment {namespace}/web"
+    assert page.evaluate("document.activeElement.textContent") == "Deployment web"
 
     # An Application in Error: its message once on the page (not once per condition and Event),
     # Stalled True drawn as a failure.

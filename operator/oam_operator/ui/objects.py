@@ -68,7 +68,8 @@ def in_inventory(app: Mapping[str, Any], ref: ObjectRef) -> bool:
 
 def manifest_text(obj: Mapping[str, Any]) -> str:
     """The object as YAML, without ``metadata.managedFields`` and with a Secret's values hidden."""
-    shown = dict(obj)
+    first = ("apiVersion", "kind", "metadata")  # kubectl's order; the rest as the API gave it
+    shown = {key: obj[key] for key in first if key in obj} | {k: v for k, v in obj.items() if k not in first}
     metadata = dict(shown.get("metadata") or {})
     metadata.pop("managedFields", None)
     shown["metadata"] = metadata

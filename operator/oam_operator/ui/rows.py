@@ -33,6 +33,7 @@ class AppRow:
     suspended: bool
     created: str
     drifted: bool = False
+    detail: str = ""  # the whole text the (shortened) summary stands for: the list's tooltip
 
     @property
     def key(self) -> str:
@@ -43,7 +44,7 @@ class AppRow:
             "namespace": self.namespace, "name": self.name, "state": self.state, "ready": self.ready,
             "message": self.message, "revision": self.revision, "readyObjects": self.ready_objects,
             "objects": self.objects, "suspended": self.suspended, "age": age_text(self.created, now),
-            "created": self.created, "drifted": self.drifted,
+            "created": self.created, "drifted": self.drifted, "detail": self.detail,
         }
 
 
@@ -55,11 +56,13 @@ def row_of(app: Mapping[str, Any]) -> AppRow:
     created = metadata.get("creationTimestamp") if isinstance(metadata, Mapping) else None
     status = app.get("status") if isinstance(app.get("status"), Mapping) else {}
     summary = status.get("summary") if isinstance(status, Mapping) else None
-    message = summary if isinstance(summary, str) and summary else (
-        view.message.splitlines()[0] if view.message else "")
+    first_line = view.message.splitlines()[0] if view.message else ""
+    message = summary if isinstance(summary, str) and summary else first_line
+    drift = drift_condition(app)
+    detail = f"Drifted: {drift.get('message') or ''}" if drift is not None and view.state == "Ready" else first_line
     return AppRow(
         namespace=view.namespace, name=view.name, state=view.state or "<none>", ready=view.ready,
-        message=message, revision=view.revision, drifted=drift_condition(app) is not None,
+        message=message, revision=view.revision, drifted=drift is not None, detail=detail,
         ready_objects=view.ready_objects, objects=view.objects,
         suspended=isinstance(spec, Mapping) and spec.get("suspend") is True,
         created=created if isinstance(created, str) else "",

@@ -48,6 +48,6 @@ def test_the_manifest_has_no_managed_fields_and_hides_a_secrets_values() -> None
     assert yaml.safe_load(manifest_text(secret)) == {
         "apiVersion": "v1", "kind": "Secret", "metadata": {"name": "db"},
         "data": {"password": "<hidden: 12 characters>"}, "type": "Opaque"}
-    text = manifest_text({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "api"},
-                          "spec": {"replicas": 2}})
+    text = manifest_text({"kind": "Deployment", "spec": {"replicas": 2}, "apiVersion": "apps/v1",
+                          "metadata": {"name": "api"}})  # kubectl's order, whatever the API's
     assert text == "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  replicas: 2\n"

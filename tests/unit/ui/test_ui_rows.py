@@ -26,7 +26,7 @@ def test_a_row_has_state_first_message_line_revision_counts_and_age() -> None:
     assert row.to_json(NOW) == {
         "namespace": "shop", "name": "web", "state": "Ready", "ready": "True", "message": "all ready",
         "revision": 4, "readyObjects": 2, "objects": 3, "suspended": False, "age": "2m",
-        "created": "2026-03-01T11:58:00Z", "drifted": False,
+        "created": "2026-03-01T11:58:00Z", "drifted": False, "detail": "all ready",
     }
 
 
@@ -72,6 +72,10 @@ def drifted(name: str) -> dict[str, Any]:
 def test_a_drifted_application_reads_as_kubectl_get_oapp_shows_it_not_as_ready_applied_revision_4() -> None:
     row = row_of(drifted("web")).to_json(NOW)
     assert (row["state"], row["drifted"], row["message"]) == ("Ready", True, f"Drifted: {DRIFT}")
+    # kubectl's column is shortened by the operator; the list's tooltip has the whole message.
+    shortened = drifted("api")
+    shortened["status"]["summary"] = f"Drifted: {DRIFT}"[:60] + "…"
+    assert row_of(shortened).to_json(NOW)["detail"] == f"Drifted: {DRIFT}"
     # A Drifted condition that is False, or none, is no drift; without a summary the Ready message's first line.
     quiet = app("db")
     quiet["status"]["conditions"].append({"type": "Drifted", "status": "False", "message": "no drift"})

@@ -126,7 +126,7 @@ async function drawList() {
     <td>${esc(r.namespace)}</td>
     <td><a href="#/app/${encodeURIComponent(r.namespace)}/${encodeURIComponent(r.name)}">${esc(r.name)}</a></td>
     <td class="state-${cls(r.state)}${r.drifted ? " tone-warn" : ""}" data-col="state">${esc(r.state)}${r.suspended ? " (suspended)" : ""}${r.drifted ? " (drifted)" : ""}</td>
-    <td class="wide" data-col="message">${esc(r.message)}</td><td data-col="revision">${esc(r.revision)}</td>
+    <td class="wide" data-col="message"${r.detail && r.detail !== r.message ? ` title="${esc(r.detail)}"` : ""}>${esc(r.message)}</td><td data-col="revision">${esc(r.revision)}</td>
     <td class="wide">${esc(r.readyObjects)}/${esc(r.objects)}</td>
     <td>${r.created ? `<time datetime="${esc(r.created)}" title="${esc(r.created)}">${esc(r.age)}</time>` : esc(r.age)}</td></tr>`);
   document.getElementById("rows").innerHTML = rows.join("") || emptyList(body.state, Boolean(q || state));
@@ -226,10 +226,14 @@ function objectQuery(i) {
   return new URLSearchParams({group: i.group, version: i.version, kind: i.kind, namespace: i.namespace, name: i.name}).toString();
 }
 // A bundle's objects: one row each (the leaves of the tree), the object a button that opens its panel.
-function treeItems(items, caption) {
+// `Kind name`, or `Kind ns/name` outside the Application's namespace: `oam-operator status --tree`'s label.
+function itemLabel(i, namespace) {
+  return `${i.kind} ${i.namespace && i.namespace !== namespace ? i.namespace + "/" : ""}${i.name}`;
+}
+function treeItems(items, caption, namespace) {
   if (!items.length) return `<p class="muted">no objects yet</p>`;
   return `<div class="table-wrap"><table class="leaves"><caption class="muted">${esc(caption)}</caption><thead><tr><th scope="col">Object</th><th scope="col">Phase</th><th scope="col">kstatus</th></tr></thead><tbody>${items.map((i) => `<tr data-object="${esc(objectKey(i))}">
-    <td><button type="button" class="obj" data-key="${esc(objectKey(i))}" aria-haspopup="dialog">${esc(i.kind)} ${esc(i.namespace ? i.namespace + "/" : "")}${esc(i.name)}</button></td>
+    <td><button type="button" class="obj" data-key="${esc(objectKey(i))}" aria-haspopup="dialog">${esc(itemLabel(i, namespace))}</button></td>
     <td class="st-${cls(i.phase)}">${esc(i.phase)}</td><td class="st-${cls(i.status)}">${esc(i.status)}</td></tr>`).join("")}</tbody></table></div>`;
 }
 function bindTree(r, items) {
@@ -243,11 +247,11 @@ function panelTabs(active) {
 async function openObject(r, item) {
   opened = {item};
   const panel = document.getElementById("object");
-  const label = `${item.kind} ${item.namespace ? item.namespace + "/" : ""}${item.name}`;
+  const label = itemLabel(item, r.namespace);
   panel.hidden = false;
   panel.innerHTML = `<div class="drawer-head"><h3 id="object-h" tabindex="-1">${esc(label)}</h3>
     <button type="button" id="object-close" aria-label="Close ${esc(label)}">Close</button></div>
-    <p class="muted">${esc(item.group ? item.group + "/" : "")}${esc(item.version)} · phase ${esc(item.phase || "none")} · kstatus ${esc(item.status || "none")}</p>
+    <p class="muted">${esc(item.group ? item.group + "/" : "")}${esc(item.version)}${item.namespace ? ` · namespace ${esc(item.namespace)}` : " · cluster-scoped"} · phase ${esc(item.phase || "none")} · kstatus ${esc(item.status || "none")}</p>
     <div role="tablist" aria-label="${esc(label)}">${panelTabs("manifest")}</div>
     <div id="pane-manifest" role="tabpanel" aria-labelledby="tab-manifest"><pre class="muted">reading the live object…</pre></div>
     <div id="pane-events" role="tabpanel" aria-labelledby="tab-events" hidden><p class="muted">reading…</p></div>
@@ -311,9 +315,9 @@ async function drawApp(r) {
   const drift = driftSection(a.drift, once);
   const waves = a.bundles.map((b) => `<li class="bundle" data-bundle="${esc(b.name)}" data-state="${esc(b.state)}" aria-label="bundle ${esc(b.name)}">
     <h4>bundle ${esc(b.name)} <span class="state-${cls(b.state)}">${esc(b.state)}</span> <span class="muted">${b.ready}/${b.objects} ready${b.waves ? `, waves ${b.waves.first}–${b.waves.last}` : ""}${b.dependsOn.length ? ", depends on " + esc(b.dependsOn.join(", ")) : ""}</span></h4>
-    ${b.waits ? `<p class="waits">${esc(b.waits)}</p>` : ""}${treeItems(b.items, `objects of ${b.name}`)}</li>`);
+    ${b.waits ? `<p class="waits">${esc(b.waits)}</p>` : ""}${treeItems(b.items, `objects of ${b.name}`, a.namespace)}</li>`);
   const extra = [["(no bundle)", a.unassigned], ["(pruning)", a.pruning]].filter(([, items]) => items.length)
-    .map(([title, items]) => `<li class="bundle"><h4>${esc(title)}</h4>${treeItems(items, title)}</li>`);
+    .map(([title, items]) => `<li class="bundle"><h4>${esc(title)}</h4>${treeItems(items, title, a.namespace)}</li>`);
   const deps = a.dependencies.length ? `<p>Depends on: ${a.dependencies.map((d) =>
     `<a href="#/app/${encodeURIComponent(d.namespace)}/${encodeURIComponent(d.name)}">${esc(d.namespace)}/${esc(d.name)}</a> (<span class="st-${cls(d.state)}">${esc(d.state)}</span>)`).join(", ")}</p>` : "";
   const conditions = a.conditions.map((c) => `<tr data-condition="${esc(c.type)}"><td>${esc(c.type)}</td><td class="tone-${cls(c.tone)}">${esc(c.status)}</td><td>${esc(c.reason)}</td><td class="wide">${once(c.message)}</td><td>${when(c.lastTransitionTime)}</td></tr>`).join("");
@@ -357,13 +361,15 @@ async function drawGraph() {
   };
   const lines = edges.filter((e) => e.from !== e.to).map((e) => { const [x1, y1, x2, y2] = line(e);
     return `<line class="${e.cycle ? "cycle" : ""}" x1="${x1}" y1="${y1}" x2="${x2}" y2="${y2}" marker-end="url(#arrow)"/>`; });
+  const oneNamespace = new Set(nodes.map((n) => n.key.split("/")[0])).size === 1;
+  const shown = (key) => { const text = oneNamespace ? key.split("/")[1] : key; return text.length > 24 ? text.slice(0, 23) + "…" : text; };
   const boxes = nodes.map((n) => { const [ns, name] = n.key.split("/");
     return `<a class="node${n.cycle ? " cycle" : ""}" href="#/app/${encodeURIComponent(ns)}/${encodeURIComponent(name)}" aria-label="${esc(n.key)}, ${esc(n.state)}${n.cycle ? ", in a cycle" : ""}">
-    <rect x="${px(n) - BW / 2}" y="${py(n) - BH / 2}" width="${BW}" height="${BH}" rx="6"/>
-    <text x="${px(n)}" y="${py(n) - 4}" text-anchor="middle" font-size="13">${esc(n.key)}</text>
+    <title>${esc(n.key)}</title><rect x="${px(n) - BW / 2}" y="${py(n) - BH / 2}" width="${BW}" height="${BH}" rx="6"/>
+    <text x="${px(n)}" y="${py(n) - 4}" text-anchor="middle" font-size="13">${esc(shown(n.key))}</text>
     <text x="${px(n)}" y="${py(n) + 13}" text-anchor="middle" font-size="12" class="st-${cls(n.state)}">${esc(n.state)}${n.cycle ? " · cycle" : ""}</text></a>`; });
   const table = edges.map((e) => `<tr class="${e.cycle ? "st-Error" : ""}"><td>${esc(e.from)}</td><td>${esc(e.to)} (${esc(at[e.to].state)})</td><td>${e.cycle ? "cycle" : ""}</td></tr>`).join("");
-  main.innerHTML = `<h2>Dependencies</h2><p class="muted">An arrow points from an Application to one it waits for; dependencies are drawn above their dependants; cycles in red.</p>
+  main.innerHTML = `<h2>Dependencies</h2><p class="muted">An arrow points from an Application to one it waits for; dependencies are drawn above their dependants; cycles in red.${oneNamespace ? ` All in namespace ${esc(nodes[0].key.split("/")[0])}.` : ""}</p>
     <svg class="graph" viewBox="0 0 ${W} ${H}" role="img" aria-label="app-dependency graph of ${nodes.length} Applications">
     <defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#57606a"/></marker></defs>
     ${lines.join("")}${boxes.join("")}</svg>
