@@ -574,6 +574,7 @@ def test_drift_and_an_error_read_as_kubectl_shows_them_and_an_object_opens_to_it
     manifest = page.locator("#pane-manifest pre.manifest")
     manifest.wait_for()
     assert "image: evil/web:6.6.6" in manifest.inner_text() and "managedFields" not in manifest.inner_text()
+    page.wait_for_selector("#history table")
     shoot(page, "object.png")
     page.get_by_role("tab", name=re.compile(r"^Events")).click()
     assert re.fullmatch(r"Events \(\d+\)", page.get_by_role("tab", name=re.compile(r"^Events")).inner_text())
