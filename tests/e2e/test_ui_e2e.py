@@ -103,7 +103,7 @@ def _source_copy(into: Path) -> Path:
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The ``bin`` folder of a venv holding the package as a user installs it: ``pip install .``
     without extras, so only the runtime dependencies (made once per session; pip's cache makes
-    it about a minute)."""
+    it about 85 s here)."""
     where = tmp_path_factory.mktemp("installed")
     venv.EnvBuilder(with_pip=True, clear=True).create(where / "venv")
     python = where / "venv" / "bin" / "python"
