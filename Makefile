@@ -86,5 +86,11 @@ demo-down: venv-demo
 bench: venv devcluster
 	$(PY) bench/run_all.py $(BENCH_ARGS); status=$$?; $(PY) bench/report.py && exit $$status
 
+# The screenshots of docs/ui.md (docs/ui/*.png), taken by the UI's browser tests: kept in docs/ui
+# only here, never by `make test` (docs/ui.md#screenshots).
+.PHONY: docs-screenshots
+docs-screenshots: venv devcluster browser
+	OAM_REQUIRE_CLUSTER=1 OAM_UI_SCREENSHOTS=$(CURDIR)/docs/ui $(PY) -m pytest tests/e2e/test_ui_e2e.py $(PYTEST_ARGS)
+
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
