@@ -237,7 +237,8 @@ def reconcile(
 ) -> None:
     """Request an immediate reconcile of an Application (sets <domain>/requested-at).
 
-    With --wait: exit 0 once handled and Ready, 3 on Error or timeout, 1 on failure.
+    With --wait: exit 0 once handled and Ready, 3 on Error or timeout, 1 on failure; a suspended
+    Application is refused at once (exit 2, nothing written).
     """
     from oam_operator.cli.status import run_reconcile
 
