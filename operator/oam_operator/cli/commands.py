@@ -16,9 +16,10 @@ import click
 
 from oam_operator import __version__
 from oam_operator.cli.errors import fail, guarded
+from oam_operator.cli.helpformat import SentenceGroup, format_grouped_options
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=SentenceGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="oam-operator")
 def main() -> None:
     """oam-operator: deploy OAM-style Applications onto Kubernetes in ordered waves."""
@@ -90,18 +91,19 @@ def settings_params() -> list[click.Parameter]:
 
     Values reach ``Settings.from_sources`` unparsed, so a flag and its variable are validated alike.
     """
-    from oam_operator.controller.settings import Settings, env_var, flag_name
+    from oam_operator.controller.settings import Settings, env_var, flag_name, metavar
 
     params: list[click.Parameter] = []
     for name, info in Settings.model_fields.items():
         flag = flag_name(name)
         help_text = f"{Settings.describe(name)} [default: {_default_text(info.default)}; env {env_var(name)}]"
-        if info.annotation is bool or str(info.annotation).startswith("typing.Annotated[bool"):
+        takes = metavar(name)
+        if takes is None:  # a boolean
             params.append(click.Option([f"{flag}/--no-{flag[2:]}", name], default=None, help=help_text))
         elif name == "namespaces":
-            params.append(click.Option([flag, name], multiple=True, metavar="NS", help=help_text))
+            params.append(click.Option([flag, name], multiple=True, metavar=takes, help=help_text))
         else:
-            params.append(click.Option([flag, name], default=None, metavar="VALUE", help=help_text))
+            params.append(click.Option([flag, name], default=None, metavar=takes, help=help_text))
     return params
 
 
@@ -120,11 +122,21 @@ class _SettingsCommand(click.Command):
             self._settings_added = True
         return super().get_params(ctx)
 
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The settings under their concern's heading (``settings.GROUPS``), each help whole."""
+        from oam_operator.controller.settings import GROUPS
+
+        format_grouped_options(ctx, formatter, self.get_params(ctx), GROUPS, first="General")
+
 
 @main.command(cls=_SettingsCommand)
 @click.option("--kubeconfig", metavar="FILE", help="kubeconfig to use (default: in-cluster, else $KUBECONFIG).")
 def run(kubeconfig: str | None, **flags: object) -> None:
-    """Run the operator."""
+    """Run the operator.
+
+    Every setting also reads the environment variable shown with it; a flag wins over the
+    environment (docs/operator.md#settings).
+    """
     import os
 
     from oam_operator.controller.main import run_operator
@@ -380,8 +392,10 @@ SHELLS = ("bash", "zsh", "fish")
 @main.command()
 @click.argument("shell", type=click.Choice(SHELLS))
 def completion(shell: str) -> None:
-    """Print the shell completion script of oam-operator: source it, or install it where the shell
-    loads completions (docs/operator.md#shell-completion)."""
+    """Print the shell completion script of oam-operator.
+
+    Source it, or install it where the shell loads completions (docs/operator.md#shell-completion).
+    """
     from oam_operator.cli.plugin import completion_script
 
     click.echo(completion_script(shell), nl=False)

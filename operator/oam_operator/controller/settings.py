@@ -77,12 +77,14 @@ from oam_operator.persisted.objectpolicies import AdoptionPolicy, UpdatePolicy
 __all__ = [
     "DESCRIPTIONS",
     "ENV_PREFIX",
+    "GROUPS",
     "LogFormat",
     "LogLevel",
     "Settings",
     "SettingsError",
     "env_var",
     "flag_name",
+    "metavar",
 ]
 
 ENV_PREFIX = "OAM_OPERATOR_"
@@ -552,3 +554,50 @@ DESCRIPTIONS: dict[str, str] = {
     "profile_secret_namespaces": "Namespaces besides the operator's whose Secrets a ClusterProfile's "
     "kubeConfig.secretRef may name (comma-separated; default: none).",
 }
+
+
+# ``run --help`` lists the settings under these headings, in this order (a test requires each
+# setting in exactly one group): a reader looks for a concern, not for a letter.
+GROUPS: dict[str, tuple[str, ...]] = {
+    "Scope": ("domain", "namespaces", "shard", "operator_namespace", "cluster_id"),
+    "Reconciling": ("default_interval", "default_timeout", "reapply_interval", "default_adoption_policy",
+                    "default_update_policy", "default_profile", "readiness_watch", "dependent_events"),
+    "Tenancy": ("default_service_account", "use_operator_identity", "require_service_account",
+                "allow_cross_namespace_objects", "allow_cross_namespace_dependencies", "allow_cluster_scoped_objects",
+                "cluster_scoped_adoption_policy"),
+    "Scale and API rate": ("max_concurrent_reconciles", "adaptive_concurrency", "apply_concurrency", "kube_api_qps",
+                           "kube_api_burst"),
+    "Leader election and peering": ("leader_election", "leader_election_id", "leader_election_lease_duration",
+                                    "leader_election_renew_deadline", "leader_election_retry_period", "peering",
+                                    "priority", "dev"),
+    "Admission webhook": ("admission", "admission_address", "admission_port", "admission_cert_dir",
+                          "admission_secret", "admission_hosts", "admission_webhook_configuration"),
+    "Remote clusters": ("profile_secret_namespaces",),
+    "URL sources and charts": ("url_sources", "url_source_allowed_networks", "helm_binary"),
+    "Metrics and logs": ("metrics_port", "health_port", "log_format", "log_level"),
+}
+
+# The value each flag takes, as ``run --help`` shows it; enums list their values (``_ENUMS``).
+_METAVARS: dict[str, str] = {
+    "domain": "DOMAIN", "namespaces": "NS", "shard": "NAME", "operator_namespace": "NS", "cluster_id": "ID",
+    "default_interval": "DURATION", "default_timeout": "DURATION", "reapply_interval": "DURATION",
+    "default_profile": "NAME", "default_service_account": "NAME", "max_concurrent_reconciles": "INT",
+    "apply_concurrency": "INT", "kube_api_qps": "NUMBER", "kube_api_burst": "INT", "leader_election_id": "NAME",
+    "leader_election_lease_duration": "DURATION", "leader_election_renew_deadline": "DURATION",
+    "leader_election_retry_period": "DURATION", "peering": "NAME", "priority": "INT", "admission_address": "IP",
+    "admission_port": "PORT", "admission_cert_dir": "DIR", "admission_secret": "NAMESPACE/NAME",
+    "admission_hosts": "HOSTS", "admission_webhook_configuration": "NAME", "profile_secret_namespaces": "NAMESPACES",
+    "url_source_allowed_networks": "CIDRS", "helm_binary": "PROGRAM", "metrics_port": "PORT", "health_port": "PORT",
+}
+_ENUMS: dict[str, type[StrEnum]] = {
+    "default_adoption_policy": AdoptionPolicy, "default_update_policy": UpdatePolicy,
+    "cluster_scoped_adoption_policy": AdoptionPolicy, "log_format": LogFormat, "log_level": LogLevel,
+}
+
+
+def metavar(setting: str) -> str | None:
+    """What ``--<setting>`` takes in ``run --help`` (``DURATION``, ``INT``, ``json|text``, …);
+    ``None`` for a boolean, which is a ``--x/--no-x`` pair."""
+    if setting in _ENUMS:
+        return "|".join(member.value for member in _ENUMS[setting])
+    return _METAVARS.get(setting)
