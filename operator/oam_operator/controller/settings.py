@@ -71,6 +71,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 from oam_operator.common.dns1123 import DNS1123_LABEL_MAX, DNS1123_SUBDOMAIN_MAX, is_dns1123_label, is_dns1123_subdomain
 from oam_operator.common.durations import format_seconds, parse_go_duration
 from oam_operator.controller.leaderelection import timing_problem
+from oam_operator.oam.formatting.choices import unknown_value
 from oam_operator.oam.remote.addresses import parse_networks
 from oam_operator.persisted.objectpolicies import AdoptionPolicy, UpdatePolicy
 
@@ -192,8 +193,9 @@ def _choice(enum: type[StrEnum]) -> Callable[[Any], Any]:
 
     def parse(value: Any) -> Any:
         member = by_lower.get(str(value).strip().lower())
-        if member is None:
-            raise ValueError("must be one of " + ", ".join(m.value for m in enum))
+        if member is None:  # "AdoptionPolicy" -> "adoption policy"
+            noun = re.sub(r"(?<!^)(?=[A-Z])", " ", enum.__name__).lower()
+            raise ValueError(unknown_value(noun, str(value).strip(), [m.value for m in enum]))
         return member
 
     return parse

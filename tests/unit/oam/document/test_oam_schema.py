@@ -32,9 +32,9 @@ from oam_operator.oam.policies import PlacementPolicy
         (
             PropertySchema(type="string", enum=["infra", "apps"]),
             "edge",
-            "p: value edge not in allowed set [infra apps]",
+            'p: unknown p "edge" (valid: infra, apps)',
         ),
-        (PropertySchema(type="integer", enum=[80, 443]), 81, "p: value 81 not in allowed set [80 443]"),
+        (PropertySchema(type="integer", enum=[80, 443]), 81, "p: unknown p 81 (valid: 80, 443)"),
         (
             PropertySchema(type="object", properties={"a": PropertySchema(type="string", required=True)}),
             {"a": None},
@@ -98,8 +98,8 @@ def authored_error(text: str, transformer: Transformer | None = None) -> str:
         ),
         (
             {"component": "a", "tier": "edge"},
-            'policy "cache-in-infra" (type "placement"): properties.tier: value edge not in allowed set '
-            "[infra services apps]",
+            'policy "cache-in-infra" (type "placement"): properties.tier: unknown tier "edge" '
+            "(valid: infra, services, apps)",
         ),
     ],
 )

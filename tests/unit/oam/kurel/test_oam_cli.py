@@ -175,7 +175,7 @@ def test_build_profile_errors(tmp_path: Path) -> None:
     code, out, err = invoke(tmp_path, "build", "APP", "--profile", str(profile))
     assert (code, out) == (1, "")
     assert (
-        err == f'Error: parsing profile file "{profile}": unsupported gitopsEngine "argo"; supported values: fluxcd\n'
+        err == f'Error: parsing profile file "{profile}": unknown gitopsEngine "argo" (valid: fluxcd)\n'
     )
     profile.write_text(
         "apiVersion: launcher.gokure.dev/v1alpha1\nkind: ClusterProfile\nmetadata: {name: p}\nspec: {capabilities: {}}\n"

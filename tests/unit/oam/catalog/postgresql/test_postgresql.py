@@ -443,7 +443,7 @@ def test_blocks_are_checked_in_table_order() -> None:
 @pytest.mark.parametrize(
     ("props", "message"),
     [
-        ({"provider": "zalando"}, "properties.provider: value zalando not in allowed set [cnpg]"),
+        ({"provider": "zalando"}, 'properties.provider: unknown provider "zalando" (valid: cnpg)'),
         ({"replicas": "3"}, "properties.replicas: expected integer, got string (3)"),
         (
             {"monitoring": {"customQueries": [{"name": "a"}]}},
