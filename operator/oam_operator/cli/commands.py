@@ -155,14 +155,21 @@ def run(kubeconfig: str | None, **flags: object) -> None:
 
 
 @main.command()
-@click.argument("family", required=False)
+@click.argument("family", metavar="[FAMILY]", required=False)
 @click.argument("type_name", metavar="[TYPE]", required=False)
-@click.option("-o", "--output", "output_format", type=click.Choice(["json", "yaml"]), default="json", show_default=True)
-def schema(family: str | None, type_name: str | None, output_format: str) -> None:
-    """Print the property schemas and contracts of the built-in types (FAMILY: component|trait|policy)."""
+@click.option("-o", "--output", "output_format", type=click.Choice(["table", "json", "yaml"]), default="table",
+              show_default=True, help="table: a type's properties, one per row; json|yaml: the JSON Schemas.")
+@click.option("--depth", type=click.IntRange(0), default=2, show_default=True, metavar="INT",
+              help="Levels of nested properties in the table (0: all).")
+def schema(family: str | None, type_name: str | None, output_format: str, depth: int) -> None:
+    """Print the properties of the built-in types: schema TYPE, or schema [FAMILY [TYPE]].
+
+    FAMILY is component, trait or policy. The table is what a type takes; -o json prints the
+    JSON Schemas and contracts.
+    """
     from oam_operator.cli.schema import run_schema
 
-    guarded(lambda: run_schema(family, type_name, output_format))
+    guarded(lambda: run_schema(family, type_name, output_format, depth))
 
 
 @main.command()

@@ -41,7 +41,7 @@ def closest(value: Any, valid: Iterable[Any]) -> Any | None:
 def unknown_value(noun: str, value: Any, valid: Iterable[Any]) -> str:
     """``unknown tier "infras" (valid: infra, services, apps); did you mean "infra"?``"""
     listed = list(valid)
-    text = f"unknown {noun} {_shown(value)} (valid: {', '.join(go_value(v) for v in listed)})"
+    text = f"unknown {noun} {_shown(value)} (valid: {', '.join(go_value(v) for v in listed) or 'none'})"
     near = closest(value, listed)
     return text if near is None else f"{text}; did you mean {_shown(near)}?"
 

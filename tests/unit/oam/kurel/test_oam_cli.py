@@ -197,7 +197,7 @@ def test_package_file_errors_and_package_flags_without_a_package(tmp_path: Path)
 
 
 def test_schema_command(tmp_path: Path) -> None:
-    code, out, _ = invoke(tmp_path, "schema")
+    code, out, _ = invoke(tmp_path, "schema", "-o", "json")
     assert code == 0
     index = json.loads(out)
     assert sorted(index) == ["components", "policies", "traits"]
@@ -219,17 +219,17 @@ def test_schema_command(tmp_path: Path) -> None:
     doc = yaml.safe_load(out)
     assert doc["type"] == "dependency"
     assert doc["schema"]["properties"]["rules"]["items"]["required"] == ["component", "dependsOn"]
-    code, out, _ = invoke(tmp_path, "schema", "component")
+    code, out, _ = invoke(tmp_path, "schema", "component", "-o", "json")
     assert sorted(json.loads(out)) == new_builtin_transformer().component_types()
     code, out, err = invoke(tmp_path, "schema", "trait", "no-such-trait")
     known = ", ".join(new_builtin_transformer().trait_types()) or "(none)"
-    assert (code, out, err) == (1, "", f'Error: unknown trait type "no-such-trait"; known: {known}\n')
-    code, out, err = invoke(tmp_path, "schema", "widget")
-    assert (code, err) == (1, 'Error: unknown family "widget"; expected component, trait or policy\n')
+    assert (code, out, err) == (1, "", f'Error: unknown trait type "no-such-trait" (valid: {known})\n')
+    code, out, err = invoke(tmp_path, "schema", "widget", "x")
+    assert (code, err) == (1, "Error: unknown family 'widget'; expected component, trait or policy\n")
 
 
 def test_schema_command_with_no_types_registered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # A transformer without handlers: the "(none)" form does not depend on what this build ships.
     monkeypatch.setattr("oam_operator.oam.new_builtin_transformer", Transformer)
     code, out, err = invoke(tmp_path, "schema", "trait", "ingress")
-    assert (code, out, err) == (1, "", 'Error: unknown trait type "ingress"; known: (none)\n')
+    assert (code, out, err) == (1, "", 'Error: unknown trait type "ingress" (valid: none)\n')
