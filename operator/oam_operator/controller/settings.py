@@ -338,6 +338,8 @@ class Settings(BaseModel):
     allow_cross_namespace_objects: Annotated[bool, BeforeValidator(_boolean)] = False
     #: app-dependency and health-checks policies may name another namespace (operatorpolicies/resolve.py)
     allow_cross_namespace_dependencies: Annotated[bool, BeforeValidator(_boolean)] = False
+    #: an app-dependency target missing this long gets a Warning Event (operatorpolicies/missing.py)
+    missing_dependency_grace: Annotated[str, BeforeValidator(_duration(timedelta(0)))] = "1m"
     dependent_events: Annotated[bool, BeforeValidator(_boolean)] = False
     readiness_watch: Annotated[bool, BeforeValidator(_boolean)] = True
     url_sources: Annotated[bool, BeforeValidator(_boolean)] = True
@@ -469,6 +471,10 @@ class Settings(BaseModel):
         return parse_go_duration(self.reapply_interval)
 
     @property
+    def missing_dependency_grace_duration(self) -> timedelta:
+        return parse_go_duration(self.missing_dependency_grace)
+
+    @property
     def kube_api_qps_explicit(self) -> bool:
         """Whether ``--kube-api-qps`` (or its variable) was given: then the bucket always applies."""
         return "kube_api_qps" in self.model_fields_set
@@ -523,6 +529,8 @@ DESCRIPTIONS: dict[str, str] = {
     "Always); an Application's or object's own adoption policy only narrows it.",
     "allow_cross_namespace_objects": "Let Applications create objects outside their own namespace.",
     "allow_cross_namespace_dependencies": "Let app-dependency and health-checks policies name other namespaces.",
+    "missing_dependency_grace": "How long an Application named by an app-dependency may be missing before a "
+    "Warning Event DependencyMissing says so (0: at once); the wait goes on.",
     "dependent_events": "Post an Event on each object created, updated or deleted.",
     "readiness_watch": "Watch workload kinds to wake an Application when an object it waits for is ready.",
     "url_sources": "Let components read manifests from URLs.",
@@ -563,7 +571,8 @@ DESCRIPTIONS: dict[str, str] = {
 GROUPS: dict[str, tuple[str, ...]] = {
     "Scope": ("domain", "namespaces", "shard", "operator_namespace", "cluster_id"),
     "Reconciling": ("default_interval", "default_timeout", "reapply_interval", "default_adoption_policy",
-                    "default_update_policy", "default_profile", "readiness_watch", "dependent_events"),
+                    "default_update_policy", "default_profile", "readiness_watch", "dependent_events",
+                    "missing_dependency_grace"),
     "Tenancy": ("default_service_account", "use_operator_identity", "require_service_account",
                 "allow_cross_namespace_objects", "allow_cross_namespace_dependencies", "allow_cluster_scoped_objects",
                 "cluster_scoped_adoption_policy"),
@@ -583,6 +592,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
 _METAVARS: dict[str, str] = {
     "domain": "DOMAIN", "namespaces": "NS", "shard": "NAME", "operator_namespace": "NS", "cluster_id": "ID",
     "default_interval": "DURATION", "default_timeout": "DURATION", "reapply_interval": "DURATION",
+    "missing_dependency_grace": "DURATION",
     "default_profile": "NAME", "default_service_account": "NAME", "max_concurrent_reconciles": "INT",
     "apply_concurrency": "INT", "kube_api_qps": "NUMBER", "kube_api_burst": "INT", "leader_election_id": "NAME",
     "leader_election_lease_duration": "DURATION", "leader_election_renew_deadline": "DURATION",
