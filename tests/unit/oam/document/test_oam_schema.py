@@ -90,7 +90,7 @@ def authored_error(text: str, transformer: Transformer | None = None) -> str:
     [
         (
             {"component": "a", "teir": "infra"},
-            'policy "cache-in-infra" (type "placement"): properties: unsupported field "teir" (allowed: component, tier)',
+            'policy "cache-in-infra" (type "placement"): properties: unsupported field "teir" (allowed: component, tier); did you mean "tier"?',
         ),
         (
             {"component": 5, "tier": "infra"},
@@ -139,7 +139,7 @@ def test_nested_required_is_checked_as_written() -> None:
 def test_component_properties_are_checked_with_their_type() -> None:
     text = document([{"name": "a", "type": "passthrough", "properties": {"object": {}, "objekt": 1}}])
     assert authored_error(text) == (
-        'component "a" (type "passthrough"): properties: unsupported field "objekt" (allowed: clusterScoped, object)'
+        'component "a" (type "passthrough"): properties: unsupported field "objekt" (allowed: clusterScoped, object); did you mean "object"?'
     )
     text = document([{"name": "a", "type": "passthrough", "properties": {"object": {}, "clusterScoped": "yes"}}])
     assert (

@@ -155,7 +155,7 @@ def test_build_errors_are_one_line_with_the_step_prefix(tmp_path: Path) -> None:
         (("build", "APP"), f'Error: parsing application file "{app}": spec.components must contain at least one component\n', document([])),
         (("build", "APP"), f'Error: parsing application file "{app}": parse error in Application at line 1: mapping values are not allowed in this context\n', "a: b: c\n"),
         (("build", "APP"), 'Error: transforming application: policy "order": references unknown component "ghost"\n', document([cm("a")], [dep("order", ("ghost", ["a"]))])),
-        (("build", "APP"), 'Error: transforming application: policy "p" (type "placement"): properties: unsupported field "teir" (allowed: component, tier)\n', document([cm("a")], [{"name": "p", "type": "placement", "properties": {"teir": "x"}}])),
+        (("build", "APP"), 'Error: transforming application: policy "p" (type "placement"): properties: unsupported field "teir" (allowed: component, tier); did you mean "tier"?\n', document([cm("a")], [{"name": "p", "type": "placement", "properties": {"teir": "x"}}])),
         (("build", "APP", "--profile", missing), f'Error: reading profile file "{missing}": open {missing}: no such file or directory\n', SHOP),
         (("build", "APP"), 'Error: generating manifests: manifests component "m": manifest source: reading "https://127.0.0.1:9/x": ', document([{"name": "m", "type": "manifests", "properties": {"url": "https://127.0.0.1:9/x"}}])),
     ]  # fmt: skip
