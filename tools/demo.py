@@ -250,12 +250,13 @@ def env_lines(kubeconfig: str, kubectl_dir: Path | None, venv_bin: Path) -> list
 
 
 ENV_COMMAND = 'eval "$(.venv/bin/python -m tools.demo env)"'
+ALIGNED = 60  # commands up to this long get their comments in one column
 
 
 def next_steps(namespace: str, names: list[str], spoke_kubeconfig: str | None) -> list[str]:
     """The commands printed after ``up``, each with what it shows; each works as printed after the
     first (``ENV_COMMAND``), from the checkout's directory."""
-    steps = [(ENV_COMMAND, "kubectl, oam-operator and the kubectl oam plugin on PATH"),
+    steps = [(ENV_COMMAND, "kubectl, oam-operator and kubectl oam on PATH"),
              (f"kubectl get oapp -n {namespace}", "READY, STATUS, AGE (-o wide: more)")]
     for name in names:
         steps += [(f"kubectl oam status {name} -n {namespace} --tree", "bundles, objects, phases"),
@@ -266,7 +267,7 @@ def next_steps(namespace: str, names: list[str], spoke_kubeconfig: str | None) -
     if spoke_kubeconfig is not None:
         steps += [(f"kubectl --kubeconfig {spoke_kubeconfig} get all -n {namespace}", "the objects, on the spoke"),
                   (f"kubectl describe clusterprofile {demo_spoke.PROFILE}", "the connection, on the hub")]
-    width = max(len(command) for command, _ in steps)
+    width = max(len(command) for command, _ in steps if len(command) <= ALIGNED)  # a long one is not padded to
     return [f"  {command:<{width}}  # {comment}" for command, comment in steps]
 
 
