@@ -250,7 +250,7 @@ def env_lines(kubeconfig: str, kubectl_dir: Path | None, venv_bin: Path) -> list
 
 
 ENV_COMMAND = 'eval "$(.venv/bin/python -m tools.demo env)"'
-ALIGNED = 60  # commands up to this long get their comments in one column
+ALIGNED = 50  # commands up to this long get their comments in one column
 
 
 def next_steps(namespace: str, names: list[str], spoke_kubeconfig: str | None) -> list[str]:
