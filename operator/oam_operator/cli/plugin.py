@@ -55,7 +55,9 @@ def completion_script(shell: str) -> str:
     """The completion script of ``oam-operator`` for ``shell`` (bash, zsh or fish)."""
     completer = get_completion_class(shell)
     if completer is None:  # click knows each of SHELLS
-        raise click.BadParameter(f"unknown shell {shell!r}; one of {', '.join(SHELLS)}")
+        from oam_operator.oam.formatting.choices import unknown_value
+
+        raise click.BadParameter(unknown_value("shell", shell, SHELLS))
     script: str = completer(oam_operator, {}, "oam-operator", "_OAM_OPERATOR_COMPLETE").source()
     return script if script.endswith("\n") else script + "\n"
 

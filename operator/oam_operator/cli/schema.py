@@ -75,7 +75,7 @@ def run_schema(first: str | None, second: str | None, output_format: str, depth:
             if second is not None or not owners:
                 names = sorted({*_SINGULAR.values(), *(n for p in positions for n in getattr(schemas, p))})
                 fail(unknown_value("family or type", first, names) if second is None
-                     else f"unknown family {first!r}; expected component, trait or policy")
+                     else unknown_value("family", first, list(_SINGULAR.values())))
             if len(owners) > 1:
                 fail(f"{first!r} is a type of {' and of '.join(_SINGULAR[p] for p in owners)}: name the family "
                      f"(oam-operator schema {_SINGULAR[owners[0]]} {first})")

@@ -225,7 +225,7 @@ def test_schema_command(tmp_path: Path) -> None:
     known = ", ".join(new_builtin_transformer().trait_types()) or "(none)"
     assert (code, out, err) == (1, "", f'Error: unknown trait type "no-such-trait" (valid: {known})\n')
     code, out, err = invoke(tmp_path, "schema", "widget", "x")
-    assert (code, err) == (1, "Error: unknown family 'widget'; expected component, trait or policy\n")
+    assert (code, err) == (1, 'Error: unknown family "widget" (valid: component, trait, policy)\n')
 
 
 def test_schema_command_with_no_types_registered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
