@@ -385,3 +385,16 @@ def test_one_lease_per_shard() -> None:
     assert Settings(shard="eu-1").lease_name == "oam-operator-shard-eu-1"
     assert Settings(leader_election_id="oam-b", shard="x").lease_name == "oam-b-shard-x"
     assert Settings().lease_timings == (15.0, 10.0, 2.0)
+
+
+def test_an_enum_setting_suggests_the_close_value() -> None:
+    """Issue 44: the one wording of a value outside a set, with the suggestion the CLI makes."""
+    with pytest.raises(SettingsError) as refused:
+        Settings.from_sources({"log_format": "jsn"}, {})
+    assert str(refused.value) == (
+        'invalid value for --log-format: "jsn": unknown log format "jsn" (valid: json, text); did you mean "json"?')
+    with pytest.raises(SettingsError) as refused:
+        Settings.from_sources({}, {"OAM_OPERATOR_DEFAULT_UPDATE_POLICY": "SsaMerg"})
+    assert str(refused.value) == (
+        'invalid value for --default-update-policy (OAM_OPERATOR_DEFAULT_UPDATE_POLICY): "SsaMerg": unknown update '
+        'policy "SsaMerg" (valid: Recreate, Replace, SsaMerge, SsaOverride); did you mean "SsaMerge"?')
