@@ -21,7 +21,6 @@ import argparse
 import hashlib
 import json
 import os
-import shlex
 import signal
 import socket
 import subprocess
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from tools import demo_spoke
+from tools.demo_steps import env_lines, next_steps
 from tools.devcluster import devcluster as dc
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -237,38 +237,6 @@ def delivered_elsewhere(live: dict[str, Any] | None, wanted: dict[str, Any]) -> 
 
     return (f"Application {meta.get('namespace')}/{meta.get('name')} delivers with {where(before)}; this demo "
             f"delivers it with {where(after)}: deleting it first (its objects go with it)")
-
-
-def env_lines(kubeconfig: str, kubectl_dir: Path | None, venv_bin: Path) -> list[str]:
-    """The shell lines of ``python -m tools.demo env``: what the printed next steps need."""
-    path = [str(venv_bin)] + ([str(kubectl_dir)] if kubectl_dir is not None else [])
-    return [
-        f"export KUBECONFIG={shlex.quote(kubeconfig)}",
-        f"export PATH={shlex.quote(':'.join(path))}:$PATH",  # kubectl, oam-operator and kubectl-oam
-        f"export OAM_OPERATOR_OPERATOR_NAMESPACE={demo_spoke.OPERATOR_NAMESPACE}",  # diff of a spoke's Application
-    ]
-
-
-ENV_COMMAND = 'eval "$(.venv/bin/python -m tools.demo env)"'
-ALIGNED = 50  # commands up to this long get their comments in one column
-
-
-def next_steps(namespace: str, names: list[str], spoke_kubeconfig: str | None) -> list[str]:
-    """The commands printed after ``up``, each with what it shows; each works as printed after the
-    first (``ENV_COMMAND``), from the checkout's directory."""
-    steps = [(ENV_COMMAND, "kubectl, oam-operator and kubectl oam on PATH"),
-             (f"kubectl get oapp -n {namespace}", "READY, STATUS, AGE (-o wide: more)")]
-    for name in names:
-        steps += [(f"kubectl oam status {name} -n {namespace} --tree", "bundles, objects, phases"),
-                  (f"kubectl oam reconcile {name} -n {namespace} --wait", "re-apply once, print the outcome"),
-                  (f"kubectl oam history {name} -n {namespace}", "the revisions applied"),
-                  (f"oam-operator diff {name} -n {namespace}", "what applying it again would change")]
-    steps.append((f"oam-operator ui -n {namespace} --open", "the same in a browser"))
-    if spoke_kubeconfig is not None:
-        steps += [(f"kubectl --kubeconfig {spoke_kubeconfig} get all -n {namespace}", "the objects, on the spoke"),
-                  (f"kubectl describe clusterprofile {demo_spoke.PROFILE}", "the connection, on the hub")]
-    width = max(len(command) for command, _ in steps if len(command) <= ALIGNED)  # a long one is not padded to
-    return [f"  {command:<{width}}  # {comment}" for command, comment in steps]
 
 
 def live_application(plane: dc.ControlPlane, namespace: str, name: str) -> dict[str, Any] | None:

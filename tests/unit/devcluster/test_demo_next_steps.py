@@ -17,7 +17,7 @@ import pytest
 
 from oam_operator.cli import main
 from oam_operator.cli.plugin import kubectl_oam
-from tools import demo, demo_spoke
+from tools import demo, demo_spoke, demo_steps
 
 
 def test_both_demos_run_the_same_operator_in_namespaces_of_their_own() -> None:
@@ -49,7 +49,7 @@ def test_an_application_delivered_elsewhere_is_deleted_first_and_said_so() -> No
 
 def test_the_env_puts_the_plugin_on_path_and_names_the_operators_namespace() -> None:
     venv_bin = Path(sys.executable).parent
-    lines = demo.env_lines("/run/demo/kubeconfig", Path("/cache/bin"), venv_bin)
+    lines = demo_steps.env_lines("/run/demo/kubeconfig", Path("/cache/bin"), venv_bin)
     assert lines == [
         "export KUBECONFIG=/run/demo/kubeconfig",
         f"export PATH={shlex.quote(f'{venv_bin}:/cache/bin')}:$PATH",
@@ -71,7 +71,7 @@ def _parses(words: list[str]) -> None:
 @pytest.mark.parametrize("multi", [False, True])
 def test_the_printed_steps_include_the_plugin_reconcile_history_and_parse(multi: bool) -> None:
     namespace = demo_spoke.NAMESPACE if multi else "shop"
-    steps = demo.next_steps(namespace, ["shop"], "/spoke/kubeconfig" if multi else None)
+    steps = demo_steps.next_steps(namespace, ["shop"], "/spoke/kubeconfig" if multi else None)
     commands = [line.split("  # ")[0].strip() for line in steps]
     assert commands[0] == 'eval "$(.venv/bin/python -m tools.demo env)"'
     assert f"kubectl oam status shop -n {namespace} --tree" in commands
@@ -83,13 +83,13 @@ def test_the_printed_steps_include_the_plugin_reconcile_history_and_parse(multi:
         words = shlex.split(command)
         if words[:2] == ["kubectl", "oam"] or words[0] == "oam-operator":
             _parses(words)
-    short = [line for line in steps if len(line.split("  # ")[0].strip()) <= demo.ALIGNED]
+    short = [line for line in steps if len(line.split("  # ")[0].strip()) <= demo_steps.ALIGNED]
     assert len({line.index("  # ") for line in short}) == 1  # the comments line up
     assert all(len(line) < 100 for line in short)
 
 
 def test_the_readme_shows_the_steps_make_demo_prints() -> None:
     readme = (demo.ROOT / "README.md").read_text(encoding="utf-8")
-    for line in demo.next_steps("shop", ["shop"], None):
+    for line in demo_steps.next_steps("shop", ["shop"], None):
         command = line.split("  # ")[0].strip()
         assert f"\n{command} " in readme, command
