@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 
 help:
 	@echo "make demo          the operator on the full local control plane, reconciling examples/shop.yaml to Ready"
-	@echo "make demo-multi    a hub and a spoke control plane: examples/shop.yaml delivered to the spoke"
+	@echo "make demo-multi    a hub and a spoke control plane: examples/shop.yaml delivered to the spoke (namespace shop-spoke; beside make demo, in either order)"
 	@echo "make test          create .venv, build or reuse the control plane, build the image, run the whole suite"
 	@echo "make image         build the operator image with podman (localhost/oam-operator:<version>)"
 	@echo "make test-unit     the pure tests only: tests/unit (no control plane, podman or network)"

@@ -33,6 +33,8 @@ from oam_operator.api.conditions import Condition, ConditionType, Reason, State,
 from oam_operator.api.summary import summary_of
 from oam_operator.common.durations import parse_go_duration
 from oam_operator.operatorpolicies import AppRef
+from oam_operator.operatorpolicies.graph import MISSING
+from oam_operator.operatorpolicies.missing import DEPENDENCY_MISSING, missing_message
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.completion import finished
 from oam_operator.reconciler.errors import (
@@ -515,14 +517,27 @@ class _Pass:
             self.retry_interval = timing.retry_interval
         held = orchestration.hold(self.env.apps, AppRef(self.namespace, self.name), subject.policies, self.status)
         if held is None:
+            self.memory.missing.clear()
             return None
         if held.error:
             return self.fail(held.reason, held.message, error_type="other")
         self.set_state(held.state, held.reason, held.message)
+        due: float | None = None
         if held.reason is Reason.DEPENDENCIES_NOT_READY:
             self.memory.backoff.reset()
             self.memory.error_backoff.reset()
-        return self.conclude(None, "pending")
+            due = self.warn_missing()
+        return self.conclude(due, "pending", jitter=False)
+
+    def warn_missing(self) -> float | None:
+        """While Waiting: a Warning Event for dependencies missing longer than the grace
+        (operatorpolicies/missing.py); the seconds until the next is due, else ``None``."""
+        missing = [AppRef(d.namespace, d.name) for d in self.status.dependencies or [] if d.state == MISSING]
+        grace = self.settings.missing_dependency_grace
+        overdue, due = self.memory.missing.observe(missing, self.now, self.settings.missing_dependency_grace_duration)
+        if overdue:
+            self.events.append(Event("Warning", DEPENDENCY_MISSING, missing_message(self.namespace, overdue, grace)))
+        return due
 
     def read_inventory(self, subject: Subject) -> PassResult | None:
         """Before ``size``: the persisted inventory. An unreadable one observes no generation

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from oam_operator.controller.settings import Settings
 from oam_operator.oam.pipeline import Pipeline
+from oam_operator.operatorpolicies.missing import MissingDependencies
 from oam_operator.reconciler.cachedreads import CachedReads
 from oam_operator.reconciler.inventory import InventoryItem
 
@@ -52,6 +53,7 @@ class Memory:
     forbidden: ForbiddenGrace = field(default_factory=ForbiddenGrace)  # 403s retried quietly (forbidden.py)
     status_forbidden: ForbiddenGrace = field(default_factory=ForbiddenGrace)  # the same, of status writes
     recorded: Recorded | None = None  # the revision history as last written (history.py; set by runtime.py)
+    missing: MissingDependencies = field(default_factory=MissingDependencies)  # app-dependency targets missing
 
 
 @dataclass

@@ -84,7 +84,7 @@ def test_report_leaves_the_change_and_shows_it(fake_reconciler: FakeReconciler) 
     assert conditions(first)["Drifted"] == ("True", "DriftDetected", message)
     assert conditions(first)["Ready"][:2] == ("True", "Ready")
     assert first.status["state"] == "Ready"
-    assert first.status["summary"] == f"Drifted: {message}"[:59] + "…"
+    assert first.status["summary"] == "Drifted: ConfigMap web-config (…containers[name=web].image…"  # the field shown
     assert events(first) == [("Warning", "DriftDetected", message)]
     assert first.drift_corrections == 0
 

@@ -28,6 +28,7 @@ from oam_operator.oam.engine.labels import api_group
 from oam_operator.oam.engine.registry import component
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import GenerationError, OamError, ValidationError
+from oam_operator.oam.formatting.choices import unknown_at
 from oam_operator.oam.formatting.gofmt import go_quote
 
 if TYPE_CHECKING:
@@ -72,9 +73,7 @@ def parse_scope_overrides(value: Any) -> dict[tuple[str, str], str]:
             raise SourceError(f"scopeOverrides[{i}]: apiVersion and kind are required")
         if scope not in (CLUSTER, NAMESPACED):
             shown = scope if isinstance(scope, str) else ("" if scope is None else str(scope))
-            raise SourceError(
-                f'scopeOverrides[{i}]: scope {go_quote(shown)} is invalid; must be "Cluster" or "Namespaced"'
-            )
+            raise SourceError(unknown_at(f"scopeOverrides[{i}].scope", shown, (CLUSTER, NAMESPACED)))
         overrides[(api_group(api_version), kind)] = str(scope)
     return overrides
 
