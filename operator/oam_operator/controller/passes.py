@@ -769,6 +769,7 @@ class _Pass:
 
     def delete_branch(self) -> PassResult:
         """The delete branch leaves ``observedGeneration`` as it was: deletion is no new spec."""
+        self.env.transform.forget(self.namespace, self.name)  # it reads no URL source any more
         status = self.status
         if self.annotations.get(f"{self.domain}/abandon") == "true":
             write_inventory(status, [])

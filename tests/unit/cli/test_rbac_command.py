@@ -145,7 +145,7 @@ def test_url_sources_are_read_with_the_operators_settings(tmp_path: Path) -> Non
     manifest = b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: remote}\n"
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+        def do_GET(self) -> None:
             self.send_response(200)
             self.send_header("Content-Length", str(len(manifest)))
             self.end_headers()
