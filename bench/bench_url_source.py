@@ -212,7 +212,8 @@ def main() -> int:
     print(f"{'mode':16} {'1st CPU s':>9} {'CPU s/pass':>10} {'wall s/pass':>11} {'RSS start':>9} "
           f"{'RSS last':>8} {'peak':>6} {'forgot':>6} {'parses':>6}")
     for s in figures["summary"]:
-        print(f"{s['mode']:16} {s['first_cpu_s']:9.3f} {s['later_cpu_s_median']:10.3f} {s['later_wall_s_median']:11.3f} "
+        print(f"{s['mode']:16} {s['first_cpu_s']:9.3f} {s['later_cpu_s_median']:10.3f} "
+              f"{s['later_wall_s_median']:11.3f} "
               f"{s['rss_start_mib']:9.1f} {s['rss_after_last_mib']:8.1f} {s['peak_rss_mib']:6.1f} "
               f"{s['rss_after_forget_mib']:6.1f} {s['parses']:6d}")
     if args.json:
