@@ -19,10 +19,13 @@ fresh process per mode:
 
 Per pass: CPU seconds of the process (``time.process_time``), wall seconds and RSS after the pass
 (``/proc/self/status``); the peak RSS (``VmHWM``); and the RSS after the Application is forgotten
-(its deletion) and a garbage collection. The transform is the part of a pass the source costs;
-the rest of a pass (reading the objects from the watch) does not depend on it.
+(its deletion) and a garbage collection. The transform is the part of a pass the cache spares;
+the rest of a pass (the objects' digests, compared with the watch's copies) still grows with the
+source, and the operator runs measure the two together.
 
-Usage: ``python bench/bench_url_source.py [--passes 8] [--mb 4.5] [--json FILE]``.
+Usage: ``python bench/bench_url_source.py [--passes 8] [--mb 4.5] [--operator-passes 3 [--before-ref b1146fb]]
+[--json FILE]``; with ``--operator-passes`` the whole operator runs too, before and after, each on a fresh
+minimal control plane (``operator_run``).
 """
 
 from __future__ import annotations
@@ -175,9 +178,158 @@ def summary(run: dict[str, Any]) -> dict[str, Any]:
             "cache_bytes_after_forget": run["cache_bytes_after_forget"], "objects": run["objects"]}
 
 
+def _proc_cpu_rss(pid: int) -> tuple[float, float]:
+    """CPU seconds (user + system) and RSS (MiB) of process ``pid``."""
+    import os
+
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    cpu = (int(fields[11]) + int(fields[12])) / ticks
+    rss = next(int(line.split()[1]) / 1024 for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+               if line.startswith("VmRSS:"))
+    return cpu, rss
+
+
+def operator_run(label: str, code: Path | None, url: str, passes: int, work: Path) -> dict[str, Any]:
+    """The whole operator (``code``: another source tree's ``operator/``, e.g. the commit before the
+    cache) on a fresh minimal control plane: an Application reading ``url`` to Ready, then
+    ``passes`` passes at its 30 s interval; the operator's CPU and RSS around them, and its RSS
+    after the Application is deleted."""
+    import os
+    import socket
+    import urllib.request
+
+    sys.path.insert(0, str(ROOT))
+    from tools.devcluster import devcluster as dc
+
+    def port() -> int:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            return int(sock.getsockname()[1])
+
+    def wait(predicate: Any, timeout: float, what: str) -> Any:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            value = predicate()
+            if value:
+                return value
+            time.sleep(0.2)
+        raise SystemExit(f"{label}: timed out after {timeout:.0f}s waiting for {what}")
+
+    plane = dc.start("minimal", run_dir=work / "plane")
+    process = None
+    try:
+        kubectl = dc.find_binaries().kubectl
+        assert kubectl is not None, "kubectl is not built: tools/devcluster/build.sh"
+        for path in sorted((ROOT / "crds").glob("*.yaml")):
+            subprocess.run([str(kubectl), "--kubeconfig", plane.handle.kubeconfig, "apply", "--server-side", "-f",
+                            str(path)], check=True, capture_output=True)
+        api = plane.api()
+        api.request("/api/v1/namespaces", "POST", {"metadata": {"name": "bench"}})
+        log_path, metrics = work / "operator.log", port()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("OAM_OPERATOR_")}
+        env.update({"POD_NAME": "bench-url-source", "PYTHONDONTWRITEBYTECODE": "1"})
+        if code is not None:
+            env["PYTHONPATH"] = str(code)
+        argv = [sys.executable, "-c", "import sys; from oam_operator.cli import main; sys.argv[0] = 'oam-operator'; "
+                "main()", "run", "--kubeconfig", plane.handle.kubeconfig, "--namespace", "bench",
+                "--operator-namespace", "bench", "--metrics-port", str(metrics), "--health-port", str(port()),
+                "--log-format", "json", "--use-operator-identity", "--default-profile", "",
+                "--allow-cluster-scoped-objects", "--url-source-allowed-networks", "127.0.0.0/8"]
+        with log_path.open("wb") as log:
+            process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=work)
+
+        def leads() -> bool:
+            if process is not None and process.poll() is not None:
+                raise SystemExit(f"{label}: the operator exited: {log_path.read_text()[-2000:]}")
+            try:
+                with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(
+                        f"http://127.0.0.1:{metrics}/metrics", timeout=5) as response:
+                    return "oam_operator_leader{" in response.read().decode()
+            except OSError:
+                return False
+
+        wait(leads, 120, "the operator to start")
+        apps = "/apis/oam-operator.dev/v1alpha1/namespaces/bench/applications"
+        body = {"apiVersion": "oam-operator.dev/v1alpha1", "kind": "Application",
+                "metadata": {"name": "bundle", "namespace": "bench"},
+                "spec": {"interval": "30s", "components": [{"name": "crds", "type": "manifests",
+                                                            "properties": {"url": url}}]}}
+        status, answer = api.request(apps, "POST", body)
+        assert status == 201, answer
+
+        def state() -> str:
+            code_, found = api.request(f"{apps}/bundle")
+            return str(((found or {}).get("status") or {}).get("state") or "") if code_ == 200 else "gone"
+
+        def finished() -> list[dict[str, Any]]:
+            found = []
+            for line in log_path.read_text(errors="replace").splitlines():
+                try:
+                    entry = json.loads(line)
+                except ValueError:
+                    continue
+                if entry.get("msg") in ("pass finished", "pass failed") and entry.get("name") == "bundle":
+                    found.append(entry)
+            return found
+
+        wait(lambda: state() == "Ready", 300, "the Application to be Ready")
+        time.sleep(2)
+        cpu_ready, rss_ready = _proc_cpu_rss(process.pid)
+        count = len(finished())
+        wait(lambda: len(finished()) >= count + passes, 30 * passes + 120, f"{passes} passes")
+        cpu_after, rss_after = _proc_cpu_rss(process.pid)
+        steady = finished()[count:count + passes]
+        api.request(f"{apps}/bundle", "DELETE")
+        wait(lambda: state() == "gone", 300, "the Application to be deleted")
+        time.sleep(5)
+        _, rss_deleted = _proc_cpu_rss(process.pid)
+        return {"mode": label, "passes": len(steady), "cpu_s_per_pass": round((cpu_after - cpu_ready) / len(steady), 3),
+                "pass_s": [e.get("seconds") for e in steady], "states": [e.get("state") for e in steady],
+                "rss_ready_mib": round(rss_ready, 1), "rss_after_passes_mib": round(rss_after, 1),
+                "rss_after_delete_mib": round(rss_deleted, 1)}
+    finally:
+        if process is not None:
+            process.terminate()
+            try:
+                process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        plane.stop()
+
+
+def operator_mode(args: argparse.Namespace, base: str) -> list[dict[str, Any]]:
+    """Before (``--before-ref``'s source, exported with ``git archive``) and after (this tree)."""
+    import tarfile
+    import tempfile
+
+    results = []
+    with tempfile.TemporaryDirectory(prefix="oam-bench-url-") as tmp:
+        before = Path(tmp) / "before"
+        before.mkdir()
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.before_ref, "operator"], capture_output=True,
+                                 check=True).stdout
+        archive_path = Path(tmp) / "before.tar"
+        archive_path.write_bytes(archive)
+        with tarfile.open(archive_path) as tar:
+            tar.extractall(before, filter="data")
+        for label, code in ((f"before ({args.before_ref})", before / "operator"), ("after", None)):
+            work = Path(tmp) / f"run-{label.split()[0]}"
+            work.mkdir()
+            run = operator_run(label, code, f"{base}/etag/bundle.yaml", args.operator_passes, work)
+            print(f"operator {label}: {run}", flush=True)
+            results.append(run)
+    return results
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--passes", type=int, default=8)
+    parser.add_argument("--operator-passes", type=int, default=0,
+                        help="with more than 0: also the whole operator on a minimal control plane, this many "
+                             "passes at the Application's 30 s interval, before and after")
+    parser.add_argument("--before-ref", default="b1146fb",
+                        help="the commit whose operator is 'before' in the operator runs (issue 37 measured b1146fb)")
     parser.add_argument("--mb", type=float, default=4.5, help="size of the source in MB (10^6 bytes)")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--child", choices=MODES, help=argparse.SUPPRESS)
@@ -192,7 +344,10 @@ def main() -> int:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
     runs = []
+    operator_runs: list[dict[str, Any]] = []
     try:
+        if args.operator_passes > 0:
+            operator_runs = operator_mode(args, base)
         for mode in MODES:
             url = f"{base}/etag/bundle.yaml" if mode == "after (ETag)" else f"{base}/plain/bundle.yaml"
             before = len(server.answers)
@@ -207,7 +362,7 @@ def main() -> int:
     finally:
         server.shutdown()
     figures = {"source_bytes": len(source), "passes": args.passes, "runs": runs,
-               "summary": [summary(run) for run in runs]}
+               "summary": [summary(run) for run in runs], "operator": operator_runs}
     print(f"source: {len(source)} bytes, {runs[0]['objects']} objects, {args.passes} passes per mode")
     print(f"{'mode':16} {'1st CPU s':>9} {'CPU s/pass':>10} {'wall s/pass':>11} {'RSS start':>9} "
           f"{'RSS last':>8} {'peak':>6} {'forgot':>6} {'parses':>6}")

@@ -701,6 +701,19 @@ def urlsource_section(step: dict[str, Any] | None) -> str:
         "download, the digest spares the parse). CPU and wall are the passes after the first (median); RSS after "
         "the last pass, the peak, and after the Application is forgotten (its deletion) and a garbage "
         "collection.\n\n")
+    operator = fig.get("operator") or []
+    if operator:
+        text += ("**The whole operator**, before (the commit issue 37 measured) and after, each on a fresh minimal "
+                 "control plane: the Application (the same source, an ETag server) to Ready, then passes at its "
+                 "30 s interval; CPU of the operator process per pass, each pass's duration from its log line, RSS "
+                 "once Ready, after the passes and after the Application was deleted.\n\n")
+        text += table(("operator", "passes", "CPU / pass", "pass durations", "RSS Ready", "RSS after passes",
+                       "RSS after delete"),
+                      [(str(r.get("mode")), str(r.get("passes")), f"**{fmt(r.get('cpu_s_per_pass'), 3)} s**",
+                        ", ".join(f"{fmt(p, 2)} s" for p in r.get("pass_s") or []),
+                        f"{fmt(r.get('rss_ready_mib'), 1)} MiB", f"{fmt(r.get('rss_after_passes_mib'), 1)} MiB",
+                        f"{fmt(r.get('rss_after_delete_mib'), 1)} MiB") for r in operator]) + "\n\n"
+        text += "**The transform alone**, in one process per mode:\n\n"
     return text + table(
         ("mode", "first pass CPU", "CPU / pass", "wall / pass", "RSS start", "RSS after passes", "peak RSS",
          "RSS after forget", "parses"),
