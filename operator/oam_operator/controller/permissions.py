@@ -326,7 +326,9 @@ def rbac_notes(permissions: Sequence[Permission], created_namespaces: Iterable[s
     if any(p.resource == NAMESPACES and p.verb == "get" and p.name for p in permissions):
         notes.append(
             "The operator reads each target namespace and creates it when it is missing "
-            "(--allow-cross-namespace-objects), with the Application's identity.")
+            "(--allow-cross-namespace-objects), with the Application's identity; `create` on namespaces "
+            "(which RBAC cannot narrow to names) is used only for a target namespace that does not exist, so "
+            "it may be left out when they all do.")
     created = sorted(set(created_namespaces) & {p.namespace for p in permissions})
     if created:
         notes.append(
