@@ -31,8 +31,8 @@ from tools.devcluster.helm import render, require_helm
 from tools.devcluster.pytest_plugin import default_wait, wait_until
 
 WEBHOOK = "validate.applications.oam-operator.dev"
-TYPO_MESSAGE = ('invalid value "webservise" for "type" in "web"; must be one of: crd, cronjob, daemonset, helm, '
-                "helmchart, manifests, oci, passthrough, postgresql, statefulset, webservice, worker")
+TYPO_MESSAGE = ('component "web": unknown type "webservise" (valid: crd, cronjob, daemonset, helm, helmchart, '
+                'manifests, oci, passthrough, postgresql, statefulset, webservice, worker); did you mean "webservice"?')
 NO_TAG_MESSAGE = ('component "web": image "nginx" rejected: no tag or digest specified; use an explicit version '
                   "tag or digest")
 

@@ -64,8 +64,8 @@ def status_message(env: Environment, body: dict[str, Any]) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize(("components", "expected"), [
-    ([TYPO], 'invalid value "webservise" for "type" in "web"; must be one of: crd, cronjob, daemonset, helm, '
-             "helmchart, manifests, oci, passthrough, postgresql, statefulset, webservice, worker"),
+    ([TYPO], 'component "web": unknown type "webservise" (valid: crd, cronjob, daemonset, helm, helmchart, '
+             'manifests, oci, passthrough, postgresql, statefulset, webservice, worker); did you mean "webservice"?'),
     ([WEB], 'component "web": image "nginx" rejected: no tag or digest specified; use an explicit version tag or '
             "digest"),
 ])
