@@ -88,7 +88,8 @@ def rbac_for(body: Mapping[str, Any], namespace: str, service_account: str | Non
         app, cluster_id="", domain=domain, profile=profile, profile_name=profile_name)
     account = service_account or str(spec.get("serviceAccountName") or "") or DEFAULT_SERVICE_ACCOUNT
     permissions = required_permissions(encoded.objects, namespace,
-                                       cross_namespace=operator.allow_cross_namespace_objects)
+                                       cross_namespace=operator.allow_cross_namespace_objects,
+                                       update_policy=str(spec.get("updatePolicy") or "SsaMerge"), domain=domain)
     created = created_namespaces(encoded.objects)
     documents = rbac_documents(permissions, namespace, str(meta.get("name") or ""), account, created)
     return documents, rbac_notes(permissions, created)

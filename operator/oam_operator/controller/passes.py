@@ -350,8 +350,10 @@ class _Pass:
             needed, need = deletion_permissions(items, resolve), "the Application's deletion needs it"
         else:
             objects = self.subject.encoded.objects if self.subject is not None and self.subject.encoded else []
-            needed = required_permissions(objects, self.namespace, resolve,
-                                          cross_namespace=self.settings.allow_cross_namespace_objects)
+            needed = required_permissions(
+                objects, self.namespace, resolve, cross_namespace=self.settings.allow_cross_namespace_objects,
+                update_policy=self.spec.update_policy or self.settings.default_update_policy.value,
+                domain=self.domain)
             need = "the Application's objects need it"
         missing = missing_permissions(client, needed) if needed else None
         if not missing:

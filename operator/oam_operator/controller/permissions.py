@@ -117,7 +117,20 @@ def _spec(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     return spec if isinstance(spec, Mapping) else {}
 
 
-def _escalation(obj: Mapping[str, Any], where: str) -> list[Permission]:
+SSA_POLICIES = ("SsaMerge", "SsaOverride")
+
+
+def _created_by_name(obj: Mapping[str, Any], update_policy: str, domain: str) -> bool:
+    """Whether the reconciler creates ``obj`` with a server-side apply, whose URL names it, rather
+    than a POST, which names nothing (the ``Replace`` and ``Recreate`` update policies): RBAC's
+    ``resourceNames`` match only a request that names its object."""
+    annotations = _meta(obj).get("annotations")
+    annotations = annotations if isinstance(annotations, Mapping) else {}
+    policy = str(annotations.get(f"{domain}/update-policy") or "") if domain else ""
+    return (policy if policy and policy != "Default" else update_policy) in SSA_POLICIES
+
+
+def _escalation(obj: Mapping[str, Any], where: str, named: bool = True) -> list[Permission]:
     """RBAC's escalation check (docs/operator.md#roles-and-bindings-the-application-creates): a
     Role or ClusterRole may be written only by an identity holding every right it grants, or
     with ``escalate`` on it; a binding only by one holding the role's rights, or with ``bind``
@@ -129,7 +142,7 @@ def _escalation(obj: Mapping[str, Any], where: str) -> list[Permission]:
     name = str(_meta(obj).get("name") or "")
     if kind in ("Role", "ClusterRole"):
         plural = "roles" if kind == "Role" else "clusterroles"
-        return [Permission(where, ResourceType(RBAC, plural, kind == "Role"), "escalate", name)]
+        return [Permission(where, ResourceType(RBAC, plural, kind == "Role"), "escalate", name if named else "")]
     if kind in ("RoleBinding", "ClusterRoleBinding"):
         ref = obj.get("roleRef")
         ref = ref if isinstance(ref, Mapping) else {}
@@ -157,13 +170,15 @@ def _guarded_types(obj: Mapping[str, Any]) -> list[Permission]:
 
 
 def required_permissions(objects: Iterable[Mapping[str, Any]], namespace: str,
-                         resolve: Resolver = guess_resource, *, cross_namespace: bool = False) -> list[Permission]:
+                         resolve: Resolver = guess_resource, *, cross_namespace: bool = False,
+                         update_policy: str = "SsaMerge", domain: str = "") -> list[Permission]:
     """Everything the Application's identity does for ``objects`` (an object without a namespace
     is in the Application's ``namespace``), sorted: the reconciler's verbs on every type, per
     namespace; ``escalate`` on the roles and ``bind`` on the roles bound (``_escalation``); the
     deletion guard's cluster-wide ``list`` (``_guarded_types``); and with ``cross_namespace``
     (the operator's ``--allow-cross-namespace-objects``) the reconciler's read of every target
-    namespace the objects do not declare, and its create when one is missing."""
+    namespace the objects do not declare, and its create when one is missing. ``update_policy`` is
+    the Application's (its objects' ``<domain>/update-policy`` annotation overrides it)."""
     needed: set[Permission] = set()
     declared: set[str] = set()
     targets: set[str] = set()
@@ -171,7 +186,7 @@ def required_permissions(objects: Iterable[Mapping[str, Any]], namespace: str,
         resource = resolve(str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""))
         where = str(_meta(obj).get("namespace") or namespace) if resource.namespaced else ""
         needed.update(Permission(where, resource, verb) for verb in VERBS)
-        needed.update(_escalation(obj, where))
+        needed.update(_escalation(obj, where, _created_by_name(obj, update_policy, domain)))
         needed.update(_guarded_types(obj))
         if resource == NAMESPACES:
             declared.add(str(_meta(obj).get("name") or ""))

@@ -180,3 +180,17 @@ def test_named_rules_and_a_created_namespace_in_the_cluster_role() -> None:
     assert notes[3] == ("The rights in namespace made, which the Application creates itself, are in the ClusterRole: "
                         "a Role cannot be put into a namespace before it exists.")
     assert rbac_notes(required_permissions([obj("v1", "ConfigMap", "c")], "team-a")) == []
+
+
+def test_a_role_created_by_a_post_needs_escalate_without_a_name() -> None:
+    """RBAC's resourceNames match only a request naming its object: a server-side apply's URL does,
+    the POST of the Replace and Recreate update policies does not."""
+    escalate = [p for p in required_permissions([CLUSTER_ROLE], "a") if p.verb == "escalate"]
+    assert escalate == [Permission("", CLUSTER_ROLES, "escalate", "reader")]
+    for policy in ("Replace", "Recreate"):
+        posted = [p for p in required_permissions([CLUSTER_ROLE], "a", update_policy=policy) if p.verb == "escalate"]
+        assert posted == [Permission("", CLUSTER_ROLES, "escalate")]
+    annotated = {**CLUSTER_ROLE, "metadata": {"name": "reader", "annotations": {"d.io/update-policy": "Replace"}}}
+    assert [p.name for p in required_permissions([annotated], "a", domain="d.io") if p.verb == "escalate"] == [""]
+    default = {**CLUSTER_ROLE, "metadata": {"name": "reader", "annotations": {"d.io/update-policy": "Default"}}}
+    assert [p.name for p in required_permissions([default], "a", domain="d.io") if p.verb == "escalate"] == ["reader"]
