@@ -384,13 +384,24 @@ def ui(
 @click.option("--profile", "profile_path", metavar="FILE", help="ClusterProfile document (default: the cluster's).")
 @click.option("-o", "--output", "output_format", type=click.Choice(["yaml", "json"]), default="yaml",
               show_default=True)
+@click.option("--url-sources/--no-url-sources", default=True, envvar="OAM_OPERATOR_URL_SOURCES", show_default=True,
+              help="Read URL sources, as the operator does (its --url-sources).")
+@click.option("--url-source-allowed-networks", "allowed_networks", metavar="CIDRS", multiple=True,
+              envvar="OAM_OPERATOR_URL_SOURCE_ALLOWED_NETWORKS",
+              help="Internal networks URL sources may reach, as the operator's setting (comma-separated, repeatable).")
+@click.option("--helm-binary", default="helm", show_default=True, envvar="OAM_OPERATOR_HELM_BINARY",
+              help="The program that renders delivery: template charts.")
+@click.option("--allow-cross-namespace-objects", "cross_namespace", is_flag=True,
+              envvar="OAM_OPERATOR_ALLOW_CROSS_NAMESPACE_OBJECTS",
+              help="The operator allows objects in other namespaces: it then reads and creates target namespaces.")
 def rbac(target: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str,
-         service_account: str | None, profile_path: str | None, output_format: str) -> None:
-    """Print the Role and RoleBinding an Application's ServiceAccount needs for its objects."""
-    from oam_operator.cli.rbac import run_rbac
+         service_account: str | None, profile_path: str | None, output_format: str, url_sources: bool,
+         allowed_networks: tuple[str, ...], helm_binary: str, cross_namespace: bool) -> None:
+    """Print the Roles and bindings an Application's ServiceAccount needs for what the operator does with it."""
+    from oam_operator.cli.rbac import operator_settings, run_rbac
 
     guarded(lambda: run_rbac(target, namespace, service_account, profile_path, output_format, kubeconfig, context,
-                             domain))
+                             domain, operator_settings(url_sources, allowed_networks, helm_binary, cross_namespace)))
 
 
 SHELLS = ("bash", "zsh", "fish")

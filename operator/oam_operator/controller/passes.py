@@ -64,7 +64,7 @@ from .digest import component_digest, legacy_component_digest
 from .drift import Drifted, corrected_message, drifted_condition
 from .encode import EncodedTree
 from .inventorycodec import inventory_of, write_inventory
-from .permissions import not_permitted_message, required_permissions
+from .permissions import deletion_permissions, not_permitted_message, required_permissions
 from .progress import apply_progress, capitalised, checkpoint_progress, delete_progress
 from .readiness import WATCHED_WAIT, waits_for_wake_up
 from .remotes import Target
@@ -327,26 +327,38 @@ class _Pass:
                 self.forbidden = True
                 if self.memory.forbidden.quiet(self.now.timestamp()):
                     return self.quietly_retried(error)
-                if not deleting and self.reconciler_ is not None:
-                    return self.not_permitted(error)
+                if self.reconciler_ is not None:
+                    return self.not_permitted(error, deleting)
             return self.fail(Reason.API_ERROR, capitalised(str(error)), error_type=str(error.status))
         log.exception("internal error in a pass of %s/%s", self.namespace, self.name, exc_info=error)
         return self.fail(Reason.ERROR, f"Internal error: {type(error).__name__}: {error}", error_type="other")
 
-    def not_permitted(self, error: PermanentApiError) -> PassResult:
-        """A lasting 403 of the apply branch: ``NotPermitted``, naming the identity, everything its
-        objects need that the API server denies it, and the command printing the Role
-        (docs/operator.md#not-permitted-and-the-role-it-needs). When the reviews find nothing
-        missing (an escalation refused by RBAC, a request outside the objects' verbs) or cannot
-        be made, no Role would help: ``ApiError`` with the API server's text, as before."""
+    def not_permitted(self, error: PermanentApiError, deleting: bool = False) -> PassResult:
+        """A lasting 403: ``NotPermitted``, naming the identity, everything the API server denies
+        it of what the pass needs — its objects' in the apply branch, the deletion's (the deletion
+        guard's cluster-wide lists among them) in the delete branch — and the command printing
+        the Role (docs/operator.md#not-permitted-and-the-role-it-needs). When the reviews find
+        nothing missing (an escalation refused by RBAC, a request outside the objects' verbs) or
+        cannot be made, no Role would help: ``ApiError`` with the API server's text, as before.
+        Either way the pass waits the error backoff."""
         assert self.reconciler_ is not None
         client = self.reconciler_.client
-        objects = self.subject.encoded.objects if self.subject is not None and self.subject.encoded else []
-        needed = required_permissions(objects, self.namespace, partial(resource_type, client))
+        resolve = partial(resource_type, client)
+        if deleting:
+            items = [(f"{i.group}/{i.version}" if i.group else i.version, i.kind, i.namespace, i.name)
+                     for i in self.inventory or []]
+            needed, need = deletion_permissions(items, resolve), "the Application's deletion needs it"
+        else:
+            objects = self.subject.encoded.objects if self.subject is not None and self.subject.encoded else []
+            needed = required_permissions(
+                objects, self.namespace, resolve, cross_namespace=self.settings.allow_cross_namespace_objects,
+                update_policy=self.spec.update_policy or self.settings.default_update_policy.value,
+                domain=self.domain)
+            need = "the Application's objects need it"
         missing = missing_permissions(client, needed) if needed else None
         if not missing:
             return self.fail(Reason.API_ERROR, capitalised(str(error)), error_type="403")
-        message = not_permitted_message(client.impersonated_user, missing, self.namespace, self.name)
+        message = not_permitted_message(client.impersonated_user, missing, self.namespace, self.name, need)
         if self.target is not None:  # the grant belongs on that cluster (docs/multicluster.md#faults)
             message = f"{capitalised(self.target.label)}: {message}"
         return self.fail(Reason.NOT_PERMITTED, message, error_type="403")
@@ -820,6 +832,7 @@ class _Pass:
 
     def delete_branch(self) -> PassResult:
         """The delete branch leaves ``observedGeneration`` as it was: deletion is no new spec."""
+        self.env.transform.forget(self.namespace, self.name)  # it reads no URL source any more
         status = self.status
         if self.annotations.get(f"{self.domain}/abandon") == "true":
             write_inventory(status, [])
@@ -843,7 +856,7 @@ class _Pass:
             self.set_state(State.DELETING, Reason.DELETION_BLOCKED, blocked)
             return self.conclude(1.0 + self.memory.backoff.next("DeletionBlocked"), "pending")
         client, terminating = self.deletion_client()
-        reconciler = self.reconciler(client)
+        reconciler = self.reconciler_ = self.reconciler(client)
         before = dump_inventory(inventory)
         try:
             allowed, reason = reconciler.is_deletion_allowed(inventory, self.owner_id)

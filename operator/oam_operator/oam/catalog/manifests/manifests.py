@@ -18,7 +18,7 @@ from oam_operator.oam.catalog.manifests.manifest_source import (
     object_label,
     parse_documents,
     parse_source,
-    read_url,
+    read_documents,
     source_schema,
 )
 from oam_operator.oam.document.document import Component
@@ -134,7 +134,7 @@ class ManifestsConfig:
             return self.objects
         assert self.url is not None
         try:
-            return place(parse_documents(read_url(self.url, self.reader)), self.namespace, self.overrides)
+            return place(read_documents(self.url, self.reader), self.namespace, self.overrides)
         except SourceError as exc:
             raise GenerationError(f"{self.prefix}{exc}") from exc
 
