@@ -306,6 +306,7 @@ class Runtime:
 
     def forget(self, uid: str, namespace: str, name: str) -> None:
         self.fresh.forget(uid)
+        self.transform.forget(namespace, name)  # its URL sources (a shard move, a deletion)
         with self._lock:
             self.memory.pop(uid, None)
             if self._uids.get((namespace, name)) == uid:
