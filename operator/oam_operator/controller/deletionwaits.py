@@ -23,14 +23,23 @@ log = logging.getLogger("oam_operator.controller")
 
 
 class KopfRetryFilter(logging.Filter):
-    """Drops kopf's "failed temporarily" record of the handler ``handler_id``; keeps all others."""
+    """Drops kopf's "failed temporarily" record of the handler function ``function``; keeps all
+    others. kopf names a handler by its function's qualified name (``register.<locals>.
+    application_deleted`` for one defined in ``register``), so the name is matched as its last part."""
 
-    def __init__(self, handler_id: str) -> None:
+    _HEAD, _TAIL = "Handler '", "' failed temporarily:"
+
+    def __init__(self, function: str) -> None:
         super().__init__()
-        self.prefix = f"Handler {handler_id!r} failed temporarily:"
+        self.function = function
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not record.getMessage().startswith(self.prefix)
+        message = record.getMessage()
+        end = message.find(self._TAIL)
+        if not message.startswith(self._HEAD) or end < 0:
+            return True
+        name = message[len(self._HEAD):end]
+        return not (name == self.function or name.endswith("." + self.function))
 
 
 class DeletionWaits:

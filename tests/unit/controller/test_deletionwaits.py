@@ -34,10 +34,34 @@ def test_the_line_names_the_application_and_what_it_waits_for(caplog: pytest.Log
 
 
 @pytest.mark.parametrize(("message", "kept"), [
+    # kopf's name of the handler as registered in controller/handlers.py (its function's qualified name)
+    ("Handler 'register.<locals>.application_deleted' failed temporarily: Deleting bundle web", False),
     ("Handler 'application_deleted' failed temporarily: Deleting bundle web", False),
-    ("Handler 'application_deleted' failed with an exception. Will retry.", True),
+    ("Handler 'register.<locals>.application_deleted' failed with an exception. Will retry.", True),
+    ("Handler 'register.<locals>.not_application_deleted' failed temporarily: x", True),
     ("Handler 'other' failed temporarily: x", True),
 ])
 def test_kopfs_retry_line_of_the_deletion_handler_alone_is_dropped(message: str, kept: bool) -> None:
+    """The id kopf gives the deletion handler is what the filter is made for."""
     record = logging.LogRecord("kopf.objects", logging.ERROR, "x", 0, message, None, None)
     assert KopfRetryFilter("application_deleted").filter(record) is kept
+
+
+def test_the_filter_matches_the_id_kopf_gives_the_registered_deletion_handler() -> None:
+    """Not a made-up name: the id of the handler ``register`` adds to a real kopf registry."""
+    import kopf
+
+    from oam_operator.controller.handlers import register
+    from oam_operator.controller.settings import Settings
+
+    registry = kopf.OperatorRegistry()
+
+    class _Runtime:
+        settings = Settings(cluster_id="c")
+
+    register(registry, _Runtime(), Settings(cluster_id="c"))  # type: ignore[arg-type]
+    ids = [str(handler.id) for handler in registry._changing.get_all_handlers()]
+    (deletion,) = [i for i in ids if i.endswith("application_deleted")]
+    record = logging.LogRecord("kopf.objects", logging.ERROR, "x", 0,
+                               f"Handler {deletion!r} failed temporarily: Deleting bundle web", None, None)
+    assert KopfRetryFilter("application_deleted").filter(record) is False
