@@ -28,13 +28,29 @@ class AuditEvent:
     code: int
     agent: str
     at: datetime
-    request: dict[str, Any] | None
+    request: Any  # a merge patch or object (dict), a JSON patch (list of ops, kopf's), None
     response: dict[str, Any] | None
 
     @property
     def writer(self) -> str | None:
         """The operator instance that sent it, or None (the run itself, a controller)."""
         return writer_of(self.agent)
+
+    @property
+    def sent(self) -> dict[str, Any]:
+        """The request as an object (a JSON patch's ops are in ``ops``)."""
+        return self.request if isinstance(self.request, dict) else {}
+
+    @property
+    def ops(self) -> list[dict[str, Any]]:
+        """A JSON patch's operations (none for any other request)."""
+        return [op for op in self.request if isinstance(op, dict)] if isinstance(self.request, list) else []
+
+    def bound_to_uid(self) -> bool:
+        """Whether the write carried its target's uid as a precondition (``metadata.uid`` in the
+        object or merge patch, or a JSON patch's ``test`` of ``/metadata/uid``)."""
+        return bool((self.sent.get("metadata") or {}).get("uid")) or any(
+            op.get("op") == "test" and op.get("path") == "/metadata/uid" for op in self.ops)
 
     @property
     def succeeded(self) -> bool:
@@ -95,5 +111,5 @@ def _event(raw: dict[str, Any], namespace: str) -> AuditEvent | None:
         subresource=str(ref.get("subresource", "")), name=str(ref.get("name", "")),
         code=int((raw.get("responseStatus") or {}).get("code", 0)), agent=str(raw.get("userAgent") or ""),
         at=datetime.fromisoformat(str(raw["stageTimestamp"]).replace("Z", "+00:00")),
-        request=request if isinstance(request, dict) else None,
+        request=request if isinstance(request, (dict, list)) else None,
         response=response if isinstance(response, dict) else None)

@@ -156,10 +156,11 @@ class Run:
 
     def _settle(self) -> None:
         """Undo what still lasts (resume, reconnect, restart), then wait for convergence."""
-        for _, what, action in sorted(self.pending, key=lambda p: p[0]):
-            self.note(f"at the end: {what}")
-            action()
-        self.pending.clear()
+        while self.pending:  # reconnect and resume first: a restarted b needs its proxy open
+            due = min(self.pending, key=lambda p: (p[1].startswith("restart"), p[0]))
+            self.pending.remove(due)
+            self.note(f"at the end: {due[1]}")
+            due[2]()
         deadline = time.monotonic() + self.config.converge_bound
         while self.replacing and time.monotonic() < deadline:  # a replacement's old uid still going
             self._tick()
@@ -270,8 +271,15 @@ class Run:
         if leader is None or leader.stopped:
             return None
         leader.kill()
-        self._later(3.0, f"restart slot {slot}", lambda: self._launch(slot))
+        self._later(3.0, f"restart slot {slot}", lambda: self._restart(slot))
         return leader.name
+
+    def _restart(self, slot: str) -> None:
+        """A new instance in ``slot``; b's waits while its proxy is cut (it could not start)."""
+        if slot == "b" and self.proxy.cut.is_set():
+            self._later(2.0, f"restart slot {slot}", lambda: self._restart(slot))
+            return
+        self._launch(slot)
 
     def _stop_leader(self) -> str | None:
         _, leader = self._leading_instance()

@@ -94,8 +94,8 @@ def foreign_uid_writes(uids: Mapping[str, tuple[str, int]], events: Iterable[Aud
                 or event.verb not in ("patch", "update") or event.request is None or event.response is None):
             continue
         target = event.response.get("metadata") or {}
-        sent_meta = event.request.get("metadata") or {}
-        sent_status = event.request.get("status") or {}
+        sent_meta = event.sent.get("metadata") or {}
+        sent_status = event.sent.get("status") or {}
         reasons = []
         if sent_meta.get("uid") and sent_meta.get("uid") != target.get("uid"):
             reasons.append(f"sent uid {sent_meta.get('uid')} landed on {target.get('uid')}")
@@ -108,7 +108,9 @@ def foreign_uid_writes(uids: Mapping[str, tuple[str, int]], events: Iterable[Aud
             if sent_status.get("state") in DELETION_STATES or ready.get("reason") in DELETION_REASONS:
                 reasons.append(f"deletion status {sent_status.get('state')}/{ready.get('reason')} written into "
                                "an Application not being deleted")
-            if "finalizers" in sent_meta and DOMAIN not in (sent_meta.get("finalizers") or []):
+            removes = any(op.get("op") in ("remove", "replace") and str(op.get("path", "")).startswith(
+                "/metadata/finalizers") for op in event.ops)
+            if removes or ("finalizers" in sent_meta and DOMAIN not in (sent_meta.get("finalizers") or [])):
                 reasons.append("the finalizer removed from an Application not being deleted")
         owner = uids.get(str(target.get("uid")))
         if owner is not None:
@@ -129,7 +131,6 @@ def unbound_status_writes(events: Iterable[AuditEvent]) -> list[Violation]:
     found = []
     for event in events:
         if (event.writer is not None and event.resource == "applications" and event.subresource == "status"
-                and event.verb in ("patch", "update") and event.request is not None
-                and not (event.request.get("metadata") or {}).get("uid")):
+                and event.verb in ("patch", "update") and event.request is not None and not event.bound_to_uid()):
             found.append(Violation("unbound-status-write", f"{event.describe()}: no metadata.uid precondition"))
     return found

@@ -58,9 +58,11 @@ def test_a_later_generation_an_old_inventory_or_a_removed_finalizer_is_a_foreign
     old = event(request={"status": {"observedGeneration": 3, "inventory": [{"kind": "ConfigMap", "name": "x-i0-c0"}]}},
                 response=target())
     finalizer = event(subresource="", request={"metadata": {"finalizers": []}}, response=target())
-    found = [v.detail.split(": ", 1)[1] for v in foreign_uid_writes(UIDS, [old, finalizer])]
+    kopf = event(subresource="", request=[{"op": "remove", "path": "/metadata/finalizers/0"}], response=target())
+    found = [v.detail.split(": ", 1)[1] for v in foreign_uid_writes(UIDS, [old, finalizer, kopf])]
     assert found == ["status of generation 3 written into generation 1; inventory of another incarnation "
                      "(x-i0-c0) written into incarnation 1",
+                     "the finalizer removed from an Application not being deleted",
                      "the finalizer removed from an Application not being deleted"]
     mine = event(request={"metadata": {"uid": "u2"}, "status": {
         "observedGeneration": 1, "inventory": [{"kind": "ConfigMap", "name": "x-i1-c0"}]}}, response=target())
@@ -71,8 +73,11 @@ def test_a_later_generation_an_old_inventory_or_a_removed_finalizer_is_a_foreign
 
 def test_a_status_write_without_a_uid_is_unbound() -> None:
     bound = event(request={"metadata": {"uid": "u2"}, "status": {}})
+    tested = event(request=[{"op": "test", "path": "/metadata/uid", "value": "u2"},
+                            {"op": "replace", "path": "/status/state", "value": "Ready"}])
     unbound = event(code=404, request={"status": {}})
-    assert unbound_status_writes([bound, unbound, event(agent="kubectl/v1.37", request={"status": {}})]) == [
+    others = event(agent="kubectl/v1.37", request={"status": {}})
+    assert unbound_status_writes([bound, tested, unbound, others]) == [
         Violation("unbound-status-write",
                   "2026-12-06T05:00:00.000+00:00 b1 patch applications/x/status 404: no metadata.uid precondition")]
 
