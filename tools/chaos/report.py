@@ -42,6 +42,7 @@ def markdown(outcome: Outcome, commit: str, profile: str) -> str:
         if samples:
             values = [v / 2**20 for _, v in samples]
             lines.append(f"| {name} | {len(values)} | {values[0]:.0f} | {max(values):.0f} | {values[-1]:.0f} |")
+    lines += rss_by_minute(outcome)
     lines += ["", "## Error log lines by message", ""]
     if outcome.errors:
         lines += ["| message | lines |", "|---|---:|"]
@@ -49,3 +50,22 @@ def markdown(outcome: Outcome, commit: str, profile: str) -> str:
     else:
         lines.append("None.")
     return "\n".join(lines) + "\n"
+
+
+def rss_by_minute(outcome: Outcome) -> list[str]:
+    """The largest RSS each slot's instance (``a``, ``b``: restarts included) had in each minute."""
+    samples = [(at, name[0], value) for name, series in outcome.rss.items() for at, value in series]
+    if not samples:
+        return []
+    start = min(at for at, _, _ in samples)
+    table: dict[int, dict[str, int]] = {}
+    for at, slot, value in samples:
+        row = table.setdefault(int((at - start) // 60), {})
+        row[slot] = max(row.get(slot, 0), value)
+    slots = sorted({slot for _, slot, _ in samples})
+    lines = ["", "| minute | " + " | ".join(f"{slot} MiB" for slot in slots) + " |",
+             "|---:|" + "---:|" * len(slots)]
+    for minute, row in sorted(table.items()):
+        cells = " | ".join(f"{row[slot] / 2**20:.0f}" if slot in row else "-" for slot in slots)
+        lines.append(f"| {minute} | {cells} |")
+    return lines

@@ -110,8 +110,12 @@ def test_the_audit_log_is_read_as_it_grows_and_only_for_its_namespace(tmp_path: 
 
 def test_the_report_says_every_invariant_and_the_drift_quantiles(tmp_path: Path) -> None:
     outcome = Outcome(RunConfig(seed=1, duration=60, apps=4, log_dir=tmp_path), faults=Counter({"cut": 2}),
-                      convergence=12.5, drift=[1.0, 2.0, 3.0, 4.0, 10.0])
+                      convergence=12.5, drift=[1.0, 2.0, 3.0, 4.0, 10.0],
+                      rss={"a1": [(0.0, 100 * 2**20), (70.0, 120 * 2**20)], "b1": [(10.0, 90 * 2**20)],
+                           "b2": [(80.0, 95 * 2**20)]})
     text = markdown(outcome, "abc1234", "minimal")
     assert "| cut | 2 | 0 |" in text and "| orphan | 0 |" in text and "| not-converged | 0 |" in text
     assert "- Convergence after the last fault (all Ready, every object as its spec says): 12.5 s." in text
     assert "p50 3.0 s, p90 10.0 s over 5 corrected hand edits" in text
+    assert "| a1 | 2 | 100 | 120 | 120 |" in text
+    assert "| minute | a MiB | b MiB |\n|---:|---:|---:|\n| 0 | 100 | 90 |\n| 1 | 120 | 95 |" in text
