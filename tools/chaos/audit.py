@@ -46,6 +46,21 @@ class AuditEvent:
         """A JSON patch's operations (none for any other request)."""
         return [op for op in self.request if isinstance(op, dict)] if isinstance(self.request, list) else []
 
+    def status_sent(self) -> dict[str, Any]:
+        """The status the write carried: the object's or merge patch's, or what a JSON patch adds or
+        replaces at ``/status`` and its keys."""
+        status = self.sent.get("status")
+        found: dict[str, Any] = dict(status) if isinstance(status, dict) else {}
+        for op in self.ops:
+            path = str(op.get("path", ""))
+            if op.get("op") not in ("add", "replace"):
+                continue
+            if path == "/status" and isinstance(op.get("value"), dict):
+                found.update(op["value"])
+            elif path.startswith("/status/") and path.count("/") == 2:
+                found[path.removeprefix("/status/")] = op.get("value")
+        return found
+
     def bound_to_uid(self) -> bool:
         """Whether the write carried its target's uid as a precondition (``metadata.uid`` in the
         object or merge patch, or a JSON patch's ``test`` of ``/metadata/uid``)."""

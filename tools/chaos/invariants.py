@@ -95,7 +95,7 @@ def foreign_uid_writes(uids: Mapping[str, tuple[str, int]], events: Iterable[Aud
             continue
         target = event.response.get("metadata") or {}
         sent_meta = event.sent.get("metadata") or {}
-        sent_status = event.sent.get("status") or {}
+        sent_status = event.status_sent()
         reasons = []
         if sent_meta.get("uid") and sent_meta.get("uid") != target.get("uid"):
             reasons.append(f"sent uid {sent_meta.get('uid')} landed on {target.get('uid')}")

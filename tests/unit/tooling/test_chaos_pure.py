@@ -52,6 +52,10 @@ def test_a_deletion_status_written_into_a_live_namesake_is_a_foreign_write() -> 
         "foreign-uid-write", "2026-12-06T05:00:00.000+00:00 b1 patch applications/x/status 200: deletion status "
                              "DeletionPending/DeletionRetrying written into an Application not being deleted")]
     assert foreign_uid_writes(UIDS, [event(request=stale.request, response=target(deleting=True))]) == []
+    as_json_patch = event(request=[{"op": "add", "path": "/status", "value": stale.request["status"]}],
+                          response=target())
+    assert [v.detail for v in foreign_uid_writes(UIDS, [as_json_patch])] == [
+        v.detail for v in foreign_uid_writes(UIDS, [stale])]
 
 
 def test_a_later_generation_an_old_inventory_or_a_removed_finalizer_is_a_foreign_write() -> None:
