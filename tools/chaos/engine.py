@@ -107,6 +107,7 @@ class Run:
         self.replacing: set[str] = set()
         self.outcome = Outcome(config)
         self.began = time.monotonic()
+        self.last_fault = self.began  # when the last fault, or the last undoing of one, ended
 
     # -- the run ---------------------------------------------------------------------------------
 
@@ -161,11 +162,12 @@ class Run:
             self.pending.remove(due)
             self.note(f"at the end: {due[1]}")
             due[2]()
+            self.last_fault = time.monotonic()
         deadline = time.monotonic() + self.config.converge_bound
         while self.replacing and time.monotonic() < deadline:  # a replacement's old uid still going
             self._tick()
             time.sleep(TICK)
-        last = time.monotonic()
+        last = self.last_fault
         self.note("faults over; waiting for convergence")
         deadline = last + self.config.converge_bound
         while (left := self._not_converged()) and time.monotonic() < deadline:
@@ -211,6 +213,7 @@ class Run:
             self.outcome.skipped[fault.kind] += 1
         else:
             self.outcome.faults[fault.kind] += 1
+            self.last_fault = time.monotonic()
             self.note(f"{fault.kind}: {done}")
 
     def _existing(self) -> list[AppModel]:
@@ -317,12 +320,14 @@ class Run:
             self.pending.remove(due)
             self.note(due[1])
             due[2]()
+            self.last_fault = time.monotonic()
         for app in self.fleet.apps.values():
             if not app.exists and app.past and app.past[-1][2] is None and self.fleet.gone(app.name):
                 app.past[-1][2] = time.time()
                 if app.name in self.replacing:
                     self.replacing.discard(app.name)
                     self.fleet.create(app)
+                    self.last_fault = time.monotonic()
                     self.note(f"re-created {app.name} (incarnation {app.incarnation})")
         for edit in list(self.edits):
             app = self.fleet.apps[edit.app]
