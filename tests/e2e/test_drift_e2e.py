@@ -6,6 +6,7 @@ fought."""
 
 from __future__ import annotations
 
+import signal
 from typing import Any
 
 from e2ekit import Kube, condition, configmap_component, deployment_component, sleep_briefly
@@ -113,3 +114,42 @@ def test_a_change_made_while_the_watch_is_down_is_corrected_after_an_api_server_
                "the image to be corrected after the watch is back")
     wait_until(lambda: kube.event_messages("shop", "DriftCorrected"), default_wait(kube.cluster), "the Event")
     assert kube.event_messages("shop", "DriftCorrected") == [f"Corrected drift: Deployment web ({IMAGE})"]
+
+
+def test_an_edit_made_while_no_operator_ran_is_corrected_by_the_next_one(start_operator: Any, kube: Kube) -> None:
+    """Issue 36, point 3: the only witness of a hand edit dies before it corrects it; the next
+    process's first sight is compared with the desired object (docs/operator.md#drift-seen-on-takeover)."""
+    first = start_operator(kube.namespace)
+    config = configmap_component("settings", data={"mode": "safe"})
+    kube.apply_app("shop", {"components": [deployment_component("web"), config]})
+    kube.wait_ready("shop")
+    first.stop(signal.SIGKILL)
+    kube.set_image("web", "evil/web:6.6.6")
+    kube.core.patch_namespaced_config_map("settings", kube.namespace, {"data": {"mode": "unsafe"}},
+                                          field_manager="kubectl-edit")
+    start_operator(kube.namespace)
+    wait = default_wait(kube.cluster)
+    wait_until(lambda: kube.image_of("web") == "registry.invalid/app:1", wait, "the image to be corrected")
+    wait_until(lambda: (kube.core.read_namespaced_config_map("settings", kube.namespace).data or {}).get("mode")
+               == "safe", wait, "the ConfigMap's data to be corrected")
+    wait_until(lambda: len(kube.event_messages("shop", "DriftCorrected")) >= 1, wait, "the DriftCorrected Event")
+    assert sorted(kube.event_messages("shop", "DriftCorrected")) == [
+        f"Corrected drift: Deployment web ({IMAGE}); ConfigMap settings (data)"]
+    kube.wait_ready("shop")
+
+
+def test_a_restart_with_nothing_edited_writes_no_object(start_operator: Any, kube: Kube) -> None:
+    """The takeover compare is a no-op when nothing differs: the next process writes no object."""
+    first = start_operator(kube.namespace)
+    kube.apply_app("shop", {"components": [deployment_component("web"), configmap_component("settings")]})
+    kube.wait_ready("shop")
+    first.stop(signal.SIGKILL)
+    second = start_operator(kube.namespace)
+    wait_until(lambda: any(entry.get("msg") == "pass finished" and entry.get("name") == "shop"
+                           for entry in second.logs()), default_wait(kube.cluster), "the new operator's first pass")
+    sleep_briefly(3)
+    passes = [entry for entry in second.logs() if entry.get("msg") == "pass finished" and entry.get("name") == "shop"]
+    writes = [(verb, count) for entry in passes for verb, count in (entry.get("operations") or {}).items()
+              if verb in ("create", "update", "delete") and count]
+    assert passes and writes == [], passes
+    assert kube.event_messages("shop", "DriftCorrected") == []

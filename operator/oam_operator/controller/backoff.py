@@ -1,4 +1,5 @@
-"""Requeue delays (docs/operator.md#backoff-and-timeouts): per-activity backoff, error backoff and jitter."""
+"""Requeue delays (docs/operator.md#backoff-and-timeouts): per-activity backoff, error backoff,
+the retry backoff of failed status writes and unanswered reads, and jitter."""
 
 from __future__ import annotations
 
@@ -51,6 +52,26 @@ class ErrorBackoff:
 
     def reset(self) -> None:
         self.reason, self.count = None, 0
+
+
+RETRY_FIRST = 1.0  # seconds: the first retry of a failed status write
+RETRY_MAX = 60.0  # seconds: the retry backoff's ceiling
+
+
+@dataclass
+class RetryBackoff:
+    """``min(RETRY_MAX, RETRY_FIRST × 2^(k-1))`` for the k-th consecutive failed status write (or
+    read of the Application) of one Application; reset by the next write that lands. An API server
+    outage thus costs each Application one request per step, not one per pass of a tight loop."""
+
+    count: int = 0
+
+    def next(self) -> float:
+        self.count += 1
+        return min(RETRY_MAX, RETRY_FIRST * float(2 ** min(self.count - 1, 30)))
+
+    def reset(self) -> None:
+        self.count = 0
 
 
 @dataclass

@@ -40,6 +40,7 @@ from oam_operator.controller.settings import Settings
 from oam_operator.reconciler.errors import ApiError
 
 from .bodies import snapshot
+from .deletionwaits import DeletionWaits, KopfRetryFilter
 from .diffbase import StatelessDiffBaseStorage
 from .incluster import connection_info
 from .leaderelection import LeaseTimings
@@ -147,6 +148,7 @@ def _start_leadership(runtime: Runtime, led: asyncio.Event, wake_all: Callable[[
         runtime.stand_down()
 
     def leading() -> None:
+        runtime.took_over()  # a new term: kopf's copies are checked before they are acted on (freshview.py)
         loop.call_soon_threadsafe(led.set)
         loop.call_soon_threadsafe(wake_all)  # a loop asleep until its requeue passes now, from fresh reads
 
@@ -168,6 +170,8 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
     webhook: dict[str, Any] = {}  # the admission validator and the certificate task (webhook.py)
     domain = settings.domain
     labels = shard_filter(settings)
+    waits = DeletionWaits()  # the deletion handler's own log line instead of kopf's ERROR (deletionwaits.py)
+    logging.getLogger("kopf.objects").addFilter(KopfRetryFilter("application_deleted"))
     if settings.admission:
         from .admission import register_admission
 
@@ -298,6 +302,9 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
                 except Exception:  # a pass never ends the loop
                     log.exception("pass failed unexpectedly")
                     result = None
+            if result is not None and result.gone:
+                scheduler.forget(uid)  # deleted, or a namesake in its place: nothing more to do here
+                break
             delay = result.delay if result is not None else 5.0
             await _sleep(stopped, wake, delay)
         reason = getattr(stopped, "reason", None)
@@ -334,10 +341,19 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
         async with scheduler.lock(uid), scheduler.limiter.slot(namespace or "") as admission:
             result = await loop.run_in_executor(scheduler.pool, runtime.run_delete, uid, snapshot(body),
                                                 admission.log_fields())
+        if result.gone:  # deleted meanwhile (another leader finished it), or a namesake in its place
+            gone.add(uid)
+            waits.forget(uid)
+            return
         if not result.finished:
             ready = ready_condition(result.status)
             message = str(ready.get("message", "")) if ready is not None else "deletion in progress"
-            raise kopf.TemporaryError(message, delay=max(result.delay or 1.0, 0.1))
+            reason = str(ready.get("reason", "")) if ready is not None else ""
+            delay = max(result.delay or 1.0, 0.1)
+            meta = body.get("metadata") or {}
+            waits.say(uid, {"namespace": meta.get("namespace"), "name": meta.get("name")}, reason, message, delay)
+            raise kopf.TemporaryError(message, delay=delay)
+        waits.forget(uid)
 
     @kopf.on.probe(id="applications", registry=registry)
     async def applications_probe(**_: Any) -> int:

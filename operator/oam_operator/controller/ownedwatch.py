@@ -22,8 +22,10 @@ operator may not list or watch (403: one outside the chart's ``leastPrivilege`` 
 once and stays unwatched: its drift is found at the reapply interval and its waits keep the
 backoff. A watch that ends or fails (an API server restart, ``410 Gone``) lists its kind again
 and compares: what changed meanwhile is seen then, so a hand edit made while the API server was
-down is still found. The first sight of an object this process never wrote is its baseline:
-drift made while the operator was not running is found at the reapply interval.
+down is still found. The first sight of an object this process never wrote is no baseline: the
+first pass that asks (``unverified_drift``) compares the fields the desired object sets with
+what the operator's manager owns (``unowned.py``), so an edit made while no instance watched (its
+only witness killed before it corrected it) is still drift, found within the drift bound.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from oam_operator.reconciler.objects import ObjectRef
 
 from .fieldsets import FieldSet, manager_fields, removed
 from .objectcopies import compact_copy, expand, is_older, resource_version
+from .unowned import unowned_paths
 
 __all__ = ["EXCLUDED", "Drift", "ObjectKey", "OwnedObjects", "WatchedKind"]
 
@@ -94,6 +97,9 @@ class _Owned:
     copy: bytes | None = None  # objectcopies.py: what reads are answered with
     version: str = ""  # the copy's resourceVersion
     deleted: bool = False
+    #: ``applied`` comes from this process's own write, or a pass compared the first sight with the
+    #: desired object (``unverified_drift``); until then the first sight is no baseline
+    witnessed: bool = False
 
 
 @dataclass
@@ -190,9 +196,10 @@ class OwnedObjects:
                 return
             entry = self._objects.get(key)
             if entry is not None and entry.owner == owner and not entry.deleted and is_older(version, entry.version):
-                entry.applied = fields  # the watch already holds a later state: keep it as the copy
+                entry.applied, entry.witnessed = fields, True  # the watch already holds a later state: keep it
                 return
             self._store(key, owner, applied=fields, live=fields, copy=copy, version=version)
+            self._objects[key].witnessed = True
 
     def lookup(self, ref: ObjectRef) -> CachedAnswer:
         """The reconciler's read of an owned object (reconciler/cachedreads.py): a copy, "absent"
@@ -225,6 +232,28 @@ class OwnedObjects:
                 return None
             taken = removed(entry.applied, entry.live)
             return Drift(tuple(taken)) if taken else None
+
+    def unverified_drift(self, group: str, kind: str, namespace: str, name: str,
+                         desired: Mapping[str, Any]) -> Drift | None:
+        """For an object this process never wrote nor compared yet: the fields ``desired`` sets
+        that the operator's manager does not own now (``unowned.py``), ``None`` when none (then
+        the object counts as compared: later drift is read from its field sets as usual) or when
+        it was witnessed already, is not watched, or is not known."""
+        with self._lock:
+            if not self._synced_unlocked(group, kind, namespace):
+                return None
+            entry = self._objects.get((group, kind, namespace, name))
+            if entry is None or entry.witnessed or entry.deleted:
+                return None
+            live = entry.live
+        taken = unowned_paths(desired, live.fields if live is not None else None)
+        if taken:
+            return Drift(tuple(taken))
+        with self._lock:
+            entry = self._objects.get((group, kind, namespace, name))
+            if entry is not None and entry.live == live:
+                entry.witnessed = True
+        return None
 
     def forget_writes(self) -> None:
         """After a lost Lease (``Runtime.stand_down``): what this instance last wrote is no baseline

@@ -436,6 +436,7 @@ class _Pass:
         self.env = dataclasses.replace(
             self.env, clients=target.clients, cluster_id=target.cluster_id,
             watched=owned.watched if owned is not None else None, drift=owned.drift if owned is not None else None,
+            unverified_drift=owned.unverified_drift if owned is not None else None,
             on_written=owned.written if owned is not None else None, cached_reads=owned)
         self.owner_id = f"{target.owner_cluster or target.cluster_id}/{self.namespace}/{self.name}"
 
@@ -574,7 +575,7 @@ class _Pass:
             status.revision = int(status.revision or 0) + 1
             status.last_processing_digest = status.processing_digest
 
-        drifted = self.prepare_drift(inventory)
+        drifted = self.prepare_drift(inventory, encoded.objects)
         before = dump_inventory(inventory)
         was_ready = status.state is State.READY
         try:
@@ -637,15 +638,19 @@ class _Pass:
 
     # -- drift (docs/operator.md#drift) -----------------------------------------------------------
 
-    def prepare_drift(self, inventory: list[InventoryItem]) -> list[Drifted]:
+    def prepare_drift(self, inventory: list[InventoryItem], desired: Sequence[Mapping[str, Any]] = ()) -> list[Drifted]:
         """Before ``apply()``: the Ready objects that drifted. ``Correct``: they are re-applied in
         this call (forced), unless correction is held back; ``Report``: their reapply interval is
         held off while they drift. A deleted object is created again by ``apply()`` either way.
         What the watch saw deleted may only have left its selector (its shard label taken off):
-        being due, it is updated back into the watch."""
+        being due, it is updated back into the watch. An object this process never wrote is
+        compared with its ``desired`` manifest once (``OwnedObjects.unverified_drift``): an edit
+        made while no instance watched is drift too."""
         probe = self.env.drift
         if probe is None:
             return []
+        first_sight = self.env.unverified_drift
+        manifests = _by_identity(desired, self.namespace) if first_sight is not None else {}
         now, tracker, report = self.now, self.memory.drift, self.reports_drift
         reapply = parse_go_duration(self.settings.reapply_interval)
         found = []
@@ -653,6 +658,9 @@ class _Pass:
             if item.phase is not Phase.READY:
                 continue
             drift = probe(item.group, item.kind, item.namespace, item.name)
+            manifest = manifests.get(item.identity())
+            if drift is None and first_sight is not None and manifest is not None:
+                drift = first_sight(item.group, item.kind, item.namespace, item.name, manifest)
             if drift is None:
                 continue
             held = None if report else tracker.held_until(item.identity(), now)
@@ -841,3 +849,19 @@ def compatible_digests(status: dict[str, Any], legacy: str) -> dict[str, Any]:
             status["lastProcessingDigest"] = legacy
         status["processingDigest"] = legacy
     return status
+
+
+def _by_identity(objects: Sequence[Mapping[str, Any]],
+                 namespace: str) -> dict[tuple[str, str, str, str], Mapping[str, Any]]:
+    """The desired manifests by (group, kind, namespace, name); a namespaced object without a
+    namespace is the Application's (a cluster-scoped one is found under both)."""
+    found: dict[tuple[str, str, str, str], Mapping[str, Any]] = {}
+    for obj in objects:
+        meta = obj.get("metadata") or {}
+        group = str(obj.get("apiVersion") or "").rpartition("/")[0]
+        kind, name = str(obj.get("kind") or ""), str(meta.get("name") or "")
+        own = str(meta.get("namespace") or "")
+        found[(group, kind, own, name)] = obj
+        if not own:
+            found.setdefault((group, kind, namespace, name), obj)
+    return found

@@ -37,6 +37,7 @@ from oam_operator.reconciler.status import DefaultStatusAnalyzer
 from .appindex import AppIndex
 from .composition import OperatorTransform
 from .fence import FencedRateLimiter
+from .freshview import FreshView
 from .grantwatch import GrantWatch
 from .history import RevisionRecorder
 from .incluster import in_cluster
@@ -46,8 +47,8 @@ from .profilestatus import ProfileStatus
 from .readiness import WATCHED, no_longer_progressing
 from .readysince import not_ready_since
 from .remotes import RemoteClusters
-from .seams import Environment, Event, Memory, PassResult
-from .sharding import owned_selector
+from .seams import ApplicationGone, Environment, Event, Memory, PassResult
+from .sharding import owned_selector, shard_selector
 from .statuswriter import StatusWriter, ready_event
 from .tenancy import TenantClients
 
@@ -122,7 +123,8 @@ class Runtime:
         self._uids: dict[tuple[str, str], str] = {}  # (namespace, name) -> uid, for wake-ups
         self._passing = threading.Condition(self._lock)  # notified when a pass ends (``stand_down``)
         self._running = 0  # passes under way
-        self._reread: set[str] = set()  # Applications whose memory was dropped: read afresh before a pass
+        #: Whether kopf's copy of an Application may be acted on in this term (freshview.py)
+        self.fresh = FreshView(self.pass_client, selector=shard_selector(settings), namespaces=settings.namespaces)
         #: Wakes an Application's loop; set by the kopf layer (handlers.py), called from any thread.
         self.waker: Callable[[str], None] | None = None
         if metrics is not None:
@@ -196,6 +198,7 @@ class Runtime:
             profiles=self.profile, reconciler_metrics=reconciler_metrics, on_transform=self._observe_transform,
             apps=self.apps, watched=self.owned.watched if self.owned is not None else None,
             drift=self.owned.drift if self.owned is not None else None,
+            unverified_drift=self.owned.unverified_drift if self.owned is not None else None,
             on_written=self.owned.written if self.owned is not None else None,
             cached_reads=self.owned, targets=self.remotes.target,
         )
@@ -247,20 +250,26 @@ class Runtime:
         """After the Lease was lost (leadership.py): wait until every running pass has ended (the
         fence refuses their requests, so they end soon), then drop what another leader may have
         changed meanwhile — each Application's memory (its last written status, backoffs, Event
-        deduplication; the next pass reads the Application afresh) and the watch cache's record of
-        what this instance wrote (``OwnedObjects.forget_writes``) (docs/operator.md#leader-election)."""
+        deduplication) and the watch cache's record of what this instance wrote
+        (``OwnedObjects.forget_writes``); a new term begins, so the next pass of each Application
+        checks kopf's copy against the API server first (docs/operator.md#a-fresh-view)."""
         with self._passing:
             while self._running:
                 self._passing.wait()
-            self._reread.update(self.memory)
+            self.fresh.new_term()
             self.memory.clear()
         if self.owned is not None:
             self.owned.forget_writes()
 
+    def took_over(self) -> None:
+        """This instance leads from now on (leadership.py): a new term, whose first passes check
+        kopf's copies of the Applications against the API server (docs/operator.md#a-fresh-view)."""
+        self.fresh.new_term()
+
     def forget(self, uid: str, namespace: str, name: str) -> None:
+        self.fresh.forget(uid)
         with self._lock:
             self.memory.pop(uid, None)
-            self._reread.discard(uid)
             if self._uids.get((namespace, name)) == uid:
                 del self._uids[(namespace, name)]
         if self.owned is not None:
@@ -358,7 +367,15 @@ class Runtime:
                  admission: Mapping[str, Any] | None) -> PassResult:
         assert self.env is not None, "Runtime.start() was not called"
         started = time.monotonic()
-        body = self._fresh(uid, body)
+        meta = body.get("metadata") or {}
+        where = {"namespace": meta.get("namespace"), "name": meta.get("name"), "uid": uid, "branch": branch}
+        try:
+            fresh = self.fresh.body_for(uid, body)
+        except ApiError as error:
+            return self._unverified(uid, body, error, where)
+        if fresh is None:
+            return self._gone(uid, body, where)
+        body = fresh
         memory = self.memory_of(uid, body)
         meta = body.get("metadata") or {}
         with self._lock:
@@ -369,10 +386,12 @@ class Runtime:
         if branch == "apply":
             before = memory.status if memory.status is not None else body.get("status") or {}
             result = writer.conclude(apply_pass(body, memory, self.env, writer))
-            if not result.finished:
+            if not result.finished and not result.gone:
                 memory.recorded = self.history.record(body, before, result.status, memory.recorded)
         else:
             result = writer.conclude(delete_pass(body, memory, self.env))
+        if result.gone:
+            return self._gone(uid, body, where)
         self._observe(branch, body, result, time.monotonic() - started)
         self._track(meta, result)
         fields: dict[str, Any] = {
@@ -391,22 +410,24 @@ class Runtime:
             log.log(level, "pass failed", extra={"fields": fields})
         return result
 
-    def _fresh(self, uid: str, body: Mapping[str, Any]) -> Mapping[str, Any]:
-        """The Application as the API server has it now, when its memory was dropped
-        (``stand_down``): kopf's copy may predate what another leader wrote. ``body`` when the
-        read fails (the pass then fails the same way) or finds another object."""
-        with self._lock:
-            if uid not in self._reread:
-                return body
+    def _gone(self, uid: str, body: Mapping[str, Any], where: Mapping[str, Any]) -> PassResult:
+        """The Application of ``uid`` no longer exists (deleted, or a namesake of another uid in its
+        place): the pass acts on nothing, and it is forgotten (docs/operator.md#a-fresh-view)."""
         meta = body.get("metadata") or {}
-        path = f"/apis/{GROUP}/{VERSION}/namespaces/{meta.get('namespace')}/applications/{meta.get('name')}"
-        try:
-            found = self.pass_client.request("read", "GET", path)
-        except ApiError:
-            return body
-        with self._lock:
-            self._reread.discard(uid)
-        return found if (found.get("metadata") or {}).get("uid") == uid else body
+        log.info("Application gone: nothing done", extra={"fields": dict(where)})
+        self.forget(uid, str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+        return PassResult(status=dict(body.get("status") or {}), delay=None, outcome="gone", gone=True)
+
+    def _unverified(self, uid: str, body: Mapping[str, Any], error: ApiError,
+                    where: Mapping[str, Any]) -> PassResult:
+        """Whether kopf's copy is fresh could not be told (the API server did not answer): the pass
+        acts on nothing and runs again on the per-Application retry backoff (backoff.py)."""
+        memory = self.memory_of(uid, body)
+        delay = memory.retry_backoff.next()
+        log.warning("could not read the Application afresh: %s", error,
+                    extra={"fields": {**where, "retry_in": round(delay, 3)}})
+        status = memory.status if memory.status is not None else dict(body.get("status") or {})
+        return PassResult(status=status, delay=delay, outcome="pending", error_type=str(error.status or "other"))
 
     def _track(self, meta: Mapping[str, Any], result: PassResult) -> None:
         """Watch the kinds the Application's inventory holds; forget what it no longer holds."""
@@ -426,13 +447,37 @@ class Runtime:
         meta = body["metadata"]
         path = f"/apis/{GROUP}/{VERSION}/namespaces/{meta['namespace']}/applications/{meta['name']}/status"
 
+        uid = str(meta.get("uid") or "")
+
         def send(patch: dict[str, Any]) -> None:
-            self.pass_client.request("patch", "PATCH", path, body=patch, content_type="application/merge-patch+json",
-                                query=[("fieldManager", self.settings.domain)])
+            # A JSON patch whose first operation tests the uid: a pass of an Application that was
+            # deleted and created again under its name never writes into the namesake's status
+            # (docs/operator.md#a-fresh-view).
+            status = {key: value for key, value in (patch.get("status") or {}).items() if value is not None}
+            operations = [{"op": "test", "path": "/metadata/uid", "value": uid},
+                          {"op": "add", "path": "/status", "value": status}]
+            try:
+                self.pass_client.request("patch", "PATCH", path, body=operations,
+                                         content_type="application/json-patch+json",
+                                         query=[("fieldManager", self.settings.domain)])
+            except ApiError as error:
+                if error.status == 404 or (error.status == 422 and not self._exists(meta, uid)):
+                    raise ApplicationGone(str(error)) from error
+                raise
 
         return StatusWriter(body, memory, send=send, post=lambda event: self._post_event(body, event),
                             error_interval=self.settings.default_interval_duration.total_seconds(),
                             requested_at_key=f"{self.settings.domain}/requested-at")
+
+    def _exists(self, meta: Mapping[str, Any], uid: str) -> bool:
+        """Whether the Application of ``uid`` still exists (a status write's uid test failed, or
+        another 422): ``True`` when that cannot be read, so the write's error stands."""
+        path = f"/apis/{GROUP}/{VERSION}/namespaces/{meta.get('namespace')}/applications/{meta.get('name')}"
+        try:
+            found = self.pass_client.request("read", "GET", path)
+        except ApiError as error:
+            return error.status != 404
+        return bool((found.get("metadata") or {}).get("uid") == uid)
 
     def _post_event(self, body: Mapping[str, Any], event: Event) -> None:
         meta = body["metadata"]

@@ -22,7 +22,7 @@ from oam_operator.reconciler.cachedreads import CachedReads
 from oam_operator.reconciler.inventory import InventoryItem
 
 from .appindex import AppIndex
-from .backoff import Backoff, ErrorBackoff, Jitter
+from .backoff import Backoff, ErrorBackoff, Jitter, RetryBackoff
 from .composition import OperatorTransform
 from .drift import DriftTracker
 from .forbidden import ForbiddenGrace
@@ -31,7 +31,7 @@ from .ownedwatch import Drift
 from .remotes import Target
 from .tenancy import TenantClients
 
-__all__ = ["Checkpointer", "Environment", "Event", "Memory", "PassResult", "StatusNotWritten"]
+__all__ = ["ApplicationGone", "Checkpointer", "Environment", "Event", "Memory", "PassResult", "StatusNotWritten"]
 
 
 @dataclass
@@ -43,6 +43,7 @@ class Memory:
     written_at: float | None = None  # time.monotonic() of that write
     backoff: Backoff = field(default_factory=Backoff)
     error_backoff: ErrorBackoff = field(default_factory=ErrorBackoff)
+    retry_backoff: RetryBackoff = field(default_factory=RetryBackoff)  # failed status writes (backoff.py)
     last_event: tuple[str, str, str] | None = None
     seen: tuple[int, str | None] | None = None  # (generation, requested-at) of the last pass's body
     profile_name: str = ""  # the ClusterProfile the Application asks for (wakes it when that one changes)
@@ -70,6 +71,9 @@ class Environment:
     # What another manager took from an owned object, (group, kind, namespace, name) (ownedwatch.py);
     # ``None``: drift is not watched (found at the reapply interval).
     drift: Callable[[str, str, str, str], Drift | None] | None = None
+    # For an object this process never wrote nor compared: the fields the desired object (the last
+    # argument) sets that the operator's manager does not own (ownedwatch.py, unowned.py).
+    unverified_drift: Callable[[str, str, str, str, Mapping[str, Any]], Drift | None] | None = None
     # Told of every object the reconciler wrote (the watch's baseline, ownedwatch.py).
     on_written: Callable[[Mapping[str, Any]], None] | None = None
     # Answers the reconciler's reads of owned objects from the watch (docs/operator.md#reads-from-the-watch).
@@ -81,6 +85,11 @@ class Environment:
     @property
     def pipeline(self) -> Pipeline:
         return self.transform.pipeline
+
+
+class ApplicationGone(Exception):
+    """Raised by a status write that found the Application gone: a 404, or another uid under its
+    name (docs/operator.md#a-fresh-view). The pass then acts on nothing more."""
 
 
 class StatusNotWritten(Exception):
@@ -124,5 +133,7 @@ class PassResult:
     namespace_terminating: bool = False
     #: Objects whose drift this pass corrected (the drift metric).
     drift_corrections: int = 0
+    #: The Application was found gone (a 404, or a namesake of another uid): nothing more is done.
+    gone: bool = False
     #: The inventory the pass ended with, ``None`` when it did not read it (the watches' kinds).
     inventory: list[InventoryItem] | None = None

@@ -30,7 +30,10 @@ phases are re-derived, a re-apply of an already applied object is a server-side 
 A failed final write leaves the memory as it was: the next pass recomputes from the last
 persisted inventory (or from progress on the same items), so no object recorded only in
 memory can have been created unrecorded. A retryable failure (a conflict, throttling, an
-outage, a 404 while the Application is being removed) retries on the processing backoff; a
+outage) retries on the retry backoff (1 s doubling to 60 s, per Application, reset by the next
+write that lands); a 404, or a failed uid test (the write names the uid it is for, so a pass of
+a deleted Application never writes into a namesake), means the Application is gone: the pass
+ends without an Event or a requeue (docs/operator.md#a-fresh-view); a
 refusal that repeats on every retry (the status too large for etcd, a webhook's denial, a 422)
 cannot be said in the status, so a
 Warning Event says it once per message and the next attempt waits the error backoff
@@ -50,7 +53,7 @@ from oam_operator.api.conditions import Reason, State, ready_condition
 from oam_operator.reconciler.errors import ApiError
 from oam_operator.reconciler.events import MAX_EVENT_MESSAGE
 
-from .seams import Event, Memory, PassResult, StatusNotWritten
+from .seams import ApplicationGone, Event, Memory, PassResult, StatusNotWritten
 
 __all__ = ["PROGRESS_WRITE_INTERVAL", "StatusWriter", "announced", "may_wait", "ready_event", "status_patch"]
 
@@ -142,6 +145,7 @@ class StatusWriter:
         self.body, self.memory = body, memory
         self._send, self._post, self._error_interval, self._clock = send, post, error_interval, clock
         self._checkpointed = False
+        self.gone = False  # a write found the Application gone (ApplicationGone)
         meta = body.get("metadata") or {}
         self._where = {"namespace": meta.get("namespace"), "name": meta.get("name")}
         # What this pass was given (the generation, the requested-at annotation), for the kopf
@@ -159,6 +163,7 @@ class StatusWriter:
         self.memory.status = self.memory.persisted = status
         self.memory.written_at = self._clock()
         self.memory.status_forbidden.reset()
+        self.memory.retry_backoff.reset()
 
     def checkpoint(self, status: dict[str, Any]) -> None:
         """The inventory checkpoint, written within the pass before its objects are created. A
@@ -166,6 +171,9 @@ class StatusWriter:
         same status with its retries and Warning."""
         try:
             self._write(status)
+        except ApplicationGone as gone:
+            self.gone = True
+            raise StatusNotWritten(str(gone)) from gone
         except ApiError as error:
             raise StatusNotWritten(str(error)) from error
         self._checkpointed = True
@@ -174,6 +182,8 @@ class StatusWriter:
         """The pass's epilogue: write the final status when it must be written now, post the
         Events, remember what the pass learnt. May set ``result.delay`` (a failed write)."""
         memory = self.memory
+        if self.gone:
+            return self._gone(result)
         if result.profile_name is not None:
             memory.profile_name = result.profile_name
         memory.namespace_terminating = memory.namespace_terminating or result.namespace_terminating
@@ -182,7 +192,15 @@ class StatusWriter:
                 self._post(event)
             return result
         self._write_final(result)
+        if self.gone:
+            return self._gone(result)
         self._announce(result)
+        return result
+
+    @staticmethod
+    def _gone(result: PassResult) -> PassResult:
+        """The Application is gone: no Event, no further write, no requeue."""
+        result.gone, result.delay, result.events = True, None, []
         return result
 
     def _write_final(self, result: PassResult) -> None:
@@ -199,11 +217,19 @@ class StatusWriter:
             return
         try:
             self._write(result.status)
+        except ApplicationGone:
+            self.gone = True
         except ApiError as error:
-            log.warning("status write failed: %s", error, extra={"fields": self._where})
-            if error.retryable or (error.status == 403 and memory.status_forbidden.quiet(self._clock())):
-                result.delay = memory.backoff.next("Retrying")  # a 403: quietly at first (forbidden.py)
+            quiet_403 = error.status == 403 and memory.status_forbidden.quiet(self._clock())
+            if error.retryable or quiet_403:
+                # A retryable failure on the retry backoff, not the pass's own: a write that fails
+                # again and again (an outage) costs one request per step, never a tight loop. A 403
+                # is retried quickly within its grace (forbidden.py), which bounds it.
+                result.delay = memory.backoff.next("Retrying") if quiet_403 else memory.retry_backoff.next()
+                log.warning("status write failed: %s", error,
+                            extra={"fields": {**self._where, "retry_in": round(result.delay, 3)}})
                 return
+            log.warning("status write failed: %s", error, extra={"fields": self._where})
             warning = Event("Warning", "StatusWriteFailed", f"The status could not be written: {error}")
             if _key(warning) != memory.last_event:
                 memory.last_event = _key(warning)

@@ -260,3 +260,35 @@ def test_after_a_lost_lease_the_last_seen_state_is_the_baseline_so_a_later_edit_
     assert owned.drift("apps", "Deployment", "shop", "web") == Drift(("spec.template.spec.containers[name=web].image",))
     owned.forget_writes()  # lost again: the edited state is all the cache can vouch for
     assert owned.drift("apps", "Deployment", "shop", "web") is None
+
+
+DESIRED = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "shop"},
+           "spec": {"template": {"spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]}}}}
+
+
+def test_an_edit_made_before_the_first_sight_is_drift_against_the_desired_object() -> None:
+    """Issue 36: the only witness of a hand edit was killed before it corrected it."""
+    owned, _ = watching()
+    owned.handle({"type": "ADDED", "object": deployment(NO_IMAGE)})  # first sight: already edited
+    assert owned.drift("apps", "Deployment", "shop", "web") is None  # no baseline of its own
+    found = owned.unverified_drift("apps", "Deployment", "shop", "web", DESIRED)
+    assert found == Drift(("spec.template.spec.containers[name=web].image",))
+    assert owned.unverified_drift("apps", "Deployment", "shop", "web", DESIRED) == found  # until corrected
+    owned.written(deployment(IMAGE))  # the correction's response: witnessed from now on
+    assert owned.unverified_drift("apps", "Deployment", "shop", "web", DESIRED) is None
+
+
+def test_a_first_sight_that_matches_the_desired_object_is_compared_once() -> None:
+    owned, _ = watching()
+    owned.handle({"type": "ADDED", "object": deployment(IMAGE)})
+    assert owned.unverified_drift("apps", "Deployment", "shop", "web", DESIRED) is None
+    assert owned._objects[("apps", "Deployment", "shop", "web")].witnessed
+    owned.handle({"type": "MODIFIED", "object": deployment(NO_IMAGE)})  # later: read from the field sets
+    assert owned.drift("apps", "Deployment", "shop", "web") == Drift(("spec.template.spec.containers[name=web].image",))
+    assert owned.unverified_drift("apps", "Deployment", "shop", "web", DESIRED) is None
+
+
+def test_an_object_this_process_wrote_is_never_compared_with_the_desired_object() -> None:
+    owned, _ = watching()
+    owned.written(deployment(NO_IMAGE))  # e.g. an Application that does not set the image any more
+    assert owned.unverified_drift("apps", "Deployment", "shop", "web", DESIRED) is None

@@ -1,6 +1,6 @@
 """``Runtime.stand_down`` (docs/operator.md#leader-election): after a lost Lease the operator
-waits for its running passes, forgets each Application's memory, and reads an Application
-afresh before its next pass."""
+waits for its running passes, forgets each Application's memory, and begins a new term, whose
+passes check kopf's copies against the API server (tests/unit/controller/test_freshview.py)."""
 
 from __future__ import annotations
 
@@ -55,29 +55,4 @@ def test_stand_down_waits_for_the_running_pass_then_forgets_every_memory() -> No
     instance.stand_down()
     assert instance._running == 0  # returned only once the pass had ended
     ending.join()
-    assert instance.memory == {} and instance._reread == {"u1"}
-
-
-def test_the_first_pass_after_standing_down_starts_from_the_api_servers_copy() -> None:
-    server = Reads(application("u1", "Ready"))  # another leader's last write
-    instance = runtime(server)
-    instance._reread.add("u1")
-    stale = application("u1", "Processing")  # kopf's copy, from before the loss
-    assert instance._fresh("u1", stale) == server.body
-    assert server.reads == ["/apis/oam-operator.dev/v1alpha1/namespaces/shop/applications/web"]
-    assert instance._fresh("u1", stale) is stale  # once: later passes use kopf's copy again
-    assert len(server.reads) == 1
-
-
-def test_a_failed_fresh_read_or_another_object_leaves_kopfs_copy_and_is_tried_again() -> None:
-    server = Reads(application("u1", "Ready"))
-    instance = runtime(server)
-    instance._reread.add("u1")
-    stale = application("u1", "Processing")
-    server.down = True
-    assert instance._fresh("u1", stale) is stale and instance._reread == {"u1"}  # the pass fails the same way
-    server.down = False
-    server.body = application("u2", "Ready")  # deleted and created again under the same name
-    assert instance._fresh("u1", stale) is stale
-    instance.forget("u1", "shop", "web")
-    assert instance._reread == set()
+    assert instance.memory == {} and instance.fresh._term == 2  # a new term: copies are checked again

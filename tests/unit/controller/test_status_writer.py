@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from oam_operator.controller.seams import Event, Memory, PassResult, StatusNotWritten
+from oam_operator.controller.seams import ApplicationGone, Event, Memory, PassResult, StatusNotWritten
 from oam_operator.controller.statuswriter import PROGRESS_WRITE_INTERVAL, StatusWriter, ready_event
 from oam_operator.reconciler.client import classify_api_error
 from oam_operator.reconciler.errors import ApiError
@@ -99,13 +99,11 @@ CASES = [
          written_ago=PROGRESS_WRITE_INTERVAL),
     Case("progress is written when this process never wrote", PROCESSING, PROGRESS, written_ago=None),
     Case("a new inventory item is written at once", PROCESSING, MORE_ITEMS, written_ago=0.1),
-    Case("a conflict retries on the backoff and keeps the old status", PROCESSING, READY, written_ago=5.0,
-         fail=CONFLICT, writes=0, delay=0.05, remembered="old",
+    Case("a conflict retries on the retry backoff and keeps the old status", PROCESSING, READY, written_ago=5.0,
+         fail=CONFLICT, writes=0, delay=1.0, remembered="old",
          events=(("Normal", "Ready", "Applied revision 1: 1 objects ready"),)),
-    Case("throttling retries on the backoff", PROCESSING, READY, written_ago=5.0, fail=THROTTLED, writes=0,
-         delay=0.05, remembered="old", events=(("Normal", "Ready", "Applied revision 1: 1 objects ready"),)),
-    Case("not found (the Application going) retries on the backoff", PROCESSING, READY, written_ago=5.0, fail=GONE,
-         writes=0, delay=0.05, remembered="old", events=(("Normal", "Ready", "Applied revision 1: 1 objects ready"),)),
+    Case("throttling retries on the retry backoff", PROCESSING, READY, written_ago=5.0, fail=THROTTLED, writes=0,
+         delay=1.0, remembered="old", events=(("Normal", "Ready", "Applied revision 1: 1 objects ready"),)),
     Case("too large for etcd warns and waits the error backoff", PROCESSING, READY, written_ago=5.0, fail=TOO_LARGE,
          writes=0, delay=5.0, remembered="old",
          events=(("Warning", "StatusWriteFailed",
@@ -144,6 +142,44 @@ def test_a_repeated_warning_is_posted_once() -> None:
     for _ in range(3):
         wire.writer(PROCESSING, memory).conclude(PassResult(MORE_ITEMS, 600.0, "progressing"))
     assert [e.reason for e in wire.posted] == ["StatusWriteFailed"]  # Processing is no announced outcome
+
+
+def test_a_write_that_finds_the_application_gone_ends_the_pass_without_an_event_or_a_requeue() -> None:
+    """docs/operator.md#a-fresh-view: a 404, or a failed uid test (a namesake), is ApplicationGone."""
+    wire, memory = Wire(), Memory(status=PROCESSING, persisted=PROCESSING)
+
+    def gone(_: dict[str, Any]) -> None:
+        raise ApplicationGone('404 Not Found: applications.oam-operator.dev "web" not found')
+
+    writer = StatusWriter(body(PROCESSING), memory, send=gone, post=wire.posted.append, error_interval=600.0,
+                          requested_at_key=f"{DOMAIN}/requested-at", clock=lambda: NOW)
+    result = writer.conclude(PassResult(READY, 600.0, "ready", events=[Event("Normal", "DriftCorrected", "x")]))
+    assert (result.gone, result.delay, result.events, wire.posted) == (True, None, [], [])
+    assert (memory.status, memory.persisted) == (PROCESSING, PROCESSING)
+
+
+def test_a_checkpoint_that_finds_the_application_gone_creates_nothing_and_ends_the_pass() -> None:
+    memory = Memory(status=PROCESSING, persisted=PROCESSING)
+
+    def gone(_: dict[str, Any]) -> None:
+        raise ApplicationGone("gone")
+
+    writer = StatusWriter(body(PROCESSING), memory, send=gone, post=lambda _: None, error_interval=600.0,
+                          requested_at_key=f"{DOMAIN}/requested-at", clock=lambda: NOW)
+    with pytest.raises(StatusNotWritten):
+        writer.checkpoint(MORE_ITEMS)
+    assert writer.conclude(PassResult(MORE_ITEMS, 0.0, "progressing")).gone
+
+
+def test_failed_writes_back_off_per_application_up_to_the_ceiling_and_a_landed_write_resets_it() -> None:
+    """An outage: one request per step (1 s doubling to 60 s), not a tight loop."""
+    wire, memory = Wire(fail=api_error(503, "the server is currently unable to handle the request")), \
+        Memory(status=PROCESSING, persisted=PROCESSING)
+    delays = [wire.writer(PROCESSING, memory).conclude(PassResult(READY, 600.0, "ready")).delay for _ in range(8)]
+    assert delays == [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 60.0, 60.0]
+    wire.fail = None
+    wire.writer(PROCESSING, memory).conclude(PassResult(READY, 600.0, "ready"))
+    assert memory.retry_backoff.count == 0
 
 
 def test_vanished_fields_are_set_to_null() -> None:

@@ -1,0 +1,154 @@
+"""Whether kopf's copy of an Application may be acted on (docs/operator.md#a-fresh-view).
+
+kopf hands each loop and deletion handler the body its watch last delivered. Within one term of
+leadership that copy is safe to act on: while this instance leads, nobody else removes the
+finalizer, so an Application it holds cannot have gone without its own delete pass. Across a
+takeover (or the start of a process) it is not: kopf's watch may have been failing (an API server
+restart, kopf's watch backoff) while the previous leader deleted the Application and its objects,
+and an apply pass from that copy would create them again, in no inventory.
+
+So every term begins with one LIST of the instance's Applications (its shard's selector, its
+namespaces): the resourceVersion of each as it stands. An Application's first pass in the term
+acts on kopf's copy when that copy is at least as new as the listed one, or was created after the
+list; otherwise it reads the Application (one GET), and a 404 or another uid (a namesake created
+since) ends the pass: the Application is gone and is forgotten. The resourceVersions are compared
+as the integers etcd makes them; one that is not an integer is read afresh.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from oam_operator.api.meta import GROUP, VERSION
+from oam_operator.reconciler.client import ClusterClient
+from oam_operator.reconciler.errors import ApiError
+
+__all__ = ["FreshView", "TermList"]
+
+_PAGE = 500
+
+
+@dataclass(frozen=True)
+class TermList:
+    """What the term's LIST found: each Application's resourceVersion by uid, and the list's own."""
+
+    versions: Mapping[str, int | None]
+    list_version: int | None
+
+
+def _version(value: Any) -> int | None:
+    try:
+        return int(str(value))
+    except (TypeError, ValueError):
+        return None
+
+
+def _meta(body: Mapping[str, Any]) -> Mapping[str, Any]:
+    meta = body.get("metadata")
+    return meta if isinstance(meta, Mapping) else {}
+
+
+class FreshView:
+    """The term's view of which Applications exist; ``body_for`` is asked before each pass.
+
+    ``new_term()`` is called when the instance starts leading and when it stops; without leader
+    election the process's one term starts with it. The LIST is made lazily, by the first pass of
+    the term, with the (fenced) pass client: a LIST that fails raises, and the pass acts on nothing.
+    """
+
+    def __init__(self, client: ClusterClient, *, selector: str, namespaces: Sequence[str]) -> None:
+        self.client = client
+        self.selector = selector
+        self.scopes = tuple(namespaces) or ("",)
+        self._lock = threading.Lock()
+        self._listing = threading.Lock()  # one LIST per term, however many passes ask at once
+        self._term = 1
+        self._list: TermList | None = None
+        self._fresh: dict[str, int] = {}  # uid -> the term in which its copy was found fresh
+
+    def new_term(self) -> None:
+        with self._lock:
+            self._term += 1
+            self._list = None
+            self._fresh.clear()
+
+    def forget(self, uid: str) -> None:
+        with self._lock:
+            self._fresh.pop(uid, None)
+
+    def body_for(self, uid: str, body: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        """The body a pass may act on: kopf's ``body``, or the API server's when kopf's may be
+        stale; ``None`` when the Application of ``uid`` is gone. Raises ``ApiError`` when that
+        cannot be told (the API server does not answer)."""
+        with self._lock:
+            term = self._term
+            if self._fresh.get(uid) == term:
+                return body
+        listed = self._term_list(term)
+        held = _version(_meta(body).get("resourceVersion"))
+        if held is not None:
+            if uid in listed.versions:
+                version = listed.versions[uid]
+                if version is not None and held >= version:
+                    return self._mark(uid, term, body)
+            elif listed.list_version is not None and held > listed.list_version:
+                return self._mark(uid, term, body)  # created (or changed) after the list: kopf saw it live
+        found = self._read(body)
+        if found is None or _meta(found).get("uid") != uid:
+            return None
+        return self._mark(uid, term, found)
+
+    def _mark(self, uid: str, term: int, body: Mapping[str, Any]) -> Mapping[str, Any]:
+        with self._lock:
+            if self._term == term:
+                self._fresh[uid] = term
+        return body
+
+    def _term_list(self, term: int) -> TermList:
+        with self._listing:
+            with self._lock:
+                if self._list is not None and self._term == term:
+                    return self._list
+            listed = self._list_all()
+            with self._lock:
+                if self._term == term:
+                    self._list = listed
+            return listed
+
+    def _list_all(self) -> TermList:
+        versions: dict[str, int | None] = {}
+        list_version: int | None = None
+        for scope in self.scopes:
+            where = f"/namespaces/{scope}" if scope else ""
+            path = f"/apis/{GROUP}/{VERSION}{where}/applications"
+            token = ""
+            while True:
+                query = [("labelSelector", self.selector), ("limit", str(_PAGE))]
+                if token:
+                    query.append(("continue", token))
+                page = self.client.request("list", "GET", path, query=query)
+                for item in page.get("items") or ():
+                    meta = _meta(item)
+                    versions[str(meta.get("uid"))] = _version(meta.get("resourceVersion"))
+                page_meta = _meta(page)
+                token = str(page_meta.get("continue") or "")
+                version = _version(page_meta.get("resourceVersion"))
+                if version is not None and not token:
+                    list_version = version if list_version is None else min(list_version, version)
+                if not token:
+                    break
+        return TermList(versions, list_version)
+
+    def _read(self, body: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        meta = _meta(body)
+        path = f"/apis/{GROUP}/{VERSION}/namespaces/{meta.get('namespace')}/applications/{meta.get('name')}"
+        try:
+            found = self.client.request("read", "GET", path)
+        except ApiError as error:
+            if error.status == 404:
+                return None
+            raise
+        return found if isinstance(found, Mapping) else None

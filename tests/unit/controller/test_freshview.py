@@ -1,0 +1,124 @@
+"""``FreshView`` (controller/freshview.py, docs/operator.md#a-fresh-view): kopf's copy of an
+Application is acted on only when it is known fresh in this term; a gone Application is told."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from oam_operator.controller.freshview import FreshView
+from oam_operator.reconciler.errors import PermanentApiError, TransientApiError
+
+LIST = "/apis/oam-operator.dev/v1alpha1/applications"
+ONE = "/apis/oam-operator.dev/v1alpha1/namespaces/shop/applications/web"
+
+
+def application(uid: str, version: int, name: str = "web") -> dict[str, Any]:
+    return {"metadata": {"namespace": "shop", "name": name, "uid": uid, "resourceVersion": str(version)}}
+
+
+class Server:
+    """The API server's Applications; records each request as (verb, path, query)."""
+
+    def __init__(self, *bodies: dict[str, Any], list_version: int = 100) -> None:
+        self.bodies = list(bodies)
+        self.list_version = list_version
+        self.requests: list[tuple[str, str, dict[str, str]]] = []
+        self.down = False
+        self.page = 500
+
+    def request(self, verb: str, method: str, path: str, *, query: Any = (), **_: Any) -> dict[str, Any]:
+        asked = dict(query)
+        self.requests.append((verb, path, asked))
+        if self.down:
+            raise TransientApiError("connection refused", status=0, reason="ConnectionError", verb=verb)
+        if verb == "list":
+            start = int(asked.get("continue") or 0)
+            items = self.bodies[start:start + self.page]
+            more = start + self.page < len(self.bodies)
+            return {"metadata": {"resourceVersion": str(self.list_version),
+                                 "continue": str(start + self.page) if more else ""}, "items": items}
+        for body in self.bodies:
+            if path.endswith("/" + body["metadata"]["name"]):
+                return body
+        raise PermanentApiError('404 Not Found: applications "web" not found', status=404, reason="NotFound",
+                                verb=verb)
+
+
+def view(server: Server) -> FreshView:
+    return FreshView(server, selector="!oam-operator.dev/shard", namespaces=())  # type: ignore[arg-type]
+
+
+def test_a_copy_as_new_as_the_terms_list_is_acted_on_after_one_list_for_all() -> None:
+    server = Server(application("u1", 50), application("u2", 60, name="db"))
+    fresh = view(server)
+    copy = application("u1", 50)
+    assert fresh.body_for("u1", copy) is copy
+    assert fresh.body_for("u2", application("u2", 61, name="db"))["metadata"]["uid"] == "u2"
+    assert fresh.body_for("u1", copy) is copy  # found fresh in this term: no further request
+    assert server.requests == [("list", LIST, {"labelSelector": "!oam-operator.dev/shard", "limit": "500"})]
+
+
+def test_a_copy_the_previous_leader_deleted_is_gone_without_a_write() -> None:
+    """The resurrection of issue 36: kopf still holds x, the API server does not."""
+    server = Server(application("other", 80, name="db"))
+    fresh = view(server)
+    assert fresh.body_for("u1", application("u1", 50)) is None
+    assert [verb for verb, _, _ in server.requests] == ["list", "read"]
+
+
+def test_a_namesake_of_another_uid_means_the_copys_application_is_gone() -> None:
+    server = Server(application("u2", 90))
+    assert view(server).body_for("u1", application("u1", 50)) is None
+
+
+def test_an_older_copy_is_replaced_by_the_api_servers() -> None:
+    newer = application("u1", 70)
+    newer["status"] = {"state": "Ready"}
+    server = Server(newer)
+    assert view(server).body_for("u1", application("u1", 50)) is newer
+
+
+def test_an_application_created_after_the_list_is_acted_on_from_kopfs_copy() -> None:
+    server = Server(list_version=100)
+    copy = application("u3", 101)
+    assert view(server).body_for("u3", copy) is copy
+    assert [verb for verb, _, _ in server.requests] == ["list"]
+
+
+def test_a_new_term_checks_every_copy_again() -> None:
+    server = Server(application("u1", 50))
+    fresh = view(server)
+    copy = application("u1", 50)
+    fresh.body_for("u1", copy)
+    fresh.new_term()
+    server.bodies = []
+    assert fresh.body_for("u1", copy) is None
+
+
+def test_an_unanswered_list_raises_and_marks_nothing() -> None:
+    server = Server(application("u1", 50))
+    fresh = view(server)
+    server.down = True
+    with pytest.raises(TransientApiError):
+        fresh.body_for("u1", application("u1", 50))
+    server.down = False
+    assert fresh.body_for("u1", application("u1", 50)) is not None
+
+
+def test_the_list_is_paged_and_every_page_counts() -> None:
+    server = Server(*(application(f"u{i}", 10 + i, name=f"a{i}") for i in range(5)))
+    server.page = 2
+    fresh = view(server)
+    assert fresh.body_for("u4", application("u4", 14, name="a4")) is not None
+    assert [asked.get("continue") for _, _, asked in server.requests] == [None, "2", "4"]
+
+
+def test_namespaces_are_listed_each() -> None:
+    server = Server(application("u1", 50))
+    fresh = FreshView(server, selector="s", namespaces=("shop", "blog"))  # type: ignore[arg-type]
+    fresh.body_for("u1", application("u1", 50))
+    assert [path for _, path, _ in server.requests] == [
+        "/apis/oam-operator.dev/v1alpha1/namespaces/shop/applications",
+        "/apis/oam-operator.dev/v1alpha1/namespaces/blog/applications"]
