@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -70,6 +71,15 @@ class Outcome:
             return None
         ordered = sorted(self.drift)
         return ordered[math.ceil(0.5 * len(ordered)) - 1], ordered[math.ceil(0.9 * len(ordered)) - 1]
+
+
+def message_kind(message: str) -> str:
+    """A log message without what varies between lines of one kind (the API server's address, a
+    URL's query, an object's name), cut at 120 characters."""
+    message = re.sub(r"https?://[^/\s]+", "", message)
+    message = re.sub(r"\?\S*", "", message)
+    message = re.sub(r"\bapp-\d+(-i\d+-[a-z0-9]+)?", "app-…", message)
+    return message[:120]
 
 
 @dataclass
@@ -406,7 +416,7 @@ class Run:
         for instance in self.every_instance:
             for entry in instance.logs():
                 if str(entry.get("level", "")).lower() in ("error", "critical"):
-                    lines[str(entry.get("msg", ""))[:120]] += 1
+                    lines[message_kind(str(entry.get("msg", "")))] += 1
         return lines
 
     def _wait(self, predicate: Callable[[], Any], timeout: float, what: str) -> None:

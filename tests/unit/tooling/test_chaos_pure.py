@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.chaos.audit import AuditEvent, AuditLog
-from tools.chaos.engine import Outcome, RunConfig
+from tools.chaos.engine import Outcome, RunConfig, message_kind
 from tools.chaos.fleet import AppModel
 from tools.chaos.invariants import Violation, foreign_uid_writes, resurrections, unbound_status_writes
 from tools.chaos.report import markdown
@@ -123,3 +123,11 @@ def test_the_report_says_every_invariant_and_the_drift_quantiles(tmp_path: Path)
     assert "p50 3.0 s, p90 10.0 s over 5 corrected hand edits" in text
     assert "| a1 | 2 | 100 | 120 | 120 |" in text
     assert "| minute | a MiB | b MiB |\n|---:|---:|---:|\n| 0 | 100 | 90 |\n| 1 | 120 | 95 |" in text
+
+
+def test_error_lines_are_counted_by_kind_not_by_address_or_object() -> None:
+    assert message_kind("Request attempt #1/9 failed; will retry: GET https://127.0.0.1:45607/apis/x/v1/namespaces/"
+                        "chaos/applications?watch=true&allowWatchBookmarks=true -> ClientConnectorError") == (
+        "Request attempt #1/9 failed; will retry: GET /apis/x/v1/namespaces/chaos/applications -> ClientConnectorError")
+    assert message_kind("waiting for ConfigMap app-03-i1-c2 (Deleting) of app-03") == (
+        "waiting for ConfigMap app-… (Deleting) of app-…")
