@@ -161,9 +161,13 @@ class Run:
                     next_rss = now + RSS_EVERY
                 time.sleep(min(TICK, max(0.0, fault.at - now)))
             self._run(fault)
-        while time.monotonic() - self.began < self.config.duration:
+        while (now := time.monotonic() - self.began) < self.config.duration:
             self._tick()
+            if now >= next_rss:
+                self._sample_rss()
+                next_rss = now + RSS_EVERY
             time.sleep(TICK)
+        self._sample_rss()
 
     def _settle(self) -> None:
         """Undo what still lasts (resume, reconnect, restart), then wait for convergence."""
