@@ -26,6 +26,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="full adds a Deployment to every third Application")
     parser.add_argument("--report", type=Path, default=ROOT / "bench" / "results" / "SOAK.md")
     args = parser.parse_args(argv)
+    commit = running_commit()
     work = Path(tempfile.mkdtemp(prefix="oam-soak-"))
     (work / "logs").mkdir()
     plane = start_plane(work / "plane", args.profile)
@@ -36,13 +37,21 @@ def main(argv: list[str] | None = None) -> int:
         outcome = Run(plane, "soak", config).execute()
     finally:
         plane.stop()
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                            cwd=ROOT).stdout.strip()
     text = markdown(outcome, commit, args.profile)
     args.report.parent.mkdir(parents=True, exist_ok=True)
     args.report.write_text(text)
     sys.stdout.write(text + f"\n(operator logs in {work / 'logs'})\n")
     return 1 if outcome.violations else 0
+
+
+def running_commit() -> str:
+    """The commit the run starts from (read at the start: the tree may move while it runs), with
+    ``-dirty`` when tracked files differ from it."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+
+    dirty = git("status", "--porcelain", "--untracked-files=no")
+    return git("rev-parse", "--short", "HEAD") + ("-dirty" if dirty else "")
 
 
 if __name__ == "__main__":

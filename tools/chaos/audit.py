@@ -61,6 +61,14 @@ class AuditEvent:
                 found[path.removeprefix("/status/")] = op.get("value")
         return found
 
+    def uid_sent(self) -> str | None:
+        """The uid the write named as its target's (``metadata.uid``, or a JSON patch's test)."""
+        named = (self.sent.get("metadata") or {}).get("uid")
+        for op in self.ops:
+            if op.get("op") == "test" and op.get("path") == "/metadata/uid":
+                named = op.get("value")
+        return str(named) if named else None
+
     def bound_to_uid(self) -> bool:
         """Whether the write carried its target's uid as a precondition (``metadata.uid`` in the
         object or merge patch, or a JSON patch's ``test`` of ``/metadata/uid``)."""

@@ -31,6 +31,7 @@ __all__ = ["Outcome", "Run", "RunConfig"]
 
 TICK = 0.5
 RSS_EVERY = 5.0
+CHECK_EVERY = 2.0  # seconds between convergence checks once the faults are over
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ class Outcome:
     rss: dict[str, list[tuple[float, int]]] = field(default_factory=dict)
     errors: Counter[str] = field(default_factory=Counter)  # error log lines by message
     writes: int = 0  # successful writes by the instances (audit)
+    refused: int = 0  # writes of a gone incarnation's uid that the API server refused (the uid test)
     timeline: list[str] = field(default_factory=list)
     wall: float = 0.0
 
@@ -161,11 +163,19 @@ class Run:
                     next_rss = now + RSS_EVERY
                 time.sleep(min(TICK, max(0.0, fault.at - now)))
             self._run(fault)
+        next_check = 0.0
         while (now := time.monotonic() - self.began) < self.config.duration:
             self._tick()
             if now >= next_rss:
                 self._sample_rss()
                 next_rss = now + RSS_EVERY
+            if not self.pending and not self.replacing and now >= next_check:
+                # the plan's quiet end: convergence counts from the last fault, not from here
+                if not self._not_converged():
+                    self.outcome.convergence = time.monotonic() - self.last_fault
+                    self.note(f"converged {self.outcome.convergence:.1f} s after the last fault")
+                    break
+                next_check = now + CHECK_EVERY
             time.sleep(TICK)
         self._sample_rss()
 
@@ -181,6 +191,9 @@ class Run:
         while self.replacing and time.monotonic() < deadline:  # a replacement's old uid still going
             self._tick()
             time.sleep(TICK)
+        if self.outcome.convergence is not None and not self.pending:
+            self._last_corrections()
+            return
         last = self.last_fault
         self.note("faults over; waiting for convergence")
         deadline = last + self.config.converge_bound
@@ -195,7 +208,11 @@ class Run:
         else:
             self.outcome.convergence = time.monotonic() - last
             self.note(f"converged {self.outcome.convergence:.1f} s after the last fault")
-        for _ in range(int(10 / TICK)):  # the hand edits' last corrections
+        self._last_corrections()
+
+    def _last_corrections(self) -> None:
+        """A few seconds more for the hand edits' last corrections to be seen."""
+        for _ in range(int(10 / TICK)):
             if not self.edits:
                 break
             self._tick()
@@ -204,6 +221,9 @@ class Run:
     def _check(self) -> None:
         events = self.audit.refresh()
         self.outcome.writes = sum(1 for e in events if e.is_write and e.succeeded and e.writer is not None)
+        gone = {str(uid) for app in self.fleet.apps.values() for _, uid, _ in app.past}
+        self.outcome.refused = sum(1 for e in events if e.writer is not None and e.resource == "applications"
+                                   and not e.succeeded and e.uid_sent() in gone)
         self.outcome.violations += orphans(self.fleet)
         self.outcome.violations += leftovers(self.fleet)
         self.outcome.violations += resurrections(self.fleet.apps, events)

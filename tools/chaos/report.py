@@ -35,7 +35,8 @@ def markdown(outcome: Outcome, commit: str, profile: str) -> str:
     lines += ["", "## Convergence and drift", "",
               f"- Convergence after the last fault (all Ready, every object as its spec says): {converged}.",
               f"- Hand edit to corrected: {drift}.",
-              f"- Successful writes by the instances (audit log): {outcome.writes}.", "",
+              f"- Successful writes by the instances (audit log): {outcome.writes}; writes naming the uid of a "
+              f"deleted incarnation, refused by the API server: {outcome.refused}.", "",
               "## Operator RSS over time", "", "| instance | samples | first MiB | max MiB | last MiB |",
               "|---|---:|---:|---:|---:|"]
     for name, samples in outcome.rss.items():

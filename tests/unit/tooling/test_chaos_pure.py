@@ -81,6 +81,7 @@ def test_a_status_write_without_a_uid_is_unbound() -> None:
                             {"op": "replace", "path": "/status/state", "value": "Ready"}])
     unbound = event(code=404, request={"status": {}})
     others = event(agent="kubectl/v1.37", request={"status": {}})
+    assert (bound.uid_sent(), tested.uid_sent(), unbound.uid_sent()) == ("u2", "u2", None)
     assert unbound_status_writes([bound, tested, unbound, others]) == [
         Violation("unbound-status-write",
                   "2026-12-06T05:00:00.000+00:00 b1 patch applications/x/status 404: no metadata.uid precondition")]
