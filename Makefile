@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 
 help:
 	@echo "make demo          the operator on the full local control plane, reconciling examples/shop.yaml to Ready"
-	@echo "make demo-multi    a hub and a spoke control plane: examples/shop.yaml delivered to the spoke"
+	@echo "make demo-multi    a hub and a spoke control plane: examples/shop.yaml delivered to the spoke (namespace shop-spoke; beside make demo, in either order)"
 	@echo "make test          create .venv, build or reuse the control plane, build the image, run the whole suite"
 	@echo "make image         build the operator image with podman (localhost/oam-operator:<version>)"
 	@echo "make test-unit     the pure tests only: tests/unit (no control plane, podman or network)"
@@ -93,6 +93,12 @@ DURATION ?= 900
 APPS ?= 60
 soak: venv devcluster
 	$(PY) -m tools.chaos --seed $(SEED) --duration $(DURATION) --apps $(APPS)
+
+# The screenshots of docs/ui.md (docs/ui/*.png), taken by the UI's browser tests: kept in docs/ui
+# only here, never by `make test` (docs/ui.md#screenshots).
+.PHONY: docs-screenshots
+docs-screenshots: venv devcluster browser
+	OAM_REQUIRE_CLUSTER=1 OAM_UI_SCREENSHOTS=$(CURDIR)/docs/ui $(PY) -m pytest tests/e2e/test_ui_e2e.py $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

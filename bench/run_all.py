@@ -46,7 +46,15 @@ Steps (``--only`` picks some, comma-separated):
 - ``multicluster`` — ``bench_multicluster.py --json``: ``--multicluster-spokes`` ×
   ``--multicluster-apps`` Applications on the hub, then spread over that many minimal spokes:
   time to Ready, requests and writes per Application, steady requests per Application and
-  minute, peak RSS (docs/multicluster.md#measured).
+  minute, peak RSS (docs/multicluster.md#measured);
+- ``urlsource`` — ``bench_url_source.py --json``: a 4.5 MB ``manifests`` URL source served on
+  127.0.0.1, the operator's transform of it pass after pass, without the URL-source cache
+  (before) and with it (a server with an ETag, and one without validators): CPU and wall seconds
+  per pass, RSS after each pass, peak, after the Application is forgotten
+  (docs/operator.md#url-sources-are-cached); then the whole operator, before (the commit issue 37
+  measured, exported with ``git archive``) and after, on a fresh minimal control plane: the
+  Application to Ready, ``--url-source-operator-passes`` passes at its 30 s interval, the
+  operator's CPU per pass and RSS, and its RSS after the Application is deleted.
 
 Nothing is estimated: every figure in results.json was measured in this run; a failed step is
 recorded with its error and exit code instead of figures. Exit status 1 if any step failed.
@@ -76,7 +84,7 @@ ROOT = BENCH.parent
 RESULTS = BENCH / "results"
 LOGS = RESULTS / "logs"
 STEPS = ("transform", "reconciler", "kubectl-noop", "peer", "operator", "scale", "floor", "inventory", "fairness",
-         "ui", "multicluster")
+         "ui", "multicluster", "urlsource")
 
 sys.path.insert(0, str(ROOT))
 
@@ -643,6 +651,18 @@ def step_multicluster(args: argparse.Namespace) -> dict[str, Any]:
     return {"runs": [run], "ok": bool(run["figures"]) and run["exit_code"] == 0}
 
 
+def step_urlsource(args: argparse.Namespace) -> dict[str, Any]:
+    """``bench_url_source.py``: a 4.5 MB URL source pass after pass, before and after the cache."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "urlsource.json"
+        run = _run_script("bench_url_source.py", ["--passes", str(args.url_source_passes), "--operator-passes",
+                                                  str(args.url_source_operator_passes), "--json", str(out)],
+                          "urlsource", timeout=3600)
+        run["figures"] = json.loads(out.read_text()) if out.exists() else None
+    run["ok"] = bool(run["figures"]) and run["exit_code"] == 0
+    return run
+
+
 STEP_FUNCS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
     "transform": step_transform,
     "reconciler": step_reconciler,
@@ -655,6 +675,7 @@ STEP_FUNCS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
     "fairness": step_fairness,
     "ui": step_ui,
     "multicluster": step_multicluster,
+    "urlsource": step_urlsource,
 }
 
 
@@ -677,6 +698,10 @@ def main() -> int:
     parser.add_argument("--multicluster-spokes", type=int, default=3, help="remote clusters of the multicluster step")
     parser.add_argument("--multicluster-apps", type=int, default=100,
                         help="Applications per remote cluster in the multicluster step")
+    parser.add_argument("--url-source-passes", type=int, default=8,
+                        help="passes per mode of the URL-source step's transform")
+    parser.add_argument("--url-source-operator-passes", type=int, default=3,
+                        help="passes at the 30 s interval of the URL-source step's whole operator, before and after")
     parser.add_argument("--out", type=Path, default=RESULTS / "results.json")
     parser.add_argument("--merge", action="store_true",
                         help="keep the steps of an existing results file that this run does not repeat")

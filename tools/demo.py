@@ -5,9 +5,14 @@ control plane of this checkout (``demo-<hash of the checkout's path>``, see ``ch
 installs the CRDs, starts ``oam-operator run`` in the
 background (its log and pid next to the cluster's run directory), applies the example and
 prints each bundle's progress until the Application is Ready. ``up --multi`` (``make demo-multi``)
-also starts a spoke and delivers the example there (``tools/demo_spoke.py``). ``python -m tools.demo down``
-deletes the demo's Applications (the operator must run to remove their finalizers), stops the
-operator and then the control plane (and the spoke's, if one runs).
+also starts a spoke and delivers the example there (``tools/demo_spoke.py``), in a namespace of
+its own (``shop-spoke``), so ``make demo`` and ``make demo-multi`` run in either order and side
+by side: one operator (always run with ``--operator-namespace oam-system``) serves both.
+``python -m tools.demo env`` prints the shell lines that the printed next steps need: kubectl and
+the virtual environment's ``bin/`` (``oam-operator``, the ``kubectl oam`` plugin) on ``PATH``,
+``KUBECONFIG`` and the operator's namespace. ``python -m tools.demo down`` deletes the demo's
+Applications (the operator must run to remove their finalizers), stops the operator and then the
+control plane (and the spoke's, if one runs).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from tools import demo_spoke
+from tools.demo_steps import env_lines, next_steps
 from tools.devcluster import devcluster as dc
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -126,28 +132,34 @@ def stop_operator(running: dict[str, Any]) -> None:
     say(f"stopped the operator (pid {running['pid']})")
 
 
-def start_operator(plane: dc.ControlPlane, multi: bool = False) -> dict[str, Any]:
+def operator_args(kubeconfig: str, metrics: int, health: int) -> list[str]:
+    """``oam-operator run``'s arguments: the same for ``make demo`` and ``make demo-multi``, so
+    either reuses the other's operator; ``--operator-namespace`` is where the spoke's kubeconfig
+    Secret lives (docs/multicluster.md), harmless without a spoke."""
+    executable = Path(sys.executable).parent / "oam-operator"
+    return [str(executable), "run", "--kubeconfig", kubeconfig, "--metrics-port", str(metrics),
+            "--health-port", str(health), "--log-format", "text", "--no-leader-election",  # one operator
+            "--use-operator-identity",  # the demo is a single-team cluster: an explicit opt-in (README)
+            "--operator-namespace", demo_spoke.OPERATOR_NAMESPACE]
+
+
+def start_operator(plane: dc.ControlPlane) -> dict[str, Any]:
     running = operator_running()
     fingerprint = code_fingerprint()
-    if running is not None and running.get("code") == fingerprint and running.get("multi", False) == multi:
+    if running is not None and running.get("code") == fingerprint:
         say(f"reusing the running operator (pid {running['pid']}): it runs this checkout's current code")
         return running
     if running is not None:
-        say(f"the running operator (pid {running['pid']}) runs older code or another mode: restarting it")
+        say(f"the running operator (pid {running['pid']}) runs older code: restarting it")
         stop_operator(running)
     log_path = dc.cli_run_dir(NAME).parent / f"{NAME}-operator.log"
     metrics, health = free_port(), free_port()
-    executable = Path(sys.executable).parent / "oam-operator"
-    args = [str(executable), "run", "--kubeconfig", plane.handle.kubeconfig, "--metrics-port", str(metrics),
-            "--health-port", str(health), "--log-format", "text", "--no-leader-election",  # one operator
-            "--use-operator-identity"]  # the demo is a single-team cluster: an explicit opt-in (README)
-    if multi:  # where the spoke's kubeconfig Secret lives (docs/multicluster.md)
-        args += ["--operator-namespace", demo_spoke.OPERATOR_NAMESPACE]
+    args = operator_args(plane.handle.kubeconfig, metrics, health)
     with log_path.open("ab") as log:
         process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                    start_new_session=True, cwd=ROOT)
     state = {"pid": process.pid, "start_time": dc.process_start_time(process.pid), "log": str(log_path),
-             "metrics_port": metrics, "health_port": health, "code": fingerprint, "multi": multi}
+             "metrics_port": metrics, "health_port": health, "code": fingerprint}
     operator_state_path().write_text(json.dumps(state))
     say(f"started the operator (pid {process.pid}); log: {log_path}")
     return state
@@ -195,48 +207,105 @@ def watch(plane: dc.ControlPlane, namespace: str, name: str, timeout: float) -> 
     return False
 
 
+def example_documents(example: Path, multi: bool) -> list[dict[str, Any]]:
+    """The example's documents; with ``multi`` each Application points at the spoke's profile."""
+    import yaml
+
+    if multi:
+        return demo_spoke.pointed_at_spoke(example)
+    return [d for d in yaml.safe_load_all(example.read_text(encoding="utf-8")) if d]
+
+
+def delivered_elsewhere(live: dict[str, Any] | None, wanted: dict[str, Any]) -> str | None:
+    """Why the live Application must go before ``wanted`` is applied, else ``None``.
+
+    An Application whose objects are on one cluster refuses a profile that delivers to another
+    (``ClusterSwitched``, docs/multicluster.md#a-profile-switched-to-another-cluster): the demo
+    deletes it first (its objects with it) and says so, rather than leaving it in ``Error``. With
+    the demos' own namespaces this meets only an Application an older demo left.
+    """
+    if live is None:
+        return None
+    before = (live.get("spec") or {}).get("profile") or ""
+    after = (wanted.get("spec") or {}).get("profile") or ""
+    if before == after:
+        return None
+    meta = live.get("metadata") or {}
+
+    def where(profile: str) -> str:
+        return f"ClusterProfile {profile}" if profile else "the operator's own cluster"
+
+    return (f"Application {meta.get('namespace')}/{meta.get('name')} delivers with {where(before)}; this demo "
+            f"delivers it with {where(after)}: deleting it first (its objects go with it)")
+
+
+def live_application(plane: dc.ControlPlane, namespace: str, name: str) -> dict[str, Any] | None:
+    code, app = plane.api().get(f"{GROUP_PATH}/namespaces/{namespace}/applications/{name}")
+    return app if code == 200 and isinstance(app, dict) else None
+
+
+def demo_namespace(multi: bool, given: str | None = None) -> str:
+    """``shop`` for ``make demo``, ``shop-spoke`` for ``make demo-multi``: the two Applications
+    never share a namespace, so the demos run in either order, side by side."""
+    return given or (demo_spoke.NAMESPACE if multi else "shop")
+
+
 def cmd_up(args: argparse.Namespace) -> int:
+    namespace = demo_namespace(args.multi, args.namespace)
     plane = ensure_cluster()
     kubectl(plane, "apply", "--server-side", "-f", "-", stdin=json.dumps(demo_crds()))
     kubectl(plane, "wait", "--for=condition=Established", "crd/applications.oam-operator.dev", "--timeout=60s")
     spoke = demo_spoke.ensure_spoke(NAME) if args.multi else None
-    operator = start_operator(plane, multi=spoke is not None)
-    kubectl(plane, "create", "namespace", args.namespace, check=False)
+    operator = start_operator(plane)
+    kubectl(plane, "create", "namespace", namespace, check=False)
     example = Path(args.example)
-    if spoke is None:
-        applied = kubectl(plane, "apply", "-n", args.namespace, "-f", str(example), "-o", "json")
-    else:
-        kubectl(spoke, "create", "namespace", args.namespace, check=False)
+    documents = example_documents(example, args.multi)
+    if spoke is not None:
+        kubectl(spoke, "create", "namespace", namespace, check=False)
         kubectl(plane, "apply", "-f", "-", stdin=json.dumps(
             {"apiVersion": "v1", "kind": "List", "items": demo_spoke.connection(spoke.handle.kubeconfig)}))
         say(f"ClusterProfile {demo_spoke.PROFILE} names the spoke's kubeconfig in Secret "
             f"{demo_spoke.OPERATOR_NAMESPACE}/{demo_spoke.SECRET}; the example goes to the spoke")
-        applied = kubectl(plane, "apply", "-n", args.namespace, "-f", "-", "-o", "json", stdin=json.dumps(
-            {"apiVersion": "v1", "kind": "List", "items": demo_spoke.pointed_at_spoke(example)}))
+    for document in documents:
+        if document.get("kind") != "Application":
+            continue
+        name = document["metadata"]["name"]
+        why = delivered_elsewhere(live_application(plane, namespace, name), document)
+        if why is not None:
+            say(why)
+            kubectl(plane, "delete", "applications.oam-operator.dev", name, "-n", namespace, "--timeout=120s")
+    applied = kubectl(plane, "apply", "-n", namespace, "-f", "-", "-o", "json",
+                      stdin=json.dumps({"apiVersion": "v1", "kind": "List", "items": documents}))
     document = json.loads(applied.stdout)
     items = document.get("items") if document.get("kind") == "List" else [document]
     names = [item["metadata"]["name"] for item in items if item.get("kind") == "Application"]
-    say(f"applied {example} in namespace {args.namespace}: Application(s) {', '.join(names)}")
-    ok = all(watch(plane, args.namespace, name, args.timeout) for name in names)
-    kubeconfig = plane.handle.kubeconfig
-    warnings = kubectl(plane, "get", "events", "-n", args.namespace, "--field-selector", "type=Warning",
+    say(f"applied {example} in namespace {namespace}: Application(s) {', '.join(names)}")
+    ok = all(watch(plane, namespace, name, args.timeout) for name in names)
+    warnings = kubectl(plane, "get", "events", "-n", namespace, "--field-selector", "type=Warning",
                        "-o", "custom-columns=REASON:.reason,OBJECT:.involvedObject.name,MESSAGE:.message",
                        "--no-headers", check=False).stdout.strip()
     say("")
-    say(f"Warning Events in {args.namespace}:\n{warnings}" if warnings else f"no Warning Event in {args.namespace}")
+    say(f"Warning Events in {namespace}:\n{warnings}" if warnings else f"no Warning Event in {namespace}")
     say("Ready." if ok else "The Application did not become Ready; see the operator log.")
-    say("Look around:")
-    say(f'  eval "$(.venv/bin/python -m tools.devcluster env --name {NAME})"')
-    say(f"  kubectl get oapp -n {args.namespace}            # READY, STATUS, AGE")
-    for name in names:
-        say(f"  .venv/bin/oam-operator status {name} -n {args.namespace} --tree --kubeconfig {kubeconfig}")
-    say(f"  .venv/bin/oam-operator ui -n {args.namespace} --kubeconfig {kubeconfig} --open   # the web view")
-    if spoke is not None:
-        say(f"  kubectl --kubeconfig {spoke.handle.kubeconfig} get all -n {args.namespace}  # on the spoke")
-        say(f"  kubectl describe clusterprofile {demo_spoke.PROFILE}  # the connection, on the hub")
+    say("Look around (from this directory):")
+    for line in next_steps(namespace, names, spoke.handle.kubeconfig if spoke is not None else None):
+        say(line)
     say(f"  operator log: {operator['log']}")
     say("Stop everything: make demo-down")
     return 0 if ok else 1
+
+
+def cmd_env(args: argparse.Namespace) -> int:
+    try:
+        plane = dc.attach(NAME)
+    except dc.DevclusterError:
+        print(f"echo 'the demo control plane {NAME} is not running: make demo' >&2; false")
+        return 1
+    kubectl_binary = dc.find_binaries().kubectl
+    for line in env_lines(plane.handle.kubeconfig, kubectl_binary.parent if kubectl_binary else None,
+                          Path(sys.executable).parent):
+        print(line)
+    return 0
 
 
 def cmd_down(args: argparse.Namespace) -> int:
@@ -266,12 +335,13 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     up = sub.add_parser("up")
     up.add_argument("--example", default=str(ROOT / "examples" / "shop.yaml"))
-    up.add_argument("--namespace", default="shop")
+    up.add_argument("--namespace", default=None, help=f"default: shop, with --multi {demo_spoke.NAMESPACE}")
     up.add_argument("--timeout", type=float, default=300)
     up.add_argument("--multi", action="store_true", help="a hub and a spoke: the example delivered to the spoke")
     sub.add_parser("down")
+    sub.add_parser("env", help="the shell lines for the printed next steps (eval them)")
     args = parser.parse_args(argv)
-    return cmd_up(args) if args.command == "up" else cmd_down(args)
+    return {"up": cmd_up, "down": cmd_down, "env": cmd_env}[args.command](args)
 
 
 if __name__ == "__main__":

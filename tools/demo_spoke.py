@@ -14,6 +14,7 @@ from typing import Any
 from tools.devcluster import devcluster as dc
 
 OPERATOR_NAMESPACE = "oam-system"  # the README's `helm install` namespace
+NAMESPACE = "shop-spoke"  # the Applications' namespace: not make demo's `shop`, so both demos run side by side
 SECRET = "demo-spoke-kubeconfig"
 PROFILE = "demo-spoke"
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import secrets
 import subprocess
 from collections.abc import Iterator
@@ -30,8 +31,8 @@ from tools.devcluster.helm import render, require_helm
 from tools.devcluster.pytest_plugin import default_wait, wait_until
 
 WEBHOOK = "validate.applications.oam-operator.dev"
-TYPO_MESSAGE = ('invalid value "webservise" for "type" in "web"; must be one of: crd, cronjob, daemonset, helm, '
-                "helmchart, manifests, oci, passthrough, postgresql, statefulset, webservice, worker")
+TYPO_MESSAGE = ('component "web": unknown type "webservise" (valid: crd, cronjob, daemonset, helm, helmchart, '
+                'manifests, oci, passthrough, postgresql, statefulset, webservice, worker); did you mean "webservice"?')
 NO_TAG_MESSAGE = ('component "web": image "nginx" rejected: no tag or digest specified; use an explicit version '
                   "tag or digest")
 
@@ -143,6 +144,29 @@ def test_kubectl_apply_is_refused_with_the_transforms_message(start_operator: An
     assert changed.stderr == (f'Error from server: admission webhook "{WEBHOOK}" denied the request: '
                               f"{NO_TAG_MESSAGE}\n")
     assert len(kube.app("good")["spec"]["components"]) == 1
+
+    # Larger than etcd stores (docs/operator.md#the-size-the-api-server-accepts): refused, naming size
+    # and limit, before etcd could answer only `etcdserver: request is too large`.
+    big = _app("big", kube.namespace, _config_map("big"))
+    big["spec"]["components"][0]["properties"]["object"]["data"] = {"blob": "x" * 1_600_000}
+    sent = len(json.dumps(big, separators=(",", ":")).encode())
+    too_big = _kubectl(kube, "apply", "--server-side", "-f", "-", stdin=json.dumps(big))
+    assert too_big.returncode == 1
+    found = re.fullmatch(
+        f'Error from server: admission webhook "{re.escape(WEBHOOK)}" denied the request: The Application is '
+        r"(\d+) bytes as JSON; the API server stores at most 1572864 bytes in one object \(etcd's request limit, "
+        r"1\.5 MiB\) and refuses it: split it into several Applications, or read its manifests from a URL source\n",
+        too_big.stderr)
+    assert found is not None, too_big.stderr
+    assert sent <= int(found.group(1)) <= sent + 4096  # what it sent, and the server's metadata
+    assert kube.app_or_none("big") is None
+    # An UPDATE's review carries the old object and the new one: 2 × 0.9 MB is read, and admitted.
+    medium = _app("medium", kube.namespace, _config_map("medium"))
+    medium["spec"]["components"][0]["properties"]["object"]["data"] = {"blob": "y" * 900_000}
+    assert _kubectl(kube, "apply", "--server-side", "-f", "-", stdin=json.dumps(medium)).returncode == 0
+    medium["spec"]["components"][0]["properties"]["object"]["data"] = {"blob": "z" * 900_000}
+    updated = _kubectl(kube, "apply", "--server-side", "-f", "-", stdin=json.dumps(medium))
+    assert (updated.returncode, updated.stderr) == (0, "")
 
     # Remote content is not fetched by admission: admitted, and refused in status by the operator.
     (tmp_path / "remote.yaml").write_text(yaml.safe_dump(_app("remote", kube.namespace, URL)))

@@ -37,6 +37,25 @@ def ready_message(app: dict[str, Any]) -> str:
     return str(ready["message"]) if ready else ""
 
 
+def test_a_missing_dependency_is_a_warning_after_the_grace(start_operator: Any, kube: Kube) -> None:
+    """Issue 44: a typo in a dependency's name looked like "not created yet", a Normal Event for
+    ever. After the grace it is one Warning Event of its own reason; the wait goes on."""
+    start_operator(kube.namespace, "--missing-dependency-grace", "2s")
+    kube.apply_app("web", spec("web-config", after("databse")))
+    kube.wait_state("web", "Waiting", "DependenciesNotReady")
+
+    def warned() -> list[Any]:
+        return [e for e in kube.events("web") if e.reason == "DependencyMissing"]
+
+    (event,) = wait_until(warned, default_wait(kube.cluster), "web's DependencyMissing Event")
+    assert (event.type, event.message) == ("Warning", "Application databse named by app-dependency does not exist "
+                                           "after 2s; still waiting for it (check its name, or create it)")
+    assert kube.app("web")["status"]["state"] == "Waiting"
+    kube.apply_app("databse", spec("databse-config"))
+    kube.wait_ready("web")
+    assert len(warned()) == 1 and event.count in (None, 1)
+
+
 def test_a_chain_reaches_ready_in_order(start_operator: Any, kube: Kube) -> None:
     start_operator(kube.namespace)
     # Created last-first: each one must wait for the one before it. `a` is created only once `c`

@@ -84,8 +84,8 @@ def test_diff_runs_the_operators_checks_and_accepts_its_policies(kube: Kube, tmp
     refused = diff(kube, str(path))
     assert (refused.returncode, refused.stdout) == (2, "")
     assert refused.stderr == (
-        'Error: invalid value "webservise" for "type" in "web"; must be one of: crd, cronjob, daemonset, helm, '
-        "helmchart, manifests, oci, passthrough, postgresql, statefulset, webservice, worker\n")
+        'Error: component "web": unknown type "webservise" (valid: crd, cronjob, daemonset, helm, helmchart, '
+        'manifests, oci, passthrough, postgresql, statefulset, webservice, worker); did you mean "webservice"?\n')
 
 
 def test_diff_hides_the_bookkeeping_annotations_unless_asked(start_operator: Any, kube: Kube, tmp_path: Path) -> None:

@@ -26,6 +26,8 @@ from e2ekit import GROUP, VERSION, Kube, condition, configmap_component
 from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
+from oam_operator.oam.document.document import COMPONENT_TYPES
+from oam_operator.oam.formatting.choices import closest
 from tools.devcluster.pytest_plugin import default_wait, wait_until
 
 SEED = 18
@@ -178,8 +180,8 @@ class Generator:
             kind = f"no{self.word(5)}"
             component = {"name": comp, "type": kind, "properties": {}}
             return Case(name, "wrong-type", {"components": [component]}, ("Error", "TransformFailed",
-                        f'invalid value "{kind}" for "type" in "{comp}"; must be one of: crd, cronjob, daemonset, '
-                        "helm, helmchart, manifests, oci, passthrough, postgresql, statefulset, webservice, worker"))
+                        f'component "{comp}": unknown type "{kind}" (valid: {", ".join(sorted(COMPONENT_TYPES))})'
+                        + (f'; did you mean "{near}"?' if (near := closest(kind, COMPONENT_TYPES)) else "")))
         return Case(name, "wrong-type", {"components": [{"name": comp, "type": "webservice", "properties": props}]},
                     ("Error", "TransformFailed", message))
 

@@ -592,3 +592,49 @@ def test_a_rolling_upgrade_during_a_fleet_of_200_applications(
     sys.stdout.write(f"\nrolling upgrade over 200 Applications: {took:.1f} s from the first start to all Ready; "
                      f"{ready_before_handover} Ready at the leader's SIGTERM; ConfigMaps written per instance: "
                      f"{dict(sorted(wrote.items()))}; Applications the new leader wrote: {len(finished)}\n")
+
+
+def application_patches(plane: Plane, namespace: str, name: str) -> list[tuple[str, int]]:
+    """(user agent's product, response code) of every patch of the Application itself (not its
+    status) that the API server recorded."""
+    found = []
+    for line in plane.audit_log.read_text(errors="replace").splitlines():
+        event = json.loads(line)
+        ref = event.get("objectRef") or {}
+        if (ref.get("namespace") == namespace and ref.get("resource") == "applications" and ref.get("name") == name
+                and not ref.get("subresource") and event.get("verb") == "patch"
+                and event.get("stage") == "ResponseComplete"):
+            found.append((str(event.get("userAgent") or "").split("/", 1)[0],
+                          int((event.get("responseStatus") or {}).get("code", 0))))
+    return found
+
+
+def test_only_the_leader_adds_the_finalizer(plane: Plane, namespace: str, start: Callable[..., Instance]) -> None:
+    """Issue 36: both instances' kopf used to add it, and one of the two patches failed with 422."""
+    start("inst-a")
+    wait_until(lambda: holder(plane, namespace).startswith("inst-a_"), 30, "inst-a to lead")
+    start("inst-b")
+    apply_app(plane, namespace, "work", 3)
+    ready = wait_ready(plane, namespace, "work", 3)
+    assert ready["state"] == "Ready"
+    time.sleep(2)  # a late patch of the standby would land by now
+    assert application_patches(plane, namespace, "work") == [("kopf", 200)]
+    assert DOMAIN in (app(plane, namespace, "work")["metadata"].get("finalizers") or [])
+
+
+def test_an_application_created_while_no_instance_led_gets_its_finalizer_from_the_next_leader(
+        plane: Plane, namespace: str, start: Callable[..., Instance]) -> None:
+    a = start("inst-a")
+    wait_until(lambda: holder(plane, namespace).startswith("inst-a_"), 30, "inst-a to lead")
+    a.process.send_signal(signal.SIGSTOP)  # the leader is paused: nobody adds a finalizer now
+    try:
+        apply_app(plane, namespace, "work", 3)
+        b = start("inst-b")
+        time.sleep(2)
+        assert DOMAIN not in (app(plane, namespace, "work")["metadata"].get("finalizers") or [])  # a standby adds none
+        wait_until(lambda: b.leader_gauge() == 1.0, 30, "inst-b to take over from the paused leader")
+        wait_ready(plane, namespace, "work", 3)
+        assert DOMAIN in (app(plane, namespace, "work")["metadata"].get("finalizers") or [])
+        assert any(e.get("msg") == "finalizer added on taking over" and e.get("name") == "work" for e in b.logs())
+    finally:
+        a.process.send_signal(signal.SIGCONT)

@@ -111,8 +111,8 @@ def test_an_invalid_update_keeps_everything_applied_before(start_operator: Any, 
     app = kube.wait_state("app", "Error", "TransformFailed")
     message = condition(app, "Ready")["message"]
     assert message == (
-        'invalid value "no-such-type" for "type" in "b"; must be one of: crd, cronjob, daemonset, helm, helmchart, '
-        "manifests, oci, passthrough, postgresql, statefulset, webservice, worker"
+        'component "b": unknown type "no-such-type" (valid: crd, cronjob, daemonset, helm, helmchart, '
+        "manifests, oci, passthrough, postgresql, statefulset, webservice, worker)"
     )
     assert condition(app, "Ready")["status"] == "False"
     assert condition(app, "Stalled")["status"] == "True"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -170,14 +170,17 @@ class FakeReconciler:
     client: _Client = field(default_factory=_Client)
     calls: list[str] = field(default_factory=list)
     inventories: list[list[InventoryItem]] = field(default_factory=list)  # copies as each apply() got them
+    holds: list[set[tuple[str, str, str, str]]] = field(default_factory=list)  # each apply()'s ``hold``
 
     def apply(self, inventory: list[InventoryItem], objects: list[dict[str, Any]], namespace: str,
-              owner_id: str, digest: str, *, checkpoint: Checkpoint | None = None) -> bool:
+              owner_id: str, digest: str, *, checkpoint: Checkpoint | None = None,
+              hold: Collection[tuple[str, str, str, str]] = ()) -> bool:
         """With ``checkpoint``, new items are handed to it in ``ScheduledForApplication`` (as
         copies), and take their final phase only after it returned, as in the reconciler's
         in-call checkpoint."""
         self.calls.append("apply")
         self.inventories.append([item.model_copy(deep=True) for item in inventory])
+        self.holds.append(set(hold))
         known = {item.identity() for item in inventory}
         added: list[tuple[InventoryItem, Phase, str]] = []
         for obj in objects:

@@ -27,6 +27,7 @@ CATEGORIES = ["oam"]
 
 _AGE = {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}
 _READY = '.status.conditions[?(@.type=="Ready")]'
+_DRIFTED = '.status.conditions[?(@.type=="Drifted")]'
 
 
 def _crd(
@@ -90,6 +91,8 @@ def build_crds() -> list[dict[str, Any]]:
             {"name": "Objects", "type": "integer", "jsonPath": ".status.objects", "priority": 1},
             {"name": "Revision", "type": "integer", "jsonPath": ".status.revision", "priority": 1},
             {"name": "Message", "type": "string", "jsonPath": f"{_READY}.message", "priority": 1},
+            # What drifted, in full (docs/operator.md#drift): STATUS has room for its start only.
+            {"name": "Drift", "type": "string", "jsonPath": f"{_DRIFTED}.message", "priority": 1},
         ],
     )
     profile = _crd(

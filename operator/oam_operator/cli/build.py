@@ -12,7 +12,7 @@ import click
 
 from oam_operator.cli.errors import fail
 
-__all__ = ["OPERATOR_POLICY_HINT", "run_build"]
+__all__ = ["OPERATOR_POLICY_HINT", "run_build", "size_warnings"]
 
 #: Printed under kurel's own refusal of an operator policy type (docs/transform.md#printing-the-tree).
 OPERATOR_POLICY_HINT = ("hint: {type} is one of the operator's own policy types (app-dependency, reconciliation, "
@@ -65,6 +65,19 @@ def _operator_policy_hint(message: str) -> str | None:
     return None
 
 
+def size_warnings(document: Any) -> list[str]:
+    """What the API server or client-side ``kubectl apply`` will refuse for the Application's
+    size (docs/operator.md#the-size-the-api-server-accepts): the object limit first, else the
+    annotation limit of client-side apply."""
+    from oam_operator.common.apisize import annotation_warning, application_bytes, too_large
+
+    if not isinstance(document, dict):
+        return []
+    size = application_bytes(document)
+    warning = too_large(size) or annotation_warning(size)
+    return [warning] if warning else []
+
+
 def _with_dependencies(document: dict[str, Any], result: Any, namespace: str) -> dict[str, Any]:
     """The tree with ``waitsFor``: the Applications its ``app-dependency`` policies make the
     operator wait for (Ready) before the first bundle is applied, as ``namespace/name``."""
@@ -109,10 +122,11 @@ def run_build(
         GenerationError,
         OamError,
         dump_objects,
-        parse_application,
         parse_cluster_profile,
         tree_document,
     )
+    from oam_operator.oam.document.document import decode_application, validate_application
+    from oam_operator.oam.document.loader import load_one
     from oam_operator.oam.document.params import missing_package_error
     from oam_operator.oam.engine.duplicates import duplicate_trait_object
     from oam_operator.oam.engine.release_order import release_order
@@ -136,11 +150,13 @@ def run_build(
 
         register_operator_policies(transformer)
     try:
-        app = parse_application(
-            text, component_types=transformer.component_types(), trait_types=transformer.trait_types()
-        )
+        document, lines = load_one(text, "Application")
+        app = decode_application(document, lines)
+        validate_application(app, transformer.component_types(), transformer.trait_types())
     except OamError as exc:
         fail(f"parsing application file {go_quote(app_path)}: {exc}")
+    for warning in size_warnings(document):
+        click.echo(f"warning: {warning}", err=True)
     profile = None
     if profile_path is not None:
         profile_text = _read_file(profile_path, "profile")

@@ -16,9 +16,10 @@ import click
 
 from oam_operator import __version__
 from oam_operator.cli.errors import fail, guarded
+from oam_operator.cli.helpformat import SentenceGroup, format_grouped_options
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=SentenceGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="oam-operator")
 def main() -> None:
     """oam-operator: deploy OAM-style Applications onto Kubernetes in ordered waves."""
@@ -90,18 +91,19 @@ def settings_params() -> list[click.Parameter]:
 
     Values reach ``Settings.from_sources`` unparsed, so a flag and its variable are validated alike.
     """
-    from oam_operator.controller.settings import Settings, env_var, flag_name
+    from oam_operator.controller.settings import Settings, env_var, flag_name, metavar
 
     params: list[click.Parameter] = []
     for name, info in Settings.model_fields.items():
         flag = flag_name(name)
         help_text = f"{Settings.describe(name)} [default: {_default_text(info.default)}; env {env_var(name)}]"
-        if info.annotation is bool or str(info.annotation).startswith("typing.Annotated[bool"):
+        takes = metavar(name)
+        if takes is None:  # a boolean
             params.append(click.Option([f"{flag}/--no-{flag[2:]}", name], default=None, help=help_text))
         elif name == "namespaces":
-            params.append(click.Option([flag, name], multiple=True, metavar="NS", help=help_text))
+            params.append(click.Option([flag, name], multiple=True, metavar=takes, help=help_text))
         else:
-            params.append(click.Option([flag, name], default=None, metavar="VALUE", help=help_text))
+            params.append(click.Option([flag, name], default=None, metavar=takes, help=help_text))
     return params
 
 
@@ -120,11 +122,21 @@ class _SettingsCommand(click.Command):
             self._settings_added = True
         return super().get_params(ctx)
 
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The settings under their concern's heading (``settings.GROUPS``), each help whole."""
+        from oam_operator.controller.settings import GROUPS
+
+        format_grouped_options(ctx, formatter, self.get_params(ctx), GROUPS, first="General")
+
 
 @main.command(cls=_SettingsCommand)
 @click.option("--kubeconfig", metavar="FILE", help="kubeconfig to use (default: in-cluster, else $KUBECONFIG).")
 def run(kubeconfig: str | None, **flags: object) -> None:
-    """Run the operator."""
+    """Run the operator.
+
+    Every setting also reads the environment variable shown with it; a flag wins over the
+    environment (docs/operator.md#settings).
+    """
     import os
 
     from oam_operator.controller.main import run_operator
@@ -143,14 +155,21 @@ def run(kubeconfig: str | None, **flags: object) -> None:
 
 
 @main.command()
-@click.argument("family", required=False)
+@click.argument("family", metavar="[FAMILY]", required=False)
 @click.argument("type_name", metavar="[TYPE]", required=False)
-@click.option("-o", "--output", "output_format", type=click.Choice(["json", "yaml"]), default="json", show_default=True)
-def schema(family: str | None, type_name: str | None, output_format: str) -> None:
-    """Print the property schemas and contracts of the built-in types (FAMILY: component|trait|policy)."""
+@click.option("-o", "--output", "output_format", type=click.Choice(["table", "json", "yaml"]), default="table",
+              show_default=True, help="table: a type's properties, one per row; json|yaml: the JSON Schemas.")
+@click.option("--depth", type=click.IntRange(0), default=2, show_default=True, metavar="INT",
+              help="Levels of nested properties in the table (0: all).")
+def schema(family: str | None, type_name: str | None, output_format: str, depth: int) -> None:
+    """Print the properties of the built-in types: schema TYPE, or schema [FAMILY [TYPE]].
+
+    FAMILY is component, trait or policy. The table is what a type takes; -o json prints the
+    JSON Schemas and contracts.
+    """
     from oam_operator.cli.schema import run_schema
 
-    guarded(lambda: run_schema(family, type_name, output_format))
+    guarded(lambda: run_schema(family, type_name, output_format, depth))
 
 
 @main.command()
@@ -237,7 +256,8 @@ def reconcile(
 ) -> None:
     """Request an immediate reconcile of an Application (sets <domain>/requested-at).
 
-    With --wait: exit 0 once handled and Ready, 3 on Error or timeout, 1 on failure.
+    With --wait: exit 0 once handled and Ready, 3 on Error or timeout, 1 on failure; a suspended
+    Application is refused at once (exit 2, nothing written).
     """
     from oam_operator.cli.status import run_reconcile
 
@@ -364,13 +384,24 @@ def ui(
 @click.option("--profile", "profile_path", metavar="FILE", help="ClusterProfile document (default: the cluster's).")
 @click.option("-o", "--output", "output_format", type=click.Choice(["yaml", "json"]), default="yaml",
               show_default=True)
+@click.option("--url-sources/--no-url-sources", default=True, envvar="OAM_OPERATOR_URL_SOURCES", show_default=True,
+              help="Read URL sources, as the operator does (its --url-sources).")
+@click.option("--url-source-allowed-networks", "allowed_networks", metavar="CIDRS", multiple=True,
+              envvar="OAM_OPERATOR_URL_SOURCE_ALLOWED_NETWORKS",
+              help="Internal networks URL sources may reach, as the operator's setting (comma-separated, repeatable).")
+@click.option("--helm-binary", default="helm", show_default=True, envvar="OAM_OPERATOR_HELM_BINARY",
+              help="The program that renders delivery: template charts.")
+@click.option("--allow-cross-namespace-objects", "cross_namespace", is_flag=True,
+              envvar="OAM_OPERATOR_ALLOW_CROSS_NAMESPACE_OBJECTS",
+              help="The operator allows objects in other namespaces: it then reads and creates target namespaces.")
 def rbac(target: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str,
-         service_account: str | None, profile_path: str | None, output_format: str) -> None:
-    """Print the Role and RoleBinding an Application's ServiceAccount needs for its objects."""
-    from oam_operator.cli.rbac import run_rbac
+         service_account: str | None, profile_path: str | None, output_format: str, url_sources: bool,
+         allowed_networks: tuple[str, ...], helm_binary: str, cross_namespace: bool) -> None:
+    """Print the Roles and bindings an Application's ServiceAccount needs for what the operator does with it."""
+    from oam_operator.cli.rbac import operator_settings, run_rbac
 
     guarded(lambda: run_rbac(target, namespace, service_account, profile_path, output_format, kubeconfig, context,
-                             domain))
+                             domain, operator_settings(url_sources, allowed_networks, helm_binary, cross_namespace)))
 
 
 SHELLS = ("bash", "zsh", "fish")
@@ -379,8 +410,10 @@ SHELLS = ("bash", "zsh", "fish")
 @main.command()
 @click.argument("shell", type=click.Choice(SHELLS))
 def completion(shell: str) -> None:
-    """Print the shell completion script of oam-operator: source it, or install it where the shell
-    loads completions (docs/operator.md#shell-completion)."""
+    """Print the shell completion script of oam-operator.
+
+    Source it, or install it where the shell loads completions (docs/operator.md#shell-completion).
+    """
     from oam_operator.cli.plugin import completion_script
 
     click.echo(completion_script(shell), nl=False)

@@ -86,6 +86,7 @@ def _load_target(target: str, namespace: str | None, conn: Any,
                  live_only: bool = False) -> tuple[dict[str, Any], str]:
     import yaml
 
+    from oam_operator.cli.build import size_warnings
     from oam_operator.cli.kubeclient import get_application
 
     if not live_only and os.path.isfile(target):
@@ -99,6 +100,8 @@ def _load_target(target: str, namespace: str | None, conn: Any,
         meta = body.setdefault("metadata", {})
         ns = namespace or meta.get("namespace") or conn.namespace
         meta["namespace"] = ns
+        for warning in size_warnings(body):  # docs/operator.md#the-size-the-api-server-accepts
+            click.echo(f"warning: {warning}", err=True)
         return body, ns
     ns = namespace or conn.namespace
     return get_application(conn, ns, target), ns

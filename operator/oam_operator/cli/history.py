@@ -9,7 +9,7 @@ Decisions:
 
 - ``rollback`` writes the revision's spec back with a PUT carrying the resourceVersion it read:
   a change in between is a conflict, refused, never overwritten. The fields that steer the
-  operator (``suspend``, ``interval``, ``timeout``, ``revisionHistoryLimit``) keep their live
+  operator (``suspend``, ``interval``, ``timeout``, ``revisionHistoryLimit``, ``drift``) keep their live
   values; ``kubernetes.io/change-cause`` becomes the revision's (removed when it had none), as
   ``kubectl rollout undo`` does with a Deployment's template and annotations.
 - The operator counts the written spec as a new revision and records which one it restores.

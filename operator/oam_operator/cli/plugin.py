@@ -23,6 +23,7 @@ from click.shell_completion import ShellComplete, get_completion_class
 from oam_operator import __version__
 from oam_operator.cli.commands import SHELLS
 from oam_operator.cli.commands import main as oam_operator
+from oam_operator.cli.helpformat import SentenceGroup
 
 __all__ = ["SHELLS", "complete", "completion_script", "completions", "kubectl_oam"]
 
@@ -32,7 +33,7 @@ NO_FILE_COMPLETION = 4  # Cobra's ShellCompDirectiveNoFileComp
 _CLUSTER_FLAGS = ("namespace", "context", "kubeconfig")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=SentenceGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="kubectl oam")
 @click.option("-n", "--namespace", metavar="NS", help="Namespace of every command that takes one.")
 @click.option("--context", metavar="CTX", help="Kubeconfig context (default: the current one).")
@@ -54,7 +55,9 @@ def completion_script(shell: str) -> str:
     """The completion script of ``oam-operator`` for ``shell`` (bash, zsh or fish)."""
     completer = get_completion_class(shell)
     if completer is None:  # click knows each of SHELLS
-        raise click.BadParameter(f"unknown shell {shell!r}; one of {', '.join(SHELLS)}")
+        from oam_operator.oam.formatting.choices import unknown_value
+
+        raise click.BadParameter(unknown_value("shell", shell, SHELLS))
     script: str = completer(oam_operator, {}, "oam-operator", "_OAM_OPERATOR_COMPLETE").source()
     return script if script.endswith("\n") else script + "\n"
 

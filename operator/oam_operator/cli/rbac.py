@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import click
 
 from oam_operator.cli.errors import fail
 
-__all__ = ["rbac_for", "run_rbac"]
+__all__ = ["OperatorSettings", "operator_settings", "rbac_for", "run_rbac"]
 
 DEFAULT_SERVICE_ACCOUNT = "default"
 
@@ -38,12 +39,42 @@ def _read_yaml(path: str, what: str) -> dict[str, Any]:
     return document
 
 
+@dataclass(frozen=True)
+class OperatorSettings:
+    """The operator's settings that change what ``rbac`` prints: the URL sources it reads (as
+    ``run`` reads them, so a source the operator may reach is read here too) and whether
+    cross-namespace objects are allowed (the operator then reads and creates target namespaces)."""
+
+    url_sources: bool = True
+    url_source_allowed_networks: tuple[str, ...] = ()
+    helm_binary: str = "helm"
+    allow_cross_namespace_objects: bool = False
+
+
+def operator_settings(url_sources: bool, allowed_networks: tuple[str, ...], helm_binary: str,
+                      cross_namespace: bool) -> OperatorSettings:
+    """The command's options as settings; a network that is not one is refused naming the option."""
+    from oam_operator.oam.remote.addresses import parse_networks
+
+    try:
+        networks = parse_networks(",".join(allowed_networks))
+    except ValueError as error:
+        fail(f"--url-source-allowed-networks: {error}")
+    return OperatorSettings(url_sources, tuple(str(network) for network in networks), helm_binary, cross_namespace)
+
+
 def rbac_for(body: Mapping[str, Any], namespace: str, service_account: str | None, domain: str,
-             profile: Mapping[str, Any] | None) -> list[dict[str, Any]]:
-    """The Role and RoleBinding documents for the Application ``body`` in ``namespace``; raises
-    ``OamError`` for an Application the transform refuses."""
+             profile: Mapping[str, Any] | None, operator: OperatorSettings = OperatorSettings(),
+             ) -> tuple[list[dict[str, Any]], list[str]]:
+    """The Role and RoleBinding documents for the Application ``body`` in ``namespace``, and the
+    notes on what they mean; raises ``OamError`` for an Application the transform refuses."""
     from oam_operator.controller.composition import OperatorTransform
-    from oam_operator.controller.permissions import rbac_documents, required_permissions
+    from oam_operator.controller.permissions import (
+        created_namespaces,
+        rbac_documents,
+        rbac_notes,
+        required_permissions,
+    )
     from oam_operator.controller.settings import Settings
 
     meta = dict(body.get("metadata") or {})
@@ -51,11 +82,17 @@ def rbac_for(body: Mapping[str, Any], namespace: str, service_account: str | Non
     app = {**body, "metadata": meta}
     spec = body.get("spec") or {}
     profile_name = str(spec.get("profile") or "")
-    encoded, _ = OperatorTransform.from_settings(Settings(domain=domain)).transform(
+    settings = Settings(domain=domain, url_sources=operator.url_sources, helm_binary=operator.helm_binary,
+                        url_source_allowed_networks=operator.url_source_allowed_networks)
+    encoded, _ = OperatorTransform.from_settings(settings).transform(
         app, cluster_id="", domain=domain, profile=profile, profile_name=profile_name)
     account = service_account or str(spec.get("serviceAccountName") or "") or DEFAULT_SERVICE_ACCOUNT
-    permissions = required_permissions(encoded.objects, namespace)
-    return rbac_documents(permissions, namespace, str(meta.get("name") or ""), account)
+    permissions = required_permissions(encoded.objects, namespace,
+                                       cross_namespace=operator.allow_cross_namespace_objects,
+                                       update_policy=str(spec.get("updatePolicy") or "SsaMerge"), domain=domain)
+    created = created_namespaces(encoded.objects)
+    documents = rbac_documents(permissions, namespace, str(meta.get("name") or ""), account, created)
+    return documents, rbac_notes(permissions, created)
 
 
 def _live(target: str, namespace: str | None, kubeconfig: str | None, context: str | None,
@@ -95,10 +132,20 @@ def _profile(conn: Any, name: str) -> dict[str, Any] | None:
     return dict(found) if isinstance(found, dict) else None
 
 
+def _comment(note: str, width: int = 98) -> str:
+    """``note`` as ``# `` lines of at most ``width`` characters."""
+    import textwrap
+
+    return "".join(f"# {line}\n" for line in textwrap.wrap(note, width - 2, break_on_hyphens=False))
+
+
 def run_rbac(target: str, namespace: str | None, service_account: str | None, profile_path: str | None,
-             output_format: str, kubeconfig: str | None, context: str | None, domain: str) -> None:
+             output_format: str, kubeconfig: str | None, context: str | None, domain: str,
+             operator: OperatorSettings = OperatorSettings()) -> None:
     import json
 
+    from oam_operator.cli.build import size_warnings
+    from oam_operator.common.apisize import application_bytes, too_large
     from oam_operator.oam.errors import OamError
     from oam_operator.oam.formatting.serialize import dump_document
 
@@ -107,17 +154,25 @@ def run_rbac(target: str, namespace: str | None, service_account: str | None, pr
         ns = namespace or str((body.get("metadata") or {}).get("namespace") or "")
         if not ns:
             fail(f"{target}: the Application names no namespace; give it with -n NAMESPACE")
+        refused = too_large(application_bytes(body))  # docs/operator.md#the-size-the-api-server-accepts
+        if refused is not None:
+            fail(f"{target}: {refused}")
+        for warning in size_warnings(body):
+            click.echo(f"warning: {warning}", err=True)
         profile: dict[str, Any] | None = None
     else:
         body, ns, profile = _live(target, namespace, kubeconfig, context)
     if profile_path is not None:
         profile = _read_yaml(profile_path, "ClusterProfile")
     try:
-        documents = rbac_for(body, ns, service_account, domain, profile)
+        documents, notes = rbac_for(body, ns, service_account, domain, profile, operator)
     except OamError as error:
         fail(f"transforming the Application: {error}")
     if output_format == "json":
         listing = {"apiVersion": "v1", "kind": "List", "items": documents, "metadata": {}}
         click.echo(json.dumps(listing, indent=2, sort_keys=True))
+        for note in notes:  # JSON has no comments
+            click.echo(f"note: {note}", err=True)
         return
-    click.echo("".join("---\n" + dump_document(document) for document in documents), nl=False)
+    header = "".join(_comment(note) for note in notes)
+    click.echo(header + "".join("---\n" + dump_document(document) for document in documents), nl=False)

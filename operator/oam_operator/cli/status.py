@@ -10,6 +10,8 @@ Decisions:
   (``2026-03-01T10:04:05.123456Z``, like Flux's ``reconcile.fluxcd.io/requestedAt``) so two
   requests within one second still differ (the operator reacts to a *new* value only); it warns
   on stderr when the Application is suspended, because the request then waits for the resume.
+  ``reconcile --wait`` on a suspended Application is refused at once (exit 2, nothing written),
+  as ``flux reconcile`` refuses a suspended object: it could only wait out its timeout.
 - ``status --wait`` polls once a second (a GET is cheap and survives API server restarts, which
   a watch would have to re-establish) and, on timeout, prints the last status, then
   ``Timed out after <timeout> waiting for Application <ns>/<name> to become Ready`` on stderr.
@@ -188,10 +190,15 @@ def run_reconcile(
     ns = namespace or conn.namespace
     key, value = f"{domain}/requested-at", requested_at_value()
     try:
+        if wait and _suspended(get_application(conn, ns, name)):
+            click.echo(f"Error: {suspended_refusal(ns, name)}", err=True)
+            return EXIT_USAGE
         patched = annotate_application(conn, ns, name, {key: value})
         click.echo(f"Requested a reconcile of Application {ns}/{name} ({key}: {value})")
-        suspended = (patched.get("spec") or {}).get("suspend") is True
-        if suspended:
+        if wait and _suspended(patched):  # suspended between the read and the write
+            click.echo(f"Error: {suspended_refusal(ns, name)}", err=True)
+            return EXIT_USAGE
+        if _suspended(patched):
             click.echo(
                 f"Warning: Application {ns}/{name} is suspended (spec.suspend: true); "
                 "the request is handled once it is resumed",
@@ -217,6 +224,19 @@ def run_reconcile(
     else:
         click.echo(f"Application {ns}/{name} failed: {view.message}")
     return result.code
+
+
+EXIT_USAGE = 2
+
+
+def _suspended(app: dict[str, Any]) -> bool:
+    return (app.get("spec") or {}).get("suspend") is True
+
+
+def suspended_refusal(namespace: str, name: str) -> str:
+    """Why ``reconcile --wait`` refuses a suspended Application (docs/operator.md#the-command-line)."""
+    return (f"Application {namespace}/{name} is suspended; --wait would wait until it is resumed: resume it first "
+            f"(oam-operator resume {name} -n {namespace}), or reconcile without --wait to have it handled on resume")
 
 
 def run_suspend(

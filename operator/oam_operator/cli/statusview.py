@@ -338,6 +338,7 @@ def wait_for(
     timeout: float,
     *,
     poll: float = 1.0,
+    first_poll: float = 0.1,
     retry: Callable[[Exception], bool] = lambda exc: False,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
@@ -345,12 +346,16 @@ def wait_for(
 ) -> WaitResult:
     """Poll ``read`` until :func:`wait_outcome` decides or ``timeout`` seconds pass (exit 3).
 
+    The polls start ``first_poll`` apart and double up to ``poll``: an unchanged Application is
+    handled within a few hundred milliseconds, and a wait of that long should not cost a second.
+
     Failures for which ``retry`` is true (a restarting API server) are polled through until the
     deadline; at the deadline the last view is returned, or the failure raised if none was read.
     """
     deadline = clock() + timeout
     view: StatusView | None = None
     failure: Exception | None = None
+    step = min(first_poll, poll)
     while True:
         try:
             view = read()
@@ -370,7 +375,8 @@ def wait_for(
                 assert failure is not None
                 raise failure
             return WaitResult(view, EXIT_NOT_READY, timed_out=True)
-        sleep(min(poll, deadline - now))
+        sleep(min(step, deadline - now))
+        step = min(poll, step * 2)
 
 
 def progress_line(view: StatusView) -> str:

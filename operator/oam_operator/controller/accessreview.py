@@ -42,6 +42,8 @@ def _review(permission: Permission) -> dict[str, Any]:
                   "resource": permission.resource.plural}
     if permission.namespace:
         attributes["namespace"] = permission.namespace
+    if permission.name:
+        attributes["name"] = permission.name
     return {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
             "spec": {"resourceAttributes": attributes}}
 

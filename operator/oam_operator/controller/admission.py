@@ -26,6 +26,9 @@ Decisions:
   suspended Application is admitted: the operator does not transform it either.
 - ``spec.revisionHistoryLimit`` outside 0 to 100 is refused before the checks (the CRD schema
   refuses it first; this covers a CRD applied without the bound).
+- An Application larger than etcd's request limit is refused before the checks, naming its size
+  and the limit (``common/apisize.py``): etcd would refuse it after admission with only
+  ``etcdserver: request is too large``, and the transform of megabytes is not worth running.
 - An unexpected failure of the check refuses with the message the operator would write for
   it (``Internal error: <type>: <error>``), like any other refusal.
 """
@@ -41,6 +44,7 @@ from typing import Any
 import kopf
 
 from oam_operator.api.compact_inventory import CompactInventoryError
+from oam_operator.common.apisize import application_bytes, too_large
 from oam_operator.controller.settings import Settings
 from oam_operator.reconciler.inventory import InventoryItem
 
@@ -89,6 +93,9 @@ def refusal(validator: Validator, operation: str, body: Mapping[str, Any],
     too_many = limit_refusal(spec)
     if too_many is not None:
         return too_many
+    too_big = too_large(application_bytes(body))  # before the transform of megabytes
+    if too_big is not None:
+        return too_big
     try:
         message = _checks(validator, body)
     except Exception as error:  # the operator's own message for an unexpected failure

@@ -10,7 +10,8 @@ What differs between the three is named here too. Applications are written by te
 every URL the operator fetches on their behalf may reach only public addresses unless the
 platform team allowed a network, and URL sources can be switched off
 (docs/operator.md#url-sources-and-charts); the refusals name the setting that changes them.
-Admission never reads the network (``without_network``, docs/admission.md).
+Admission never reads the network (``without_network``, docs/admission.md). The operator keeps
+URL sources parsed between passes, per Application (docs/operator.md#url-sources-are-cached).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections.abc import Mapping
+from contextlib import nullcontext
 from typing import Any
 
 from oam_operator.controller.settings import Settings
@@ -39,6 +41,10 @@ DISABLED_HINT = "this operator runs with --no-url-sources: put the manifests inl
 PLACEHOLDER_GROUP = "deferred.admission.oam-operator.dev"
 
 
+#: The most the kept URL sources take, as compressed JSON (docs/operator.md#url-sources-are-cached).
+URL_SOURCE_CACHE_BYTES = 16 * 1024 * 1024
+
+
 def operator_pipeline_options(settings: Settings) -> PipelineOptions:
     policy = AddressPolicy(allowed=parse_networks(settings.url_source_allowed_networks), hint=ALLOW_HINT)
     return PipelineOptions(
@@ -46,6 +52,7 @@ def operator_pipeline_options(settings: Settings) -> PipelineOptions:
         url_sources_disabled_hint=DISABLED_HINT,
         address_policy=policy,
         helm_binary=settings.helm_binary,
+        url_cache_bytes=URL_SOURCE_CACHE_BYTES,
     )
 
 
@@ -93,6 +100,11 @@ class OperatorTransform:
         register_operator_policies(pipeline.transformer)
         return cls(pipeline)
 
+    def forget(self, namespace: str, name: str) -> None:
+        """The Application is being deleted: the URL sources only it read are dropped."""
+        if self.pipeline.sources is not None:
+            self.pipeline.sources.forget(f"{namespace}/{name}")
+
     def without_network(self) -> OperatorTransform:
         """The same transformer, with URL sources and charts deferred (admission's transform)."""
         adapters = DeferringAdapters()
@@ -122,9 +134,11 @@ class OperatorTransform:
                 parsed = cluster_profile_from_object(for_transform(profile))
             except OamError as error:
                 raise TransformError(f"ClusterProfile {go_quote(profile_name)}", error) from None
+        sources = self.pipeline.sources
         try:
-            result = self.pipeline.transform(app, profile=parsed, namespace=namespace, domain=domain,
-                                             component_label=True, cluster_id=cluster_id)
+            with sources.reading_for(f"{namespace}/{name}") if sources is not None else nullcontext():
+                result = self.pipeline.transform(app, profile=parsed, namespace=namespace, domain=domain,
+                                                 component_label=True, cluster_id=cluster_id)
         except ProfileNotEvaluated as error:
             raise TransformError(f"ClusterProfile {go_quote(profile_name)}", error.cause) from None
         # Two objects of one identity cannot both be applied; kurel prints both, so ``build`` does

@@ -8,8 +8,9 @@ from collections.abc import Mapping
 from typing import Any
 
 #: Spec fields that steer the operator, not what it applies: a change of one is no new revision
-#: (suspend then resume, a new interval, a new history limit).
-NOT_APPLIED = ("suspend", "interval", "timeout", "revisionHistoryLimit")
+#: (suspend then resume, a new interval, a new history limit, drift Correct or Report: the
+#: objects applied are the same, only what the operator does about others' changes differs).
+NOT_APPLIED = ("suspend", "interval", "timeout", "revisionHistoryLimit", "drift")
 
 
 def _sha256(document: Mapping[str, Any]) -> str:

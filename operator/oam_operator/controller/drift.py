@@ -12,7 +12,10 @@ deleted object is created again in both modes: the inventory is what the Applica
 A fight with another controller (the object drifts again right after each correction) is
 told from a one-off edit by counting corrections: ``FLAP_CORRECTIONS`` within ``FLAP_WINDOW``
 hold correction of that object back for ``HOLD_FIRST``, doubling up to ``HOLD_MAX``, and
-report it (``DriftFlapping``) instead of a write loop.
+report it (``DriftFlapping``) instead of a write loop. An object deleted again and again is
+such a fight too, whatever its phase and in both modes: each creation counts, and while held
+it is not created. A Job deleted after it completed is no drift at all: it is finished
+(docs/operator.md#finished-jobs).
 """
 
 from __future__ import annotations
@@ -106,6 +109,13 @@ def _listed(found: Sequence[Drifted], namespace: str) -> str:
     return shown
 
 
+def _what_it_does(held: Sequence[Drifted]) -> str:
+    deleted = {d.drift.deleted for d in held}
+    if deleted == {True}:
+        return "deletes these objects"
+    return "sets these fields" if deleted == {False} else "sets these fields or deletes these objects"
+
+
 def corrected_message(found: Sequence[Drifted], namespace: str) -> str:
     return f"Corrected drift: {_listed(found, namespace)}"
 
@@ -118,7 +128,7 @@ def drifted_condition(found: Sequence[Drifted], namespace: str, now: datetime) -
         wait = format_seconds(round((first - now).total_seconds())) if first > now else "0s"
         window = format_seconds(FLAP_WINDOW.total_seconds())
         return "DriftFlapping", (f"{_listed(held, namespace)} kept drifting right after each correction "
-                                 f"({FLAP_CORRECTIONS} corrections within {window}): another controller sets "
-                                 f"these fields; correcting again in {wait}")
+                                 f"({FLAP_CORRECTIONS} corrections within {window}): another controller "
+                                 f"{_what_it_does(held)}; correcting again in {wait}")
     return "DriftDetected", (f"{_listed(found, namespace)} changed by another field manager; left as it is "
                              "(spec.drift: Report)")

@@ -26,17 +26,31 @@ from oam_operator.api.meta import GROUP, VERSION
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError
 
-__all__ = ["FreshView", "TermList"]
+__all__ = ["FreshView", "TermList", "Unfinalized"]
 
 _PAGE = 500
 
 
 @dataclass(frozen=True)
+class Unfinalized:
+    """An Application the term's LIST found without the operator's finalizer (nobody led when it
+    was created: only the leader adds it, docs/operator.md#leader-election)."""
+
+    namespace: str
+    name: str
+    uid: str
+    resource_version: str
+    has_finalizers: bool
+
+
+@dataclass(frozen=True)
 class TermList:
-    """What the term's LIST found: each Application's resourceVersion by uid, and the list's own."""
+    """What the term's LIST found: each Application's resourceVersion by uid, the list's own, and
+    the Applications (not being deleted) without the finalizer."""
 
     versions: Mapping[str, int | None]
     list_version: int | None
+    unfinalized: tuple[Unfinalized, ...] = ()
 
 
 def _version(value: Any) -> int | None:
@@ -59,8 +73,10 @@ class FreshView:
     the term, with the (fenced) pass client: a LIST that fails raises, and the pass acts on nothing.
     """
 
-    def __init__(self, client: ClusterClient, *, selector: str, namespaces: Sequence[str]) -> None:
+    def __init__(self, client: ClusterClient, *, selector: str, namespaces: Sequence[str],
+                 finalizer: str = "") -> None:
         self.client = client
+        self.finalizer = finalizer
         self.selector = selector
         self.scopes = tuple(namespaces) or ("",)
         self._lock = threading.Lock()
@@ -78,6 +94,13 @@ class FreshView:
     def forget(self, uid: str) -> None:
         with self._lock:
             self._fresh.pop(uid, None)
+
+    def unfinalized(self) -> tuple[Unfinalized, ...]:
+        """The Applications of this term's LIST without the finalizer (made now when not made
+        yet); raises ``ApiError`` when the LIST fails."""
+        with self._lock:
+            term = self._term
+        return self._term_list(term).unfinalized
 
     def body_for(self, uid: str, body: Mapping[str, Any]) -> Mapping[str, Any] | None:
         """The body a pass may act on: kopf's ``body``, or the API server's when kopf's may be
@@ -121,6 +144,7 @@ class FreshView:
     def _list_all(self) -> TermList:
         versions: dict[str, int | None] = {}
         list_version: int | None = None
+        unfinalized: list[Unfinalized] = []
         for scope in self.scopes:
             where = f"/namespaces/{scope}" if scope else ""
             path = f"/apis/{GROUP}/{VERSION}{where}/applications"
@@ -133,6 +157,13 @@ class FreshView:
                 for item in page.get("items") or ():
                     meta = _meta(item)
                     versions[str(meta.get("uid"))] = _version(meta.get("resourceVersion"))
+                    finalizers = meta.get("finalizers")
+                    if self.finalizer and self.finalizer not in (finalizers or ()) \
+                            and not meta.get("deletionTimestamp"):
+                        unfinalized.append(Unfinalized(str(meta.get("namespace") or ""), str(meta.get("name") or ""),
+                                                       str(meta.get("uid") or ""),
+                                                       str(meta.get("resourceVersion") or ""),
+                                                       has_finalizers=bool(finalizers)))
                 page_meta = _meta(page)
                 token = str(page_meta.get("continue") or "")
                 version = _version(page_meta.get("resourceVersion"))
@@ -140,7 +171,7 @@ class FreshView:
                     list_version = version if list_version is None else min(list_version, version)
                 if not token:
                     break
-        return TermList(versions, list_version)
+        return TermList(versions, list_version, tuple(unfinalized))
 
     def _read(self, body: Mapping[str, Any]) -> Mapping[str, Any] | None:
         meta = _meta(body)

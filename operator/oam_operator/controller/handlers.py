@@ -117,6 +117,17 @@ async def _until_leading(leadership: Leadership | None, led: asyncio.Event, stop
     return True
 
 
+def wanted(leadership: Leadership | None, finalizer: str, meta: Mapping[str, Any]) -> bool:
+    """kopf's ``when`` of the Application loop and the deletion handler: while this instance leads
+    (always without leader election), or once the Application has the finalizer. kopf adds its
+    finalizer only for an Application some handler wants, so only the leader adds it; one that has
+    it keeps it everywhere (kopf removes a finalizer no handler wants), and a standby keeps its loop
+    and deletion handler for it (docs/operator.md#leader-election)."""
+    if leadership is None or leadership.leading():
+        return True
+    return finalizer in (meta.get("finalizers") or ())
+
+
 def _still_there(runtime: Runtime, meta: Mapping[str, Any]) -> bool:
     """Whether the Application a standby's deletion handler waits for still exists (with its uid):
     the leader may have finished the deletion meanwhile. A failed read counts as "still there"."""
@@ -170,6 +181,10 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
     webhook: dict[str, Any] = {}  # the admission validator and the certificate task (webhook.py)
     domain = settings.domain
     labels = shard_filter(settings)
+
+    def wanted_here(meta: Mapping[str, Any], **_: Any) -> bool:
+        return wanted(election["leadership"], domain, meta)
+
     waits = DeletionWaits()  # the deletion handler's own log line instead of kopf's ERROR (deletionwaits.py)
     logging.getLogger("kopf.objects").addFilter(KopfRetryFilter("application_deleted"))
     if settings.admission:
@@ -276,7 +291,8 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
     # No forced cancellation: a stopped daemon finishes its current pass (and persists its
     # status) first. ``cancellation_backoff`` is how long kopf waits for that when the
     # operator exits (within the Pod's 60 s termination grace period).
-    @kopf.daemon(GROUP, VERSION, "applications", registry=registry, labels=labels, cancellation_timeout=None,
+    @kopf.daemon(GROUP, VERSION, "applications", registry=registry, labels=labels, when=wanted_here,
+                 cancellation_timeout=None,
                  cancellation_backoff=50, initial_delay=lambda **_: random.uniform(0, 2))
     async def application_loop(stopped: Any, body: kopf.Body, uid: str, namespace: str | None, **_: Any) -> None:
         loop = asyncio.get_running_loop()
@@ -316,7 +332,8 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
             if scheduler is not None:
                 scheduler.forget(uid)
 
-    @kopf.on.delete(GROUP, VERSION, "applications", registry=registry, labels=labels, optional=False, backoff=5)
+    @kopf.on.delete(GROUP, VERSION, "applications", registry=registry, labels=labels, when=wanted_here,
+                    optional=False, backoff=5)
     async def application_deleted(body: kopf.Body, uid: str, namespace: str | None, **_: Any) -> None:
         scheduler = holder.get("scheduler")
         if scheduler is None:

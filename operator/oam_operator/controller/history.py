@@ -16,6 +16,10 @@ Decisions:
   revision, and its error is not pinned on the revision before it.
 - Non-final states (``Processing``, ``Waiting``, ``Pending``) leave a recorded outcome as it
   is: a Ready revision that re-applies drift stays Ready.
+- An outcome's time is when the revision first reached it: a later pass that ends the same way
+  (a re-apply moves ``lastAppliedAt``, a drift correction, a reconcile request) writes nothing,
+  so ``history``'s OUTCOME time does not move (``new_outcome``; issue 44). Ready, then Error, then
+  Ready again is a new outcome, with its own time.
 - Written with the operator's own identity, like the status: bookkeeping of the Application,
   not one of its objects, so a tenant's ServiceAccount needs no rights on ControllerRevisions.
 - A failed write is logged and tried again by the next pass (what was recorded stays as it was).
@@ -43,7 +47,7 @@ from oam_operator.api.revisions import (
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError
 
-__all__ = ["Recorded", "RevisionRecorder", "attributed", "history_limit", "limit_refusal", "to_prune"]
+__all__ = ["Recorded", "RevisionRecorder", "attributed", "history_limit", "limit_refusal", "new_outcome", "to_prune"]
 
 log = logging.getLogger("oam_operator.controller")
 FINAL_STATES = ("Ready", "Error")
@@ -96,6 +100,14 @@ def attributed(status: Mapping[str, Any]) -> tuple[int, Outcome] | None:
     return number, Outcome("Error", at, str(ready.get("reason") or ""), str(ready.get("message") or ""))
 
 
+def new_outcome(outcome: Outcome, recorded: Outcome | None) -> bool:
+    """Whether ``outcome`` (final) is news against ``recorded``: another state, reason or message;
+    its time alone is not (the time recorded is when the revision first got there)."""
+    if recorded is None:
+        return True
+    return (outcome.state, outcome.reason, outcome.message) != (recorded.state, recorded.reason, recorded.message)
+
+
 def to_prune(numbers: list[int], limit: int) -> list[int]:
     """The revisions beyond the newest ``limit``, oldest first."""
     ordered = sorted(numbers)
@@ -122,7 +134,7 @@ class RevisionRecorder:
                 number, outcome = now
                 self._create(body, status, number, outcome, limit)
                 return Recorded(number, outcome, limit)
-            if now is not None and now[1].state in FINAL_STATES and now[1] != recorded.outcome:
+            if now is not None and now[1].state in FINAL_STATES and new_outcome(now[1], recorded.outcome):
                 self._patch(body, now[0], now[1])
                 return Recorded(recorded.number, now[1], limit)
             if limit != recorded.limit:

@@ -13,7 +13,8 @@ the pass acts on it:
    ``lastProcessingDigest``), any dependency that is not Ready at its current generation gives
    ``Waiting``/``DependenciesNotReady`` with ``Waiting for Applications to be Ready: db
    (Processing), cache (Missing)``. A Waiting Application has no timed requeue: the index wakes
-   it when a dependency appears, vanishes or changes readiness.
+   it when a dependency appears, vanishes or changes readiness (the pass requeues it once at the
+   end of a missing dependency's grace, operatorpolicies/missing.py).
 3. ``unhealthy`` — when ``apply()`` is done: every ``health-checks`` object must be ``Current``
    (the reconciler's status analyzer), else ``Processing`` with ``Waiting for health checks
    (<ready>/<n> ready): <Kind> <name> (<detail>)``, on the processing backoff and timeout.

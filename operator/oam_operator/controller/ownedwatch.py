@@ -40,6 +40,7 @@ from typing import Any
 
 from oam_operator.reconciler.cachedreads import ABSENT, UNKNOWN, CachedAnswer
 from oam_operator.reconciler.client import ClusterClient
+from oam_operator.reconciler.completion import RUNS_TO_COMPLETION, ran_to_completion
 from oam_operator.reconciler.errors import ApiError
 from oam_operator.reconciler.identity import split_api_version
 from oam_operator.reconciler.inventory import InventoryItem
@@ -83,10 +84,12 @@ class WatchedKind:
 
 @dataclass(frozen=True)
 class Drift:
-    """What another manager took from an owned object: the field paths, or the whole object."""
+    """What another manager took from an owned object: the field paths, or the whole object;
+    ``completed``: it was deleted after it ran to completion (docs/operator.md#finished-jobs)."""
 
     paths: tuple[str, ...] = ()
     deleted: bool = False
+    completed: bool = False
 
 
 @dataclass
@@ -100,6 +103,7 @@ class _Owned:
     #: ``applied`` comes from this process's own write, or a pass compared the first sight with the
     #: desired object (``unverified_drift``); until then the first sight is no baseline
     witnessed: bool = False
+    completed: bool = False  # its last state before the deletion had run to completion
 
 
 @dataclass
@@ -227,7 +231,7 @@ class OwnedObjects:
             if entry is None:
                 return None
             if entry.deleted:
-                return Drift(deleted=True)
+                return Drift(deleted=True, completed=entry.completed)
             if entry.applied is None:
                 return None
             taken = removed(entry.applied, entry.live)
@@ -347,6 +351,7 @@ class OwnedObjects:
                 if entry is not None:
                     entry.deleted, entry.live, entry.copy = True, None, None
                     entry.version = resource_version(obj)
+                    entry.completed = ran_to_completion(obj)  # the event holds its last state
             self.on_change(owner[0], owner[1], key, obj, True)
             return
         self._absorb(obj, always=True)
@@ -454,6 +459,8 @@ class OwnedObjects:
             state.keys = seen
             for key, _ in gone:  # deleted while the kind was not watched
                 entry = self._objects[key]
+                entry.completed = entry.copy is not None and (key[0], key[1]) in RUNS_TO_COMPLETION \
+                    and ran_to_completion(expand(entry.copy))
                 entry.deleted, entry.live, entry.copy = True, None, None
         for key, owner in gone:
             stub = {"apiVersion": kind.api_version, "kind": kind.kind,

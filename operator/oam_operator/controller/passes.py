@@ -33,7 +33,10 @@ from oam_operator.api.conditions import Condition, ConditionType, Reason, State,
 from oam_operator.api.summary import summary_of
 from oam_operator.common.durations import parse_go_duration
 from oam_operator.operatorpolicies import AppRef
+from oam_operator.operatorpolicies.graph import MISSING
+from oam_operator.operatorpolicies.missing import DEPENDENCY_MISSING, missing_message
 from oam_operator.reconciler.client import ClusterClient
+from oam_operator.reconciler.completion import finished
 from oam_operator.reconciler.errors import (
     ApiError,
     ObjectValidationError,
@@ -48,6 +51,7 @@ from oam_operator.reconciler.objectpolicies import (
     MissingNamespacesPolicy,
     UpdatePolicy,
 )
+from oam_operator.reconciler.objects import ObjectRef
 from oam_operator.reconciler.options import ReconcilerOptions
 from oam_operator.reconciler.reconciler import Checkpoint, Reconciler
 from oam_operator.reconciler.status import DefaultStatusAnalyzer
@@ -60,7 +64,7 @@ from .digest import component_digest, legacy_component_digest
 from .drift import Drifted, corrected_message, drifted_condition
 from .encode import EncodedTree
 from .inventorycodec import inventory_of, write_inventory
-from .permissions import not_permitted_message, required_permissions
+from .permissions import deletion_permissions, not_permitted_message, required_permissions
 from .progress import apply_progress, capitalised, checkpoint_progress, delete_progress
 from .readiness import WATCHED_WAIT, waits_for_wake_up
 from .remotes import Target
@@ -82,6 +86,10 @@ def _episode(entries: list[DriftStatus] | None) -> list[tuple[Any, ...]]:
     """What makes a drift episode: the objects and their fields, not when correction resumes."""
     return [(e.kind, e.namespace, e.name, tuple(e.fields or ()), e.deleted, e.held_until is not None)
             for e in entries or []]
+
+
+#: The phases of an item whose object the operator wrote: its deletion is drift.
+_WRITTEN = frozenset({Phase.READY, Phase.CREATING, Phase.UPDATING})
 
 
 def _is_ready(item: InventoryItem) -> bool:
@@ -252,6 +260,7 @@ class _Pass:
             metrics=self.env.reconciler_metrics,
             clock=self.env.clock,
             extra_labels=object_labels(settings),  # the watches of owned objects select on it (sharding.py)
+            completed=self.seen_completed,
         )
         if client is None:
             client = self.env.clients.for_application(self.namespace, self.spec.service_account_name or "")
@@ -303,7 +312,12 @@ class _Pass:
                 self.set_state(State.PENDING, Reason.RETRYING, capitalised(str(error)))
             delay = error.retry_after if error.retry_after is not None else self.memory.backoff.next("Retrying")
             status_code = getattr(error, "status", None)
-            return self.conclude(delay, "pending", error_type=str(status_code) if status_code else "other")
+            # The operator's own API server did not answer at all: the status cannot be written
+            # either, so the writer does not try (docs/operator.md#backoff-and-timeouts). A remote
+            # cluster's silence is said in the hub's status as usual.
+            unreachable = isinstance(error, ApiError) and error.status == 0 and self.target is None
+            return self.conclude(delay, "pending", error_type=str(status_code) if status_code else "other",
+                                 unreachable=unreachable)
         if isinstance(error, ObjectValidationError):
             return self.fail(Reason.INVALID_OBJECTS, capitalised(str(error)), error_type="validation")
         if isinstance(error, OwnershipConflictError):
@@ -313,26 +327,38 @@ class _Pass:
                 self.forbidden = True
                 if self.memory.forbidden.quiet(self.now.timestamp()):
                     return self.quietly_retried(error)
-                if not deleting and self.reconciler_ is not None:
-                    return self.not_permitted(error)
+                if self.reconciler_ is not None:
+                    return self.not_permitted(error, deleting)
             return self.fail(Reason.API_ERROR, capitalised(str(error)), error_type=str(error.status))
         log.exception("internal error in a pass of %s/%s", self.namespace, self.name, exc_info=error)
         return self.fail(Reason.ERROR, f"Internal error: {type(error).__name__}: {error}", error_type="other")
 
-    def not_permitted(self, error: PermanentApiError) -> PassResult:
-        """A lasting 403 of the apply branch: ``NotPermitted``, naming the identity, everything its
-        objects need that the API server denies it, and the command printing the Role
-        (docs/operator.md#not-permitted-and-the-role-it-needs). When the reviews find nothing
-        missing (an escalation refused by RBAC, a request outside the objects' verbs) or cannot
-        be made, no Role would help: ``ApiError`` with the API server's text, as before."""
+    def not_permitted(self, error: PermanentApiError, deleting: bool = False) -> PassResult:
+        """A lasting 403: ``NotPermitted``, naming the identity, everything the API server denies
+        it of what the pass needs — its objects' in the apply branch, the deletion's (the deletion
+        guard's cluster-wide lists among them) in the delete branch — and the command printing
+        the Role (docs/operator.md#not-permitted-and-the-role-it-needs). When the reviews find
+        nothing missing (an escalation refused by RBAC, a request outside the objects' verbs) or
+        cannot be made, no Role would help: ``ApiError`` with the API server's text, as before.
+        Either way the pass waits the error backoff."""
         assert self.reconciler_ is not None
         client = self.reconciler_.client
-        objects = self.subject.encoded.objects if self.subject is not None and self.subject.encoded else []
-        needed = required_permissions(objects, self.namespace, partial(resource_type, client))
+        resolve = partial(resource_type, client)
+        if deleting:
+            items = [(f"{i.group}/{i.version}" if i.group else i.version, i.kind, i.namespace, i.name)
+                     for i in self.inventory or []]
+            needed, need = deletion_permissions(items, resolve), "the Application's deletion needs it"
+        else:
+            objects = self.subject.encoded.objects if self.subject is not None and self.subject.encoded else []
+            needed = required_permissions(
+                objects, self.namespace, resolve, cross_namespace=self.settings.allow_cross_namespace_objects,
+                update_policy=self.spec.update_policy or self.settings.default_update_policy.value,
+                domain=self.domain)
+            need = "the Application's objects need it"
         missing = missing_permissions(client, needed) if needed else None
         if not missing:
             return self.fail(Reason.API_ERROR, capitalised(str(error)), error_type="403")
-        message = not_permitted_message(client.impersonated_user, missing, self.namespace, self.name)
+        message = not_permitted_message(client.impersonated_user, missing, self.namespace, self.name, need)
         if self.target is not None:  # the grant belongs on that cluster (docs/multicluster.md#faults)
             message = f"{capitalised(self.target.label)}: {message}"
         return self.fail(Reason.NOT_PERMITTED, message, error_type="403")
@@ -503,14 +529,27 @@ class _Pass:
             self.retry_interval = timing.retry_interval
         held = orchestration.hold(self.env.apps, AppRef(self.namespace, self.name), subject.policies, self.status)
         if held is None:
+            self.memory.missing.clear()
             return None
         if held.error:
             return self.fail(held.reason, held.message, error_type="other")
         self.set_state(held.state, held.reason, held.message)
+        due: float | None = None
         if held.reason is Reason.DEPENDENCIES_NOT_READY:
             self.memory.backoff.reset()
             self.memory.error_backoff.reset()
-        return self.conclude(None, "pending")
+            due = self.warn_missing()
+        return self.conclude(due, "pending", jitter=False)
+
+    def warn_missing(self) -> float | None:
+        """While Waiting: a Warning Event for dependencies missing longer than the grace
+        (operatorpolicies/missing.py); the seconds until the next is due, else ``None``."""
+        missing = [AppRef(d.namespace, d.name) for d in self.status.dependencies or [] if d.state == MISSING]
+        grace = self.settings.missing_dependency_grace
+        overdue, due = self.memory.missing.observe(missing, self.now, self.settings.missing_dependency_grace_duration)
+        if overdue:
+            self.events.append(Event("Warning", DEPENDENCY_MISSING, missing_message(self.namespace, overdue, grace)))
+        return due
 
     def read_inventory(self, subject: Subject) -> PassResult | None:
         """Before ``size``: the persisted inventory. An unreadable one observes no generation
@@ -580,7 +619,8 @@ class _Pass:
         was_ready = status.state is State.READY
         try:
             done = reconciler.apply(inventory, encoded.objects, self.namespace, self.owner_id, digest,
-                                    checkpoint=self.checkpoint_writer(encoded, len(before)))
+                                    checkpoint=self.checkpoint_writer(encoded, len(before)),
+                                    hold=[d.item.identity() for d in drifted if d.held_until and d.drift.deleted])
         except StatusNotWritten:
             # Nothing was created: end the pass as a checkpoint pass, and the kopf layer writes
             # the same status with its own retries and Warning.
@@ -619,7 +659,7 @@ class _Pass:
             self.memory.error_backoff.reset()
             revision = status.revision if status.revision is not None else 1
             self.set_state(State.READY, Reason.READY, f"Applied revision {revision}: {objects} objects ready")
-            return self.conclude(self.interval, "ready", operations=operations)
+            return self.conclude(self.until_held_end(), "ready", operations=operations)
         if after != before:
             self.memory.backoff.reset()
         self.memory.error_backoff.reset()
@@ -639,13 +679,15 @@ class _Pass:
     # -- drift (docs/operator.md#drift) -----------------------------------------------------------
 
     def prepare_drift(self, inventory: list[InventoryItem], desired: Sequence[Mapping[str, Any]] = ()) -> list[Drifted]:
-        """Before ``apply()``: the Ready objects that drifted. ``Correct``: they are re-applied in
-        this call (forced), unless correction is held back; ``Report``: their reapply interval is
-        held off while they drift. A deleted object is created again by ``apply()`` either way.
-        What the watch saw deleted may only have left its selector (its shard label taken off):
-        being due, it is updated back into the watch. An object this process never wrote is
-        compared with its ``desired`` manifest once (``OwnedObjects.unverified_drift``): an edit
-        made while no instance watched is drift too."""
+        """Before ``apply()``: the Ready objects that drifted and the written ones deleted.
+        ``Correct``: they are re-applied in this call (forced), unless correction is held back;
+        ``Report``: their reapply interval is held off while they drift. A deleted object is
+        created again by ``apply()`` either way, unless its deletions are held back (``apply``'s
+        ``hold``) or it ran to completion first (docs/operator.md#finished-jobs: it is
+        ``Completed``). What the watch saw deleted may only have left its selector (its shard label
+        taken off): being due, it is updated back into the watch. An object this process never
+        wrote is compared with its ``desired`` manifest once (``OwnedObjects.unverified_drift``):
+        an edit made while no instance watched is drift too."""
         probe = self.env.drift
         if probe is None:
             return []
@@ -655,15 +697,18 @@ class _Pass:
         reapply = parse_go_duration(self.settings.reapply_interval)
         found = []
         for item in inventory:
-            if item.phase is not Phase.READY:
+            if item.phase not in _WRITTEN:
                 continue
             drift = probe(item.group, item.kind, item.namespace, item.name)
-            manifest = manifests.get(item.identity())
+            manifest = manifests.get(item.identity()) if item.phase is Phase.READY else None
             if drift is None and first_sight is not None and manifest is not None:
                 drift = first_sight(item.group, item.kind, item.namespace, item.name, manifest)
-            if drift is None:
+            if drift is None or (not drift.deleted and item.phase is not Phase.READY):
                 continue
-            held = None if report else tracker.held_until(item.identity(), now)
+            if drift.deleted and (drift.completed or finished(item)):
+                item.mark_completed()
+                continue
+            held = tracker.held_until(item.identity(), now) if drift.deleted or not report else None
             if report or held is not None:
                 if not drift.deleted and item.last_applied_at is not None and item.last_applied_at <= now - reapply:
                     item.last_applied_at = _second(now)  # left as it is: the interval does not undo it
@@ -678,11 +723,15 @@ class _Pass:
         now, tracker = self.now, self.memory.drift
         corrected, left = [], []
         for found_one in found:
-            if self.reports_drift or found_one.held_until is not None:
+            restored = found_one.held_until is None and (found_one.drift.deleted or not self.reports_drift)
+            if not restored:
                 left.append(found_one)
                 continue
+            held = tracker.corrected(found_one.item.identity(), now)  # created again counts as a correction
+            if self.reports_drift:  # a deleted object, created again under Report too, and shown
+                left.append(found_one if held is None else Drifted(found_one.item, found_one.drift, held))
+                continue
             corrected.append(found_one)
-            held = tracker.corrected(found_one.item.identity(), now)
             if held is not None:
                 left.append(Drifted(found_one.item, found_one.drift, held))
         tracker.settled(now)
@@ -698,6 +747,22 @@ class _Pass:
         self.drift_verdict = reason, message.replace("\n", " ")[:MAX_MESSAGE]
         if _episode(self.status.drift) != previous:
             self.events.append(Event("Warning", reason, message))
+
+    def seen_completed(self, ref: ObjectRef) -> bool:
+        """The reconciler's question before it creates an absent Job again: did the watch see it
+        deleted after it completed (docs/operator.md#finished-jobs)? Asked at that moment, it
+        also covers a deletion between ``prepare_drift`` and the read that found the Job gone."""
+        probe = self.env.drift
+        drift = probe(ref.group, ref.kind, ref.namespace, ref.name) if probe is not None else None
+        return drift is not None and drift.completed
+
+    def until_held_end(self) -> float:
+        """A Ready pass's delay: the interval, or less when a held correction resumes sooner (no
+        watch event comes for an object held deleted)."""
+        ends = [entry.held_until for entry in self.status.drift or [] if entry.held_until is not None]
+        if not ends:
+            return self.interval
+        return max(0.0, min(self.interval, (min(ends) - self.now).total_seconds()))
 
     @property
     def reports_drift(self) -> bool:
@@ -767,6 +832,7 @@ class _Pass:
 
     def delete_branch(self) -> PassResult:
         """The delete branch leaves ``observedGeneration`` as it was: deletion is no new spec."""
+        self.env.transform.forget(self.namespace, self.name)  # it reads no URL source any more
         status = self.status
         if self.annotations.get(f"{self.domain}/abandon") == "true":
             write_inventory(status, [])
@@ -790,7 +856,7 @@ class _Pass:
             self.set_state(State.DELETING, Reason.DELETION_BLOCKED, blocked)
             return self.conclude(1.0 + self.memory.backoff.next("DeletionBlocked"), "pending")
         client, terminating = self.deletion_client()
-        reconciler = self.reconciler(client)
+        reconciler = self.reconciler_ = self.reconciler(client)
         before = dump_inventory(inventory)
         try:
             allowed, reason = reconciler.is_deletion_allowed(inventory, self.owner_id)

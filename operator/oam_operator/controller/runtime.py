@@ -124,7 +124,8 @@ class Runtime:
         self._passing = threading.Condition(self._lock)  # notified when a pass ends (``stand_down``)
         self._running = 0  # passes under way
         #: Whether kopf's copy of an Application may be acted on in this term (freshview.py)
-        self.fresh = FreshView(self.pass_client, selector=shard_selector(settings), namespaces=settings.namespaces)
+        self.fresh = FreshView(self.pass_client, selector=shard_selector(settings), namespaces=settings.namespaces,
+                               finalizer=settings.domain)
         #: Wakes an Application's loop; set by the kopf layer (handlers.py), called from any thread.
         self.waker: Callable[[str], None] | None = None
         if metrics is not None:
@@ -263,11 +264,49 @@ class Runtime:
 
     def took_over(self) -> None:
         """This instance leads from now on (leadership.py): a new term, whose first passes check
-        kopf's copies of the Applications against the API server (docs/operator.md#a-fresh-view)."""
+        kopf's copies of the Applications against the API server (docs/operator.md#a-fresh-view),
+        and, in a thread of its own (the election's must not wait for it), the finalizer added to
+        each Application created while no instance led (``add_missing_finalizers``)."""
         self.fresh.new_term()
+        threading.Thread(target=self.add_missing_finalizers, name="oam-takeover", daemon=True).start()
+
+    def add_missing_finalizers(self) -> int:
+        """Only the leader adds the finalizer (docs/operator.md#leader-election): an Application
+        created while no instance led has none, and kopf, which adds it, sees it again only on its
+        next event. So a new leader adds it to each one its term's LIST found without it (a JSON
+        patch that tests the uid and the resourceVersion listed: one changed since gets it from
+        kopf on that change). The patch is an event too: kopf then starts its loop. Returns how many
+        were added."""
+        try:
+            missing = self.fresh.unfinalized()
+        except ApiError as error:
+            log.warning("could not list the Applications on taking over: %s", error)
+            return 0
+        added = 0
+        domain = self.settings.domain
+        for app in missing:
+            path = f"/apis/{GROUP}/{VERSION}/namespaces/{app.namespace}/applications/{app.name}"
+            operations: list[dict[str, Any]] = [
+                {"op": "test", "path": "/metadata/uid", "value": app.uid},
+                {"op": "test", "path": "/metadata/resourceVersion", "value": app.resource_version},
+                {"op": "add", "path": "/metadata/finalizers/-", "value": domain} if app.has_finalizers
+                else {"op": "add", "path": "/metadata/finalizers", "value": [domain]},
+            ]
+            try:
+                self.pass_client.request("patch", "PATCH", path, body=operations,
+                                         content_type="application/json-patch+json")
+            except ApiError as error:
+                log.info("finalizer not added: %s", error,
+                         extra={"fields": {"namespace": app.namespace, "name": app.name}})
+                continue
+            added += 1
+            log.info("finalizer added on taking over", extra={"fields": {"namespace": app.namespace,
+                                                                         "name": app.name}})
+        return added
 
     def forget(self, uid: str, namespace: str, name: str) -> None:
         self.fresh.forget(uid)
+        self.transform.forget(namespace, name)  # its URL sources (a shard move, a deletion)
         with self._lock:
             self.memory.pop(uid, None)
             if self._uids.get((namespace, name)) == uid:

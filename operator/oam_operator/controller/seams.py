@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from oam_operator.controller.settings import Settings
 from oam_operator.oam.pipeline import Pipeline
+from oam_operator.operatorpolicies.missing import MissingDependencies
 from oam_operator.reconciler.cachedreads import CachedReads
 from oam_operator.reconciler.inventory import InventoryItem
 
@@ -52,6 +53,7 @@ class Memory:
     forbidden: ForbiddenGrace = field(default_factory=ForbiddenGrace)  # 403s retried quietly (forbidden.py)
     status_forbidden: ForbiddenGrace = field(default_factory=ForbiddenGrace)  # the same, of status writes
     recorded: Recorded | None = None  # the revision history as last written (history.py; set by runtime.py)
+    missing: MissingDependencies = field(default_factory=MissingDependencies)  # app-dependency targets missing
 
 
 @dataclass
@@ -133,6 +135,9 @@ class PassResult:
     namespace_terminating: bool = False
     #: Objects whose drift this pass corrected (the drift metric).
     drift_corrections: int = 0
+    #: The operator's own API server did not answer the pass (a connection error): the status
+    #: writer does not try to write either, and the pass runs again on the retry backoff.
+    unreachable: bool = False
     #: The Application was found gone (a 404, or a namesake of another uid): nothing more is done.
     gone: bool = False
     #: The inventory the pass ended with, ``None`` when it did not read it (the watches' kinds).

@@ -71,18 +71,21 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 from oam_operator.common.dns1123 import DNS1123_LABEL_MAX, DNS1123_SUBDOMAIN_MAX, is_dns1123_label, is_dns1123_subdomain
 from oam_operator.common.durations import format_seconds, parse_go_duration
 from oam_operator.controller.leaderelection import timing_problem
+from oam_operator.oam.formatting.choices import unknown_value
 from oam_operator.oam.remote.addresses import parse_networks
 from oam_operator.persisted.objectpolicies import AdoptionPolicy, UpdatePolicy
 
 __all__ = [
     "DESCRIPTIONS",
     "ENV_PREFIX",
+    "GROUPS",
     "LogFormat",
     "LogLevel",
     "Settings",
     "SettingsError",
     "env_var",
     "flag_name",
+    "metavar",
 ]
 
 ENV_PREFIX = "OAM_OPERATOR_"
@@ -190,8 +193,9 @@ def _choice(enum: type[StrEnum]) -> Callable[[Any], Any]:
 
     def parse(value: Any) -> Any:
         member = by_lower.get(str(value).strip().lower())
-        if member is None:
-            raise ValueError("must be one of " + ", ".join(m.value for m in enum))
+        if member is None:  # "AdoptionPolicy" -> "adoption policy"
+            noun = re.sub(r"(?<!^)(?=[A-Z])", " ", enum.__name__).lower()
+            raise ValueError(unknown_value(noun, str(value).strip(), [m.value for m in enum]))
         return member
 
     return parse
@@ -334,6 +338,8 @@ class Settings(BaseModel):
     allow_cross_namespace_objects: Annotated[bool, BeforeValidator(_boolean)] = False
     #: app-dependency and health-checks policies may name another namespace (operatorpolicies/resolve.py)
     allow_cross_namespace_dependencies: Annotated[bool, BeforeValidator(_boolean)] = False
+    #: an app-dependency target missing this long gets a Warning Event (operatorpolicies/missing.py)
+    missing_dependency_grace: Annotated[str, BeforeValidator(_duration(timedelta(0)))] = "1m"
     dependent_events: Annotated[bool, BeforeValidator(_boolean)] = False
     readiness_watch: Annotated[bool, BeforeValidator(_boolean)] = True
     url_sources: Annotated[bool, BeforeValidator(_boolean)] = True
@@ -465,6 +471,10 @@ class Settings(BaseModel):
         return parse_go_duration(self.reapply_interval)
 
     @property
+    def missing_dependency_grace_duration(self) -> timedelta:
+        return parse_go_duration(self.missing_dependency_grace)
+
+    @property
     def kube_api_qps_explicit(self) -> bool:
         """Whether ``--kube-api-qps`` (or its variable) was given: then the bucket always applies."""
         return "kube_api_qps" in self.model_fields_set
@@ -519,6 +529,8 @@ DESCRIPTIONS: dict[str, str] = {
     "Always); an Application's or object's own adoption policy only narrows it.",
     "allow_cross_namespace_objects": "Let Applications create objects outside their own namespace.",
     "allow_cross_namespace_dependencies": "Let app-dependency and health-checks policies name other namespaces.",
+    "missing_dependency_grace": "How long an Application named by an app-dependency may be missing before a "
+    "Warning Event DependencyMissing says so (0: at once); the wait goes on.",
     "dependent_events": "Post an Event on each object created, updated or deleted.",
     "readiness_watch": "Watch workload kinds to wake an Application when an object it waits for is ready.",
     "url_sources": "Let components read manifests from URLs.",
@@ -552,3 +564,52 @@ DESCRIPTIONS: dict[str, str] = {
     "profile_secret_namespaces": "Namespaces besides the operator's whose Secrets a ClusterProfile's "
     "kubeConfig.secretRef may name (comma-separated; default: none).",
 }
+
+
+# ``run --help`` lists the settings under these headings, in this order (a test requires each
+# setting in exactly one group): a reader looks for a concern, not for a letter.
+GROUPS: dict[str, tuple[str, ...]] = {
+    "Scope": ("domain", "namespaces", "shard", "operator_namespace", "cluster_id"),
+    "Reconciling": ("default_interval", "default_timeout", "reapply_interval", "default_adoption_policy",
+                    "default_update_policy", "default_profile", "readiness_watch", "dependent_events",
+                    "missing_dependency_grace"),
+    "Tenancy": ("default_service_account", "use_operator_identity", "require_service_account",
+                "allow_cross_namespace_objects", "allow_cross_namespace_dependencies", "allow_cluster_scoped_objects",
+                "cluster_scoped_adoption_policy"),
+    "Scale and API rate": ("max_concurrent_reconciles", "adaptive_concurrency", "apply_concurrency", "kube_api_qps",
+                           "kube_api_burst"),
+    "Leader election and peering": ("leader_election", "leader_election_id", "leader_election_lease_duration",
+                                    "leader_election_renew_deadline", "leader_election_retry_period", "peering",
+                                    "priority", "dev"),
+    "Admission webhook": ("admission", "admission_address", "admission_port", "admission_cert_dir",
+                          "admission_secret", "admission_hosts", "admission_webhook_configuration"),
+    "Remote clusters": ("profile_secret_namespaces",),
+    "URL sources and charts": ("url_sources", "url_source_allowed_networks", "helm_binary"),
+    "Metrics and logs": ("metrics_port", "health_port", "log_format", "log_level"),
+}
+
+# The value each flag takes, as ``run --help`` shows it; enums list their values (``_ENUMS``).
+_METAVARS: dict[str, str] = {
+    "domain": "DOMAIN", "namespaces": "NS", "shard": "NAME", "operator_namespace": "NS", "cluster_id": "ID",
+    "default_interval": "DURATION", "default_timeout": "DURATION", "reapply_interval": "DURATION",
+    "missing_dependency_grace": "DURATION",
+    "default_profile": "NAME", "default_service_account": "NAME", "max_concurrent_reconciles": "INT",
+    "apply_concurrency": "INT", "kube_api_qps": "NUMBER", "kube_api_burst": "INT", "leader_election_id": "NAME",
+    "leader_election_lease_duration": "DURATION", "leader_election_renew_deadline": "DURATION",
+    "leader_election_retry_period": "DURATION", "peering": "NAME", "priority": "INT", "admission_address": "IP",
+    "admission_port": "PORT", "admission_cert_dir": "DIR", "admission_secret": "NAMESPACE/NAME",
+    "admission_hosts": "HOSTS", "admission_webhook_configuration": "NAME", "profile_secret_namespaces": "NAMESPACES",
+    "url_source_allowed_networks": "CIDRS", "helm_binary": "PROGRAM", "metrics_port": "PORT", "health_port": "PORT",
+}
+_ENUMS: dict[str, type[StrEnum]] = {
+    "default_adoption_policy": AdoptionPolicy, "default_update_policy": UpdatePolicy,
+    "cluster_scoped_adoption_policy": AdoptionPolicy, "log_format": LogFormat, "log_level": LogLevel,
+}
+
+
+def metavar(setting: str) -> str | None:
+    """What ``--<setting>`` takes in ``run --help`` (``DURATION``, ``INT``, ``json|text``, …);
+    ``None`` for a boolean, which is a ``--x/--no-x`` pair."""
+    if setting in _ENUMS:
+        return "|".join(member.value for member in _ENUMS[setting])
+    return _METAVARS.get(setting)

@@ -191,7 +191,15 @@ class StatusWriter:
             for event in result.events:
                 self._post(event)
             return result
-        self._write_final(result)
+        if result.unreachable:
+            # The API server did not answer the pass: a status write and an Event would not be
+            # answered either. One request per retry step, not three (docs/operator.md#backoff-and-timeouts).
+            result.delay = memory.retry_backoff.next()
+            return result
+        if not self._write_final(result):
+            # A retryable failure: what the pass did is told; its outcome once the status is written.
+            self._announce(result, ready_too=False)
+            return result
         if self.gone:
             return self._gone(result)
         self._announce(result)
@@ -203,18 +211,19 @@ class StatusWriter:
         result.gone, result.delay, result.events = True, None, []
         return result
 
-    def _write_final(self, result: PassResult) -> None:
-        """Write ``result.status`` if it must be now."""
+    def _write_final(self, result: PassResult) -> bool:
+        """Write ``result.status`` if it must be now; ``False`` when a retryable failure left it
+        unwritten (its outcome is announced once it is written)."""
         memory, previous = self.memory, self.persisted
         if result.status == previous:
             memory.status = result.status
             if memory.persisted is None:
                 memory.persisted = result.status
-            return
+            return True
         since = None if memory.written_at is None else self._clock() - memory.written_at
         if may_wait(previous, result.status, 0.0 if self._checkpointed else since):
             memory.status = result.status
-            return
+            return True
         try:
             self._write(result.status)
         except ApplicationGone:
@@ -228,17 +237,20 @@ class StatusWriter:
                 result.delay = memory.backoff.next("Retrying") if quiet_403 else memory.retry_backoff.next()
                 log.warning("status write failed: %s", error,
                             extra={"fields": {**self._where, "retry_in": round(result.delay, 3)}})
-                return
+                return False
             log.warning("status write failed: %s", error, extra={"fields": self._where})
             warning = Event("Warning", "StatusWriteFailed", f"The status could not be written: {error}")
             if _key(warning) != memory.last_event:
                 memory.last_event = _key(warning)
                 self._post(warning)
             result.delay = memory.error_backoff.next("StatusWriteFailed", self._error_interval)
+        return True
 
-    def _announce(self, result: PassResult) -> None:
+    def _announce(self, result: PassResult, *, ready_too: bool = True) -> None:
         for event in result.events:
             self._post(event)
+        if not ready_too:
+            return
         ready = ready_event(result.status)
         if ready is None or not announced(result.status):
             return

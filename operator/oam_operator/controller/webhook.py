@@ -6,6 +6,13 @@ left unset): kopf only serves ``/validate-applications``. The certificate files 
 (self-signed, in ``--admission-secret``); kopf's server re-reads changed files by itself, and
 the keeper's loop re-checks the Secret every ``CHECK_INTERVAL`` seconds, so a rotation by
 another instance (or by cert-manager) reaches every instance without a restart.
+
+kopf's server reads a request of at most 1 MiB (aiohttp's default), but an AdmissionReview
+carries the whole Application, and an UPDATE's the old one too: an Application of about 1 MiB
+(an UPDATE of half that) was answered ``413``, and the API server refused the user's request with
+``failed calling webhook …: the server responded with the status code 413`` instead of the
+webhook's words (issue 37). ``LargeReviewServer`` reads up to ``MAX_REVIEW_BYTES``: twice the API
+server's own body limit (the new and the old object) and 1 MiB for the rest of the review.
 """
 
 from __future__ import annotations
@@ -15,9 +22,12 @@ import contextlib
 import logging
 import tempfile
 from pathlib import Path
+from typing import Any
 
+import aiohttp.web
 import kopf
 
+from oam_operator.common.apisize import API_BODY_LIMIT
 from oam_operator.controller.settings import Settings
 
 from .admission import Validator
@@ -25,6 +35,18 @@ from .runtime import Runtime
 from .webhookcerts import CERT_FILE, CHECK_INTERVAL, KEY_FILE, RETRY_INTERVAL, CertificateKeeper
 
 log = logging.getLogger("oam_operator.controller")
+
+MAX_REVIEW_BYTES = 2 * API_BODY_LIMIT + 1024 * 1024
+
+
+class LargeReviewServer(kopf.WebhookServer):
+    """kopf's HTTPS webhook server, reading AdmissionReviews of up to ``MAX_REVIEW_BYTES`` (module docstring)."""
+
+    @staticmethod
+    async def _serve(fn: Any, request: aiohttp.web.Request) -> aiohttp.web.Response:
+        response: aiohttp.web.Response = await kopf.WebhookServer._serve(
+            fn, request.clone(client_max_size=MAX_REVIEW_BYTES))
+        return response
 
 
 def validator_for(runtime: Runtime) -> Validator:
@@ -46,7 +68,7 @@ async def start_webhook(kopf_settings: kopf.OperatorSettings, runtime: Runtime,
         keeper = CertificateKeeper(runtime.client, settings.admission_secret, settings.admission_hosts, directory,
                                    settings.admission_webhook_configuration)
         await loop.run_in_executor(None, keeper.sync)
-    kopf_settings.admission.server = kopf.WebhookServer(
+    kopf_settings.admission.server = LargeReviewServer(
         addr=settings.admission_address, port=settings.admission_port,
         certfile=str(directory / CERT_FILE), pkeyfile=str(directory / KEY_FILE),
     )

@@ -10,7 +10,9 @@ works offline works in the cluster, and the differences are options, named here.
 - The operator's options (``controller`` builds them from its settings): an ``AddressPolicy``
   refuses internal addresses unless their network is allowed; charts are then downloaded by the
   guarded reader and rendered from the local copy; URL sources can be disabled altogether, and
-  the refusal names the setting.
+  the refusal names the setting; URL sources are kept parsed between passes
+  (``url_cache_bytes``, ``remote/sourcecache.py``): the operator transforms every Application on
+  every pass, the CLI once.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from oam_operator.oam.errors import OamError
 from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.remote.addresses import AddressPolicy
 from oam_operator.oam.remote.fetch import MAX_BYTES, TIMEOUT_SECONDS, HttpUrlReader
+from oam_operator.oam.remote.sourcecache import CachingUrlReader, SourceCache
 
 __all__ = ["DisabledUrlReader", "Pipeline", "PipelineOptions", "ProfileNotEvaluated", "build_pipeline"]
 
@@ -49,6 +52,8 @@ class PipelineOptions:
     helm_binary: str = "helm"
     helm_timeout: float = DEFAULT_TIMEOUT_SECONDS
     chart_max_bytes: int = MAX_CHART_BYTES
+    url_cache_bytes: int = 0
+    """More than 0: URL sources are kept parsed, up to this many bytes (``remote/sourcecache.py``)."""
 
 
 class DisabledUrlReader:
@@ -79,6 +84,8 @@ class Pipeline:
     url_reader: UrlReader
     chart_renderer: ChartRenderer
     options: PipelineOptions = field(default_factory=PipelineOptions)
+    sources: SourceCache | None = None
+    """The kept URL sources, when ``options.url_cache_bytes`` asks for them."""
 
     def context(
         self,
@@ -130,12 +137,16 @@ def build_pipeline(options: PipelineOptions | None = None, transformer: Transfor
     options = options or PipelineOptions()
     helm = HelmBinaryRenderer(options.helm_binary, timeout=options.helm_timeout)
     url_reader: UrlReader
+    sources = None
     if not options.url_sources:
         url_reader = DisabledUrlReader(options.url_sources_disabled_hint)
     else:
         url_reader = HttpUrlReader(options.url_timeout, options.url_max_bytes, policy=options.address_policy)
+        if options.url_cache_bytes > 0:
+            sources = SourceCache(options.url_cache_bytes)
+            url_reader = CachingUrlReader(url_reader, sources)
     chart_renderer: ChartRenderer = helm
     if options.address_policy is not None:
         chart_reader = HttpUrlReader(options.url_timeout, options.chart_max_bytes, policy=options.address_policy)
         chart_renderer = FetchingChartRenderer(helm, chart_reader, options.address_policy.check_host)
-    return Pipeline(transformer or new_builtin_transformer(), url_reader, chart_renderer, options)
+    return Pipeline(transformer or new_builtin_transformer(), url_reader, chart_renderer, options, sources)

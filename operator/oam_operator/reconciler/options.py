@@ -10,6 +10,7 @@ from typing import Any, Literal
 from .cachedreads import CachedReads
 from .metrics import ReconcilerMetrics
 from .objectpolicies import AdoptionPolicy, DeletePolicy, MissingNamespacesPolicy, UpdatePolicy
+from .objects import ObjectRef
 from .status import StatusAnalyzer
 from .typeinfo import TypeInfo
 
@@ -56,6 +57,9 @@ class ReconcilerOptions:
     extra_labels: Mapping[str, str | None] = field(default_factory=dict)
     #: A watch the caller holds, asked before a read (docs/reconciler.md#reads-from-a-watch).
     cached_reads: CachedReads | None = None
+    #: Whether the caller saw the object deleted after it ran to completion; asked before an
+    #: absent Job is created again (docs/reconciler.md#finished-jobs).
+    completed: Callable[[ObjectRef], bool] | None = None
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming the first invalid field."""
@@ -90,6 +94,7 @@ class ReconcilerOptions:
                         for k, v in self.extra_labels.items()),
             ),
             ("cached_reads", self.cached_reads is None or callable(getattr(self.cached_reads, "lookup", None))),
+            ("completed", self.completed is None or callable(self.completed)),
         ]
         for name, ok in checks:
             if not ok:

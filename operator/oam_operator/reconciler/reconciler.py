@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -22,6 +22,7 @@ from typing import Any
 from ..common.dns1123 import is_dns1123_subdomain
 from .annotations import AnnotationDefaults, annotation_keys
 from .client import ClusterClient
+from .completion import RUNS_TO_COMPLETION, finished
 from .discovery import ApiResource
 from .errors import (
     ApiError,
@@ -52,6 +53,7 @@ creates any object (docs/reconciler.md#in-call-checkpoint). It receives copies o
 log = logging.getLogger("oam_operator.reconciler")
 
 _SETTLED = frozenset({Phase.READY, Phase.COMPLETED})
+_WRITTEN = frozenset({Phase.CREATING, Phase.UPDATING, Phase.READY})  # written with the item's digest
 
 Identity = tuple[str, str, str, str]
 
@@ -75,6 +77,13 @@ def item_ref(item: InventoryItem) -> ObjectRef:
 
 def _identity(ref: ObjectRef) -> Identity:
     return (ref.group, ref.kind, ref.namespace, ref.name)
+
+
+def _unchanged(written: Mapping[str, Any], live: Mapping[str, Any]) -> bool:
+    """Whether a write's response is the object as read: the API server skips a write that changes
+    nothing and answers with the same resourceVersion."""
+    version = str((written.get("metadata") or {}).get("resourceVersion") or "")
+    return bool(version) and version == str((live.get("metadata") or {}).get("resourceVersion") or "")
 
 
 @dataclass
@@ -250,16 +259,19 @@ class Reconciler:
         component_digest: str,
         *,
         checkpoint: Checkpoint | None = None,
+        hold: Collection[Identity] = frozenset(),
     ) -> bool:
         """Bring the cluster to ``objects`` (docs/reconciler.md#the-apply-algorithm); ``True`` when everything is
         applied, ready, purged and pruned. ``inventory`` is updated in place; persist it after every call.
 
         Without ``checkpoint``, a call that records new items returns ``False`` before creating
         anything, for the caller to persist them. With it, the call persists them through
-        ``checkpoint`` and goes on in the same call (docs/reconciler.md#in-call-checkpoint)."""
+        ``checkpoint`` and goes on in the same call (docs/reconciler.md#in-call-checkpoint).
+        ``hold`` names objects (group, kind, namespace, name) this call neither reads nor writes
+        (docs/reconciler.md#held-objects)."""
         call = self._new_call(owner_id)
         return self._run(
-            call, lambda: self._apply(call, inventory, objects, namespace, component_digest, checkpoint)
+            call, lambda: self._apply(call, inventory, objects, namespace, component_digest, checkpoint, hold)
         ) == "done"
 
     def _prepare(self, objects: Sequence[Mapping[str, Any]], namespace: str) -> list[DesiredObject]:
@@ -299,6 +311,7 @@ class Reconciler:
         namespace: str,
         component_digest: str,
         checkpoint: Checkpoint | None = None,
+        hold: Collection[Identity] = frozenset(),
     ) -> Outcome:
         ops = call.ops
         # Steps 1-7 (and docs/reconciler.md#target-confinement).
@@ -396,7 +409,7 @@ class Reconciler:
             return "purging"
 
         # Step 15: apply waves.
-        stopped = self._apply_waves(call, inventory, ordered, items_of)
+        stopped = self._apply_waves(call, inventory, ordered, items_of, hold)
         if stopped is not None:
             return stopped
         call.wave = None
@@ -472,8 +485,11 @@ class Reconciler:
         inventory: Sequence[InventoryItem],
         ordered: Sequence[DesiredObject],
         items_of: Mapping[int, InventoryItem],
+        hold: Collection[Identity] = frozenset(),
     ) -> Outcome | None:
-        """docs/reconciler.md#waves; an outcome when the call must stop, ``None`` when every wave is ready."""
+        """docs/reconciler.md#waves; an outcome when the call must stop, ``None`` when every wave is ready.
+        A held object (docs/reconciler.md#held-objects) is passed over: its item stays as it is,
+        ready when it is settled, else pending."""
         is_managed = self._managed_matcher(inventory)
         waves = [
             (order, list(group)) for order, group in itertools.groupby(ordered, lambda d: d.annotations.apply_order)
@@ -496,6 +512,11 @@ class Reconciler:
             for d in wave:
                 item = items_of[d.index]
                 if item.phase is Phase.COMPLETED:
+                    continue
+                if _identity(d.ref) in hold:
+                    if item.phase not in _SETTLED:
+                        unready = True
+                        call.pending.append((item, item.phase.value))
                     continue
                 k = klass(d)
                 if (
@@ -591,6 +612,10 @@ class Reconciler:
         policy = d.annotations.update_policy
         now = self.options.clock()
         if live is None:
+            if self._finished(d.ref, item):
+                # docs/reconciler.md#finished-jobs: it completed, then was deleted; not run again.
+                item.mark_completed()
+                return _Result(item.phase, item.status, item.last_applied_at, True, item.phase.value)
             create_ns = self.missing_namespaces_policy is MissingNamespacesPolicy.CREATE and (
                 self.options.allowed_namespaces is None or d.ref.namespace in self.options.allowed_namespaces
             )
@@ -632,9 +657,27 @@ class Reconciler:
             if policy is UpdatePolicy.RECREATE:
                 ops.delete(d.ref, live, recreating=True)
             else:
-                ops.update(desired, live, d.ref, policy)
+                written = ops.update(desired, live, d.ref, policy)
+                if _unchanged(written, live):
+                    # docs/reconciler.md#a-no-op-write: the server changed nothing, so the object is
+                    # the one just read, and its status step needs no further call.
+                    item.last_applied_at = now
+                    return self._observe(d, item, written, terminating)
             item.mark_updating(now)
             return _Result(item.phase, item.status, item.last_applied_at, False, item.phase.value)
+        return self._observe(d, item, live, terminating)
+
+    def _finished(self, ref: ObjectRef, item: InventoryItem) -> bool:
+        """docs/reconciler.md#finished-jobs: the absent object of ``item`` ran to completion, as its
+        item says or as the caller saw its deletion, with the manifest it was written with."""
+        if finished(item):
+            return True
+        completed = self.options.completed
+        return (completed is not None and item.phase in _WRITTEN and (ref.group, ref.kind) in RUNS_TO_COMPLETION
+                and completed(ref))
+
+    def _observe(self, d: DesiredObject, item: InventoryItem, live: Mapping[str, Any], terminating: bool) -> _Result:
+        """The status step: the analyzer's verdict on ``live`` recorded on the item."""
         try:
             status = self.analyzer.compute(live)
         except StatusAnalysisError as exc:

@@ -1,6 +1,6 @@
 """One Application as the UI shows it (docs/ui.md#one-application): ``status``'s view model
-(``cli/statusview.py``) with, per bundle, what a wave that is not Ready waits for, and the
-Application's Events."""
+(``cli/statusview.py``) with, per bundle, what a wave that is not Ready waits for, each
+condition's tone, the actions that apply, and the Application's Events."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from oam_operator.cli.statusview import BundleView, StatusView, build_view, to_json
+from oam_operator.ui.availability import action_blocks
+from oam_operator.ui.conditions import condition_tone, drift_condition
 
 __all__ = ["application_detail", "bundle_waits", "event_rows"]
 
@@ -57,16 +59,21 @@ def event_rows(events: Iterable[Mapping[str, Any]], namespace: str, name: str) -
 
 def application_detail(app: Mapping[str, Any], domain: str) -> dict[str, Any]:
     """The JSON the detail page renders: ``status -o json``'s document plus the Ready message, the
-    Ready count, the suspend flag and each bundle's ``waits``."""
+    Ready count, the suspend and drift flags, each bundle's ``waits``, each condition's ``tone``
+    and why each action is disabled (``blocked``, ``""`` when it applies)."""
     view = build_view(app, domain)
     document = to_json(view)
     waits = bundle_waits(view)
     for bundle in document["bundles"]:
         bundle["waits"] = waits.get(bundle["name"], "")
+    for condition in document["conditions"]:
+        condition["tone"] = condition_tone(str(condition.get("type") or ""), str(condition.get("status") or ""))
     spec = app.get("spec") if isinstance(app.get("spec"), Mapping) else {}
+    suspended = isinstance(spec, Mapping) and spec.get("suspend") is True
     return document | {
         "state": view.state or "<none>", "ready": view.ready, "message": view.message,
         "objects": view.objects, "readyObjects": view.ready_objects, "current": view.current,
-        "suspended": isinstance(spec, Mapping) and spec.get("suspend") is True,
+        "suspended": suspended, "drifted": drift_condition(app) is not None,
+        "blocked": action_blocks(suspended),
         "dependencies": [dict(d) for d in view.dependencies],
     }

@@ -1,10 +1,12 @@
 """The graph of ``app-dependency`` between Applications (docs/ui.md#the-dependency-graph), laid out
-in layers with networkx: dependencies above their dependants, each cycle's members marked.
+in layers: dependencies above their dependants, each cycle's members marked.
 
 Edges come from each Application's ``spec.policies`` (what it asks for, whether or not the
 operator has seen it yet); a named Application the user cannot see or that does not exist is a
 node of state ``Missing``. The layers are the topological generations of the graph's condensation
-(a cycle is one node there), so a cycle never stops the layout."""
+(a cycle is one node there), so a cycle never stops the layout. networkx finds the components and
+the layers (pure Python); the positions are computed here, not with ``multipartite_layout``,
+which needs numpy, a library the package does not depend on (the figures are in the doc)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from typing import Any
 
 import networkx as nx
 
-__all__ = ["dependency_edges", "dependency_graph"]
+__all__ = ["dependency_edges", "dependency_graph", "layered_positions"]
 
 APP_DEPENDENCY = "app-dependency"
 
@@ -53,11 +55,10 @@ def dependency_graph(apps: Iterable[Mapping[str, Any]], states: Mapping[str, str
         for member in members:
             for node in condensed.nodes[member]["members"]:
                 layer_of[node] = layer
-    nx.set_node_attributes(graph, layer_of, "layer")
-    positions = nx.multipartite_layout(graph, subset_key="layer", align="horizontal") if graph else {}
+    positions = layered_positions(layer_of, {node: list(graph.successors(node)) for node in graph})
     nodes = [
         {"key": node, "state": states.get(node, "Missing"), "layer": layer_of[node], "cycle": node in cyclic,
-         "x": round(float(positions[node][0]), 4), "y": round(float(positions[node][1]), 4)}
+         "x": positions[node][0], "y": positions[node][1]}
         for node in sorted(graph.nodes)
     ]
     edges = [
@@ -66,6 +67,30 @@ def dependency_graph(apps: Iterable[Mapping[str, Any]], states: Mapping[str, str
         for source, target in sorted(graph.edges)
     ]
     return {"nodes": nodes, "edges": edges}
+
+
+def layered_positions(layer_of: Mapping[str, int],
+                      depends_on: Mapping[str, list[str]]) -> dict[str, tuple[float, float]]:
+    """``(x, y)`` of each node: ``y`` is its layer (0 at the top), ``x`` its slot in the layer,
+    centred on 0. Each layer after the first is ordered by the mean slot of the node's
+    dependencies in the layers above (the barycentre rule), which keeps most arrows short and
+    uncrossed; ties and nodes without such dependencies go by name."""
+    layers: dict[int, list[str]] = {}
+    for node, layer in layer_of.items():
+        layers.setdefault(layer, []).append(node)
+    slot: dict[str, float] = {}
+    positions: dict[str, tuple[float, float]] = {}
+    for layer in sorted(layers):
+        def rank(node: str) -> tuple[float, str]:
+            above = [slot[d] for d in depends_on.get(node, ()) if d in slot]
+            return (sum(above) / len(above) if above else float("inf"), node)
+
+        members = sorted(layers[layer], key=rank)
+        middle = (len(members) - 1) / 2
+        for index, node in enumerate(members):
+            slot[node] = index - middle
+            positions[node] = (index - middle, float(layer))
+    return positions
 
 
 def _same_component(graph: nx.DiGraph[str], source: str, target: str) -> bool:

@@ -11,6 +11,7 @@ from typing import Any
 from oam_operator.api.revisions import Revision
 from oam_operator.cli.historyview import revision_document, table_outcome
 from oam_operator.cli.kubeclient import ApiFailure, Connection
+from oam_operator.ui.availability import rollback_block
 
 __all__ = ["HistoryError", "drift_view", "history_rows", "read_history", "rollback"]
 
@@ -23,11 +24,13 @@ class HistoryError(Exception):
         self.message, self.refused = message, refused
 
 
-def history_rows(revisions: Sequence[Revision], current: int | None) -> list[dict[str, Any]]:
-    """``history -o json``'s documents, oldest first, each with the table's outcome line and
-    whether it is the current revision (the table's ``*``)."""
+def history_rows(revisions: Sequence[Revision], current: int | None, suspended: bool = False) -> list[dict[str, Any]]:
+    """``history -o json``'s documents, oldest first, each with the table's outcome line, whether
+    it is the current revision (the table's ``*``) and why it cannot be rolled back to
+    (``rollbackBlocked``, ``""`` when it can)."""
     return [revision_document(revision) | {"outcomeText": table_outcome(revision),
-                                           "current": revision.number == current}
+                                           "current": revision.number == current,
+                                           "rollbackBlocked": rollback_block(revision.number, current, suspended)}
             for revision in sorted(revisions, key=lambda r: r.number)]
 
 
@@ -63,8 +66,9 @@ def read_history(conn: Connection, namespace: str, name: str, domain: str) -> di
     except ApiFailure as failure:
         raise HistoryError(failure.message) from None
     current = (app.get("status") or {}).get("revision")
-    return {"current": current if isinstance(current, int) else None,
-            "revisions": history_rows(revisions, current if isinstance(current, int) else None)}
+    suspended = (app.get("spec") or {}).get("suspend") is True
+    return {"current": current if isinstance(current, int) else None, "suspended": suspended,
+            "revisions": history_rows(revisions, current if isinstance(current, int) else None, suspended)}
 
 
 def rollback(conn: Connection, namespace: str, name: str, number: int, domain: str) -> dict[str, Any]:

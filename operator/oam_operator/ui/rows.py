@@ -1,5 +1,9 @@
 """The Application list of the UI (docs/ui.md#the-application-list): one row per Application, read
-leniently from the API's JSON like ``status`` does, so an odd status never breaks the page."""
+leniently from the API's JSON like ``status`` does, so an odd status never breaks the page.
+
+The message is ``status.summary``, the STATUS column of ``kubectl get oapp`` (it reads ``Drifted:
+…`` on a Ready Application that drifted), else the first line of the Ready message; ``drifted``
+is the ``Drifted`` condition, so the list never says only ``Ready`` where kubectl says drifted."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from oam_operator.cli.statusview import build_view
+from oam_operator.ui.conditions import drift_condition
 
 __all__ = ["AppRow", "age_text", "filter_rows", "row_of"]
 
@@ -27,6 +32,8 @@ class AppRow:
     objects: int
     suspended: bool
     created: str
+    drifted: bool = False
+    detail: str = ""  # the whole text the (shortened) summary stands for: the list's tooltip
 
     @property
     def key(self) -> str:
@@ -37,6 +44,7 @@ class AppRow:
             "namespace": self.namespace, "name": self.name, "state": self.state, "ready": self.ready,
             "message": self.message, "revision": self.revision, "readyObjects": self.ready_objects,
             "objects": self.objects, "suspended": self.suspended, "age": age_text(self.created, now),
+            "created": self.created, "drifted": self.drifted, "detail": self.detail,
         }
 
 
@@ -46,9 +54,15 @@ def row_of(app: Mapping[str, Any]) -> AppRow:
     metadata = app.get("metadata") if isinstance(app.get("metadata"), Mapping) else {}
     spec = app.get("spec") if isinstance(app.get("spec"), Mapping) else {}
     created = metadata.get("creationTimestamp") if isinstance(metadata, Mapping) else None
+    status = app.get("status") if isinstance(app.get("status"), Mapping) else {}
+    summary = status.get("summary") if isinstance(status, Mapping) else None
+    first_line = view.message.splitlines()[0] if view.message else ""
+    message = summary if isinstance(summary, str) and summary else first_line
+    drift = drift_condition(app)
+    detail = f"Drifted: {drift.get('message') or ''}" if drift is not None and view.state == "Ready" else first_line
     return AppRow(
         namespace=view.namespace, name=view.name, state=view.state or "<none>", ready=view.ready,
-        message=view.message.splitlines()[0] if view.message else "", revision=view.revision,
+        message=message, revision=view.revision, drifted=drift is not None, detail=detail,
         ready_objects=view.ready_objects, objects=view.objects,
         suspended=isinstance(spec, Mapping) and spec.get("suspend") is True,
         created=created if isinstance(created, str) else "",
@@ -70,11 +84,11 @@ def age_text(created: str, now: datetime) -> str:
 
 def filter_rows(rows: Iterable[AppRow], search: str = "", state: str = "") -> list[AppRow]:
     """Rows whose ``namespace/name`` or message contains ``search`` (case-insensitive) and whose state
-    is ``state`` (any when empty), sorted by namespace and name."""
+    is ``state`` (any when empty; ``Drifted``: the drifted ones), sorted by namespace and name."""
     needle = search.strip().lower()
     chosen = [
         row for row in rows
-        if (not state or row.state == state)
+        if (not state or row.state == state or (state == "Drifted" and row.drifted))
         and (not needle or needle in row.key.lower() or needle in row.message.lower())
     ]
     return sorted(chosen, key=lambda row: (row.namespace, row.name))

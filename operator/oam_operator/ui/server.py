@@ -2,9 +2,11 @@
 
 Pages: ``/`` (the single page; its script draws the list, one Application and the graph from the
 JSON below). JSON: ``/api/state``, ``/api/apps?q=&state=``, ``/api/apps/{ns}/{name}``,
-``/api/graph``, ``/api/apps/{ns}/{name}/history``; ``POST /api/apps/{ns}/{name}/rollback/{n}``,
-``POST /api/apps/{ns}/{name}/diff`` (it sends dry runs, so it is guarded like a
-change) and ``POST /api/apps/{ns}/{name}/{action}``.
+``/api/graph``, ``/api/apps/{ns}/{name}/history``, ``/api/apps/{ns}/{name}/object?group=&version=
+&kind=&namespace=&name=`` (one object of the resource tree: manifest and Events);
+``POST /api/apps/{ns}/{name}/rollback/{n}``, ``POST /api/apps/{ns}/{name}/diff`` and ``POST
+/api/apps/{ns}/{name}/object/diff?…`` (they send dry runs, so they are guarded like a change) and
+``POST /api/apps/{ns}/{name}/{action}``.
 ``/api/stream`` is the server-sent-event stream: one ``change`` event (the hub's version) after
 each burst of watch events. Every answer carries a CSP that allows only this server's own assets.
 """
@@ -25,6 +27,15 @@ from oam_operator.ui.detail import application_detail, event_rows
 from oam_operator.ui.graph import dependency_graph
 from oam_operator.ui.history import HistoryError, drift_view, read_history, rollback
 from oam_operator.ui.hub import Hub
+from oam_operator.ui.objects import (
+    ObjectError,
+    ObjectRef,
+    in_inventory,
+    manifest_text,
+    object_diff,
+    object_events,
+    read_object,
+)
 from oam_operator.ui.rows import filter_rows, row_of
 from oam_operator.ui.security import Guard
 
@@ -143,6 +154,50 @@ async def _history(request: web.Request) -> web.Response:
     return web.json_response(history)
 
 
+def _inventory_ref(request: web.Request) -> tuple[str, str, ObjectRef]:
+    """The Application and the object the request names; an object outside its inventory is refused."""
+    hub = request.app[HUB]
+    namespace, name = request.match_info["namespace"], request.match_info["name"]
+    ref = ObjectRef.from_query(request.query)
+    app = hub.application(namespace, name)
+    if app is None:
+        raise ObjectError(f'application "{name}" not found in namespace "{namespace}" (or not visible to you)', 404)
+    if not in_inventory(app, ref):
+        raise ObjectError(f"{ref.label} ({ref.api_version}) is not an object of Application {namespace}/{name}", 404)
+    if hub.conn is None:
+        raise ObjectError(hub.fatal or "no connection", 503)
+    return namespace, name, ref
+
+
+async def _object(request: web.Request) -> web.Response:
+    """The live manifest and the Events of one object of the tree (two reads, in a worker thread)."""
+    try:
+        _, _, ref = _inventory_ref(request)
+        conn = request.app[HUB].conn
+        assert conn is not None
+        live = await asyncio.to_thread(read_object, conn, ref)
+    except ObjectError as error:
+        return web.json_response({"error": error.message}, status=error.status)
+    answer: dict[str, Any] = {"label": ref.label, "apiVersion": ref.api_version,
+                              "manifest": manifest_text(live) if live is not None else None}
+    try:
+        answer["events"] = await asyncio.to_thread(object_events, conn, ref)
+    except ObjectError as error:  # the manifest is still worth showing
+        answer["events"], answer["eventsError"] = [], error.message
+    return web.json_response(answer)
+
+
+async def _object_diff(request: web.Request) -> web.Response:
+    hub = request.app[HUB]
+    try:
+        namespace, name, ref = _inventory_ref(request)
+        assert hub.conn is not None
+        text = await asyncio.to_thread(object_diff, hub.conn, namespace, name, ref, hub.domain)
+    except ObjectError as error:
+        return web.json_response({"error": error.message}, status=error.status)
+    return web.json_response({"label": ref.label, "diff": text})
+
+
 async def _rollback(request: web.Request) -> web.Response:
     hub = request.app[HUB]
     namespace, name = request.match_info["namespace"], request.match_info["name"]
@@ -218,6 +273,8 @@ def make_app(hub: Hub, guard: Guard) -> web.Application:
     app.router.add_get("/api/apps/{namespace}/{name}", _app)
     # A POST: it sends server-side dry runs as the user, so it passes the Origin and token checks.
     app.router.add_post("/api/apps/{namespace}/{name}/diff", _diff)
+    app.router.add_get("/api/apps/{namespace}/{name}/object", _object)
+    app.router.add_post("/api/apps/{namespace}/{name}/object/diff", _object_diff)
     app.router.add_get("/api/apps/{namespace}/{name}/history", _history)
     app.router.add_post("/api/apps/{namespace}/{name}/rollback/{revision}", _rollback)
     app.router.add_post("/api/apps/{namespace}/{name}/{action}", _action)

@@ -383,6 +383,10 @@ def table_cells(lines: list[str]) -> dict[str, str]:
     return {header[a:b].strip(): row[a:b].strip() for a, b in itertools.pairwise(bounds)}
 
 
+DRIFT = ("Deployment web (spec.template.spec.containers[name=web].image) changed by another field manager; left as "
+         "it is (spec.drift: Report)")
+
+
 def test_printer_columns_show_with_kubectl_get_oapp(cluster: ClusterHandle, custom: Any, namespace: str) -> None:
     custom.create_namespaced_custom_object(GROUP, VERSION, namespace, "applications", application("shop"))
     status = copy.deepcopy(STATUS)
@@ -395,7 +399,15 @@ def test_printer_columns_show_with_kubectl_get_oapp(cluster: ClusterHandle, cust
             "lastTransitionTime": "2026-03-01T10:04:05Z",
             "reason": "Ready",
             "message": "Applied revision 4: 3 objects ready",
-        }
+        },
+        {
+            "type": "Drifted",
+            "status": "True",
+            "observedGeneration": 1,
+            "lastTransitionTime": "2026-03-01T10:05:05Z",
+            "reason": "DriftDetected",
+            "message": DRIFT,
+        },
     ]
     custom.patch_namespaced_custom_object_status(GROUP, VERSION, namespace, "applications", "shop", {"status": status})
 
@@ -405,9 +417,9 @@ def test_printer_columns_show_with_kubectl_get_oapp(cluster: ClusterHandle, cust
     assert (cells["NAME"], cells["READY"], cells["STATUS"]) == ("shop", "True", "Applied revision 4: 3 objects ready")
 
     wide = table_cells(kubectl(cluster, "get", "oamapp", "-n", namespace, "-o", "wide").stdout.splitlines())
-    assert list(wide) == ["NAME", "READY", "STATUS", "AGE", "STATE", "OBJECTS", "REVISION", "MESSAGE"]
-    assert (wide["STATE"], wide["OBJECTS"], wide["REVISION"], wide["MESSAGE"]) == (
-        "Ready", "3", "4", "Applied revision 4: 3 objects ready")
+    assert list(wide) == ["NAME", "READY", "STATUS", "AGE", "STATE", "OBJECTS", "REVISION", "MESSAGE", "DRIFT"]
+    assert (wide["STATE"], wide["OBJECTS"], wide["REVISION"], wide["MESSAGE"], wide["DRIFT"]) == (
+        "Ready", "3", "4", "Applied revision 4: 3 objects ready", DRIFT)  # the drift text in full (issue 44)
 
     category = kubectl(cluster, "get", "oam", "-n", namespace).stdout
     assert "application.oam-operator.dev/shop" in category

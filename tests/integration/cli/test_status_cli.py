@@ -377,6 +377,20 @@ def test_suspend_and_resume_set_spec_suspend(cluster: ClusterHandle, apps: Apps,
     assert (missing.returncode, missing.stderr) == (1, f'Error: application "nope" not found in namespace "{namespace}"\n')
 
 
+def test_reconcile_wait_refuses_a_suspended_application_at_once(cluster: ClusterHandle, apps: Apps,
+                                                                namespace: str) -> None:
+    """Issue 44: it waited out its 5-minute timeout and left the request pending until resume."""
+    apps.create("shop")
+    assert cli(cluster, "suspend", "shop", "-n", namespace).returncode == 0
+    started = time.monotonic()
+    result = cli(cluster, "reconcile", "shop", "-n", namespace, "--wait")
+    assert time.monotonic() - started < 30
+    assert (result.returncode, result.stdout, result.stderr) == (
+        2, "", f"Error: Application {namespace}/shop is suspended; --wait would wait until it is resumed: resume it "
+        f"first (oam-operator resume shop -n {namespace}), or reconcile without --wait to have it handled on resume\n")
+    assert "oam-operator.dev/requested-at" not in (apps.get("shop")["metadata"].get("annotations") or {})
+
+
 def test_reconcile_wait_prints_the_outcome_once_the_request_is_handled(
     cluster: ClusterHandle, apps: Apps, namespace: str, background: list[threading.Thread]
 ) -> None:

@@ -88,3 +88,27 @@ def test_the_grant_watch_reports_the_namespace_and_stops_without_rights(
         watch.stop()
         unprivileged.stop()
         operator.close()
+
+
+def test_reviews_of_escalate_and_bind_honour_the_role_names(cluster: ClusterHandle, namespace: str,
+                                                            kube_api: Any) -> None:
+    """docs/operator.md#roles-and-bindings-the-application-creates: the printed ``escalate`` and
+    ``bind`` rules name their roles, and the review of each asks about that name."""
+    operator = ClusterClient.from_kubeconfig(cluster.kubeconfig, rate_limiter=RateLimiter(0, 1))
+    tenant = operator.impersonating(f"system:serviceaccount:{namespace}:default")
+    roles = ResourceType("rbac.authorization.k8s.io", "roles")
+    try:
+        _role(kube_api, namespace, "writer", [
+            {"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles"], "verbs": ["escalate", "bind"],
+             "resourceNames": ["ours"]}])
+        asked = [Permission(namespace, roles, "escalate", "ours"), Permission(namespace, roles, "bind", "ours"),
+                 Permission(namespace, roles, "escalate", "theirs"), Permission(namespace, roles, "bind", "theirs")]
+
+        def two_missing() -> list[Permission] | None:
+            missing = missing_permissions(tenant, asked)
+            return missing if missing is not None and len(missing) == 2 else None
+
+        missing = wait_until(two_missing, default_wait(cluster), "the authorizer to see the Role")
+        assert missing == asked[2:]
+    finally:
+        operator.close()

@@ -97,8 +97,8 @@ def served() -> Iterator[tuple[str, list[str]]]:
 
 
 WEBHOOK = "validate.applications.oam-operator.dev"
-TYPO_MESSAGE = ('invalid value "webservise" for "type" in "web"; must be one of: crd, cronjob, daemonset, helm, '
-                "helmchart, manifests, oci, passthrough, postgresql, statefulset, webservice, worker")
+TYPO_MESSAGE = ('component "web": unknown type "webservise" (valid: crd, cronjob, daemonset, helm, helmchart, '
+                'manifests, oci, passthrough, postgresql, statefulset, webservice, worker); did you mean "webservice"?')
 
 
 def refused_at_admission(api: Any, cluster: ClusterHandle, namespace: str, objects: list[dict[str, Any]]) -> None:

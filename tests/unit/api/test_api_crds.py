@@ -320,6 +320,8 @@ def test_application_names_scope_subresource_and_columns() -> None:
             "jsonPath": '.status.conditions[?(@.type=="Ready")].message',
             "priority": 1,
         },
+        {"name": "Drift", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Drifted")].message',
+         "priority": 1},
     ]
     assert version["schema"]["openAPIV3Schema"]["required"] == ["spec"]
 

@@ -62,7 +62,7 @@ def test_run_help_shows_meaning_default_and_variable_of_every_flag() -> None:
         assert f"{flag_name(name)} " in text, name
         assert f"{DESCRIPTIONS[name]} [default: " in text, name
         assert f"; env {env_var(name)}]" in text, name
-    assert "--reapply-interval VALUE Re-apply objects in sync this often to undo unseen drift (0: every pass). " \
+    assert "--reapply-interval DURATION Re-apply objects in sync this often to undo unseen drift (0: every pass). " \
         "[default: 60m; env OAM_OPERATOR_REAPPLY_INTERVAL]" in text
     assert "--dependent-events / --no-dependent-events Post an Event on each object created, updated or deleted. " \
         "[default: false; env OAM_OPERATOR_DEPENDENT_EVENTS]" in text

@@ -112,10 +112,11 @@ def test_rollback_refusals(app: dict[str, Any], revisions: list[Revision], wante
 
 
 def test_a_rollback_keeps_what_steers_the_operator() -> None:
-    old = revision(1, {**V1, "interval": "1m", "revisionHistoryLimit": 5, "updatePolicy": "Replace"},
-                   Outcome("Ready"))
-    assert rollback_spec({**V3, "interval": "20m", "revisionHistoryLimit": 2, "suspend": False}, old) == {
-        **V1, "updatePolicy": "Replace", "interval": "20m", "revisionHistoryLimit": 2, "suspend": False}
+    old = revision(1, {**V1, "interval": "1m", "revisionHistoryLimit": 5, "updatePolicy": "Replace",
+                       "drift": "Correct"}, Outcome("Ready"))
+    assert rollback_spec({**V3, "interval": "20m", "revisionHistoryLimit": 2, "suspend": False, "drift": "Report"},
+                         old) == {**V1, "updatePolicy": "Replace", "interval": "20m", "revisionHistoryLimit": 2,
+                                  "suspend": False, "drift": "Report"}
 
 
 @pytest.mark.parametrize("value", ["abc", "0", "-2", "1.5"])

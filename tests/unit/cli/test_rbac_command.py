@@ -72,3 +72,108 @@ def test_refusals_are_exact(tmp_path: Path) -> None:
     broken.write_text(APP.replace("type: webservice", "type: nosuchtype"))
     code, out, err = rbac(str(broken))
     assert (code, out) == (1, "") and err.startswith("Error: transforming the Application: ")
+
+
+CHART = """\
+apiVersion: oam-operator.dev/v1alpha1
+kind: Application
+metadata: {name: sealed, namespace: team-a}
+spec:
+  serviceAccountName: deployer
+  components:
+    - name: controller
+      type: manifests
+      properties:
+        inline: |
+          apiVersion: apiextensions.k8s.io/v1
+          kind: CustomResourceDefinition
+          metadata: {name: sealedsecrets.bitnami.com}
+          spec:
+            group: bitnami.com
+            scope: Namespaced
+            names: {plural: sealedsecrets, kind: SealedSecret}
+            versions: [{name: v1alpha1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]
+          ---
+          apiVersion: rbac.authorization.k8s.io/v1
+          kind: ClusterRole
+          metadata: {name: secrets-unsealer}
+          rules: [{apiGroups: [""], resources: [secrets], verbs: [get]}]
+          ---
+          apiVersion: rbac.authorization.k8s.io/v1
+          kind: ClusterRoleBinding
+          metadata: {name: sealed-secrets-controller}
+          roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: secrets-unsealer}
+          subjects: [{kind: ServiceAccount, name: sealed-secrets-controller, namespace: kube-system}]
+          ---
+          apiVersion: v1
+          kind: ServiceAccount
+          metadata: {name: sealed-secrets-controller, namespace: kube-system}
+"""
+
+
+def test_a_chart_with_crds_and_cluster_roles_gets_escalate_bind_the_guards_list_and_its_namespaces(
+        tmp_path: Path) -> None:
+    app = tmp_path / "app.yaml"
+    app.write_text(CHART)
+    code, out, err = rbac(str(app), "--allow-cross-namespace-objects")
+    assert (code, err) == (0, "")
+    comments = " ".join(line[2:] for line in out.splitlines() if line.startswith("# "))
+    assert "has `escalate` on that role" in comments and "holds the bound role's rights, or has `bind`" in comments
+    assert "The cluster-wide `list` of custom resources is the deletion guard's" in comments
+    assert "reads each target namespace and creates it when it is missing" in comments
+    documents = [d for d in yaml.safe_load_all(out) if d]
+    assert [(d["kind"], d["metadata"].get("namespace")) for d in documents] == [
+        ("Role", "kube-system"), ("RoleBinding", "kube-system"), ("ClusterRole", None), ("ClusterRoleBinding", None)]
+    rules = documents[2]["rules"]
+    named = [rule for rule in rules if "resourceNames" in rule]
+    assert named == [
+        {"apiGroups": [""], "resources": ["namespaces"], "verbs": ["get"], "resourceNames": ["kube-system"]},
+        {"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["clusterroles"], "verbs": ["bind"],
+         "resourceNames": ["secrets-unsealer"]},
+        {"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["clusterroles"], "verbs": ["escalate"],
+         "resourceNames": ["secrets-unsealer"]}]
+    assert {"apiGroups": ["bitnami.com"], "resources": ["sealedsecrets"], "verbs": ["list"]} in rules
+    assert {"apiGroups": [""], "resources": ["namespaces"], "verbs": ["create"]} in rules
+    code, out, err = rbac(str(app), "-o", "json")
+    assert code == 0 and err.startswith("note: The Application creates RBAC roles or bindings.")
+
+
+def test_url_sources_are_read_with_the_operators_settings(tmp_path: Path) -> None:
+    import http.server
+    import threading
+
+    manifest = b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: remote}\n"
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(manifest)))
+            self.end_headers()
+            self.wfile.write(manifest)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/objects.yaml"
+        app = tmp_path / "app.yaml"
+        app.write_text(APP.replace('- {name: web, type: webservice, properties: {image: "nginx:1.27", port: 80}}',
+                                   f"- {{name: remote, type: manifests, properties: {{url: '{url}'}}}}"))
+        code, out, err = rbac(str(app))
+        assert (code, out) == (1, "")
+        assert err == (f'Error: transforming the Application: manifests component "remote": manifest source: '
+                       f'reading "{url}": refused to connect to 127.0.0.1: a loopback address (URL sources may reach '
+                       "only public addresses); the operator allows internal networks listed in "
+                       "--url-source-allowed-networks\n")
+        code, out, err = rbac(str(app), "--url-source-allowed-networks", "127.0.0.0/8")
+        assert (code, err) == (0, "")
+        assert next(iter(yaml.safe_load_all(out)))["rules"][0]["resources"] == ["configmaps"]
+        code, out, err = rbac(str(app), "--no-url-sources")
+        assert code == 1 and "URL sources are disabled" in err
+        assert rbac(str(app), "--url-source-allowed-networks", "ten") == (
+            1, "", 'Error: --url-source-allowed-networks: "ten" is not an IP network such as 10.0.0.0/8 or '
+                   "127.0.0.1\n")
+    finally:
+        server.shutdown()

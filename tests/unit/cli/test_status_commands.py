@@ -222,6 +222,21 @@ def test_reconcile_with_another_domain_and_a_suspended_application(
     assert list(fake.patches[1][2]) == ["flag.example.org/requested-at"]
 
 
+def test_reconcile_wait_refuses_a_suspended_application_at_once(fake: FakeCluster) -> None:
+    """Waiting could only run out the timeout (Flux refuses too): exit 2, nothing written, no sleep."""
+    app = ready_app()
+    app["spec"]["suspend"] = True
+    fake.apps = [app]
+    result = invoke("reconcile", "shop", "-n", "team-a", "--wait")
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2,
+        "",
+        "Error: Application team-a/shop is suspended; --wait would wait until it is resumed: resume it first "
+        "(oam-operator resume shop -n team-a), or reconcile without --wait to have it handled on resume\n",
+    )
+    assert fake.patches == [] and fake.slept == []
+
+
 def test_reconcile_failure(fake: FakeCluster) -> None:
     fake.apps = [NOT_FOUND]
     result = invoke("reconcile", "nope")

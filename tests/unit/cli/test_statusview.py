@@ -575,7 +575,7 @@ def test_wait_returns_once_ready() -> None:
     clock = FakeClock()
     result = wait_for(reader(shop(), shop(), ready_app()), 300, clock=clock, sleep=clock.sleep)
     assert (result.code, result.timed_out, result.view.state) == (EXIT_READY, False, "Ready")
-    assert clock.sleeps == [1.0, 1.0]
+    assert clock.sleeps == [0.1, 0.2]  # the polls start 0.1 s apart and double up to 1 s
 
 
 def test_wait_stops_on_error_and_times_out_otherwise() -> None:
@@ -588,7 +588,7 @@ def test_wait_stops_on_error_and_times_out_otherwise() -> None:
     clock = FakeClock()
     result = wait_for(reader(shop()), 2.5, clock=clock, sleep=clock.sleep)
     assert (result.code, result.timed_out, result.view.state) == (EXIT_NOT_READY, True, "Processing")
-    assert clock.sleeps == [1.0, 1.0, 0.5]
+    assert clock.sleeps == [0.1, 0.2, 0.4, 0.8, 1.0]
 
     clock = FakeClock()
     result = wait_for(reader(shop()), 0, clock=clock, sleep=clock.sleep)

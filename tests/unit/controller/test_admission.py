@@ -8,6 +8,7 @@ connection error instead) and the Ready message it writes must be the webhook's 
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -63,8 +64,8 @@ def status_message(env: Environment, body: dict[str, Any]) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize(("components", "expected"), [
-    ([TYPO], 'invalid value "webservise" for "type" in "web"; must be one of: crd, cronjob, daemonset, helm, '
-             "helmchart, manifests, oci, passthrough, postgresql, statefulset, webservice, worker"),
+    ([TYPO], 'component "web": unknown type "webservise" (valid: crd, cronjob, daemonset, helm, helmchart, '
+             'manifests, oci, passthrough, postgresql, statefulset, webservice, worker); did you mean "webservice"?'),
     ([WEB], 'component "web": image "nginx" rejected: no tag or digest specified; use an explicit version tag or '
             "digest"),
 ])
@@ -200,3 +201,16 @@ def test_too_deep_a_spec_is_refused_as_in_status() -> None:
     reason, expected = status_message(env, body)
     assert reason == "TransformFailed"
     assert refusal(validator, "CREATE", body) == expected
+
+
+def test_an_application_larger_than_etcd_stores_is_refused_naming_size_and_limit() -> None:
+    validator, _ = _parts()
+    small = app(config_map("settings"))
+    big = copy.deepcopy(small)
+    big["spec"]["components"][0]["properties"]["object"]["data"] = {"blob": "x" * 1_600_000}
+    size = len(json.dumps({k: v for k, v in big.items() if k != "status"}, separators=(",", ":")).encode())
+    assert refusal(validator, "CREATE", big) == (
+        f"The Application is {size} bytes as JSON; the API server stores at most 1572864 bytes in one object "
+        "(etcd's request limit, 1.5 MiB) and refuses it: split it into several Applications, or read its "
+        "manifests from a URL source")
+    assert refusal(validator, "CREATE", small) is None

@@ -79,8 +79,8 @@ def test_the_operator_policies_are_part_of_the_one_transform() -> None:
 
 @pytest.mark.parametrize(("body", "check", "reason", "message"), [
     (app({"name": "web", "type": "webservise", "properties": {"image": "nginx:1"}}), "transform",
-     Reason.TRANSFORM_FAILED, 'invalid value "webservise" for "type" in "web"; must be one of: crd, cronjob, '
-     "daemonset, helm, helmchart, manifests, oci, passthrough, postgresql, statefulset, webservice, worker"),
+     Reason.TRANSFORM_FAILED, 'component "web": unknown type "webservise" (valid: crd, cronjob, daemonset, helm, '
+     'helmchart, manifests, oci, passthrough, postgresql, statefulset, webservice, worker); did you mean "webservice"?'),
     (app(CONFIG, profile="strict"), "profile", Reason.PROFILE_NOT_FOUND, "ClusterProfile strict not found"),
 ])
 def test_a_refusal_is_the_same_for_the_pass_and_diff(body: dict[str, Any], check: str, reason: Reason,

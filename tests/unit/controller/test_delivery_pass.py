@@ -135,6 +135,7 @@ def test_an_apply_failing_on_the_remote_names_the_cluster(reconciler: tuple[Fake
     ready = ready_condition(result.status)
     assert (result.status["state"], ready["reason"]) == ("Pending", "Retrying")
     assert ready["message"] == f"Cluster {SERVER} (ClusterProfile spoke): connection error: timed out"
+    assert not result.unreachable  # the hub answers: its status says which cluster did not
 
 
 def test_a_profile_switched_to_another_cluster_is_refused(reconciler: tuple[FakeReconciler, Built]) -> None:

@@ -11,6 +11,7 @@ from oam_operator.controller.digest import component_digest
 from oam_operator.controller.ownedwatch import Drift
 from oam_operator.controller.passes import apply_pass
 from oam_operator.controller.seams import Environment, Memory, PassResult
+from oam_operator.reconciler.inventory import Phase
 from tests.unit.unitkit import (
     DOMAIN,
     NOW,
@@ -83,7 +84,7 @@ def test_report_leaves_the_change_and_shows_it(fake_reconciler: FakeReconciler) 
     assert conditions(first)["Drifted"] == ("True", "DriftDetected", message)
     assert conditions(first)["Ready"][:2] == ("True", "Ready")
     assert first.status["state"] == "Ready"
-    assert first.status["summary"] == f"Drifted: {message}"[:59] + "…"
+    assert first.status["summary"] == "Drifted: ConfigMap web-config (…containers[name=web].image…"  # the field shown
     assert events(first) == [("Warning", "DriftDetected", message)]
     assert first.drift_corrections == 0
 
@@ -138,3 +139,68 @@ def test_without_a_watch_nothing_is_known_of_drift(fake_reconciler: FakeReconcil
     result = apply_pass(steady(), Memory(), pass_environment())
     assert (events(result), result.drift_corrections) == ([], 0)
     assert fake_reconciler.inventories[0][0].last_applied_at == NOW - timedelta(minutes=1)
+
+
+WEB_CONFIG = ("", "ConfigMap", "shop", "web-config")
+
+
+def test_an_object_deleted_right_after_each_creation_is_held_back_and_reported(
+        fake_reconciler: FakeReconciler) -> None:
+    """Issue 37: deletions are a fight too, whatever the item's phase (here it never got Ready):
+    the third creation within the window holds the next ones back, with the same report, and the
+    Ready pass comes back when the hold ends, since no event will."""
+    clock = Clock()
+    memory, env = Memory(), environment(Drift(deleted=True), clock)
+    body = steady()
+    creating = item_of(CONFIG, Phase.CREATING, "InProgress")
+    body["status"]["compactInventory"] = compact(creating)
+    outcomes = []
+    for _ in range(3):
+        outcomes.append(apply_pass(body, memory, env))
+        clock.advance(timedelta(seconds=10))
+    assert [r.drift_corrections for r in outcomes] == [1, 1, 1]
+    assert fake_reconciler.holds == [set(), set(), set()]
+    held = outcomes[2]
+    until = stamp(NOW + timedelta(seconds=20 + 60))
+    assert held.status["drift"] == [{"apiVersion": "v1", "kind": "ConfigMap", "namespace": "shop",
+                                     "name": "web-config", "deleted": True, "heldUntil": until}]
+    message = ("ConfigMap web-config (deleted) kept drifting right after each correction (3 corrections "
+               "within 1m): another controller deletes these objects; correcting again in 1m")
+    assert conditions(held)["Drifted"] == ("True", "DriftFlapping", message)
+    assert ("Warning", "DriftFlapping", message) in events(held)
+    assert held.delay == 60.0  # the interval is 10m: back when the hold ends
+
+    fourth = apply_pass(body, memory, env)  # held: not created, no write loop
+    assert fake_reconciler.holds[3] == {WEB_CONFIG}
+    assert fourth.drift_corrections == 0 and fourth.delay == 50.0
+    clock.advance(timedelta(seconds=51))
+    fifth = apply_pass(body, memory, env)  # the hold is over: created again
+    assert fake_reconciler.holds[4] == set() and fifth.drift_corrections == 1
+
+
+def test_under_report_a_deleted_object_is_created_again_and_its_fight_held_back_too(
+        fake_reconciler: FakeReconciler) -> None:
+    clock = Clock()
+    memory, env = Memory(), environment(Drift(deleted=True), clock)
+    outcomes = []
+    for _ in range(4):
+        outcomes.append(apply_pass(steady(drift="Report"), memory, env))
+        clock.advance(timedelta(seconds=10))
+    assert fake_reconciler.holds == [set(), set(), set(), {WEB_CONFIG}]
+    assert conditions(outcomes[0])["Drifted"][1] == "DriftDetected"
+    assert conditions(outcomes[2])["Drifted"][1:] == ("DriftFlapping", (
+        "ConfigMap web-config (deleted) kept drifting right after each correction (3 corrections within 1m): "
+        "another controller deletes these objects; correcting again in 1m"))
+
+
+def test_a_fight_over_fields_and_deletions_says_both() -> None:
+    from oam_operator.controller.drift import Drifted, drifted_condition
+
+    fields = Drifted(item_of(CONFIG), Drift((IMAGE,)), NOW + timedelta(minutes=1))
+    deleted = Drifted(item_of(CONFIG | {"metadata": {"name": "other", "namespace": "shop"}}), Drift(deleted=True),
+                      NOW + timedelta(minutes=1))
+    reason, message = drifted_condition([fields, deleted], "shop", NOW)
+    assert (reason, message) == ("DriftFlapping", (
+        f"ConfigMap web-config ({IMAGE}); ConfigMap other (deleted) kept drifting right after each correction "
+        "(3 corrections within 1m): another controller sets these fields or deletes these objects; "
+        "correcting again in 1m"))

@@ -195,3 +195,40 @@ def test_a_403_while_deleting_is_quiet_within_the_grace_too(fake_reconciler: Fak
     clock.advance(timedelta(seconds=GRACE))
     loud = delete_pass(application(deleting=True, status=status), memory, env)
     assert outcome(loud.status)[:2] == ("Error", "ApiError")
+
+
+GUARD = ('error listing sealedsecrets in all namespaces: 403 Forbidden: sealedsecrets.bitnami.com is forbidden: User '
+         '"system:serviceaccount:shop:default" cannot list resource "sealedsecrets" in API group "bitnami.com" at the '
+         'cluster scope')
+
+
+def test_a_deletion_that_may_not_list_a_crds_instances_names_the_grant_and_backs_off(
+    fake_reconciler: FakeReconciler,
+) -> None:
+    """docs/operator.md#not-permitted-and-the-role-it-needs: the deletion guard lists each owned
+    CRD's instances in all namespaces; past the grace the refusal names exactly that, and the
+    passes after it wait the error backoff (5 s, 10 s, 20 s), not the quiet retries' 50 ms."""
+    clock = Clock()
+    env = pass_environment(clock=clock, use_operator_identity=True)
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "sealedsecrets.bitnami.com"}}
+    status = {"observedGeneration": 1, "state": "Ready", "compactInventory": compact(item_of(crd)),
+              "objects": 1, "readyObjects": 1}
+    fake_reconciler.error = PermanentApiError(GUARD, status=403, reason="Forbidden", verb="list")
+    fake_reconciler.client.denied = {("bitnami.com", "sealedsecrets", "list")}
+    memory = Memory()
+    delete_pass(application(deleting=True, status=status), memory, env)
+    delays = []
+    for _ in range(3):
+        clock.advance(timedelta(seconds=GRACE))
+        result = delete_pass(application(deleting=True, status=status), memory, env)
+        delays.append(result.delay)
+    assert outcome(result.status) == (
+        "Error", "NotPermitted",
+        "ServiceAccount shop/default may not list sealedsecrets.bitnami.com in all namespaces; the Application's "
+        "deletion needs it. `oam-operator rbac web -n shop` prints a Role and RoleBinding that grant it")
+    assert (result.outcome, result.error_type) == ("error", "403")
+    assert delays == [5.0, 10.0, 20.0]
+    assert {(r["group"], r["resource"], r["verb"]) for r in fake_reconciler.client.reviews} == {
+        ("bitnami.com", "sealedsecrets", "list"),
+        *{("apiextensions.k8s.io", "customresourcedefinitions", verb) for verb in ("get", "list", "patch", "delete")}}

@@ -122,3 +122,17 @@ def test_namespaces_are_listed_each() -> None:
     assert [path for _, path, _ in server.requests] == [
         "/apis/oam-operator.dev/v1alpha1/namespaces/shop/applications",
         "/apis/oam-operator.dev/v1alpha1/namespaces/blog/applications"]
+
+
+def test_the_terms_list_names_the_applications_without_the_finalizer() -> None:
+    plain = application("u1", 50)
+    other = application("u2", 51, name="db")
+    other["metadata"]["finalizers"] = ["example.com/keep"]
+    done = application("u3", 52, name="ok")
+    done["metadata"]["finalizers"] = ["oam-operator.dev"]
+    going = application("u4", 53, name="going")
+    going["metadata"]["deletionTimestamp"] = "2026-12-06T00:00:00Z"
+    fresh = FreshView(Server(plain, other, done, going), selector="s", namespaces=(),  # type: ignore[arg-type]
+                      finalizer="oam-operator.dev")
+    assert [(u.name, u.uid, u.resource_version, u.has_finalizers) for u in fresh.unfinalized()] == [
+        ("web", "u1", "50", False), ("db", "u2", "51", True)]

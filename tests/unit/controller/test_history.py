@@ -10,7 +10,15 @@ import pytest
 
 from oam_operator.api.revisions import Outcome
 from oam_operator.controller.admission import refusal
-from oam_operator.controller.history import attributed, history_limit, limit_refusal, to_prune
+from oam_operator.controller.history import (
+    Recorded,
+    RevisionRecorder,
+    attributed,
+    history_limit,
+    limit_refusal,
+    new_outcome,
+    to_prune,
+)
 from oam_operator.controller.passes import apply_pass
 from oam_operator.controller.seams import Memory
 from tests.unit.controller.test_admission import _parts, app, config_map
@@ -84,12 +92,13 @@ def _next(body: dict[str, Any], **spec: Any) -> dict[str, Any]:
                        components=components, **merged)
 
 
-def test_suspend_resume_and_a_new_interval_count_no_revision(fake_reconciler: FakeReconciler) -> None:
+def test_suspend_resume_a_new_interval_and_drift_count_no_revision(fake_reconciler: FakeReconciler) -> None:
     env = pass_environment()
     body = application()
     body["status"] = apply_pass(body, Memory(), env).status
     assert body["status"]["revision"] == 1
-    for change in ({"suspend": True}, {"suspend": False}, {"interval": "5m"}, {"revisionHistoryLimit": 3}):
+    for change in ({"suspend": True}, {"suspend": False}, {"interval": "5m"}, {"revisionHistoryLimit": 3},
+                   {"drift": "Report"}, {"drift": "Correct"}):
         body = _next(body, **change)
         body["status"] = apply_pass(body, Memory(), env).status
         assert body["status"]["revision"] == 1, change
@@ -154,3 +163,42 @@ def test_a_settled_revision_keeps_the_previous_releases_digest_so_a_downgrade_se
     body["status"] = apply_pass(body, Memory(), env).status
     assert (body["status"]["revision"], body["status"]["state"]) == (2, "Ready")
     previous_release_sees_no_new_input(body)
+
+
+class RecordingClient:
+    """Records the recorder's requests; answers every one with an empty object."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, str, Any]] = []
+
+    def request(self, verb: str, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
+        self.requests.append((method, path, kwargs.get("body")))
+        return {}
+
+
+def test_an_outcomes_time_does_not_move_with_later_passes() -> None:
+    """Issue 44: each re-apply moved lastAppliedAt, and with it revision 2's Ready time."""
+    client = RecordingClient()
+    recorder = RevisionRecorder(client, "oam-operator.dev")  # type: ignore[arg-type]
+    body = {"metadata": {"namespace": "shop", "name": "shop", "uid": "u"}, "spec": {}}
+    first = status(state="Ready", conditions=[READY], lastAppliedAt="2026-12-02T10:00:00Z")
+    recorded = recorder.record(body, status(state="Processing"), first, Recorded(2, Outcome("Processing"), 10))
+    assert recorded.outcome == Outcome("Ready", "2026-12-02T10:00:00Z")
+    assert [method for method, _, _ in client.requests] == ["PATCH"]
+    later = status(state="Ready", conditions=[READY], lastAppliedAt="2026-12-02T11:00:00Z")  # a re-apply
+    assert recorder.record(body, first, later, recorded) == recorded
+    assert len(client.requests) == 1  # nothing written: 10:00 stays the revision's Ready time
+    failed = status(state="Error", conditions=[FAILED])
+    recorded = recorder.record(body, later, failed, recorded)
+    again = recorder.record(body, failed, later, recorded)
+    assert (recorded.outcome, again.outcome) == (Outcome("Error", "2026-12-02T10:05:00Z", "ApiError", "Boom"),
+                                                 Outcome("Ready", "2026-12-02T11:00:00Z"))
+    assert len(client.requests) == 3  # Ready, then Error, then Ready again: each a new outcome
+
+
+def test_a_new_outcome_is_a_new_state_reason_or_message() -> None:
+    ready = Outcome("Ready", "t1")
+    assert new_outcome(ready, None) and new_outcome(ready, Outcome("Processing"))
+    assert not new_outcome(Outcome("Ready", "t2"), ready)
+    assert new_outcome(Outcome("Error", "t2", "ApiError", "Boom"), Outcome("Error", "t1", "ApiError", "Bang"))
+    assert not new_outcome(Outcome("Error", "t2", "ApiError", "Boom"), Outcome("Error", "t1", "ApiError", "Boom"))

@@ -33,6 +33,7 @@ DEFAULTS = {
     "cluster_scoped_adoption_policy": AdoptionPolicy.NEVER,
     "allow_cross_namespace_objects": False,
     "allow_cross_namespace_dependencies": False,
+    "missing_dependency_grace": "1m",
     "dependent_events": False,
     "readiness_watch": True,
     "url_sources": True,
@@ -85,6 +86,7 @@ VALUES: dict[str, tuple[str, Any]] = {
     "cluster_scoped_adoption_policy": ("ifunowned", AdoptionPolicy.IF_UNOWNED),
     "allow_cross_namespace_objects": ("yes", True),
     "allow_cross_namespace_dependencies": ("on", True),
+    "missing_dependency_grace": ("30s", "30s"),
     "dependent_events": ("on", True),
     "readiness_watch": ("off", False),
     "url_sources": ("false", False),
@@ -241,8 +243,8 @@ INVALID = [
     ("default_timeout", "5s", "must be at least 10s"),
     ("default_timeout", "1d", "must be a duration such as 30s, 10m or 1h30m"),
     ("reapply_interval", "-1m", "must be at least 0s"),
-    ("default_adoption_policy", "Sometimes", "must be one of Never, IfUnowned, Always"),
-    ("default_update_policy", "Merge", "must be one of Recreate, Replace, SsaMerge, SsaOverride"),
+    ("default_adoption_policy", "Sometimes", 'unknown adoption policy "Sometimes" (valid: Never, IfUnowned, Always)'),
+    ("default_update_policy", "Merge", 'unknown update policy "Merge" (valid: Recreate, Replace, SsaMerge, SsaOverride)'),
     ("default_profile", "Default", "must be a DNS-1123 subdomain"),
     ("cluster_id", "a/b", "must not contain '/' or whitespace"),
     ("require_service_account", "maybe", "must be true or false"),
@@ -257,8 +259,8 @@ INVALID = [
     ("metrics_port", "65536", "must be between 0 and 65535"),
     ("metrics_port", "http", INTEGER),
     ("health_port", "0", "must be between 1 and 65535"),
-    ("log_format", "xml", "must be one of json, text"),
-    ("log_level", "trace", "must be one of debug, info, warning, error"),
+    ("log_format", "xml", 'unknown log format "xml" (valid: json, text)'),
+    ("log_level", "trace", 'unknown log level "trace" (valid: debug, info, warning, error)'),
     ("shard", "EU_1", "must be a DNS-1123 label (lower-case letters, digits and '-'; at most 63 characters)"),
     ("shard", "a" * 64, "must be a DNS-1123 label"),
     ("peering", "My Peering", "must be a DNS-1123 subdomain"),
@@ -383,3 +385,16 @@ def test_one_lease_per_shard() -> None:
     assert Settings(shard="eu-1").lease_name == "oam-operator-shard-eu-1"
     assert Settings(leader_election_id="oam-b", shard="x").lease_name == "oam-b-shard-x"
     assert Settings().lease_timings == (15.0, 10.0, 2.0)
+
+
+def test_an_enum_setting_suggests_the_close_value() -> None:
+    """Issue 44: the one wording of a value outside a set, with the suggestion the CLI makes."""
+    with pytest.raises(SettingsError) as refused:
+        Settings.from_sources({"log_format": "jsn"}, {})
+    assert str(refused.value) == (
+        'invalid value for --log-format: "jsn": unknown log format "jsn" (valid: json, text); did you mean "json"?')
+    with pytest.raises(SettingsError) as refused:
+        Settings.from_sources({}, {"OAM_OPERATOR_DEFAULT_UPDATE_POLICY": "SsaMerg"})
+    assert str(refused.value) == (
+        'invalid value for --default-update-policy (OAM_OPERATOR_DEFAULT_UPDATE_POLICY): "SsaMerg": unknown update '
+        'policy "SsaMerg" (valid: Recreate, Replace, SsaMerge, SsaOverride); did you mean "SsaMerge"?')

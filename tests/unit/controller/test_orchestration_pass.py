@@ -67,8 +67,46 @@ def test_a_new_revision_waits_for_missing_and_unready_dependencies() -> None:
         {"namespace": "shop", "name": "db", "state": "Processing", "ready": False},
         {"namespace": "shop", "name": "cache", "state": "Missing", "ready": False},
     ]
-    assert (result.delay, result.outcome) == (None, "pending")  # no timed requeue: the index wakes it
+    # No timed requeue (the index wakes it) but one, at the end of the grace of the missing one.
+    assert (result.delay, result.outcome) == (60.0, "pending")
     assert "inventory" not in result.status and "revision" not in result.status
+    assert result.events == []
+
+
+def test_a_missing_dependency_is_a_warning_after_the_grace_period() -> None:
+    """Issue 44: a typo in a dependency's name looked like "not created yet", for ever."""
+    from datetime import UTC, datetime, timedelta
+
+    index = AppIndex()
+    index.observe(None, body("db", status={"observedGeneration": 1, "state": "Processing"}))
+    env, memory = environment(index, missing_dependency_grace="1m"), Memory()
+    start = datetime(2026, 12, 6, 5, 0, tzinfo=UTC)
+
+    def at(seconds: float, *names: str) -> Any:
+        env.clock = lambda: start + timedelta(seconds=seconds)
+        return apply_pass(body("web", after(*names)), memory, env)
+
+    assert (at(0, "db", "cahce").delay, at(30, "db", "cahce").delay) == (60.0, 30.0)
+    overdue = at(60, "db", "cahce")
+    assert [(e.type, e.reason, e.message) for e in overdue.events] == [(
+        "Warning", "DependencyMissing", "Application cahce named by app-dependency does not exist after 1m; still "
+        "waiting for it (check its name, or create it)")]
+    assert (overdue.delay, overdue.status["state"]) == (None, "Waiting")  # still waiting, no more requeue
+    assert message(overdue.status)[1] == "DependenciesNotReady"
+    assert at(90, "db", "cahce").events == []  # once per missing dependency
+    renamed = at(100, "db", "cache", "queue")  # a new missing one has a grace of its own
+    assert (renamed.events, renamed.delay) == ([], 60.0)
+    both = at(160, "db", "cache", "queue")
+    assert [e.message for e in both.events] == [
+        "Applications cache, queue named by app-dependency do not exist after 1m; still waiting for them (check "
+        "their names, or create them)"]
+
+
+def test_a_dependency_that_only_is_not_ready_is_no_warning() -> None:
+    index = AppIndex()
+    index.observe(None, body("db", status={"observedGeneration": 1, "state": "Processing"}))
+    result = apply_pass(body("web", after("db")), Memory(), environment(index, missing_dependency_grace="0s"))
+    assert (result.events, result.delay, result.status["state"]) == ([], None, "Waiting")
 
 
 def test_once_ready_the_gate_lets_the_pass_apply() -> None:

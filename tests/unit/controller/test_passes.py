@@ -140,6 +140,14 @@ def test_apply_pass(case: Case, fake_reconciler: FakeReconciler) -> None:
     assert fake_reconciler.calls == (["apply"] if case.applies else [])
 
 
+@pytest.mark.parametrize(("status", "unreachable"), [(0, True), (503, False)])
+def test_only_a_pass_the_api_server_did_not_answer_is_unreachable(fake_reconciler: FakeReconciler, status: int,
+                                                                   unreachable: bool) -> None:
+    """docs/operator.md#backoff-and-timeouts: no status write is tried when the API server did not answer."""
+    fake_reconciler.error = TransientApiError("connection refused", status=status, reason="x", verb="apply")
+    assert apply_pass(application(status=_steady()), Memory(), pass_environment()).unreachable is unreachable
+
+
 def test_a_pass_that_finds_the_status_unchanged_keeps_the_transition_times(fake_reconciler: FakeReconciler) -> None:
     clock = Clock()
     env = pass_environment(clock=clock)

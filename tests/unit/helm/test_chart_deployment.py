@@ -107,6 +107,7 @@ def test_every_operator_value_reaches_its_flag(render: Render) -> None:
         "default_service_account": "deployer", "use_operator_identity": True, "allow_cluster_scoped_objects": True,
         "cluster_scoped_adoption_policy": "IfUnowned",
         "allow_cross_namespace_objects": True, "allow_cross_namespace_dependencies": True,
+        "missing_dependency_grace": "1m",  # no chart value: the operator's default (extraArgs sets it)
         "dependent_events": True, "readiness_watch": False, "url_sources": False,
         "url_source_allowed_networks": ["10.0.0.0/8", "127.0.0.1/32"], "helm_binary": "helm", "metrics_port": 9090, "health_port": 9091,
         "log_format": "text", "log_level": "debug", "shard": "", "peering": "ops", "priority": 7, "dev": False,

@@ -64,16 +64,16 @@ def test_build_with_operator_policies_validates_and_generates_the_same_objects(t
 
 
 def test_schema_publishes_the_operator_policies(tmp_path: Path) -> None:
-    code, out, _ = invoke(tmp_path, APP, "schema", "policy", "app-dependency")
+    code, out, _ = invoke(tmp_path, APP, "schema", "policy", "app-dependency", "-o", "json")
     assert code == 0
     doc = json.loads(out)
     assert doc["type"] == "app-dependency"
     assert doc["contract"]["family"] == "app-dependency"
     assert doc["schema"]["required"] == ["applications"]
     assert doc["schema"]["properties"]["applications"]["items"]["required"] == ["name"]
-    code, out, _ = invoke(tmp_path, APP, "schema", "policy", "reconciliation")
+    code, out, _ = invoke(tmp_path, APP, "schema", "policy", "reconciliation", "-o", "json")
     assert sorted(json.loads(out)["schema"]["properties"]) == ["interval", "retryInterval", "suspend", "timeout"]
-    code, out, _ = invoke(tmp_path, APP, "schema", "policy", "health-checks")
+    code, out, _ = invoke(tmp_path, APP, "schema", "policy", "health-checks", "-o", "json")
     assert json.loads(out)["schema"]["properties"]["checks"]["items"]["required"] == ["apiVersion", "kind", "name"]
 
 

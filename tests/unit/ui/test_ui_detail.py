@@ -60,3 +60,31 @@ def test_events_are_the_applications_own_newest_first() -> None:
               event("shop", "Elsewhere", "2026-03-01T10:03:00Z", namespace="other"),
               event("web", "NotThis", "2026-03-01T10:04:00Z")]
     assert [(e["reason"], e["count"]) for e in event_rows(events, "shop", "shop")] == [("Ready", 1), ("Applied", 1)]
+
+
+def test_each_condition_has_its_types_tone_and_abnormal_true_conditions_are_not_ok() -> None:
+    app = shop(("Ready", "Ready", "Ready"))
+    app["status"]["conditions"] = [{"type": t, "status": s} for t, s in (
+        ("Ready", "True"), ("Drifted", "True"), ("Stalled", "True"), ("Reconciling", "True"), ("Ready", "Unknown"),
+        ("Drifted", "False"), ("Ready", "False"), ("SomethingNew", "True"))]
+    tones = [(c["type"], c["status"], c["tone"]) for c in application_detail(app, "oam-operator.dev")["conditions"]]
+    assert tones == [("Ready", "True", "ok"), ("Drifted", "True", "warn"), ("Stalled", "True", "bad"),
+                     ("Reconciling", "True", "progress"), ("Ready", "Unknown", "progress"),
+                     ("Drifted", "False", "ok"), ("Ready", "False", "bad"), ("SomethingNew", "True", "neutral")]
+
+
+def test_only_the_actions_that_apply_are_enabled_each_other_one_says_why() -> None:
+    suspended = application_detail(shop(("Ready", "Ready", "Ready")), "oam-operator.dev")
+    assert suspended["blocked"] == {"reconcile": "the Application is suspended: resume it first",
+                                    "suspend": "the Application is already suspended", "resume": ""}
+    running = shop(("Ready", "Ready", "Ready"))
+    running["spec"]["suspend"] = False
+    assert application_detail(running, "oam-operator.dev")["blocked"] == {
+        "reconcile": "", "suspend": "", "resume": "the Application is not suspended"}
+
+
+def test_a_drifted_application_says_so_in_its_detail() -> None:
+    app = shop(("Ready", "Ready", "Ready"))
+    assert application_detail(app, "oam-operator.dev")["drifted"] is False
+    app["status"]["conditions"].append({"type": "Drifted", "status": "True", "message": "Deployment web drifted"})
+    assert application_detail(app, "oam-operator.dev")["drifted"] is True

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
-from oam_operator.ui.graph import dependency_edges, dependency_graph
+import pytest
+
+from oam_operator.ui.graph import dependency_edges, dependency_graph, layered_positions
 
 
 def app(name: str, *deps: str, namespace: str = "shop") -> dict[str, Any]:
@@ -42,3 +45,21 @@ def test_cycles_are_marked_on_their_members_and_edges_only() -> None:
 def test_applications_without_app_dependency_are_not_in_the_graph() -> None:
     assert dependency_graph([{"metadata": {"name": "x", "namespace": "y"}, "spec": {}}], {}) == {
         "nodes": [], "edges": []}
+
+
+def test_the_layout_needs_no_numpy_which_is_not_a_runtime_dependency(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "numpy", None)  # `import numpy` now raises ImportError, as when not installed
+    graph = dependency_graph([app("web", "api", "db"), app("api", "db"), app("a", "b"), app("b", "a")], {})
+    # The cycle a <-> b is one node of the condensation: both sit in the first layer, beside db.
+    assert {n["key"]: (n["x"], n["y"]) for n in graph["nodes"]} == {
+        "shop/a": (-1.0, 0.0), "shop/b": (0.0, 0.0), "shop/db": (1.0, 0.0),
+        "shop/api": (0.0, 1.0), "shop/web": (0.0, 2.0)}
+
+
+def test_each_layer_is_centred_and_ordered_by_where_its_dependencies_are() -> None:
+    # Layer 0: a, b, c (by name); "z" depends on "a" (leftmost), "m" on "c" (rightmost), so z goes left
+    # of m although it sorts after it; "n" has no dependency above and goes last.
+    positions = layered_positions({"a": 0, "b": 0, "c": 0, "m": 1, "z": 1, "n": 1},
+                                  {"m": ["c"], "z": ["a"], "n": []})
+    assert positions == {"a": (-1.0, 0.0), "b": (0.0, 0.0), "c": (1.0, 0.0),
+                         "z": (-1.0, 1.0), "m": (0.0, 1.0), "n": (1.0, 1.0)}

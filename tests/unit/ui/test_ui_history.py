@@ -61,3 +61,11 @@ def test_no_drift_condition_or_a_false_one_is_no_drift() -> None:
     resolved = drift_view(app_with({"conditions": [{"type": "Drifted", "status": "False", "reason": "Corrected",
                                                    "message": "corrected"}]}))
     assert (resolved["drifted"], resolved["reason"], resolved["objects"]) == (False, "Corrected", [])
+
+
+def test_roll_back_applies_to_every_revision_but_the_current_one_and_to_none_while_suspended() -> None:
+    revisions = [revision(1, Outcome("Ready")), revision(2, Outcome("Ready"))]
+    assert [r["rollbackBlocked"] for r in history_rows(revisions, current=2)] == [
+        "", "revision 2 is the current revision"]
+    assert [r["rollbackBlocked"] for r in history_rows(revisions, current=2, suspended=True)] == [
+        "the Application is suspended: resume it first", "revision 2 is the current revision"]

@@ -26,6 +26,7 @@ def test_a_row_has_state_first_message_line_revision_counts_and_age() -> None:
     assert row.to_json(NOW) == {
         "namespace": "shop", "name": "web", "state": "Ready", "ready": "True", "message": "all ready",
         "revision": 4, "readyObjects": 2, "objects": 3, "suspended": False, "age": "2m",
+        "created": "2026-03-01T11:58:00Z", "drifted": False, "detail": "all ready",
     }
 
 
@@ -54,3 +55,34 @@ def test_filter_searches_name_namespace_and_message_case_insensitively_and_by_st
     assert [r.key for r in filter_rows(rows, "quota")] == ["data/db"]
     assert [r.key for r in filter_rows(rows, state="Processing")] == ["shop/api"]
     assert filter_rows(rows, "web", state="Error") == []
+
+
+DRIFT = ("Deployment web (spec.template.spec.containers[name=web].image) changed by another field manager; "
+         "left as it is (spec.drift: Report)")
+
+
+def drifted(name: str) -> dict[str, Any]:
+    body = app(name, message="Applied revision 4")
+    body["status"]["conditions"].append({"type": "Drifted", "status": "True", "reason": "DriftDetected",
+                                         "message": DRIFT})
+    body["status"]["summary"] = f"Drifted: {DRIFT}"
+    return body
+
+
+def test_a_drifted_application_reads_as_kubectl_get_oapp_shows_it_not_as_ready_applied_revision_4() -> None:
+    row = row_of(drifted("web")).to_json(NOW)
+    assert (row["state"], row["drifted"], row["message"]) == ("Ready", True, f"Drifted: {DRIFT}")
+    # kubectl's column is shortened by the operator; the list's tooltip has the whole message.
+    shortened = drifted("api")
+    shortened["status"]["summary"] = f"Drifted: {DRIFT}"[:60] + "…"
+    assert row_of(shortened).to_json(NOW)["detail"] == f"Drifted: {DRIFT}"
+    # A Drifted condition that is False, or none, is no drift; without a summary the Ready message's first line.
+    quiet = app("db")
+    quiet["status"]["conditions"].append({"type": "Drifted", "status": "False", "message": "no drift"})
+    assert (row_of(quiet).drifted, row_of(quiet).message) == (False, "all ready")
+
+
+def test_the_state_filter_drifted_keeps_the_drifted_applications() -> None:
+    rows = [row_of(drifted("web")), row_of(app("db"))]
+    assert [r.key for r in filter_rows(rows, state="Drifted")] == ["shop/web"]
+    assert [r.key for r in filter_rows(rows, state="Ready")] == ["shop/db", "shop/web"]

@@ -122,3 +122,22 @@ def test_a_rollback_is_a_guarded_post_with_a_numbered_revision_and_history_says_
         assert (history.status, (await history.json())["error"]) == (503, FATAL)
 
     with_client(check)
+
+
+def test_an_object_of_the_tree_is_read_only_for_a_known_application_and_its_diff_is_a_guarded_post() -> None:
+    async def check(client: TestClient[Any, Any], host: str) -> None:
+        query = "?group=apps&version=v1&kind=Deployment&namespace=shop&name=api"
+        unknown = await client.get(f"/api/apps/shop/web/object{query}")
+        assert (unknown.status, (await unknown.json())["error"]) == (
+            404, 'application "web" not found in namespace "shop" (or not visible to you)')
+        odd = await client.get("/api/apps/shop/web/object?kind=Deployment")
+        assert (odd.status, (await odd.json())["error"]) == (
+            400, "an object needs version, kind and name (and group, namespace)")
+        foreign = await client.post(f"/api/apps/shop/web/object/diff{query}", headers={"Origin": "http://evil.example"})
+        assert (foreign.status, (await foreign.json())["error"]) == (
+            403, f"refused: a change must come from this UI's page (Origin 'http://evil.example', not 'http://{host}')")
+        page = {"Origin": f"http://{host}", "X-OAM-UI-Token": "tok"}
+        diff = await client.post(f"/api/apps/shop/web/object/diff{query}", headers=page)
+        assert diff.status == 404
+
+    with_client(check)

@@ -20,6 +20,7 @@ from typing import Any
 from oam_operator.common.dns1123 import is_dns1123_subdomain
 from oam_operator.oam.document.loader import LineIndex, load_one, parse_error
 from oam_operator.oam.errors import ParseError, ValidationError
+from oam_operator.oam.formatting.choices import unknown_value
 from oam_operator.oam.formatting.gofmt import go_quote, go_type_name, go_value
 
 API_VERSION = "oam-operator.dev/v1alpha1"
@@ -314,10 +315,9 @@ def validate_application(
             raise ValidationError(f"policy {go_quote(pol.name)} missing type")
 
 
-def _enum_error(value: str, owner: str, allowed: Collection[str]) -> ValidationError:
-    return ValidationError(
-        f'invalid value {go_quote(value)} for "type" in {go_quote(owner)}; must be one of: {", ".join(sorted(allowed))}'
-    )
+def _enum_error(value: str, owner: str, allowed: Collection[str], noun: str) -> ValidationError:
+    """``component "<c>": unknown type "<t>" (valid: …)`` (docs/transform.md#document-validation)."""
+    return ValidationError(f"component {go_quote(owner)}: {unknown_value(noun, value, sorted(allowed))}")
 
 
 def _validate_component(
@@ -334,12 +334,12 @@ def _validate_component(
     if not comp.type:
         raise ValidationError(f"component {quoted} missing type")
     if comp.type not in allowed_components:
-        raise _enum_error(comp.type, comp.name, COMPONENT_TYPES)
+        raise _enum_error(comp.type, comp.name, COMPONENT_TYPES, "type")
     for j, trait in enumerate(comp.traits):
         if not trait.type:
             raise ValidationError(f"component {quoted} trait[{j}] missing type")
         if trait.type not in allowed_traits:
-            raise _enum_error(trait.type, comp.name, TRAIT_TYPES)
+            raise _enum_error(trait.type, comp.name, TRAIT_TYPES, "trait type")
         if trait.type == "scaler" and comp.type not in SCALER_COMPONENT_TYPES:
             raise ValidationError(
                 f'trait "scaler" is not supported on component type {go_quote(comp.type)} (component {quoted}); '
@@ -405,7 +405,7 @@ def validate_cluster_profile(profile: ClusterProfile) -> None:
     if not is_dns1123_subdomain(profile.name):
         raise ValidationError(f"metadata.name {go_quote(profile.name)} is not a valid DNS-1123 subdomain")
     if profile.gitops_engine not in ("", "fluxcd"):
-        raise ValidationError(f"unsupported gitopsEngine {go_quote(profile.gitops_engine)}; supported values: fluxcd")
+        raise ValidationError(unknown_value("gitopsEngine", profile.gitops_engine, ["fluxcd"]))
 
 
 def parse_cluster_profile(text: str) -> ClusterProfile:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from oam_operator.oam.errors import PROPERTY_PLATFORM_RESERVED, PlatformReservedError, PropertyError
+from oam_operator.oam.formatting.choices import closest, unknown_at
 from oam_operator.oam.formatting.gofmt import go_quote, go_type_name, go_value
 
 
@@ -88,8 +89,7 @@ def check_value(schema: PropertySchema, value: Any, path: str) -> Any:
     else:
         raise PropertyError(f"{path}: schema declares unsupported property type {go_quote(kind)}")
     if schema.enum is not None and not any(_enum_equal(value, e) for e in schema.enum):
-        allowed = " ".join(go_value(e) for e in schema.enum)
-        raise PropertyError(f"{path}: value {go_value(value)} not in allowed set [{allowed}]")
+        raise PropertyError(unknown_at(path, value, schema.enum))
     return value
 
 
@@ -111,7 +111,9 @@ def check_object(
         if sub is None:
             if not additional:
                 allowed = ", ".join(sorted(fields)) or "(none)"
-                raise PropertyError(f"{path}: unsupported field {go_quote(key)} (allowed: {allowed})")
+                near = closest(key, sorted(fields))  # a misspelt key, docs/transform.md#checking-a-value
+                hint = f"; did you mean {go_quote(near)}?" if near is not None else ""
+                raise PropertyError(f"{path}: unsupported field {go_quote(key)} (allowed: {allowed}){hint}")
             continue
         value[key] = check_value(sub, value[key], f"{path}.{key}")
     return value

@@ -185,6 +185,15 @@ class UrlReader(Protocol):
 
 
 @runtime_checkable
+class ParsingUrlReader(Protocol):
+    """A ``UrlReader`` that keeps what it parsed (docs/operator.md#url-sources-are-cached):
+    ``read_parsed`` reads ``url`` and returns ``parse`` of its bytes, or a copy of the objects it
+    parsed before when the source has not changed. ``parse`` raises for content it refuses."""
+
+    def read_parsed(self, url: str, parse: Callable[[bytes], list[Object]]) -> list[Object]: ...
+
+
+@runtime_checkable
 class CapabilityAware(Protocol):
     """A trait handler or rule that reads platform capabilities (must also validate renderings)."""
 

@@ -65,6 +65,7 @@ from oam_operator.oam.errors import (
     RegistrationError,
     TransformError,
 )
+from oam_operator.oam.formatting.choices import unknown_value
 from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.policies.result import TIER_ORDER, ComponentNames, PolicyResult
 
@@ -393,10 +394,8 @@ class Transformer:
                 raise TransformError(f"component {go_quote(comp.name)}", exc) from exc
             tier = comp.annotations.get(tier_key)
             if tier is not None and tier not in TIER_ORDER:
-                quoted = go_quote(comp.name)
                 raise TransformError(
-                    f"component {quoted}: invalid tier annotation {go_quote(tier)} on component {quoted}: "
-                    f"must be one of {', '.join(TIER_ORDER)}"
+                    f"component {go_quote(comp.name)}: annotation {tier_key}: {unknown_value('tier', tier, TIER_ORDER)}"
                 )
             built.append(_Built(comp, config, tier))
         return built

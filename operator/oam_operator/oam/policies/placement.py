@@ -10,6 +10,7 @@ from oam_operator.oam.document.document import ApplicationPolicy
 from oam_operator.oam.document.schema import PropertySchema
 from oam_operator.oam.engine.handlers import BuiltinType, Schema
 from oam_operator.oam.errors import PolicyError
+from oam_operator.oam.formatting.choices import unknown_value
 from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.policies.result import TIER_ORDER, PolicyResult
 
@@ -44,7 +45,7 @@ class PlacementPolicy(BuiltinType):
         if not isinstance(tier, str) or not tier:
             raise PolicyError("missing required property 'tier'")
         if tier not in TIER_ORDER:
-            raise PolicyError(f"unknown tier {go_quote(tier)} (valid: {', '.join(TIER_ORDER)})")
+            raise PolicyError(unknown_value("tier", tier, TIER_ORDER))
         if component not in components:
             raise PolicyError(f"references unknown component {go_quote(component)}")
         previous = result.tier_overrides.get(component)

@@ -18,6 +18,7 @@ import http.client
 import socket
 import urllib.error
 import urllib.request
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -99,6 +100,15 @@ class _GuardedHTTPSHandler(urllib.request.HTTPSHandler):
         return self.do_open(connection, req, context=self._context)  # type: ignore[attr-defined]
 
 
+@dataclass(frozen=True)
+class Fetched:
+    """One response: its body (``None``: not modified) and its validators (``""``: none)."""
+
+    data: bytes | None
+    etag: str = ""
+    last_modified: str = ""
+
+
 class HttpUrlReader:
     """Reads an http(s) URL; failures are ``OamError``s worded for ``manifest source: <…>``.
 
@@ -119,13 +129,28 @@ class HttpUrlReader:
             )
 
     def read(self, url: str) -> bytes:
+        fetched = self.fetch(url)
+        assert fetched.data is not None  # without validators there is no 304
+        return fetched.data
+
+    def fetch(self, url: str, etag: str = "", last_modified: str = "") -> Fetched:
+        """GET ``url``; with a validator of an earlier response, a conditional GET whose ``304
+        Not Modified`` is ``Fetched(None, …)`` (docs/operator.md#url-sources-are-cached)."""
+        headers = {}
+        if etag:
+            headers["If-None-Match"] = etag
+        if last_modified:
+            headers["If-Modified-Since"] = last_modified
         try:
-            with self._opener.open(url, timeout=self.timeout) as response:
+            with self._opener.open(urllib.request.Request(url, headers=headers), timeout=self.timeout) as response:
                 status = int(getattr(response, "status", 200))
                 if not 200 <= status < 300:
                     raise OamError(f"reading {go_quote(url)}: unexpected status {status}")
                 data: bytes = response.read(self.max_bytes + 1)
+                found = (response.headers.get("ETag") or "", response.headers.get("Last-Modified") or "")
         except urllib.error.HTTPError as exc:
+            if exc.code == 304 and headers:
+                return Fetched(None, exc.headers.get("ETag") or etag, exc.headers.get("Last-Modified") or last_modified)
             raise OamError(f"reading {go_quote(url)}: unexpected status {exc.code}") from exc
         except urllib.error.URLError as exc:
             if isinstance(exc.reason, OamError):
@@ -135,4 +160,4 @@ class HttpUrlReader:
             raise OamError(f"reading {go_quote(url)}: {exc}") from exc
         if len(data) > self.max_bytes:
             raise OamError(f"{go_quote(url)} response exceeds max size {self.max_bytes} bytes")
-        return data
+        return Fetched(data, *found)

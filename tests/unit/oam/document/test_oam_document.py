@@ -153,7 +153,7 @@ def _components(*comps: str) -> str:
         (_components("    - name: a\n"), 'component "a" missing type'),
         (
             _components("    - name: a\n      type: deployment\n"),
-            f'invalid value "deployment" for "type" in "a"; must be one of: {ENUM_COMPONENTS}',
+            f'component "a": unknown type "deployment" (valid: {ENUM_COMPONENTS})',
         ),
         (
             _components("    - name: a\n      type: passthrough\n      traits: [{properties: {}}]\n"),
@@ -161,7 +161,7 @@ def _components(*comps: str) -> str:
         ),
         (
             _components("    - name: a\n      type: passthrough\n      traits: [{type: ingres}]\n"),
-            f'invalid value "ingres" for "type" in "a"; must be one of: {ENUM_TRAITS}',
+            f'component "a": unknown trait type "ingres" (valid: {ENUM_TRAITS}); did you mean "ingress"?',
         ),
         (
             _components("    - name: db\n      type: statefulset\n      traits: [{type: scaler}]\n"),
@@ -233,7 +233,7 @@ def test_cluster_profile_parses() -> None:
     ("text", "message"),
     [
         (PROFILE.replace("gitopsEngine", "gitops"), 'parse error in ClusterProfile at line 6: unknown field "gitops" in spec'),
-        (PROFILE.replace("fluxcd", "argo"), 'unsupported gitopsEngine "argo"; supported values: fluxcd'),
+        (PROFILE.replace("fluxcd", "argo"), 'unknown gitopsEngine "argo" (valid: fluxcd)'),
         (PROFILE.replace("kind: ClusterProfile", "kind: Profile"), 'expected kind ClusterProfile, got "Profile"'),
         (PROFILE.replace("  name: prod\n", "  name: prod\n  labels: {}\n"), 'parse error in ClusterProfile at line 5: unknown field "labels" in metadata'),
         (PROFILE.replace("  name: prod", "  name: ''"), "metadata.name is required"),

@@ -32,9 +32,9 @@ from oam_operator.oam.policies import PlacementPolicy
         (
             PropertySchema(type="string", enum=["infra", "apps"]),
             "edge",
-            "p: value edge not in allowed set [infra apps]",
+            'p: unknown p "edge" (valid: infra, apps)',
         ),
-        (PropertySchema(type="integer", enum=[80, 443]), 81, "p: value 81 not in allowed set [80 443]"),
+        (PropertySchema(type="integer", enum=[80, 443]), 81, "p: unknown p 81 (valid: 80, 443)"),
         (
             PropertySchema(type="object", properties={"a": PropertySchema(type="string", required=True)}),
             {"a": None},
@@ -90,7 +90,7 @@ def authored_error(text: str, transformer: Transformer | None = None) -> str:
     [
         (
             {"component": "a", "teir": "infra"},
-            'policy "cache-in-infra" (type "placement"): properties: unsupported field "teir" (allowed: component, tier)',
+            'policy "cache-in-infra" (type "placement"): properties: unsupported field "teir" (allowed: component, tier); did you mean "tier"?',
         ),
         (
             {"component": 5, "tier": "infra"},
@@ -98,8 +98,8 @@ def authored_error(text: str, transformer: Transformer | None = None) -> str:
         ),
         (
             {"component": "a", "tier": "edge"},
-            'policy "cache-in-infra" (type "placement"): properties.tier: value edge not in allowed set '
-            "[infra services apps]",
+            'policy "cache-in-infra" (type "placement"): properties.tier: unknown tier "edge" '
+            "(valid: infra, services, apps)",
         ),
     ],
 )
@@ -139,7 +139,7 @@ def test_nested_required_is_checked_as_written() -> None:
 def test_component_properties_are_checked_with_their_type() -> None:
     text = document([{"name": "a", "type": "passthrough", "properties": {"object": {}, "objekt": 1}}])
     assert authored_error(text) == (
-        'component "a" (type "passthrough"): properties: unsupported field "objekt" (allowed: clusterScoped, object)'
+        'component "a" (type "passthrough"): properties: unsupported field "objekt" (allowed: clusterScoped, object); did you mean "object"?'
     )
     text = document([{"name": "a", "type": "passthrough", "properties": {"object": {}, "clusterScoped": "yes"}}])
     assert (

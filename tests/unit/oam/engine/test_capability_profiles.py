@@ -178,7 +178,7 @@ def test_profile_document_errors(tmp_path: Path) -> None:
     code, _, err, _, profile = build(tmp_path, app, text)
     assert (code, err) == (
         1,
-        f'Error: parsing profile file "{profile}": unsupported gitopsEngine "argo"; supported values: fluxcd\n',
+        f'Error: parsing profile file "{profile}": unknown gitopsEngine "argo" (valid: fluxcd)\n',
     )
     for spec in ("spec: {}\n", "spec:\n  capabilities: {}\n"):
         text = f"apiVersion: {LAUNCHER}\nkind: ClusterProfile\nmetadata:\n  name: p\n{spec}"

@@ -123,7 +123,7 @@ def test_invalid_tier_annotation() -> None:
     with pytest.raises(TransformError) as info:
         run(document([cm("a"), tiered("web", "edge")]))
     assert str(info.value) == (
-        'component "web": invalid tier annotation "edge" on component "web": must be one of infra, services, apps'
+        'component "web": annotation oam-operator.dev/tier: unknown tier "edge" (valid: infra, services, apps)'
     )
 
 

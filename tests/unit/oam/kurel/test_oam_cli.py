@@ -155,7 +155,7 @@ def test_build_errors_are_one_line_with_the_step_prefix(tmp_path: Path) -> None:
         (("build", "APP"), f'Error: parsing application file "{app}": spec.components must contain at least one component\n', document([])),
         (("build", "APP"), f'Error: parsing application file "{app}": parse error in Application at line 1: mapping values are not allowed in this context\n', "a: b: c\n"),
         (("build", "APP"), 'Error: transforming application: policy "order": references unknown component "ghost"\n', document([cm("a")], [dep("order", ("ghost", ["a"]))])),
-        (("build", "APP"), 'Error: transforming application: policy "p" (type "placement"): properties: unsupported field "teir" (allowed: component, tier)\n', document([cm("a")], [{"name": "p", "type": "placement", "properties": {"teir": "x"}}])),
+        (("build", "APP"), 'Error: transforming application: policy "p" (type "placement"): properties: unsupported field "teir" (allowed: component, tier); did you mean "tier"?\n', document([cm("a")], [{"name": "p", "type": "placement", "properties": {"teir": "x"}}])),
         (("build", "APP", "--profile", missing), f'Error: reading profile file "{missing}": open {missing}: no such file or directory\n', SHOP),
         (("build", "APP"), 'Error: generating manifests: manifests component "m": manifest source: reading "https://127.0.0.1:9/x": ', document([{"name": "m", "type": "manifests", "properties": {"url": "https://127.0.0.1:9/x"}}])),
     ]  # fmt: skip
@@ -175,7 +175,7 @@ def test_build_profile_errors(tmp_path: Path) -> None:
     code, out, err = invoke(tmp_path, "build", "APP", "--profile", str(profile))
     assert (code, out) == (1, "")
     assert (
-        err == f'Error: parsing profile file "{profile}": unsupported gitopsEngine "argo"; supported values: fluxcd\n'
+        err == f'Error: parsing profile file "{profile}": unknown gitopsEngine "argo" (valid: fluxcd)\n'
     )
     profile.write_text(
         "apiVersion: launcher.gokure.dev/v1alpha1\nkind: ClusterProfile\nmetadata: {name: p}\nspec: {capabilities: {}}\n"
@@ -197,7 +197,7 @@ def test_package_file_errors_and_package_flags_without_a_package(tmp_path: Path)
 
 
 def test_schema_command(tmp_path: Path) -> None:
-    code, out, _ = invoke(tmp_path, "schema")
+    code, out, _ = invoke(tmp_path, "schema", "-o", "json")
     assert code == 0
     index = json.loads(out)
     assert sorted(index) == ["components", "policies", "traits"]
@@ -219,17 +219,17 @@ def test_schema_command(tmp_path: Path) -> None:
     doc = yaml.safe_load(out)
     assert doc["type"] == "dependency"
     assert doc["schema"]["properties"]["rules"]["items"]["required"] == ["component", "dependsOn"]
-    code, out, _ = invoke(tmp_path, "schema", "component")
+    code, out, _ = invoke(tmp_path, "schema", "component", "-o", "json")
     assert sorted(json.loads(out)) == new_builtin_transformer().component_types()
     code, out, err = invoke(tmp_path, "schema", "trait", "no-such-trait")
     known = ", ".join(new_builtin_transformer().trait_types()) or "(none)"
-    assert (code, out, err) == (1, "", f'Error: unknown trait type "no-such-trait"; known: {known}\n')
-    code, out, err = invoke(tmp_path, "schema", "widget")
-    assert (code, err) == (1, 'Error: unknown family "widget"; expected component, trait or policy\n')
+    assert (code, out, err) == (1, "", f'Error: unknown trait type "no-such-trait" (valid: {known})\n')
+    code, out, err = invoke(tmp_path, "schema", "widget", "x")
+    assert (code, err) == (1, 'Error: unknown family "widget" (valid: component, trait, policy)\n')
 
 
 def test_schema_command_with_no_types_registered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # A transformer without handlers: the "(none)" form does not depend on what this build ships.
     monkeypatch.setattr("oam_operator.oam.new_builtin_transformer", Transformer)
     code, out, err = invoke(tmp_path, "schema", "trait", "ingress")
-    assert (code, out, err) == (1, "", 'Error: unknown trait type "ingress"; known: (none)\n')
+    assert (code, out, err) == (1, "", 'Error: unknown trait type "ingress" (valid: none)\n')

@@ -20,6 +20,7 @@ from typing import Any
 from oam_operator.oam.catalog.flux.flux_sources import HELM_CHART, HELM_REPOSITORY, OCI_REPOSITORY
 from oam_operator.oam.catalog.shared.typed_props import Props
 from oam_operator.oam.errors import ValidationError
+from oam_operator.oam.formatting.choices import unknown_at
 from oam_operator.oam.formatting.duration import DurationError, normalize_duration
 from oam_operator.oam.formatting.gofmt import go_quote, go_type_name, go_value
 
@@ -83,9 +84,7 @@ def read_settings(type_name: str, properties: dict[str, Any]) -> HelmSettings:
     values_from = _values_from(props.sequence("valuesFrom") or [])
     delivery = props.string("delivery", NATIVE)
     if delivery not in DELIVERIES:
-        raise ValidationError(
-            f"{prefix}unsupported delivery {go_quote(delivery)}; supported values: native, flux, template"
-        )
+        raise ValidationError(f"{prefix}{unknown_at('delivery', delivery, DELIVERIES)}")
     chart = props.string("chart")
     source = _source(prefix, props.raw("source"), chart)
     settings = HelmSettings(
@@ -121,8 +120,7 @@ def _interval(prefix: str, text: str) -> str:
 def _choice(block: Props, key: str, allowed: tuple[str, ...], label: str) -> str:
     value = block.string(key)
     if value and value not in allowed:
-        choices = ", ".join(allowed[:-1]) + ", or " + allowed[-1]
-        raise ValidationError(f"{label} {go_quote(value)} is invalid; must be {choices}")
+        raise ValidationError(unknown_at(label, value, allowed))
     return value
 
 
@@ -135,7 +133,7 @@ def _values_from(entries: list[Any]) -> list[dict[str, str]]:
         kind = entry.get("kind")
         kind_text = kind if isinstance(kind, str) else ("" if kind is None else go_value(kind))
         if kind_text not in VALUES_FROM_KINDS:
-            raise ValidationError(f"{where}: kind {go_quote(kind_text)} is invalid; must be ConfigMap or Secret")
+            raise ValidationError(unknown_at(f"{where}.kind", kind_text, VALUES_FROM_KINDS))
         name = entry.get("name")
         if not isinstance(name, str) or not name:
             raise ValidationError(f"{where}: name is required")

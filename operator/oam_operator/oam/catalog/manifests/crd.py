@@ -14,7 +14,7 @@ from oam_operator.oam.catalog.manifests.manifest_source import (
     object_label,
     parse_documents,
     parse_source,
-    read_url,
+    read_documents,
     source_schema,
 )
 from oam_operator.oam.document.document import Component
@@ -55,7 +55,7 @@ class CrdConfig:
             return self.objects
         assert self.url is not None
         try:
-            return check_crds(parse_documents(read_url(self.url, self.reader)))
+            return check_crds(read_documents(self.url, self.reader))
         except SourceError as exc:
             raise GenerationError(f"{self.prefix}{exc}") from exc
 

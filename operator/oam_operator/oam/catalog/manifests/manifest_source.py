@@ -13,18 +13,19 @@ component types; a null ``inline``/``url`` counts as absent.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from oam_operator.oam.document.loader import YamlSyntaxError, load_all
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import Object, UrlReader
+from oam_operator.oam.engine.handlers import Object, ParsingUrlReader, UrlReader
 from oam_operator.oam.errors import OamError
 from oam_operator.oam.formatting.gofmt import go_quote, go_type_name
 
 MAX_RESPONSE_BYTES = 5 * 1024 * 1024
+_T = TypeVar("_T")
 
 
 class SourceError(Exception):
@@ -96,15 +97,33 @@ def parse_documents(text: str) -> list[Object]:
     return objects
 
 
-def read_url(url: str, reader: UrlReader | None) -> str:
-    if reader is None:
-        raise SourceError(f"manifest source: reading {go_quote(url)}: no URL reader is configured")
+def read_documents(url: str, reader: UrlReader | None) -> list[Object]:
+    """The objects of a URL source. A reader that keeps parsed sources (the operator's,
+    ``ParsingUrlReader``) parses a source only when its content changed."""
+    if isinstance(reader, ParsingUrlReader):
+        return _reading(url, lambda: reader.read_parsed(url, lambda data: parse_documents(_text(url, data))))
+    return parse_documents(read_url(url, reader))
+
+
+def _reading(url: str, read: Callable[[], _T]) -> _T:
+    """``read()``, its failures worded as the manifest source's."""
     try:
-        data = reader.read(url)
+        return read()
+    except SourceError:
+        raise
     except OamError as exc:
         raise SourceError(f"manifest source: {exc.message}") from exc
     except Exception as exc:
         raise SourceError(f"manifest source: reading {go_quote(url)}: {exc}") from exc
+
+
+def read_url(url: str, reader: UrlReader | None) -> str:
+    if reader is None:
+        raise SourceError(f"manifest source: reading {go_quote(url)}: no URL reader is configured")
+    return _text(url, _reading(url, lambda: reader.read(url)))
+
+
+def _text(url: str, data: bytes) -> str:
     if len(data) > MAX_RESPONSE_BYTES:
         raise SourceError(f"manifest source: {go_quote(url)} response exceeds max size {MAX_RESPONSE_BYTES} bytes")
     try:

@@ -11,7 +11,6 @@ version).
 
 from __future__ import annotations
 
-import copy
 from typing import TYPE_CHECKING, Any
 
 from oam_operator.oam.catalog.manifests.manifest_source import (
@@ -19,7 +18,7 @@ from oam_operator.oam.catalog.manifests.manifest_source import (
     object_label,
     parse_documents,
     parse_source,
-    read_url,
+    read_documents,
     source_schema,
 )
 from oam_operator.oam.document.document import Component
@@ -29,6 +28,7 @@ from oam_operator.oam.engine.labels import api_group
 from oam_operator.oam.engine.registry import component
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import GenerationError, OamError, ValidationError
+from oam_operator.oam.formatting.choices import unknown_at
 from oam_operator.oam.formatting.gofmt import go_quote
 
 if TYPE_CHECKING:
@@ -73,23 +73,15 @@ def parse_scope_overrides(value: Any) -> dict[tuple[str, str], str]:
             raise SourceError(f"scopeOverrides[{i}]: apiVersion and kind are required")
         if scope not in (CLUSTER, NAMESPACED):
             shown = scope if isinstance(scope, str) else ("" if scope is None else str(scope))
-            raise SourceError(
-                f'scopeOverrides[{i}]: scope {go_quote(shown)} is invalid; must be "Cluster" or "Namespaced"'
-            )
+            raise SourceError(unknown_at(f"scopeOverrides[{i}].scope", shown, (CLUSTER, NAMESPACED)))
         overrides[(api_group(api_version), kind)] = str(scope)
     return overrides
 
 
-#: What kurel's typed decoding of a known kind adds to an object that lacks it: a Namespace
-#: round-trips through its Go type, whose ``spec`` is not omitted when empty. Other kinds of
-#: the table round-trip without additions for what a manifest can hold here
-#: (docs/transform.md#raw-objects-passthrough-crd-and-manifests keeps
-#: workload kinds as written).
-_TYPED_ZERO_VALUES: dict[tuple[str, str], dict[str, Any]] = {("", "Namespace"): {"spec": {}}}
-
-
 def place(objects: list[Object], namespace: str, overrides: dict[tuple[str, str], str]) -> list[Object]:
-    """Give namespaced objects without a namespace the transform namespace."""
+    """Give namespaced objects without a namespace the transform namespace; nothing else is added
+    (docs/transform.md#raw-objects-passthrough-crd-and-manifests: kurel's typed round trip gives a
+    Namespace ``spec: {}``, which the objects here do not get)."""
     from_crds: dict[tuple[str, str], str] = {}
     for obj in objects:
         if api_group(obj.get("apiVersion")) == "apiextensions.k8s.io" and obj.get("kind") == "CustomResourceDefinition":
@@ -102,9 +94,6 @@ def place(objects: list[Object], namespace: str, overrides: dict[tuple[str, str]
                 from_crds[(group, kind)] = str(spec.get("scope") or NAMESPACED)
     for obj in objects:
         key = (api_group(obj.get("apiVersion")), str(obj.get("kind")))
-        for field, zero in _TYPED_ZERO_VALUES.get(key, {}).items():
-            if obj.get(field) is None:
-                obj[field] = copy.deepcopy(zero)
         scope = _SCOPES.get(key) or from_crds.get(key) or overrides.get(key)
         meta = obj.get("metadata")
         if not isinstance(meta, dict):
@@ -145,7 +134,7 @@ class ManifestsConfig:
             return self.objects
         assert self.url is not None
         try:
-            return place(parse_documents(read_url(self.url, self.reader)), self.namespace, self.overrides)
+            return place(read_documents(self.url, self.reader), self.namespace, self.overrides)
         except SourceError as exc:
             raise GenerationError(f"{self.prefix}{exc}") from exc
 

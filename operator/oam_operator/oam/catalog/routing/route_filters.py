@@ -5,16 +5,17 @@ field against the Gateway API's rules and emitted with the fields the API define
 numbers as integers, and zero values dropped where the API's field is ``omitempty``
 (``forwardBody.maxSize: 0``). Messages are prefixed ``rules[<i>].filters[<j>] "<type>": ``.
 
-Decisions where the spec is silent (texts follow the spec's
-``statusCode 300 must be one of [301,302,303,307,308]``; nested fields are named by their
-path, e.g. ``path.type``, ``backendRef.port``, ``set[0].name``):
+Decisions where the spec is silent (a value outside a set reads
+``statusCode: unknown statusCode 300 (valid: 301, 302, 303, 307, 308)``,
+docs/transform.md#refusing-a-value-outside-a-set; nested fields are named by their path, e.g.
+``path.type``, ``backendRef.port``, ``set[0].name``):
 
 * a filter entry that is not a mapping: ``rules[<i>].filters[<j>]: expected object``; a key
   of the entry other than ``type`` and its own configuration key: ``unsupported field "<k>"``;
   a configuration block that is not a mapping: ``<block> must be an object``; an undefined
   field in it: ``<block>: unsupported field "<k>"``;
 * ``<block> must set at least one of <fields>``, ``<field> is required``,
-  ``<field> must be a string``, ``<field> "<v>" must be one of [<a>,<b>]``,
+  ``<field> must be a string``, ``<field>: unknown <field> "<v>" (valid: <a>, <b>)``,
   ``<field> must be an integer``, ``<field> <n> must be between <lo> and <hi>``,
   ``<field> <n> must be >= <lo>``, ``<field> must be a bool``,
   ``<field> must be an array of strings``, ``<list> must be an array``;
@@ -42,6 +43,7 @@ from typing import Any
 from oam_operator.oam.catalog.shared.trait_kit import whole_number
 from oam_operator.oam.engine.handlers import Object
 from oam_operator.oam.errors import ValidationError
+from oam_operator.oam.formatting.choices import unknown_at
 from oam_operator.oam.formatting.duration import DurationError, format_duration, parse_duration
 from oam_operator.oam.formatting.gofmt import go_quote, go_type_name, go_value
 
@@ -53,8 +55,8 @@ class _Block:
 
     ``name`` names the block itself in messages (``requestRedirect``, ``path``,
     ``backendRef``); ``prefix`` prefixes its field names (``""`` at the top of a filter,
-    ``"path."`` inside one), so messages read ``statusCode 300 must be one of […]`` or
-    ``path.type "X" must be one of […]``.
+    ``"path."`` inside one), so messages read ``scheme: unknown scheme "ftp" (valid: …)`` or
+    ``path.type: unknown type "X" (valid: …)``.
     """
 
     def __init__(self, value: Any, name: str, prefix: str, fields: tuple[str, ...]) -> None:
@@ -80,7 +82,7 @@ class _Block:
         if not isinstance(value, str):
             raise ValidationError(f"{self.prefix}{key} must be a string")
         if choices and value not in choices:
-            raise ValidationError(f"{self.prefix}{key} {go_quote(value)} must be one of [{','.join(choices)}]")
+            raise ValidationError(unknown_at(f"{self.prefix}{key}", value, choices))
         self.out[key] = value
         return value
 
@@ -163,7 +165,7 @@ def _redirect(b: _Block) -> None:
         if code is None:
             raise ValidationError("statusCode must be an integer")
         if code not in REDIRECT_STATUS:
-            raise ValidationError(f"statusCode {code} must be one of [{','.join(str(s) for s in REDIRECT_STATUS)}]")
+            raise ValidationError(unknown_at("statusCode", code, REDIRECT_STATUS))
         b.out["statusCode"] = code
     _path_modifier(b)
 

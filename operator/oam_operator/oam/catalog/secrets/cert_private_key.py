@@ -6,7 +6,7 @@ fails the transform instead of leaving a Certificate that never issues.
 
 Decisions where the spec is silent: ``privateKey`` that is not a mapping is
 ``privateKey must be a map``; an ``algorithm``, ``encoding`` or ``rotationPolicy`` outside its
-set is ``privateKey.<field> must be one of <values joined ", ">, got "<v>"`` (checked in that
+set is ``privateKey.<field>: unknown <field> "<v>" (valid: <values joined ", ">)`` (checked in that
 order, before the size); an empty string counts as unset; a ``privateKey`` with no field set is
 omitted from the Certificate.
 """
@@ -19,7 +19,8 @@ from oam_operator.oam.catalog.shared.trait_kit import whole_number
 from oam_operator.oam.document.schema import PropertySchema
 from oam_operator.oam.engine.handlers import Object
 from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.formatting.gofmt import go_quote, go_value
+from oam_operator.oam.formatting.choices import unknown_at, unknown_value
+from oam_operator.oam.formatting.gofmt import go_value
 
 ALGORITHMS = ("RSA", "ECDSA", "Ed25519")
 ENCODINGS = ("PKCS1", "PKCS8")
@@ -63,9 +64,7 @@ def private_key(value: Any) -> Object | None:
         if raw is None or raw == "":
             continue
         if raw not in allowed:
-            raise ValidationError(
-                f"privateKey.{field} must be one of {', '.join(allowed)}, got {go_quote(go_value(raw))}"
-            )
+            raise ValidationError(unknown_at(f"privateKey.{field}", go_value(raw), allowed))
         out[field] = raw
     size = _size(value.get("size"), out.get("algorithm"))
     if size is not None:
@@ -84,9 +83,9 @@ def _size(raw: Any, algorithm: str | None) -> int | None:
     if algorithm is None:
         raise ValidationError("privateKey.size requires privateKey.algorithm to be set")
     if algorithm == "RSA" and size not in RSA_SIZES:
-        raise ValidationError(f"privateKey.size {size} is invalid for RSA (allowed: 2048, 4096, 8192)")
+        raise ValidationError(f"privateKey.size: {unknown_value('RSA key size', size, RSA_SIZES)}")
     if algorithm == "ECDSA" and size not in ECDSA_SIZES:
-        raise ValidationError(f"privateKey.size {size} is invalid for ECDSA (allowed: 256, 384, 521)")
+        raise ValidationError(f"privateKey.size: {unknown_value('ECDSA key size', size, ECDSA_SIZES)}")
     if algorithm == "Ed25519":
         raise ValidationError("privateKey.size must not be set for Ed25519 (key size is fixed)")
     return size

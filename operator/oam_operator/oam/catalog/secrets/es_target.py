@@ -3,7 +3,7 @@ Secret's name, policies and template.
 
 Decisions where the spec is silent: ``target`` that is not a mapping is
 ``'target' must be a map``; a policy outside its set is
-``target.<policy> must be one of <values joined ", ">, got "<v>"``; ``template`` that is not a
+``target.<policy>: unknown <policy> "<v>" (valid: <values joined ", ">)``; ``template`` that is not a
 mapping is ``target.template must be a map`` and is copied as written (an empty one is
 omitted); a non-string ``targetSecretName`` is ``'targetSecretName' must be a string`` and an
 empty one means the default (``secretName``).
@@ -17,7 +17,8 @@ from typing import Any
 from oam_operator.oam.document.schema import PropertySchema
 from oam_operator.oam.engine.handlers import Object
 from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.formatting.gofmt import go_quote, go_value
+from oam_operator.oam.formatting.choices import unknown_at
+from oam_operator.oam.formatting.gofmt import go_value
 
 CREATION_POLICIES = ("Owner", "Orphan", "Merge", "None")
 DELETION_POLICIES = ("Delete", "Merge", "Retain")
@@ -70,7 +71,7 @@ def target_spec(value: Any, name: str) -> Object:
         if raw is None or raw == "":
             continue
         if raw not in allowed:
-            raise ValidationError(f"target.{policy} must be one of {', '.join(allowed)}, got {go_quote(go_value(raw))}")
+            raise ValidationError(unknown_at(f"target.{policy}", go_value(raw), allowed))
         target[policy] = raw
     template = value.get("template")
     if template is not None and not isinstance(template, dict):

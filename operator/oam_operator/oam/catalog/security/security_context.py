@@ -27,7 +27,8 @@ from oam_operator.oam.engine.handlers import BuiltinType, Object, Schema, TraitO
 from oam_operator.oam.engine.registry import trait
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import ValidationError
-from oam_operator.oam.formatting.gofmt import go_quote, go_type_name, go_value
+from oam_operator.oam.formatting.choices import unknown_at
+from oam_operator.oam.formatting.gofmt import go_type_name, go_value
 
 TYPE = "security-context"
 LEVELS = ("restricted", "baseline", "privileged")
@@ -82,9 +83,7 @@ def _parse(props: dict[str, Any]) -> tuple[str, dict[str, bool], dict[str, int]]
     if not isinstance(level, str):
         raise ValidationError(f"{prefix}psaLevel must be a string, got {go_type_name(level)}")
     if level not in LEVELS:
-        raise ValidationError(
-            f"{prefix}psaLevel {go_quote(level)} is invalid; must be restricted, baseline, or privileged"
-        )
+        raise ValidationError(f"{prefix}{unknown_at('psaLevel', level, LEVELS)}")
     booleans: dict[str, bool] = {}
     for key in BOOLEANS:
         value = props.get(key)

@@ -23,6 +23,7 @@ from oam_operator.oam.engine.handlers import BuiltinType, Object, Schema, TraitO
 from oam_operator.oam.engine.registry import trait
 from oam_operator.oam.engine.tree import TreeApplication
 from oam_operator.oam.errors import EffectiveValueError, ValidationError
+from oam_operator.oam.formatting.choices import unknown_value
 from oam_operator.oam.formatting.gofmt import go_quote, go_value
 from oam_operator.oam.formatting.quantity import QuantityError, canonical_quantity
 
@@ -98,7 +99,5 @@ def _access_modes(value: Any) -> list[str]:
         raise ValidationError("accessModes must not be empty when specified")
     for mode in value:
         if mode not in ACCESS_MODES:
-            raise ValidationError(
-                f"invalid accessMode {go_quote(go_value(mode))}: must be one of {', '.join(ACCESS_MODES)}"
-            )
+            raise ValidationError(f"accessModes: {unknown_value('accessMode', go_value(mode), ACCESS_MODES)}")
     return list(value)

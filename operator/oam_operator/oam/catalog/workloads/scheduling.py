@@ -12,6 +12,7 @@ from typing import Any
 
 from oam_operator.oam.catalog.workloads.values import opt_bool, opt_map, opt_str
 from oam_operator.oam.errors import ValidationError
+from oam_operator.oam.formatting.choices import unknown_value
 from oam_operator.oam.formatting.gofmt import go_quote, go_type_name, go_value
 
 Object = dict[str, Any]
@@ -49,7 +50,7 @@ def build_affinity(value: Any, component: str) -> Object | None:
     kind = "preferred" if kind is None or kind == "" else kind
     if kind not in ANTI_AFFINITY_TYPES:
         shown = kind if isinstance(kind, str) else go_value(kind)
-        raise ValidationError(f'invalid podAntiAffinityType {go_quote(shown)}: must be "preferred" or "required"')
+        raise ValidationError(unknown_value("podAntiAffinityType", shown, ANTI_AFFINITY_TYPES))
     topology_key = opt_str(value, "topologyKey", "affinity.topologyKey") or HOSTNAME_KEY
     if opt_bool(value, "enablePodAntiAffinity", False, "affinity.enablePodAntiAffinity"):
         term = {"labelSelector": _selector(component), "topologyKey": topology_key}

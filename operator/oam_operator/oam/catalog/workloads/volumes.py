@@ -25,6 +25,7 @@ from typing import Any
 from oam_operator.common.dns1123 import dns1123_label_errors, dns1123_subdomain_errors
 from oam_operator.oam.catalog.workloads.values import ABSENT
 from oam_operator.oam.errors import GenerationError, ValidationError
+from oam_operator.oam.formatting.choices import unknown_value
 from oam_operator.oam.formatting.gofmt import go_quote, go_type_name, go_value
 from oam_operator.oam.formatting.quantity import QuantityError, canonical_quantity
 
@@ -86,9 +87,7 @@ def access_modes(value: Any, where: str) -> list[str]:
     for mode in value:
         if mode not in ACCESS_MODES:
             shown = mode if isinstance(mode, str) else go_value(mode)
-            raise ValidationError(
-                f"{where}invalid accessMode {go_quote(shown)}: must be one of {', '.join(ACCESS_MODES)}"
-            )
+            raise ValidationError(f"{where}accessModes: {unknown_value('accessMode', shown, ACCESS_MODES)}")
         modes.append(mode)
     if "ReadWriteOncePod" in modes and len(modes) > 1:
         raise ValidationError(f"{where}accessMode ReadWriteOncePod cannot be combined with other access modes")

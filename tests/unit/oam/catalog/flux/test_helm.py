@@ -146,10 +146,10 @@ def test_objects_carry_only_the_component_label() -> None:
 
 HELM_REFUSALS = [
     ({"interval": "5 minutes"}, 'interval "5 minutes" is invalid: must be a valid Go duration (e.g. 10m, 1h30m)'),
-    ({"driftDetection": {"mode": "on"}}, 'driftDetection.mode "on" is invalid; must be enabled, warn, or disabled'),
-    ({"install": {"crds": "Replace"}}, 'install.crds "Replace" is invalid; must be Skip, Create, or CreateReplace'),
-    ({"upgrade": {"crds": "skip"}}, 'upgrade.crds "skip" is invalid; must be Skip, Create, or CreateReplace'),
-    ({"delivery": "argo"}, 'unsupported delivery "argo"; supported values: native, flux, template'),
+    ({"driftDetection": {"mode": "on"}}, 'driftDetection.mode: unknown mode "on" (valid: enabled, warn, disabled)'),
+    ({"install": {"crds": "Replace"}}, 'install.crds: unknown crds "Replace" (valid: Skip, Create, CreateReplace); did you mean "CreateReplace"?'),
+    ({"upgrade": {"crds": "skip"}}, 'upgrade.crds: unknown crds "skip" (valid: Skip, Create, CreateReplace); did you mean "Skip"?'),
+    ({"delivery": "argo"}, 'delivery: unknown delivery "argo" (valid: native, flux, template)'),
     ({"source": "x"}, "source is required"),
     ({"source": None}, "source is required"),
     ({"source": {"url": URL, "name": "n"}}, "source.url and source.name are mutually exclusive"),
@@ -217,8 +217,8 @@ def test_refusals_start_with_the_type_as_authored(type_name: str, props: dict[st
     ("entry", "message"),
     [
         ("x", "valuesFrom[1]: expected object, got string"),
-        ({"kind": "Secrets", "name": "a"}, 'valuesFrom[1]: kind "Secrets" is invalid; must be ConfigMap or Secret'),
-        ({"name": "a"}, 'valuesFrom[1]: kind "" is invalid; must be ConfigMap or Secret'),
+        ({"kind": "Secrets", "name": "a"}, 'valuesFrom[1].kind: unknown kind "Secrets" (valid: ConfigMap, Secret); did you mean "Secret"?'),
+        ({"name": "a"}, 'valuesFrom[1].kind: unknown kind "" (valid: ConfigMap, Secret)'),
         ({"kind": "Secret"}, "valuesFrom[1]: name is required"),
     ],
 )
@@ -239,7 +239,7 @@ def test_check_order_interval_before_everything() -> None:
     [
         (
             {"delivery": "argo"},
-            'component "r" (type "helm"): properties.delivery: value argo not in allowed set [native flux template]',
+            'component "r" (type "helm"): properties.delivery: unknown delivery "argo" (valid: native, flux, template)',
         ),
         ({"chart": 5}, 'component "r" (type "helm"): properties.chart: expected string, got int'),
         (

@@ -129,7 +129,7 @@ def test_manifests_place_namespaced_objects_and_leave_cluster_scoped_alone() -> 
         ({"inline": "", "scopeOverrides": [{"kind": "X"}]}, "scopeOverrides[0]: apiVersion and kind are required"),
         (
             {"inline": "", "scopeOverrides": [{"apiVersion": "a/v1", "kind": "X", "scope": "Global"}]},
-            'scopeOverrides[0]: scope "Global" is invalid; must be "Cluster" or "Namespaced"',
+            'scopeOverrides[0].scope: unknown scope "Global" (valid: Cluster, Namespaced)',
         ),
     ],
 )

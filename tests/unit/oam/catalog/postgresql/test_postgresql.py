@@ -443,7 +443,7 @@ def test_blocks_are_checked_in_table_order() -> None:
 @pytest.mark.parametrize(
     ("props", "message"),
     [
-        ({"provider": "zalando"}, "properties.provider: value zalando not in allowed set [cnpg]"),
+        ({"provider": "zalando"}, 'properties.provider: unknown provider "zalando" (valid: cnpg)'),
         ({"replicas": "3"}, "properties.replicas: expected integer, got string (3)"),
         (
             {"monitoring": {"customQueries": [{"name": "a"}]}},
@@ -453,11 +453,11 @@ def test_blocks_are_checked_in_table_order() -> None:
         ({"databases": [{"name": "a"}]}, 'properties.databases[0]: "owner" is required'),
         (
             {"resources": {"request": {}}},
-            'properties.resources: unsupported field "request" (allowed: limits, requests)',
+            'properties.resources: unsupported field "request" (allowed: limits, requests); did you mean "requests"?',
         ),
         (
             {"storage": "1Gi"},
-            'properties: unsupported field "storage" (allowed: affinity, backup, bootstrap, databases, externalClusters, imageName, inheritedMetadata, managedRoles, monitoring, objectStore, pooler, postgresql, provider, replicas, replication, resources, storageSize, version)',
+            'properties: unsupported field "storage" (allowed: affinity, backup, bootstrap, databases, externalClusters, imageName, inheritedMetadata, managedRoles, monitoring, objectStore, pooler, postgresql, provider, replicas, replication, resources, storageSize, version); did you mean "storageSize"?',
         ),
     ],
 )

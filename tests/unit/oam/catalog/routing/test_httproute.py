@@ -314,7 +314,7 @@ REDIRECT = '"RequestRedirect": '
                 "parentRefs": PARENT,
                 "rules": [_filter({"type": "RequestRedirect", "requestRedirect": {"statusCode": 300}})],
             },
-            f"rules[0].filters[0] {REDIRECT}statusCode 300 must be one of [301,302,303,307,308]",
+            f"rules[0].filters[0] {REDIRECT}statusCode: unknown statusCode 300 (valid: 301, 302, 303, 307, 308)",
         ),
         (
             {"parentRefs": PARENT, "rules": [_filter({"type": "ExtensionRef"})]},
@@ -346,7 +346,7 @@ def test_messages(props: dict[str, Any], message: str) -> None:
         ),
         (
             {"type": "RequestRedirect", "requestRedirect": {"scheme": "ftp"}},
-            '"RequestRedirect": scheme "ftp" must be one of [http,https]',
+            '"RequestRedirect": scheme: unknown scheme "ftp" (valid: http, https)',
         ),
         (
             {"type": "RequestRedirect", "requestRedirect": {"port": 0}},
@@ -359,7 +359,7 @@ def test_messages(props: dict[str, Any], message: str) -> None:
         ({"type": "RequestRedirect", "requestRedirect": {"path": {}}}, '"RequestRedirect": path.type is required'),
         (
             {"type": "RequestRedirect", "requestRedirect": {"path": {"type": "Replace"}}},
-            '"RequestRedirect": path.type "Replace" must be one of [ReplaceFullPath,ReplacePrefixMatch]',
+            '"RequestRedirect": path.type: unknown type "Replace" (valid: ReplaceFullPath, ReplacePrefixMatch); did you mean "ReplaceFullPath"?',
         ),
         (
             {"type": "URLRewrite", "urlRewrite": {"path": {"type": "ReplaceFullPath"}}},
@@ -417,7 +417,7 @@ def test_messages(props: dict[str, Any], message: str) -> None:
         ({"type": "ExternalAuth", "externalAuth": {}}, '"ExternalAuth": protocol is required'),
         (
             {"type": "ExternalAuth", "externalAuth": {"protocol": "TCP"}},
-            '"ExternalAuth": protocol "TCP" must be one of [HTTP,GRPC]',
+            '"ExternalAuth": protocol: unknown protocol "TCP" (valid: HTTP, GRPC)',
         ),
         (
             {

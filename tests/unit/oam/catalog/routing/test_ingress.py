@@ -206,8 +206,8 @@ def test_schema_checks_run_before_the_handler() -> None:
     assert error(text, validate=True) == 'component "web": trait "ingress": properties.rules[0]: "host" is required'
     bad_type = document(webservice("web", trait("ingress", rules=[{"host": "h", "paths": [{"pathType": "X"}]}])))
     assert error(bad_type, validate=True) == (
-        'component "web": trait "ingress": properties.rules[0].paths[0].pathType: value X not in allowed set '
-        "[Prefix Exact ImplementationSpecific]"
+        'component "web": trait "ingress": properties.rules[0].paths[0].pathType: unknown pathType "X" '
+        "(valid: Prefix, Exact, ImplementationSpecific)"
     )
 
 

@@ -207,12 +207,12 @@ def test_empty_private_key_is_omitted() -> None:
         ({"algorithm": "RSA", "size": 0}, "privateKey.size must be positive, got 0"),
         ({"algorithm": "RSA", "size": -256}, "privateKey.size must be positive, got -256"),
         ({"size": 2048}, "privateKey.size requires privateKey.algorithm to be set"),
-        ({"algorithm": "RSA", "size": 1024}, "privateKey.size 1024 is invalid for RSA (allowed: 2048, 4096, 8192)"),
-        ({"algorithm": "ECDSA", "size": 2048}, "privateKey.size 2048 is invalid for ECDSA (allowed: 256, 384, 521)"),
+        ({"algorithm": "RSA", "size": 1024}, "privateKey.size: unknown RSA key size 1024 (valid: 2048, 4096, 8192)"),
+        ({"algorithm": "ECDSA", "size": 2048}, "privateKey.size: unknown ECDSA key size 2048 (valid: 256, 384, 521)"),
         ({"algorithm": "Ed25519", "size": 256}, "privateKey.size must not be set for Ed25519 (key size is fixed)"),
-        ({"algorithm": "DSA"}, 'privateKey.algorithm must be one of RSA, ECDSA, Ed25519, got "DSA"'),
-        ({"encoding": "DER"}, 'privateKey.encoding must be one of PKCS1, PKCS8, got "DER"'),
-        ({"rotationPolicy": True}, 'privateKey.rotationPolicy must be one of Never, Always, got "true"'),
+        ({"algorithm": "DSA"}, 'privateKey.algorithm: unknown algorithm "DSA" (valid: RSA, ECDSA, Ed25519); did you mean "ECDSA"?'),
+        ({"encoding": "DER"}, 'privateKey.encoding: unknown encoding "DER" (valid: PKCS1, PKCS8)'),
+        ({"rotationPolicy": True}, 'privateKey.rotationPolicy: unknown rotationPolicy "true" (valid: Never, Always)'),
     ],
 )
 def test_private_key_messages(key: dict[str, Any], message: str) -> None:
@@ -243,8 +243,8 @@ def test_authored_schema_checks() -> None:
     assert error(text, ISSUER) == 'component "web": trait "certificate": properties.issuerRef: "name" is required'
     text = document(webservice("web", trait("certificate", **MINIMAL, privateKey={"algorithm": "DSA"})))
     assert error(text, ISSUER) == (
-        'component "web": trait "certificate": properties.privateKey.algorithm: value DSA not in allowed set '
-        "[RSA ECDSA Ed25519]"
+        'component "web": trait "certificate": properties.privateKey.algorithm: unknown algorithm "DSA" '
+        '(valid: RSA, ECDSA, Ed25519); did you mean "ECDSA"?'
     )
     text = document(webservice("web", trait("certificate", **MINIMAL, usages=["server auth"])))
     assert error(text, ISSUER) == (

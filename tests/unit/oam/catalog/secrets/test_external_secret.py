@@ -299,11 +299,11 @@ def test_mount_collisions_are_generation_errors() -> None:
         ({"secretName": "c", "target": "x"}, "'target' must be a map"),
         (
             {"secretName": "c", "target": {"creationPolicy": "Always"}},
-            'target.creationPolicy must be one of Owner, Orphan, Merge, None, got "Always"',
+            'target.creationPolicy: unknown creationPolicy "Always" (valid: Owner, Orphan, Merge, None)',
         ),
         (
             {"secretName": "c", "target": {"deletionPolicy": "Keep"}},
-            'target.deletionPolicy must be one of Delete, Merge, Retain, got "Keep"',
+            'target.deletionPolicy: unknown deletionPolicy "Keep" (valid: Delete, Merge, Retain)',
         ),
         ({"secretName": "c", "target": {"template": "x"}}, "target.template must be a map"),
     ],

@@ -117,7 +117,7 @@ def test_decorations_apply_in_trait_order() -> None:
     [
         ({}, "psaLevel is required"),
         ({"psaLevel": 1}, "psaLevel must be a string, got int"),
-        ({"psaLevel": "strict"}, 'psaLevel "strict" is invalid; must be restricted, baseline, or privileged'),
+        ({"psaLevel": "strict"}, 'psaLevel: unknown psaLevel "strict" (valid: restricted, baseline, privileged); did you mean "restricted"?'),
         ({"psaLevel": "baseline", "runAsNonRoot": "yes"}, "runAsNonRoot must be a bool, got string"),
         ({"psaLevel": "baseline", "readOnlyRootFilesystem": 1}, "readOnlyRootFilesystem must be a bool, got int"),
         ({"psaLevel": "baseline", "runAsUser": "root"}, "runAsUser: expected integer, got string"),

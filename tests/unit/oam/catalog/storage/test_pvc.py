@@ -64,7 +64,7 @@ def test_rendering_supplies_the_storage_class_and_authored_wins() -> None:
         ({"name": "d", "size": "1Gi", "accessModes": []}, "accessModes must not be empty when specified"),
         (
             {"name": "d", "size": "1Gi", "accessModes": ["ReadWriteOnce", "RWX"]},
-            'invalid accessMode "RWX": must be one of ReadWriteOnce, ReadOnlyMany, ReadWriteMany, ReadWriteOncePod',
+            'accessModes: unknown accessMode "RWX" (valid: ReadWriteOnce, ReadOnlyMany, ReadWriteMany, ReadWriteOncePod)',
         ),
         ({"name": "d", "size": "1Gi", "storageClassName": 1}, "storageClassName must be a string"),
     ],

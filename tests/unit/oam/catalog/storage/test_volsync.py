@@ -171,7 +171,7 @@ def test_rendering_messages(rendering: dict[str, Any], message: str) -> None:
 def test_authored_schema_checks() -> None:
     text = document(db(trait("volsync", sourcePVC="data", schedule="@daily", copyMethod="Rsync")))
     assert error(text) == (
-        'component "db": trait "volsync": properties.copyMethod: value Rsync not in allowed set [Snapshot Direct Clone]'
+        'component "db": trait "volsync": properties.copyMethod: unknown copyMethod "Rsync" (valid: Snapshot, Direct, Clone)'
     )
     text = document(db(trait("volsync", sourcePVC="data", schedule="@daily", retain={"yearly": 1})))
     assert error(text) == (

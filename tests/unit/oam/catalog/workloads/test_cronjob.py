@@ -125,7 +125,7 @@ def test_messages(props: dict[str, Any], message: str) -> None:
 
 def test_schema_checks() -> None:
     assert error("cronjob", with_image(schedule="0 2 * * *", restartPolicy="Always")) == (
-        'component "c" (type "cronjob"): properties.restartPolicy: value Always not in allowed set [Never OnFailure]'
+        'component "c" (type "cronjob"): properties.restartPolicy: unknown restartPolicy "Always" (valid: Never, OnFailure)'
     )
     # a missing schedule is the handler's to report (no required check at the top level:
     # docs/transform.md#validating-authored-properties)

@@ -99,5 +99,5 @@ def test_what_a_daemonset_does_not_accept() -> None:
             f'component "c" (type "daemonset"): properties: unsupported field "{key}"'
         )
     assert error("daemonset", with_image(tolerations=[{"operator": "In"}])) == (
-        'component "c" (type "daemonset"): properties.tolerations[0].operator: value In not in allowed set [Exists Equal]'
+        'component "c" (type "daemonset"): properties.tolerations[0].operator: unknown operator "In" (valid: Exists, Equal)'
     )

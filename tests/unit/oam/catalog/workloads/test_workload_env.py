@@ -148,5 +148,5 @@ def test_env_from_messages(env_from: Any, message: str) -> None:
 def test_env_from_schema_refuses_unknown_keys_first() -> None:
     assert error("worker", with_image(envFrom=[{"configMap": {"name": "a"}}])) == (
         'component "c" (type "worker"): properties.envFrom[0]: unsupported field "configMap" '
-        "(allowed: configMapRef, prefix, secretRef)"
+        '(allowed: configMapRef, prefix, secretRef); did you mean "configMapRef"?'
     )

@@ -127,14 +127,17 @@ def test_manifests_null_scope_overrides_are_not_a_list() -> None:
     )
 
 
-def test_manifests_namespace_gets_the_typed_empty_spec() -> None:
+def test_a_manifests_namespace_is_emitted_as_written() -> None:
+    """Issue 37: no ``spec: {}`` is added (docs/transform.md#raw-objects-passthrough-crd-and-manifests),
+    the one accepted difference from kurel's typed round trip."""
     inline = (
         "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\n"
         "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: b\nspec:\n  finalizers: [kubernetes]\n---\n"
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n"
     )
     out = objects("manifests", {"inline": inline})
-    assert [o.get("spec") for o in out] == [{}, {"finalizers": ["kubernetes"]}, None]
-    # a passthrough object is emitted as written: no typed round trip there
+    assert [o.get("spec") for o in out] == [None, {"finalizers": ["kubernetes"]}, None]
+    assert "spec" not in out[0]
+    # nor to a passthrough object
     namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "d"}}
     assert "spec" not in objects("passthrough", {"object": namespace, "clusterScoped": True})[0]

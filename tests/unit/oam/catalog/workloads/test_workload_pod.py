@@ -199,11 +199,11 @@ def test_affinity(affinity: Any, expected: Any) -> None:
 
 def test_affinity_messages() -> None:
     assert handler_error("worker", with_image(affinity={"podAntiAffinityType": "soft"})) == (
-        'invalid podAntiAffinityType "soft": must be "preferred" or "required"'
+        'unknown podAntiAffinityType "soft" (valid: preferred, required)'
     )
     assert error("worker", with_image(affinity={"podAntiAffinityType": "soft"})) == (
-        'component "c" (type "worker"): properties.affinity.podAntiAffinityType: value soft not in allowed set '
-        "[preferred required]"
+        'component "c" (type "worker"): properties.affinity.podAntiAffinityType: unknown podAntiAffinityType '
+        '"soft" (valid: preferred, required)'
     )
 
 

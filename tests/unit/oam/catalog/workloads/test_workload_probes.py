@@ -153,6 +153,6 @@ def test_security_context_messages() -> None:
         "invalid securityContext configuration: securityContext.runAsUser: expected integer, got string (root)"
     )
     assert error("worker", with_image(securityContext={"seccompProfile": {"type": "Strict"}})) == (
-        'component "c" (type "worker"): properties.securityContext.seccompProfile.type: value Strict not in allowed '
-        "set [Localhost RuntimeDefault Unconfined]"
+        'component "c" (type "worker"): properties.securityContext.seccompProfile.type: unknown type "Strict" '
+        "(valid: Localhost, RuntimeDefault, Unconfined)"
     )

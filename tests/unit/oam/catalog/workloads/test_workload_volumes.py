@@ -167,7 +167,7 @@ def test_claim_name_must_be_a_subdomain_when_generated() -> None:
         ),
         (
             [{"name": "a", "mountPath": "/a", "type": "pvc", "size": "1Gi", "accessModes": ["RWO"]}],
-            'volume "a": invalid accessMode "RWO": must be one of ReadWriteOnce, ReadOnlyMany, ReadWriteMany, ReadWriteOncePod',
+            'volume "a": accessModes: unknown accessMode "RWO" (valid: ReadWriteOnce, ReadOnlyMany, ReadWriteMany, ReadWriteOncePod)',
         ),
         (
             [
