@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: help venv venv-demo devcluster image browser test test-unit test-cluster lint demo demo-multi demo-down cluster-up cluster-down bench clean
+.PHONY: help venv venv-demo devcluster image browser test test-unit test-cluster lint demo demo-multi demo-down cluster-up cluster-down bench soak clean
 
 help:
 	@echo "make demo          the operator on the full local control plane, reconciling examples/shop.yaml to Ready"
@@ -14,6 +14,7 @@ help:
 	@echo "make test-unit     the pure tests only: tests/unit (no control plane, podman or network)"
 	@echo "make lint          ruff + mypy + the import-direction check (tools/lint_imports.py)"
 	@echo "make bench         the benchmarks on the local control plane; writes bench/results/REPORT.md"
+	@echo "make soak          a chaos soak (SEED=1 DURATION=900 APPS=60); writes bench/results/SOAK.md"
 	@echo "make cluster-up / cluster-down   a full control plane named 'dev'"
 
 $(VENV)/.installed: pyproject.toml
@@ -65,7 +66,7 @@ test-cluster: venv devcluster image browser
 lint: venv
 	$(VENV)/bin/ruff check operator tests tools bench
 	$(VENV)/bin/mypy
-	$(VENV)/bin/mypy --strict tools/devcluster tools/lint_imports.py
+	$(VENV)/bin/mypy --strict tools/devcluster tools/chaos tools/lint_imports.py
 	$(PY) tools/lint_imports.py operator/oam_operator
 
 cluster-up: venv devcluster
@@ -85,6 +86,13 @@ demo-down: venv-demo
 
 bench: venv devcluster
 	$(PY) bench/run_all.py $(BENCH_ARGS); status=$$?; $(PY) bench/report.py && exit $$status
+
+# The chaos soak (docs/chaos.md#the-soak): not part of `make test`.
+SEED ?= 1
+DURATION ?= 900
+APPS ?= 60
+soak: venv devcluster
+	$(PY) -m tools.chaos --seed $(SEED) --duration $(DURATION) --apps $(APPS)
 
 # The screenshots of docs/ui.md (docs/ui/*.png), taken by the UI's browser tests: kept in docs/ui
 # only here, never by `make test` (docs/ui.md#screenshots).

@@ -37,7 +37,6 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.parse
 import urllib.request
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -51,6 +50,7 @@ import yaml
 from kubernetes import client
 
 from oam_operator.controller.inventorycodec import read_inventory
+from tools.chaos.proxy import Blackhole
 from tools.devcluster import devcluster as dc
 from tools.devcluster.pytest_plugin import api_client, require_cluster, wait_until
 
@@ -352,45 +352,6 @@ def test_a_paused_leader_is_replaced_and_once_resumed_writes_nothing(
     assert owned_configmaps(plane, namespace) == names
     assert_one_writer_at_a_time(plane, namespace, "inst-a", "inst-b")
     assert b.process.poll() is None and b.leader_gauge() == 1.0
-
-
-class Blackhole:
-    """A TCP proxy to the API server that can stop forwarding (``cut``): every request through it,
-    open or new, then hangs — the API server is unreachable for the instance behind it."""
-
-    def __init__(self, server: str) -> None:
-        parsed = urllib.parse.urlsplit(server)
-        self.target = (parsed.hostname or "127.0.0.1", int(parsed.port or 443))
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = int(self.listener.getsockname()[1])
-        self.cut = threading.Event()
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self.listener.accept()
-            except OSError:
-                return
-            if self.cut.is_set():
-                continue  # accepted, never answered
-            upstream = socket.create_connection(self.target)
-            for source, sink in ((conn, upstream), (upstream, conn)):
-                threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
-
-    def _pipe(self, source: socket.socket, sink: socket.socket) -> None:
-        try:
-            while data := source.recv(65536):
-                if not self.cut.is_set():
-                    sink.sendall(data)
-        except OSError:
-            return
-
-    def kubeconfig(self, original: str, path: Path) -> str:
-        config = yaml.safe_load(Path(original).read_text())
-        config["clusters"][0]["cluster"]["server"] = f"https://127.0.0.1:{self.port}"
-        path.write_text(json.dumps(config))
-        return str(path)
 
 
 def test_a_leader_cut_off_from_the_api_server_stops_before_the_standby_starts(
