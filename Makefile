@@ -15,6 +15,7 @@ help:
 	@echo "make lint          ruff + mypy + the import-direction check (tools/lint_imports.py)"
 	@echo "make bench         the benchmarks on the local control plane; writes bench/results/REPORT.md"
 	@echo "make soak          a chaos soak (SEED=1 DURATION=900 APPS=60); writes bench/results/SOAK.md"
+	@echo "make docs-screenshots   the UI's browser tests, writing the screenshots under docs/ui/"
 	@echo "make cluster-up / cluster-down   a full control plane named 'dev'"
 
 $(VENV)/.installed: pyproject.toml
