@@ -133,24 +133,21 @@ class Generator:
                     ("Error", "InvalidObjects", message))
 
     def escalation(self, name: str) -> Case:
-        groups = f'(groups=["system:serviceaccounts" "system:serviceaccounts:{self.ns}" "system:authenticated"])'
-        user = f"system:serviceaccount:{self.ns}:default"
+        """A Role granting everything, or a binding to cluster-admin: the review names the
+        ``escalate``/``bind`` right the tenant lacks (docs/operator.md#not-permitted-and-the-role-it-needs)."""
         obj_name = self.word()
+        tail = (f"in namespace {self.ns}; the Application's objects need it. `oam-operator rbac {name} -n {self.ns}` "
+                "prints a Role and RoleBinding that grant it")
         if self.rng.random() < 0.5:
             obj = {"apiVersion": f"{RBAC}/v1", "kind": "RoleBinding", "metadata": {"name": obj_name},
                    "roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": "cluster-admin"},
                    "subjects": [{"kind": "ServiceAccount", "name": "default"}]}
-            message = (f"Error creating object {RBAC}/v1, Kind=RoleBinding {self.ns}/{obj_name}: 403 Forbidden: "
-                       f'rolebindings.{RBAC} "{obj_name}" is forbidden: user "{user}" {groups} is attempting to '
-                       'grant RBAC permissions not currently held: {APIGroups:["*"], Resources:["*"], Verbs:["*"]} '
-                       '{NonResourceURLs:["*"], Verbs:["*"]}')
+            message = f"ServiceAccount {self.ns}/default may not bind clusterroles.{RBAC} cluster-admin {tail}"
         else:
             obj = {"apiVersion": f"{RBAC}/v1", "kind": "Role", "metadata": {"name": obj_name},
                    "rules": [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}]}
-            message = (f"Error creating object {RBAC}/v1, Kind=Role {self.ns}/{obj_name}: 403 Forbidden: "
-                       f'roles.{RBAC} "{obj_name}" is forbidden: user "{user}" {groups} is attempting to grant '
-                       'RBAC permissions not currently held: {APIGroups:["*"], Resources:["*"], Verbs:["*"]}')
-        return Case(name, "escalation", {"components": [passthrough("rbac", obj)]}, ("Error", "ApiError", message))
+            message = f"ServiceAccount {self.ns}/default may not escalate roles.{RBAC} {obj_name} {tail}"
+        return Case(name, "escalation", {"components": [passthrough("rbac", obj)]}, ("Error", "NotPermitted", message))
 
     def huge(self, name: str) -> Case:
         cm = self.word()
