@@ -23,7 +23,7 @@ from typing import Any
 
 from .packing import pack, unpack
 
-__all__ = ["FieldSet", "manager_fields", "paths", "removed"]
+__all__ = ["FieldSet", "manager_fields", "paths", "removed", "segment"]
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ def _merge(into: dict[str, Any], more: Mapping[str, Any]) -> None:
             _merge(into.setdefault(key, {}), value)
 
 
-def _segment(key: str) -> str:
+def segment(key: str) -> str:
     """One ``fieldsV1`` key as a path segment: ``f:image`` → ``.image``, ``k:{"name":"web"}`` →
     ``[name=web]``, ``v:"x"`` → ``["x"]``, ``i:0`` → ``[0]``."""
     kind, _, rest = key.partition(":")
@@ -95,7 +95,7 @@ def paths(fields: Mapping[str, Any], prefix: str = "") -> Iterator[str]:
         if key == ".":
             yield prefix
             continue
-        path = prefix + _segment(key)
+        path = prefix + segment(key)
         children = value if isinstance(value, Mapping) else {}
         if children:
             yield from paths(children, path)

@@ -26,7 +26,7 @@ from oam_operator.api.meta import GROUP, VERSION
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError
 
-__all__ = ["FreshView", "TermList", "Unfinalized"]
+__all__ = ["FreshView", "TermList", "Unfinalized", "still_there"]
 
 _PAGE = 500
 
@@ -183,3 +183,14 @@ class FreshView:
                 return None
             raise
         return found if isinstance(found, Mapping) else None
+
+
+def still_there(client: ClusterClient, meta: Mapping[str, Any], uid: str) -> bool:
+    """Whether the Application ``meta`` names still exists with ``uid``: one GET; a failed read
+    other than a 404 counts as "still there" (nothing is decided on a read that did not answer)."""
+    path = f"/apis/{GROUP}/{VERSION}/namespaces/{meta.get('namespace')}/applications/{meta.get('name')}"
+    try:
+        found = client.request("read", "GET", path)
+    except ApiError as error:
+        return error.status != 404
+    return bool((found.get("metadata") or {}).get("uid") == uid)

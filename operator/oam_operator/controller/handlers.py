@@ -37,11 +37,11 @@ import kopf
 from oam_operator.api.conditions import ready_condition
 from oam_operator.api.meta import GROUP, VERSION
 from oam_operator.controller.settings import Settings
-from oam_operator.reconciler.errors import ApiError
 
 from .bodies import snapshot
 from .deletionwaits import DeletionWaits, KopfRetryFilter
 from .diffbase import StatelessDiffBaseStorage
+from .freshview import still_there
 from .incluster import connection_info
 from .leaderelection import LeaseTimings
 from .leadership import Leadership
@@ -126,17 +126,6 @@ def wanted(leadership: Leadership | None, finalizer: str, meta: Mapping[str, Any
     if leadership is None or leadership.leading():
         return True
     return finalizer in (meta.get("finalizers") or ())
-
-
-def _still_there(runtime: Runtime, meta: Mapping[str, Any]) -> bool:
-    """Whether the Application a standby's deletion handler waits for still exists (with its uid):
-    the leader may have finished the deletion meanwhile. A failed read counts as "still there"."""
-    path = f"/apis/{GROUP}/{VERSION}/namespaces/{meta.get('namespace')}/applications/{meta.get('name')}"
-    try:
-        found = runtime.client.request("read", "GET", path)
-    except ApiError as error:
-        return error.status != 404
-    return bool((found.get("metadata") or {}).get("uid") == meta.get("uid"))
 
 
 def _start_leadership(runtime: Runtime, led: asyncio.Event, wake_all: Callable[[], None]) -> Leadership | None:
@@ -349,7 +338,8 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
             meta = body.get("metadata") or {}
             while True:
                 leading = await _until_leading(leadership, led, timeout=DELETION_RECHECK)
-                if not await asyncio.get_running_loop().run_in_executor(None, _still_there, runtime, meta):
+                if not await asyncio.get_running_loop().run_in_executor(None, still_there, runtime.client, meta,
+                                                                          str(meta.get("uid") or "")):
                     gone.add(uid)
                     return
                 if leading:

@@ -37,7 +37,7 @@ from oam_operator.reconciler.status import DefaultStatusAnalyzer
 from .appindex import AppIndex
 from .composition import OperatorTransform
 from .fence import FencedRateLimiter
-from .freshview import FreshView
+from .freshview import FreshView, still_there
 from .grantwatch import GrantWatch
 from .history import RevisionRecorder
 from .incluster import in_cluster
@@ -500,23 +500,13 @@ class Runtime:
                                          content_type="application/json-patch+json",
                                          query=[("fieldManager", self.settings.domain)])
             except ApiError as error:
-                if error.status == 404 or (error.status == 422 and not self._exists(meta, uid)):
+                if error.status == 404 or (error.status == 422 and not still_there(self.pass_client, meta, uid)):
                     raise ApplicationGone(str(error)) from error
                 raise
 
         return StatusWriter(body, memory, send=send, post=lambda event: self._post_event(body, event),
                             error_interval=self.settings.default_interval_duration.total_seconds(),
                             requested_at_key=f"{self.settings.domain}/requested-at")
-
-    def _exists(self, meta: Mapping[str, Any], uid: str) -> bool:
-        """Whether the Application of ``uid`` still exists (a status write's uid test failed, or
-        another 422): ``True`` when that cannot be read, so the write's error stands."""
-        path = f"/apis/{GROUP}/{VERSION}/namespaces/{meta.get('namespace')}/applications/{meta.get('name')}"
-        try:
-            found = self.pass_client.request("read", "GET", path)
-        except ApiError as error:
-            return error.status != 404
-        return bool((found.get("metadata") or {}).get("uid") == uid)
 
     def _post_event(self, body: Mapping[str, Any], event: Event) -> None:
         meta = body["metadata"]

@@ -20,6 +20,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .fieldsets import segment
+
 __all__ = ["unowned_paths"]
 
 _SKIPPED_TOP = frozenset({"apiVersion", "kind", "status"})
@@ -77,7 +79,7 @@ def _walk(value: Any, owned: Mapping[str, Any] | None, path: str, found: list[st
                 continue
             key, inner_owned = match
             if isinstance(element, Mapping):
-                _walk(element, inner_owned, f"{path}{_segment(key)}", found)
+                _walk(element, inner_owned, f"{path}{segment(key)}", found)
 
 
 def _element(owned: Mapping[str, Any], element: Any) -> tuple[str, Mapping[str, Any]] | None:
@@ -100,17 +102,6 @@ def _element(owned: Mapping[str, Any], element: Any) -> tuple[str, Mapping[str, 
             except ValueError:
                 continue
     return None
-
-
-def _segment(key: str) -> str:
-    kind, _, rest = key.partition(":")
-    try:
-        keys = json.loads(rest)
-    except ValueError:
-        return f"[{rest}]"
-    if kind == "k" and isinstance(keys, Mapping):
-        return "[" + ",".join(f"{name}={value}" for name, value in keys.items()) + "]"
-    return f"[{rest}]"
 
 
 def _shown(element: Any) -> str:

@@ -136,3 +136,20 @@ def test_the_terms_list_names_the_applications_without_the_finalizer() -> None:
                       finalizer="oam-operator.dev")
     assert [(u.name, u.uid, u.resource_version, u.has_finalizers) for u in fresh.unfinalized()] == [
         ("web", "u1", "50", False), ("db", "u2", "51", True)]
+
+
+@pytest.mark.parametrize(("uid", "expected"), [("u1", True), ("u2", False)])
+def test_still_there_compares_the_uid(uid: str, expected: bool) -> None:
+    from oam_operator.controller.freshview import still_there
+
+    assert still_there(Server(application("u1", 50)), {"namespace": "shop", "name": "web"},  # type: ignore[arg-type]
+                       uid) is expected
+
+
+def test_still_there_says_gone_only_on_a_404() -> None:
+    from oam_operator.controller.freshview import still_there
+
+    assert still_there(Server(), {"namespace": "shop", "name": "web"}, "u1") is False  # type: ignore[arg-type]
+    server = Server()
+    server.down = True
+    assert still_there(server, {"namespace": "shop", "name": "web"}, "u1") is True  # type: ignore[arg-type]
