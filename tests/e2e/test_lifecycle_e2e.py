@@ -47,7 +47,10 @@ def test_an_application_reaches_ready_and_stays_quiet(start_operator: Any, kube:
     reasons = [e.reason for e in kube.events("one")]
     assert reasons.count("Ready") == 1
 
-    # Steady state: a reconcile request re-applies each object once; then nothing is written.
+    # Steady state: nothing is written. The pass writes the Ready status before it records the
+    # revision (a ControllerRevision) and logs "pass finished": count from that line on.
+    wait_until(lambda: any(e.get("msg") == "pass finished" and e.get("name") == "one" and e.get("state") == "Ready"
+                           for e in operator.logs()), default_wait(kube.cluster), "the Ready pass to finish")
     writes = operator.write_requests()
     sleep_briefly(5)
     assert operator.write_requests() == writes
