@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import re
+import sys
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -25,7 +26,6 @@ import pytest
 from kubernetes.client import ApiClient, Configuration
 
 from oam_operator.api.compact_inventory import encode
-from oam_operator.controller import passes
 from oam_operator.controller.appindex import AppIndex
 from oam_operator.controller.composition import OperatorTransform
 from oam_operator.controller.permissions import guess_resource
@@ -74,6 +74,10 @@ class Clock:
         self.now += delta
 
 
+#: The reconciler factory of the environments ``pass_environment`` makes (``fake_reconciler``).
+_injected_reconciler: Callable[[str, Any, Any], Any] | None = None
+
+
 def pass_environment(index: AppIndex | None = None, clock: Clock | None = None,
                      profiles: Mapping[str, Mapping[str, Any]] | None = None, **settings: Any) -> Environment:
     """An Environment whose cluster client points at a closed local port (any request fails)."""
@@ -84,6 +88,8 @@ def pass_environment(index: AppIndex | None = None, clock: Clock | None = None,
     known = dict(profiles or {})
     env = Environment(settings=resolved, transform=OperatorTransform.from_settings(resolved), clients=clients, cluster_id="c",
                       profiles=lambda name: known.get(name), apps=index if index is not None else AppIndex())
+    if _injected_reconciler is not None:
+        env.reconciler = _injected_reconciler
     env.clock = clock or Clock()
     env.jitter = lambda delay: delay  # type: ignore[assignment,method-assign]
     return env
@@ -221,13 +227,14 @@ class FakeReconciler:
 
 @pytest.fixture
 def fake_reconciler(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeReconciler]:
-    """The reconciler every pass of the test builds (``passes.Reconciler`` replaced)."""
+    """The reconciler every pass of the test builds: the environments ``pass_environment`` makes
+    while the test runs carry it (``Environment.reconciler``)."""
     fake = FakeReconciler()
 
     def build(domain: str, client: Any, options: Any) -> FakeReconciler:
         return fake
 
-    monkeypatch.setattr(passes, "Reconciler", build)
+    monkeypatch.setattr(sys.modules[__name__], "_injected_reconciler", build)
     yield fake
 
 

@@ -142,14 +142,12 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str,
     from oam_operator.controller.checks import Subject, first_refusal, served_by
     from oam_operator.controller.composition import OperatorTransform
     from oam_operator.controller.delivery import owner_cluster as remote_owner_cluster
-    from oam_operator.controller.digest import component_digest
     from oam_operator.controller.inventorycodec import read_inventory
+    from oam_operator.controller.plan import digests_of, owner_id, reconciler_options
     from oam_operator.controller.settings import Settings
-    from oam_operator.controller.sharding import object_labels
     from oam_operator.controller.tenancy import IdentityRule
     from oam_operator.reconciler.client import APPLY_PATCH, ClusterClient
     from oam_operator.reconciler.errors import ApiError, ReconcilerError
-    from oam_operator.reconciler.options import ReconcilerOptions
     from oam_operator.reconciler.ratelimit import RateLimiter
     from oam_operator.reconciler.reconciler import Reconciler
 
@@ -199,14 +197,13 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str,
             raise DiffError(refused.message)
         assert subject.encoded is not None
         encoded, spec, profile, resolved = subject.encoded, subject.spec, subject.profile, subject.resolved_profile
-        digest = component_digest(domain, dict(spec), resolved,
-                                  (profile or {}).get("spec") if profile is not None else None)
-        owner_id = f"{owner_cluster}/{ns}/{name}"
+        digest = digests_of(domain, spec, int((body.get("metadata") or {}).get("generation") or 1), resolved,
+                            profile).current
         shard = shard_of(body, live_app, settings.shard_label)
-        options = ReconcilerOptions(allowed_namespaces=frozenset({ns}), allow_cluster_scoped=False,
-                                    enable_events=False, extra_labels=object_labels(settings, shard))
+        options = reconciler_options(settings, spec, ns, {}, shard=shard)  # a preview: no hooks
         try:
-            planned = Reconciler(domain, cluster, options).plan(encoded.objects, ns, owner_id, digest)
+            planned = Reconciler(domain, cluster, options).plan(encoded.objects, ns, owner_id(owner_cluster, ns, name),
+                                                                digest)
         except ReconcilerError as error:
             raise DiffError(str(error)) from None
         waves: dict[int, WavePlan] = {}

@@ -45,14 +45,7 @@ from oam_operator.reconciler.errors import (
     ReconcilerError,
 )
 from oam_operator.reconciler.inventory import InventoryItem, Phase, dump_inventory
-from oam_operator.reconciler.objectpolicies import (
-    AdoptionPolicy,
-    DeletePolicy,
-    MissingNamespacesPolicy,
-    UpdatePolicy,
-)
 from oam_operator.reconciler.objects import ObjectRef
-from oam_operator.reconciler.options import ReconcilerOptions
 from oam_operator.reconciler.reconciler import Checkpoint, Reconciler
 from oam_operator.reconciler.status import DefaultStatusAnalyzer
 
@@ -60,16 +53,15 @@ from . import orchestration
 from .accessreview import missing_permissions, resource_type
 from .checks import CHECKS, Refusal, Requeue, Subject, served_by
 from .delivery import DeliveryRefused, NamespaceNotAllowed
-from .digest import component_digest, legacy_component_digest
 from .drift import Drifted, corrected_message, drifted_condition
 from .encode import EncodedTree
 from .inventorycodec import inventory_of, write_inventory
 from .permissions import deletion_permissions, not_permitted_message, required_permissions
+from .plan import PassHooks, digests_of, owner_id, reconciler_options
 from .progress import apply_progress, capitalised, checkpoint_progress, delete_progress
 from .readiness import WATCHED_WAIT, waits_for_wake_up
 from .remotes import Target
 from .seams import Checkpointer, Environment, Event, Memory, PassResult, StatusNotWritten
-from .sharding import object_labels
 from .tenancy import NotPermitted
 
 log = logging.getLogger("oam_operator.controller")
@@ -145,7 +137,7 @@ class _Pass:
         self.status = ApplicationStatus.model_validate(previous)
         self.interval = _seconds(self.spec.interval or self.settings.default_interval)
         self.timeout_text: str = self.spec.timeout or self.settings.default_timeout
-        self.owner_id = f"{env.cluster_id}/{self.namespace}/{self.name}"
+        self.owner_id = owner_id(env.cluster_id, self.namespace, self.name)
         self.retry_interval: float | None = None  # a reconciliation policy's retryInterval
         # What the pass learnt for the memory (seams.PassResult): set by the steps that find it out.
         self.profile_name: str | None = None
@@ -239,32 +231,13 @@ class _Pass:
         return self.conclude(delay, "error", error_type=error_type)
 
     def reconciler(self, client: ClusterClient | None = None) -> Reconciler:
-        spec, settings = self.spec, self.settings
-        cross_namespace = settings.allow_cross_namespace_objects
-        events = settings.dependent_events and self.annotations.get(f"{self.domain}/disable-events") != "true"
-        options = ReconcilerOptions(
-            adoption_policy=AdoptionPolicy(spec.adoption_policy or settings.default_adoption_policy.value),
-            update_policy=UpdatePolicy(spec.update_policy or settings.default_update_policy.value),
-            delete_policy=DeletePolicy(spec.delete_policy or "Delete"),
-            missing_namespaces_policy=(
-                MissingNamespacesPolicy.CREATE if cross_namespace else MissingNamespacesPolicy.DO_NOT_CREATE
-            ),
-            reapply_interval=parse_go_duration(settings.reapply_interval),
-            concurrency=settings.apply_concurrency,
-            on_written=self.env.on_written,
-            cached_reads=self.env.cached_reads,
-            enable_events=events,
-            allowed_namespaces=None if cross_namespace else frozenset({self.namespace}),
-            allow_cluster_scoped=settings.allow_cluster_scoped_objects,
-            cluster_scoped_adoption_policy=settings.cluster_scoped_adoption_policy,  # never the tenant's
-            metrics=self.env.reconciler_metrics,
-            clock=self.env.clock,
-            extra_labels=object_labels(settings),  # the watches of owned objects select on it (sharding.py)
-            completed=self.seen_completed,
-        )
+        """The reconciler of this pass, with the Application's identity unless ``client`` is given."""
+        hooks = PassHooks(on_written=self.env.on_written, cached_reads=self.env.cached_reads,
+                          metrics=self.env.reconciler_metrics, clock=self.env.clock, completed=self.seen_completed)
+        options = reconciler_options(self.settings, self.raw_spec, self.namespace, self.annotations, hooks)
         if client is None:
             client = self.env.clients.for_application(self.namespace, self.spec.service_account_name or "")
-        return Reconciler(self.domain, client, options)
+        return self.env.reconciler(self.domain, client, options)
 
     def deletion_client(self) -> tuple[ClusterClient, bool]:
         """The delete branch's client (tenancy.py) and whether the namespace is being deleted.
@@ -391,11 +364,9 @@ class _Pass:
         """After ``profile``: record the digest; a changed one restarts processing."""
         status, profile = self.status, subject.profile
         status.profile = subject.resolved_profile
-        profile_spec = (profile or {}).get("spec") if profile is not None else None
-        self.digest = component_digest(self.domain, dict(self.raw_spec), subject.resolved_profile, profile_spec)
-        legacy = legacy_component_digest(self.domain, self.generation, dict(self.raw_spec),
-                                         subject.resolved_profile, profile_spec)
-        self.legacy_digest = legacy
+        digests = digests_of(self.domain, self.raw_spec, self.generation, subject.resolved_profile, profile)
+        self.digest = digests.current
+        self.legacy_digest = legacy = digests.legacy
         if status.revision_digest:  # the compatible form (``compatible_digests``): ours is in revisionDigest
             if status.last_processing_digest == status.processing_digest:
                 status.last_processing_digest = status.revision_digest
@@ -464,7 +435,7 @@ class _Pass:
             watched=owned.watched if owned is not None else None, drift=owned.drift if owned is not None else None,
             unverified_drift=owned.unverified_drift if owned is not None else None,
             on_written=owned.written if owned is not None else None, cached_reads=owned)
-        self.owner_id = f"{target.owner_cluster or target.cluster_id}/{self.namespace}/{self.name}"
+        self.owner_id = owner_id(target.owner_cluster or target.cluster_id, self.namespace, self.name)
 
     def tracked(self, outcome: PassResult) -> PassResult:
         """The remote cluster's watches follow the kinds of the inventory the pass ended with (the

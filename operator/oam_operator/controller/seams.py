@@ -20,7 +20,10 @@ from oam_operator.controller.settings import Settings
 from oam_operator.oam.pipeline import Pipeline
 from oam_operator.operatorpolicies.missing import MissingDependencies
 from oam_operator.reconciler.cachedreads import CachedReads
+from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.inventory import InventoryItem
+from oam_operator.reconciler.options import ReconcilerOptions
+from oam_operator.reconciler.reconciler import Reconciler
 
 from .appindex import AppIndex
 from .backoff import Backoff, ErrorBackoff, Jitter, RetryBackoff
@@ -83,6 +86,8 @@ class Environment:
     # The cluster an Application goes to, (profile name, profile, namespace or None when deleting) ->
     # None for the operator's own (remotes.py, docs/multicluster.md); ``None``: always the operator's own.
     targets: Callable[[str, Mapping[str, Any] | None, str | None], Target | None] | None = None
+    #: Builds a pass's reconciler, (domain, client, options) -> Reconciler; a test passes its own.
+    reconciler: Callable[[str, ClusterClient, ReconcilerOptions], Reconciler] = Reconciler
 
     @property
     def pipeline(self) -> Pipeline:

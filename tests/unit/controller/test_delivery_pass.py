@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from kubernetes.client import ApiClient, Configuration
 
-from oam_operator.controller import passes
 from oam_operator.controller.delivery import DeliveryRefused, NamespaceNotAllowed
 from oam_operator.controller.passes import apply_pass, delete_pass
 from oam_operator.controller.remotes import Target
@@ -19,6 +18,7 @@ from oam_operator.controller.seams import Environment, Memory
 from oam_operator.controller.tenancy import TenantClients
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import TransientApiError
+from tests.unit import unitkit
 from tests.unit.unitkit import (
     FakeReconciler,
     application,
@@ -66,7 +66,7 @@ def reconciler(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[FakeReconciler
         built.clients.append(client)
         return fake
 
-    monkeypatch.setattr(passes, "Reconciler", build)
+    monkeypatch.setattr(unitkit, "_injected_reconciler", build)
     yield fake, built
 
 

@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 from oam_operator.api.compact_inventory import decode
-from oam_operator.controller import passes
 from oam_operator.controller.digest import component_digest
 from oam_operator.controller.ownedwatch import Drift, OwnedObjects, WatchedKind
 from oam_operator.controller.passes import apply_pass
 from oam_operator.controller.seams import Environment, Memory
 from oam_operator.reconciler.inventory import Phase
 from oam_operator.reconciler.objects import ObjectRef
+from tests.unit import unitkit
 from tests.unit.unitkit import DOMAIN, FakeReconciler, application, compact, fake_reconciler, item_of, pass_environment
 
 __all__ = ["fake_reconciler"]
@@ -124,7 +124,7 @@ def test_the_reconciler_asks_the_watch_before_it_creates_a_job_again(monkeypatch
         built.append(options)
         return FakeReconciler()
 
-    monkeypatch.setattr(passes, "Reconciler", build)
+    monkeypatch.setattr(unitkit, "_injected_reconciler", build)
     apply_pass(with_job(Phase.CREATING, "InProgress"), Memory(), environment(Drift(deleted=True, completed=True)))
     completed = built[0].completed
     assert completed(ObjectRef("batch", "v1", "Job", "shop", "migrate")) is True

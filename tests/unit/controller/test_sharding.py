@@ -120,6 +120,7 @@ def test_the_runtime_watches_with_its_shards_selector(monkeypatch: pytest.Monkey
 def test_a_pass_stamps_its_shard_on_the_objects(monkeypatch: pytest.MonkeyPatch) -> None:
     from oam_operator.controller import passes
     from oam_operator.controller.seams import Memory
+    from tests.unit import unitkit
     from tests.unit.unitkit import FakeReconciler, application, pass_environment
 
     for shard, expected in (("s1", {"oam-operator.dev/shard": "s1"}), ("", {"oam-operator.dev/shard": None})):
@@ -129,6 +130,6 @@ def test_a_pass_stamps_its_shard_on_the_objects(monkeypatch: pytest.MonkeyPatch)
             seen.append(options)
             return FakeReconciler()
 
-        monkeypatch.setattr(passes, "Reconciler", build)
+        monkeypatch.setattr(unitkit, "_injected_reconciler", build)
         passes.apply_pass(application(), Memory(), pass_environment(shard=shard))
         assert [options.extra_labels for options in seen] == [expected]
