@@ -169,8 +169,26 @@ class _Pass:
         self.verdict = (state, reason, message)
 
     def finish(self, outcome: PassResult) -> PassResult:
-        """The epilogue: stamp ``observedGeneration``, the counts and the outcome once, and render
-        the status to its persisted JSON (``outcome.status``)."""
+        """The pass's end: a pass that did not end in a 403 closes the run of 403s (forbidden.py),
+        the status is rendered (``render``), and a remote cluster's watches follow the kinds of
+        the inventory the pass ended with (the operator's own cluster's are the status writer's
+        epilogue's, from ``outcome.inventory``)."""
+        if not self.forbidden:
+            self.memory.forbidden.reset()
+        self.render(outcome)
+        owned = self.target.owned if self.target is not None else None
+        if owned is not None:
+            owner = (self.namespace, self.name)
+            if outcome.finished:
+                owned.retain(owner, ())
+            elif self.inventory is not None:
+                owned.ensure(self.inventory)
+                owned.retain(owner, [item.identity() for item in self.inventory])
+        return outcome
+
+    def render(self, outcome: PassResult) -> PassResult:
+        """Stamp ``observedGeneration``, the counts and the outcome once, and render the status to
+        its persisted JSON (``outcome.status``)."""
         status = self.status
         if self.observes_generation:
             status.observed_generation = self.generation
@@ -194,14 +212,8 @@ class _Pass:
         outcome.namespace_terminating = self.namespace_terminating
         outcome.events = self.events + outcome.events
         outcome.drift_corrections = self.drift_corrections
-        # The runtime's watches hold only the operator's own cluster's objects (a remote's: ``tracked``).
+        # The runtime's watches hold only the operator's own cluster's objects (a remote's: ``finish``).
         outcome.inventory = self.inventory if self.target is None or self.inventory is None else []
-        return outcome
-
-    def ended(self, outcome: PassResult) -> PassResult:
-        """A pass that did not end in a 403 closes the run of 403s (forbidden.py)."""
-        if not self.forbidden:
-            self.memory.forbidden.reset()
         return outcome
 
     def drifted_condition(self) -> tuple[str, str] | None:
@@ -436,20 +448,6 @@ class _Pass:
             unverified_drift=owned.unverified_drift if owned is not None else None,
             on_written=owned.written if owned is not None else None, cached_reads=owned)
         self.owner_id = owner_id(target.owner_cluster or target.cluster_id, self.namespace, self.name)
-
-    def tracked(self, outcome: PassResult) -> PassResult:
-        """The remote cluster's watches follow the kinds of the inventory the pass ended with (the
-        operator's own cluster's are the runtime's, from ``outcome.inventory``)."""
-        owned = self.target.owned if self.target is not None else None
-        if owned is None:
-            return outcome
-        owner = (self.namespace, self.name)
-        if outcome.finished:
-            owned.retain(owner, ())
-        elif self.inventory is not None:
-            owned.ensure(self.inventory)
-            owned.retain(owner, [item.identity() for item in self.inventory])
-        return outcome
 
     def deliver_deletion(self) -> PassResult | None:
         """Before deleting: the cluster the inventory's objects are on (``status.cluster``); the
@@ -767,7 +765,7 @@ class _Pass:
             self.processing()
             verdict = self.verdict
             self.set_state(State.PROCESSING, Reason.PROCESSING, checkpoint_progress(len(recorded) - known))
-            rendered = self.finish(PassResult({}, None, "progressing")).status
+            rendered = self.render(PassResult({}, None, "progressing")).status
             self.verdict = verdict
             checkpointer.checkpoint(rendered)
 
@@ -864,13 +862,13 @@ def apply_pass(body: Mapping[str, Any], memory: Memory, env: Environment,
     being deleted; ``checkpointer`` writes its in-call checkpoint (without one the checkpoint
     ends the pass, the reconciler's default)."""
     p = _Pass(body, memory, env, checkpointer)
-    return p.tracked(p.finish(p.ended(p.apply_branch())))
+    return p.finish(p.apply_branch())
 
 
 def delete_pass(body: Mapping[str, Any], memory: Memory, env: Environment) -> PassResult:
     """One run of the delete branch (docs/operator.md#the-delete-branch)."""
     p = _Pass(body, memory, env)
-    return p.tracked(p.finish(p.ended(p.delete_branch())))
+    return p.finish(p.delete_branch())
 
 
 def compatible_digests(status: dict[str, Any], legacy: str) -> dict[str, Any]:

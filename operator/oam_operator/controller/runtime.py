@@ -49,7 +49,7 @@ from .readysince import not_ready_since
 from .remotes import RemoteClusters
 from .seams import ApplicationGone, Environment, Event, Memory, PassResult
 from .sharding import owned_selector, shard_selector
-from .statuswriter import StatusWriter, ready_event
+from .statuswriter import Aftermath, StatusWriter, ready_event
 from .tenancy import TenantClients
 
 log = logging.getLogger("oam_operator.controller")
@@ -121,6 +121,7 @@ class Runtime:
         self.grants: GrantWatch | None = None  # the watch of Roles and RoleBindings (grantwatch.py)
         self.analyzer = DefaultStatusAnalyzer(settings.domain)
         self._uids: dict[tuple[str, str], str] = {}  # (namespace, name) -> uid, for wake-ups
+        self._granted: set[str] = set()  # uids refused by RBAC whose namespace's grants changed since
         self._passing = threading.Condition(self._lock)  # notified when a pass ends (``stand_down``)
         self._running = 0  # passes under way
         #: Whether kopf's copy of an Application may be acted on in this term (freshview.py)
@@ -351,7 +352,8 @@ class Runtime:
         for uid, memory in refused:
             if memory.forbidden.since is None or self.waker is None:
                 continue
-            memory.forbidden.reset()
+            with self._lock:  # the woken pass's writer opens a new window (this thread never touches Memory)
+                self._granted.add(uid)
             self.waker(uid)
 
     def _on_secret_change(self, namespace: str, name: str) -> None:
@@ -419,35 +421,41 @@ class Runtime:
         meta = body.get("metadata") or {}
         with self._lock:
             self._uids[(str(meta.get("namespace", "")), str(meta.get("name", "")))] = uid
-        writer = self.status_writer(body, memory)
+            granted = uid in self._granted
+            self._granted.discard(uid)
+        def tell(result: PassResult) -> None:
+            """The epilogue's last step: metrics, the watches of the inventory's kinds, the log line."""
+            seconds = time.monotonic() - started
+            self._observe(branch, body, result, seconds)
+            self._track(meta, result)
+            self._log_pass(branch, meta, result, seconds, admission)
+
+        aftermath = Aftermath(history=self.history.record if branch == "apply" else None, told=tell,
+                              gone=lambda _: self._gone(uid, body, where))
+        writer = self.status_writer(body, memory, aftermath, granted=granted)
         # The pass works on its own deep copy of the status (passes._Pass), so the cached
         # status is not mutated and needs no second copy here.
         if branch == "apply":
-            before = memory.status if memory.status is not None else body.get("status") or {}
-            result = writer.conclude(apply_pass(body, memory, self.env, writer))
-            if not result.finished and not result.gone:
-                memory.recorded = self.history.record(body, before, result.status, memory.recorded)
-        else:
-            result = writer.conclude(delete_pass(body, memory, self.env))
-        if result.gone:
-            return self._gone(uid, body, where)
-        self._observe(branch, body, result, time.monotonic() - started)
-        self._track(meta, result)
+            return writer.conclude(apply_pass(body, memory, self.env, writer))
+        return writer.conclude(delete_pass(body, memory, self.env))
+
+    @staticmethod
+    def _log_pass(branch: str, meta: Mapping[str, Any], result: PassResult, seconds: float,
+                  admission: Mapping[str, Any] | None) -> None:
         fields: dict[str, Any] = {
             "namespace": meta.get("namespace"), "name": meta.get("name"), "generation": meta.get("generation"),
             "branch": branch, "outcome": result.outcome, "state": result.status.get("state"),
-            "operations": result.operations, "seconds": round(time.monotonic() - started, 3),
+            "operations": result.operations, "seconds": round(seconds, 3),
             **(admission or {}),
         }
         failure = pass_failure(result)
         if failure is None:
             log.info("pass finished", extra={"fields": fields})
         else:
-            # Issue 14: an error's log line carries its reason and text, not just outcome=error.
+            # An error's log line carries its reason and text, not just outcome=error.
             level, reason, message = failure
             fields.update({"reason": reason, "error": message, "error_type": result.error_type})
             log.log(level, "pass failed", extra={"fields": fields})
-        return result
 
     def _gone(self, uid: str, body: Mapping[str, Any], where: Mapping[str, Any]) -> PassResult:
         """The Application of ``uid`` no longer exists (deleted, or a namesake of another uid in its
@@ -481,7 +489,8 @@ class Runtime:
         self.owned.ensure(result.inventory)
         self.owned.retain(owner, [item.identity() for item in result.inventory])
 
-    def status_writer(self, body: Mapping[str, Any], memory: Memory) -> StatusWriter:
+    def status_writer(self, body: Mapping[str, Any], memory: Memory,
+                      aftermath: Aftermath | None = None, *, granted: bool = False) -> StatusWriter:
         """The writer of one pass: its status patches go to the Application's status subresource."""
         meta = body["metadata"]
         path = f"/apis/{GROUP}/{VERSION}/namespaces/{meta['namespace']}/applications/{meta['name']}/status"
@@ -506,7 +515,8 @@ class Runtime:
 
         return StatusWriter(body, memory, send=send, post=lambda event: self._post_event(body, event),
                             error_interval=self.settings.default_interval_duration.total_seconds(),
-                            requested_at_key=f"{self.settings.domain}/requested-at")
+                            requested_at_key=f"{self.settings.domain}/requested-at", aftermath=aftermath,
+                            granted=granted)
 
     def _post_event(self, body: Mapping[str, Any], event: Event) -> None:
         meta = body["metadata"]

@@ -46,6 +46,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from oam_operator.api.compact_inventory import CompactInventoryError, read_status_inventory
@@ -53,9 +54,11 @@ from oam_operator.api.conditions import Reason, State, ready_condition
 from oam_operator.reconciler.errors import ApiError
 from oam_operator.reconciler.events import MAX_EVENT_MESSAGE
 
+from .history import Recorded
 from .seams import ApplicationGone, Event, Memory, PassResult, StatusNotWritten
 
-__all__ = ["PROGRESS_WRITE_INTERVAL", "StatusWriter", "announced", "may_wait", "ready_event", "status_patch"]
+__all__ = ["PROGRESS_WRITE_INTERVAL", "Aftermath", "StatusWriter", "announced", "may_wait", "ready_event",
+           "status_patch"]
 
 log = logging.getLogger("oam_operator.controller")
 
@@ -130,20 +133,47 @@ def _key(event: Event) -> tuple[str, str, str]:
     return event.type, event.reason, event.message
 
 
+def _nothing(_: PassResult) -> None:
+    return None
+
+
+def _as_it_is(result: PassResult) -> PassResult:
+    return result
+
+
+@dataclass(frozen=True)
+class Aftermath:
+    """What the epilogue tells after the status and the Events: ``history`` records the revision
+    (body, status before the pass, status after, recorded -> recorded; ``None``: no history, as in
+    the delete branch), ``told`` takes the concluded result (metrics, watches, the log line),
+    ``gone`` is called instead when the Application was found gone, and its result is the pass's."""
+
+    history: Callable[[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any], Recorded | None],
+                      Recorded] | None = None
+    told: Callable[[PassResult], None] = _nothing
+    gone: Callable[[PassResult], PassResult] = _as_it_is
+
+
 class StatusWriter:
     """The status writes and Events of one pass of one Application.
 
     ``send(patch)`` sends one merge patch of the Application's status (raises ``ApiError``);
     ``post(event)`` posts an Event on the Application (never raises); ``error_interval`` is the
     error backoff's ceiling (the operator's default interval, seconds); ``requested_at_key`` the
-    annotation that requests a reconcile.
+    annotation that requests a reconcile; ``aftermath`` what the epilogue tells after the status
+    and the Events; ``granted``: the Application's namespace's Roles or RoleBindings changed since
+    its last pass ended in a 403 (forbidden.py).
     """
 
     def __init__(self, body: Mapping[str, Any], memory: Memory, *, send: Callable[[dict[str, Any]], None],
                  post: Callable[[Event], None], error_interval: float, requested_at_key: str,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, aftermath: Aftermath | None = None,
+                 granted: bool = False) -> None:
         self.body, self.memory = body, memory
         self._send, self._post, self._error_interval, self._clock = send, post, error_interval, clock
+        self._aftermath = aftermath or Aftermath()
+        # The status the pass starts from, for the revision history's comparison.
+        self._before = memory.status if memory.status is not None else dict(body.get("status") or {})
         self._checkpointed = False
         self.gone = False  # a write found the Application gone (ApplicationGone)
         meta = body.get("metadata") or {}
@@ -151,6 +181,8 @@ class StatusWriter:
         # What this pass was given (the generation, the requested-at annotation), for the kopf
         # layer's wake-ups (handlers.py).
         memory.seen = (int(meta.get("generation") or 0), (meta.get("annotations") or {}).get(requested_at_key))
+        if granted:  # RBAC changed since the last 403: a 403 of this pass opens a new quiet window
+            memory.forbidden.reset()
 
     @property
     def persisted(self) -> dict[str, Any]:
@@ -179,8 +211,20 @@ class StatusWriter:
         self._checkpointed = True
 
     def conclude(self, result: PassResult) -> PassResult:
-        """The pass's epilogue: write the final status when it must be written now, post the
-        Events, remember what the pass learnt. May set ``result.delay`` (a failed write)."""
+        """The pass's one epilogue, in this order: write the final status when it must be written
+        now, post the Events, remember what the pass learnt, record the revision history, then
+        tell the rest (``Aftermath``: metrics, watches, the log line) — or, when the Application
+        was found gone, only that. May set ``result.delay`` (a failed write)."""
+        result = self._conclude_status(result)
+        after = self._aftermath
+        if result.gone:
+            return after.gone(result)
+        if after.history is not None and not result.finished:
+            self.memory.recorded = after.history(self.body, self._before, result.status, self.memory.recorded)
+        after.told(result)
+        return result
+
+    def _conclude_status(self, result: PassResult) -> PassResult:
         memory = self.memory
         if self.gone:
             return self._gone(result)

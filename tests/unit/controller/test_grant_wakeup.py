@@ -25,7 +25,12 @@ def test_a_grant_wakes_only_its_namespaces_applications_that_end_in_a_403() -> N
                           ("team-b", "web"): "u-elsewhere", ("team-a", "gone"): "u-forgotten"})
     runtime._on_grant("team-a")
     assert woken == ["u-refused"]
-    assert refused.forbidden.since is None  # the next 403 is retried quietly again: the authorizer may lag
+    # The watch thread only wakes: the woken pass's status writer reopens the grace, so the next
+    # 403 is retried quietly again (the authorizer may lag behind the grant).
+    assert refused.forbidden.since == 100.0 and runtime._granted == {"u-refused"}
+    body = {"metadata": {"namespace": "team-a", "name": "web", "uid": "u-refused", "generation": 1}}
+    runtime.status_writer(body, refused, granted="u-refused" in runtime._granted)
+    assert refused.forbidden.since is None
     assert elsewhere.forbidden.since == 100.0
     runtime._on_grant("team-c")
     assert woken == ["u-refused"]
