@@ -1,5 +1,5 @@
-"""The compact inventory encoding of ``status.compactInventory`` (issue 18,
-docs/operator.md#identity-hostile-input-and-limits).
+"""The compact inventory encoding of ``status.compactInventory``
+(docs/operator.md#identity-hostile-input-and-limits).
 
 component-operator-runtime's inventory JSON (``status.inventory``, docs/reconciler.md#inventory-items) takes
 about 380 bytes per object: every item spells out its group, version, kind, four policies,

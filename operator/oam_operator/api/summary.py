@@ -1,4 +1,4 @@
-"""The one-line summary behind ``kubectl get oapp``'s STATUS column (issue 14).
+"""The one-line summary behind ``kubectl get oapp``'s STATUS column (docs/operator.md#printer-columns).
 
 A printer column cannot shorten a value, so the operator writes ``status.summary`` next to the
 Ready condition: its message on one line, cut at a word to ``SUMMARY_WIDTH`` characters with an ellipsis
@@ -7,11 +7,12 @@ Application reads ``Suspended``, like ``flux get``'s SUSPENDED column, instead o
 A ``NotPermitted`` message is long (every missing permission); its summary is the command that
 prints the Role it needs, which a cut message would lose.
 
-A plain cut lost the useful part of long messages (issue 44): a drifted field's path
-(``spec.template.spec.containers[name=web].image``) filled the column before its last name, a
-cluster's UID before the reason. Before cutting, a dotted path of more than two names keeps its
-last two (``…containers[name=web].image``) and a UID its first 8 characters (``e40278aa…``);
-the whole text stays in the condition (``-o wide``'s MESSAGE and DRIFT columns).
+Before cutting, a dotted path of more than two names keeps its last two
+(``…containers[name=web].image``) and a UID its first 8 characters (``e40278aa…``): a plain cut
+loses the useful part of a long message, as a drifted field's path
+(``spec.template.spec.containers[name=web].image``) fills the column before its last name and a
+cluster's UID before the reason. The whole text stays in the condition (``-o wide``'s MESSAGE
+and DRIFT columns).
 """
 
 from __future__ import annotations

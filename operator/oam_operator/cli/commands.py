@@ -66,8 +66,8 @@ def build(
 
 
 def _check_output_format(value: str) -> str:
-    """``-o`` is the output format, as in kubectl; the old ``-o DIR`` of kurel is refused with a hint
-    rather than silently creating a directory named like a format (issue 14)."""
+    """``-o`` is the output format, as in kubectl; kurel's ``-o DIR`` is refused with a hint to
+    ``--output-dir`` rather than silently creating a directory named like a format."""
     if value in ("yaml", "json"):
         return value
     raise click.BadParameter(

@@ -1,7 +1,6 @@
 """What the API server refuses for the size of an Application (docs/operator.md#the-size-the-api-server-accepts).
 
-Two limits stand between a large Application and the cluster, and ``build`` used to pass
-Applications that met them without a word:
+Two limits stand between a large Application and the cluster:
 
 - **The object limit.** etcd's default ``--max-request-bytes`` is 1,572,864 bytes (1.5 MiB): an
   object larger than that as stored is refused with ``etcdserver: request is too large``.
@@ -11,8 +10,8 @@ Applications that met them without a word:
 - **Client-side apply's annotation.** ``kubectl apply`` without ``--server-side`` stores the
   whole object again in its ``kubectl.kubernetes.io/last-applied-configuration`` annotation,
   and an object's annotations may hold at most 262,144 bytes together: an Application of more
-  than that (1.06 MB in issue 37) fails client-side apply. ``kubectl apply --server-side`` keeps
-  no such copy, and a URL source keeps the manifests out of the Application altogether.
+  than that fails client-side apply. ``kubectl apply --server-side`` keeps no such copy, and a
+  URL source keeps the manifests out of the Application altogether.
 
 The size is that of the Application as the API server stores it: compact JSON, UTF-8, without
 ``status``. ``build`` and ``diff`` warn; ``rbac`` and the admission webhook refuse what the

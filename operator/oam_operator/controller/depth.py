@@ -1,12 +1,12 @@
-"""Deeply nested Applications (issue 18, docs/operator.md#identity-hostile-input-and-limits): no single object can fail
+"""Deeply nested Applications (docs/operator.md#identity-hostile-input-and-limits): no single object can fail
 the watch or a pass.
 
 The API server accepts any nesting its JSON decoder accepts: up to 10,000 levels (Go's
 ``encoding/json`` limit, which also bounds what it ever sends back). Python's default
 recursion limit of 1,000 is far below that: kopf's watch stream decoding (``json.loads``),
 its deep copies and diffs, and our own snapshot of the body all recurse once or more per
-level, so one Application nested 1,000 deep crashed the watcher and, restarted, crashed it
-again for every Application in the cluster.
+level, so without the measures below one Application nested 1,000 deep would crash the watcher
+and, restarted, crash it again for every Application in the cluster.
 
 Two measures, both needed:
 

@@ -1,4 +1,4 @@
-"""Delivery through Flux made explicit (issue 14): which Flux controller a generated object needs.
+"""Delivery through Flux made explicit (docs/operator.md#the-checks): which Flux controller a generated object needs.
 
 ``helm`` and ``oci`` components generate Flux objects (HelmRelease, HelmRepository,
 OCIRepository, Kustomization). Without Flux's CRDs the API server answers "no matches for kind",

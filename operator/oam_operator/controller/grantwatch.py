@@ -1,13 +1,13 @@
 """A granted permission is picked up at once (docs/operator.md#not-permitted-and-the-role-it-needs).
 
 An Application refused with ``NotPermitted`` is retried on the error backoff (5 s doubling, up
-to its interval): after the namespace's owner grants the Role, it used to wait for that backoff.
-This watch follows Roles and RoleBindings (with the operator's identity, cluster-wide or in the
-watched namespaces) and tells ``on_grant`` the namespace of each change; the runtime wakes that
-namespace's Applications whose last passes ended in a 403. Only changes after the start are
-news: the first LIST gives the resourceVersion to watch from, and a watch that ends or fails
-lists again. A kind the operator may not list or watch (403) is logged once and left: the
-error backoff still finds the grant.
+to its interval); without this watch it would wait out that backoff after the namespace's
+owner grants the Role. This watch follows Roles and RoleBindings (with the operator's
+identity, cluster-wide or in the watched namespaces) and tells ``on_grant`` the namespace of
+each change; the runtime wakes that namespace's Applications whose last passes ended in a 403.
+Only changes after the start are news: the first LIST gives the resourceVersion to watch
+from, and a watch that ends or fails lists again. A kind the operator may not list or watch
+(403) is logged once and left: the error backoff still finds the grant.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The hard limits on an Application's size (issue 18, issue 27,
-docs/operator.md#identity-hostile-input-and-limits): refused before anything is created.
+"""The hard limits on an Application's size (docs/operator.md#identity-hostile-input-and-limits):
+refused before anything is created.
 
 The inventory lives in the Application's status, and the whole Application (spec, status,
 metadata) must fit into one etcd request. With the compact encoding

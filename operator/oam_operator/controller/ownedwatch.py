@@ -17,7 +17,7 @@ label" (``selector``, controller/sharding.py). It serves three uses:
 What is kept per object is small: its owner, two compressed field sets, the compressed copy
 (metadata, spec and status; no data) and a deletion mark. Secrets stay out (``EXCLUDED``): their
 events carry the secret data through the operator's memory and watching them needs cluster-wide
-read of every Secret; their drift is found at the reapply interval, as before. A kind the
+read of every Secret; their drift is found at the reapply interval. A kind the
 operator may not list or watch (403: one outside the chart's ``leastPrivilege`` reads) is logged
 once and stays unwatched: its drift is found at the reapply interval and its waits keep the
 backoff. A watch that ends or fails (an API server restart, ``410 Gone``) lists its kind again

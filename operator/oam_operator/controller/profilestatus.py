@@ -1,8 +1,8 @@
 """The ClusterProfile's own Ready condition (docs/multicluster.md#the-clusterprofiles-status).
 
 A refusal of a profile's kubeconfig (missing Secret or key, a kubeconfig that cannot be used)
-or a cluster that does not answer showed only in the status of each Application using it;
-``kubectl describe clusterprofile`` now shows it too. The passes report what they found
+or a cluster that does not answer shows in the status of each Application using it and, through
+this condition, in ``kubectl describe clusterprofile``. The passes report what they found
 (``observe``); a Ready condition is patched onto the profile's status subresource only when
 it differs from what the profile already says, so a fleet of passes finding the same answer
 writes once. The writes go through the passes' client, fenced by leader election: only the

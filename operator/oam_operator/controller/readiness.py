@@ -1,10 +1,10 @@
 """Readiness wake-ups: a pass waiting for a workload runs again when the workload is ready
 (docs/operator.md#readiness-wake-ups).
 
-A pass that ends waiting for a Deployment used to come back after the Processing backoff
-(50 ms, 100 ms, … then every second): most of those passes found it still progressing, and
-each cost the reads of every object of the wave. With 1,000 Applications that was a third of
-all requests. Instead the watches of owned objects (``ownedwatch.py``) stream the changes of
+A pass that ends waiting for a Deployment would otherwise come back after the Processing
+backoff (50 ms, 100 ms, … then every second): most of those passes find it still progressing,
+and each costs the reads of every object of the wave (with 1,000 Applications, a third of all
+requests). Instead the watches of owned objects (``ownedwatch.py``) stream the changes of
 the objects the operator wrote; an event whose object the status analyzer no longer finds
 ``InProgress`` (or a deletion) wakes the Application whose owner annotation it carries
 (``no_longer_progressing``). A pass whose every pending object is either of a watched kind or

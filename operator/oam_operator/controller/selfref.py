@@ -1,5 +1,5 @@
-"""An Application that creates itself, or an Application that contains it (issue 18,
-docs/operator.md#identity-hostile-input-and-limits).
+"""An Application that creates itself, or an Application that contains it
+(docs/operator.md#identity-hostile-input-and-limits).
 
 Such an Application can never become Ready: applying itself rewrites its own spec, nests its
 own status message on every pass, and its deletion waits for itself, so it could only be

@@ -37,11 +37,12 @@ Decisions where the spec is silent:
   is listed in ``--url-source-allowed-networks`` (comma-separated CIDRs or addresses), which also
   governs chart downloads; ``--helm-binary`` names the renderer of ``delivery: template`` charts
   (docs/operator.md#url-sources-and-charts).
-- least privilege by default (issue 18): an Application without ``spec.serviceAccountName``
-  acts as ``--default-service-account`` (``default``: the ServiceAccount every namespace has,
-  with no rights until someone grants them) of its namespace; acting with the operator's own
-  identity needs ``--use-operator-identity``; ``--default-service-account ""`` without it makes
-  such Applications fail with ``NotPermitted`` (see ``controller/tenancy.py``).
+- least privilege by default (docs/operator.md#identity-hostile-input-and-limits): an Application
+  without ``spec.serviceAccountName`` acts as ``--default-service-account`` (``default``: the
+  ServiceAccount every namespace has, with no rights until someone grants them) of its
+  namespace; acting with the operator's own identity needs ``--use-operator-identity``;
+  ``--default-service-account ""`` without it makes such Applications fail with
+  ``NotPermitted`` (see ``controller/tenancy.py``).
 - the admission webhook (``--admission``, off by default; docs/admission.md) serves the pair in
   ``--admission-cert-dir`` (cert-manager's Secret, mounted) or, without it, issues its own
   certificate for ``--admission-hosts`` into the Secret ``--admission-secret`` (``NAMESPACE/NAME``)

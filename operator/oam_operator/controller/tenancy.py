@@ -1,4 +1,4 @@
-"""Whose identity a pass acts with (docs/operator.md#tenancy-and-impersonation, least privilege by default: issue 18,
+"""Whose identity a pass acts with (docs/operator.md#tenancy-and-impersonation; least privilege by default,
 docs/operator.md#identity-hostile-input-and-limits).
 
 For an Application in namespace ``ns``:
@@ -20,7 +20,7 @@ impersonated request would be refused: ``inside_namespace`` routes the requests 
 inside that namespace (and only those) through the operator's identity. That needs an operator
 identity that may read Namespaces and delete in that namespace (the chart's full RBAC mode); in
 least-privilege mode the read fails (treated as "not terminating") and the deletion ends in
-``DeletionRetrying`` with the API's 403 text, as before, so it still says exactly why.
+``DeletionRetrying`` with the API's 403 text, which says exactly why.
 
 Impersonating clients share the rate limiter, the thread pool and the request accounting of
 the operator's client, and are cached (LRU).

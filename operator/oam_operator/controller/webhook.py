@@ -9,10 +9,11 @@ another instance (or by cert-manager) reaches every instance without a restart.
 
 kopf's server reads a request of at most 1 MiB (aiohttp's default), but an AdmissionReview
 carries the whole Application, and an UPDATE's the old one too: an Application of about 1 MiB
-(an UPDATE of half that) was answered ``413``, and the API server refused the user's request with
-``failed calling webhook …: the server responded with the status code 413`` instead of the
-webhook's words (issue 37). ``LargeReviewServer`` reads up to ``MAX_REVIEW_BYTES``: twice the API
-server's own body limit (the new and the old object) and 1 MiB for the rest of the review.
+(an UPDATE of half that) would be answered ``413``, and the API server would refuse the user's
+request with ``failed calling webhook …: the server responded with the status code 413`` instead
+of the webhook's words (docs/admission.md#which-requests). ``LargeReviewServer`` reads up to
+``MAX_REVIEW_BYTES``: twice the API server's own body limit (the new and the old object) and
+1 MiB for the rest of the review.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 
 An ``app-dependency`` on an Application that does not exist is waited for: it may be created
 later, as when a whole directory of Applications is applied at once. But a typo in its name
-looked the same, a Normal ``Waiting`` for ever. So once a named Application has been missing
+would look the same: a Normal ``Waiting`` for ever. So once a named Application has been missing
 for the grace period (``--missing-dependency-grace``, 1m), the operator posts one Warning Event
 ``DependencyMissing`` naming it and goes on waiting. The Waiting pass, which otherwise has no
 timed requeue, is requeued once at the grace's end while a missing one has not been warned of.

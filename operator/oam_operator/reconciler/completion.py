@@ -2,10 +2,10 @@
 
 A Job's work is done once it is complete, and whoever deletes it then — its own
 ``ttlSecondsAfterFinished``, a cleanup tool, a user — deletes a record, not a workload. Creating
-it again would run the work again and, with a TTL of 0, loop for ever (issue 37: 602 creates in
-5 minutes). So an item whose Job was seen complete and is now gone is ``Completed``, as a purged
-one is, and stays so until its desired manifest (its digest) changes. A Job deleted before it
-completed, or after it failed, is created again, as any deleted object is.
+it again would run the work again and, with a TTL of 0, loop for ever. So an item whose Job
+was seen complete and is now gone is ``Completed``, as a purged one is, and stays so until its
+desired manifest (its digest) changes. A Job deleted before it completed, or after it failed,
+is created again, as any deleted object is.
 
 Two sightings count as "seen complete": the item itself (``Ready`` with status ``Current``: the
 status analyzer calls a Job Current only once it finished, docs/reconciler.md#kstatus-rules),

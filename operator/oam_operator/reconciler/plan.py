@@ -1,4 +1,4 @@
-"""What ``apply()`` would send, object by object, without writing (issue 14: ``oam-operator diff``).
+"""What ``apply()`` would send, object by object, without writing (what ``oam-operator diff`` compares).
 
 ``Reconciler.plan()`` runs the same normalisation as ``apply()`` (steps 1–7 and the confinement
 check) and stamps each object exactly as the write would (:func:`stamped`: the owner-id label,

@@ -4,10 +4,10 @@ Within a wave, cluster-wide plumbing (namespaces, webhooks, CRDs, classes, roles
 and APIServices last; deletion runs the other way round, keeping namespaces and classes until
 their users are gone.
 
-Beyond docs/reconciler.md#kind-priorities (issue 14): the objects a Pod names and needs before it can start —
-ServiceAccounts and PersistentVolumeClaims, like ConfigMaps and Secrets — apply at -1, before the
-workloads of their wave (a Deployment racing its ServiceAccount posts ``FailedCreate … serviceaccount
-not found`` Warning Events), and delete at 2, after them.
+Beyond the Go implementation (docs/reconciler.md#kind-priorities): the objects a Pod names and
+needs before it can start — ServiceAccounts and PersistentVolumeClaims, like ConfigMaps and
+Secrets — apply at -1, before the workloads of their wave (a Deployment racing its ServiceAccount
+posts ``FailedCreate … serviceaccount not found`` Warning Events), and delete at 2, after them.
 """
 
 from __future__ import annotations

@@ -223,8 +223,8 @@ class Reconciler:
 
         A cluster-scoped object is shared by every tenant — a Namespace above all, whose
         deletion takes its whole content — and whoever writes an object's annotations is not
-        the one who decides what may be taken from another tenant (issue 18, issue 27,
-        docs/operator.md#identity-hostile-input-and-limits). So for one its own policy is capped by
+        the one who decides what may be taken from another tenant
+        (docs/operator.md#identity-hostile-input-and-limits). So for one its own policy is capped by
         ``cluster_scoped_adoption_policy`` (the caller's setting, ``Never`` unless raised): the
         annotation may narrow it, never widen it. The refusals say when the cap decided.
         """
@@ -363,8 +363,8 @@ class Reconciler:
             if item.digest != d.digest:
                 item.schedule_application(d.digest)
             if _identity(d.ref) in adopted_namespaces:
-                item.adopted = True  # never deleted: it was not created for this owner (issue 18,
-                                     # docs/operator.md#identity-hostile-input-and-limits)
+                item.adopted = True  # never deleted: it was not created for this owner
+                                     # (docs/operator.md#identity-hostile-input-and-limits)
             if item.adopted:
                 item.delete_policy = DeletePolicy.ORPHAN
             items_of[d.index] = item

@@ -1,6 +1,6 @@
 """Server-side apply specifics: the managedFields migration (docs/reconciler.md#managedfields-migration).
 
-Objects once written with PUT (or edited with kubectl) carry ``Update`` entries in
+Objects written with PUT at some point (or edited with kubectl) carry ``Update`` entries in
 ``managedFields``. A forced apply alone would leave fields that only those entries own, even
 when the manifest dropped them. Folding those entries into our ``Apply`` entry first makes the
 next forced apply remove exactly the fields our manifest no longer contains, while the fields

@@ -746,7 +746,8 @@ class DefaultStatusAnalyzer:
         elif api_version == "apiregistration.k8s.io/v1" and kind == "APIService":
             extra_conditions.append("Available")
 
-        # Step 4 (with issue 14's rule for condition-reporting controllers when no hint overrides).
+        # Step 4: kstatus, or for a condition-reporting controller's object without hints its
+        # Ready condition of the current generation (``_CONDITION_CONTROLLERS``).
         group = api_version.split("/", 1)[0] if isinstance(api_version, str) and "/" in api_version else ""
         controller = _CONDITION_CONTROLLERS.get(group)
         if controller is not None and hints is None:

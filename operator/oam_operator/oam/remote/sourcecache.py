@@ -1,10 +1,10 @@
 """URL sources are read again only when they changed, and parsed again only when their content
 did (docs/operator.md#url-sources-are-cached).
 
-The operator transforms an Application on every pass, and a ``manifests`` URL source used to be
-downloaded and parsed each time: a 4.5 MB bundle cost 2.2–2.5 s and about a CPU-second per pass
-of an Application that was Ready all along (issue 37), and the parses' garbage kept the
-process's memory high. ``CachingUrlReader`` keeps, per URL, the response's validators (``ETag``,
+The operator transforms an Application on every pass. Downloading and parsing a ``manifests``
+URL source each time would cost, for a 4.5 MB bundle, 2.2–2.5 s and about a CPU-second per pass
+even of an Application that is Ready all along, and the parses' garbage would keep the process's
+memory high. ``CachingUrlReader`` keeps, per URL, the response's validators (``ETag``,
 ``Last-Modified``) and the objects parsed from it:
 
 - A source with a validator is read with a conditional GET; ``304 Not Modified`` costs neither
