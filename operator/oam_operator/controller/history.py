@@ -18,7 +18,7 @@ Decisions:
   is: a Ready revision that re-applies drift stays Ready.
 - An outcome's time is when the revision first reached it: a later pass that ends the same way
   (a re-apply moves ``lastAppliedAt``, a drift correction, a reconcile request) writes nothing,
-  so ``history``'s OUTCOME time does not move (``new_outcome``; issue 44). Ready, then Error, then
+  so ``history``'s OUTCOME time does not move (``new_outcome``). Ready, then Error, then
   Ready again is a new outcome, with its own time.
 - Written with the operator's own identity, like the status: bookkeeping of the Application,
   not one of its objects, so a tenant's ServiceAccount needs no rights on ControllerRevisions.
