@@ -1,4 +1,5 @@
-"""``oam-operator diff FILE|NAME``: the change an Application would make to the live cluster (docs/operator.md#the-command-line).
+"""``oam-operator diff FILE|NAME``: the change an Application would make to the live cluster
+(docs/operator.md#the-command-line).
 
 Computed, not guessed: the Application goes through the operator's own checks and transform
 (``controller/checks.py``, ``controller/composition.py``; what the operator would refuse is an
