@@ -18,10 +18,13 @@ __all__ = [
     "API_VERSION",
     "CRD_DEFAULT_KEY",
     "GROUP",
+    "PLURAL",
     "VERSION",
     "ApiModel",
     "ObjectMeta",
     "Timestamp",
+    "application_path",
+    "applications_path",
     "crd_default",
     "format_timestamp",
 ]
@@ -29,6 +32,19 @@ __all__ = [
 GROUP = "oam-operator.dev"
 VERSION = "v1alpha1"
 API_VERSION = f"{GROUP}/{VERSION}"
+PLURAL = "applications"
+
+
+def applications_path(namespace: str | None = None) -> str:
+    """The API path of the Applications of ``namespace`` (``None`` or ``""``: of every namespace)."""
+    where = f"/namespaces/{namespace}" if namespace else ""
+    return f"/apis/{GROUP}/{VERSION}{where}/{PLURAL}"
+
+
+def application_path(namespace: str, name: str, subresource: str = "") -> str:
+    """The API path of one Application, or of its ``subresource`` (``status``)."""
+    path = f"{applications_path(namespace)}/{name}"
+    return f"{path}/{subresource}" if subresource else path
 
 API_VERSION_DESCRIPTION = (
     "APIVersion defines the versioned schema of this representation of an object. Servers should convert "

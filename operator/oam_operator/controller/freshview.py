@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from oam_operator.api.meta import GROUP, VERSION
+from oam_operator.api.meta import application_path, applications_path
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError
 
@@ -146,8 +146,7 @@ class FreshView:
         list_version: int | None = None
         unfinalized: list[Unfinalized] = []
         for scope in self.scopes:
-            where = f"/namespaces/{scope}" if scope else ""
-            path = f"/apis/{GROUP}/{VERSION}{where}/applications"
+            path = applications_path(scope)
             token = ""
             while True:
                 query = [("labelSelector", self.selector), ("limit", str(_PAGE))]
@@ -175,7 +174,7 @@ class FreshView:
 
     def _read(self, body: Mapping[str, Any]) -> Mapping[str, Any] | None:
         meta = _meta(body)
-        path = f"/apis/{GROUP}/{VERSION}/namespaces/{meta.get('namespace')}/applications/{meta.get('name')}"
+        path = application_path(str(meta.get("namespace") or ""), str(meta.get("name") or ""))
         try:
             found = self.client.request("read", "GET", path)
         except ApiError as error:
@@ -188,7 +187,7 @@ class FreshView:
 def still_there(client: ClusterClient, meta: Mapping[str, Any], uid: str) -> bool:
     """Whether the Application ``meta`` names still exists with ``uid``: one GET; a failed read
     other than a 404 counts as "still there" (nothing is decided on a read that did not answer)."""
-    path = f"/apis/{GROUP}/{VERSION}/namespaces/{meta.get('namespace')}/applications/{meta.get('name')}"
+    path = application_path(str(meta.get("namespace") or ""), str(meta.get("name") or ""))
     try:
         found = client.request("read", "GET", path)
     except ApiError as error:

@@ -21,7 +21,7 @@ from typing import Any
 
 from oam_operator import __version__
 from oam_operator.api.conditions import ready_condition
-from oam_operator.api.meta import GROUP, VERSION
+from oam_operator.api.meta import application_path
 from oam_operator.common.durations import parse_go_duration
 from oam_operator.controller.metrics import OperatorMetrics
 from oam_operator.controller.settings import Settings
@@ -286,7 +286,7 @@ class Runtime:
         added = 0
         domain = self.settings.domain
         for app in missing:
-            path = f"/apis/{GROUP}/{VERSION}/namespaces/{app.namespace}/applications/{app.name}"
+            path = application_path(app.namespace, app.name)
             operations: list[dict[str, Any]] = [
                 {"op": "test", "path": "/metadata/uid", "value": app.uid},
                 {"op": "test", "path": "/metadata/resourceVersion", "value": app.resource_version},
@@ -493,7 +493,7 @@ class Runtime:
                       aftermath: Aftermath | None = None, *, granted: bool = False) -> StatusWriter:
         """The writer of one pass: its status patches go to the Application's status subresource."""
         meta = body["metadata"]
-        path = f"/apis/{GROUP}/{VERSION}/namespaces/{meta['namespace']}/applications/{meta['name']}/status"
+        path = application_path(meta["namespace"], meta["name"], "status")
 
         uid = str(meta.get("uid") or "")
 
