@@ -14,9 +14,9 @@ is declared on each check, not written out in copies:
 
 A check is a function of the ``Subject`` (the Application and what earlier checks found:
 the profile, the transform, the operator policies) returning its ``Refusal`` or ``None``. The
-apply pass runs its own steps between named checks (the restart on a changed digest after
-``profile``, the dependency gate after ``transform``, the inventory before ``size``); those
-are not checks: they decide how to go on, not whether the Application is acceptable.
+apply pass's own steps are rows of the same table (``Step``): they decide how to go on, not
+whether the Application is acceptable, and only the operator runs them (their admission and
+``diff`` columns say ``SKIP``). ``ORDER`` is the table; a pass reads it top to bottom.
 """
 
 from __future__ import annotations
@@ -42,10 +42,12 @@ from .encode import EncodedTree
 from .fluxapis import missing_flux_apis
 from .limits import size_refusal
 from .progress import capitalised
+from .seams import PassResult
 from .selfref import self_reference
 from .tenancy import NotPermitted
 
-__all__ = ["CHECKS", "Check", "Handling", "Refusal", "Requeue", "Subject", "first_refusal", "served_by"]
+__all__ = ["CHECKS", "ORDER", "Check", "Handling", "PassSteps", "Refusal", "Requeue", "Step", "Subject",
+           "first_refusal", "served_by"]
 
 
 class Requeue(StrEnum):
@@ -97,6 +99,7 @@ class Subject:
     on_transform: Callable[[float, bool], None] | None = None
     # -- found by the checks
     profile_name: str = ""  # the profile asked for (spec, else the operator's default)
+    profile_checked: bool = False  # whether the ``profile`` check ran (``profile_name`` is known)
     profile: Mapping[str, Any] | None = None
     encoded: EncodedTree | None = None
     result: TransformResult | None = None
@@ -150,6 +153,7 @@ def _depth(subject: Subject) -> Refusal | None:
 def _profile(subject: Subject) -> Refusal | None:
     asked = subject.spec.get("profile")
     subject.profile_name = str(asked or subject.settings.default_profile or "")
+    subject.profile_checked = True
     subject.profile = subject.profiles(subject.profile_name) if subject.profile_name else None
     if asked and subject.profile is None:
         return _refusal("profile", Reason.PROFILE_NOT_FOUND, f"ClusterProfile {subject.profile_name} not found",
@@ -218,18 +222,47 @@ class Check:
     preview: Handling = Handling.REFUSE
 
 
-CHECKS: tuple[Check, ...] = (
+class PassSteps(Protocol):
+    """The apply pass's own steps (passes.py): each returns the pass's early result, or ``None``
+    to go on with the next row."""
+
+    def restart_on_change(self, subject: Subject) -> PassResult | None: ...
+    def deliver(self, subject: Subject) -> PassResult | None: ...
+    def prepare_reconciler(self, subject: Subject) -> PassResult | None: ...
+    def gate(self, subject: Subject) -> PassResult | None: ...
+    def read_inventory(self, subject: Subject) -> PassResult | None: ...
+
+
+@dataclass(frozen=True)
+class Step:
+    """One of the apply pass's own steps, a row between the checks: only the operator runs it."""
+
+    name: str
+    run: Callable[[PassSteps, Subject], PassResult | None]
+    admission: Handling = Handling.SKIP
+    preview: Handling = Handling.SKIP
+
+
+ORDER: tuple[Check | Step, ...] = (
     # Suspended: admitted (the operator does not transform it either); diff previews it anyway.
     Check("suspended", _suspended, (Reason.SUSPENDED,), admission=Handling.ADMIT, preview=Handling.SKIP),
     Check("depth", _depth, (Reason.TRANSFORM_FAILED,)),
     Check("profile", _profile, (Reason.PROFILE_NOT_FOUND,), needs_cluster=True, admission=Handling.ADMIT),
+    Step("restart-on-change", lambda steps, subject: steps.restart_on_change(subject)),  # a new digest restarts
+    Step("deliver", lambda steps, subject: steps.deliver(subject)),  # the cluster the objects go to
     Check("tenancy", _tenancy, (Reason.NOT_PERMITTED,)),
+    Step("reconciler", lambda steps, subject: steps.prepare_reconciler(subject)),  # with the Application's identity
     Check("transform", _transform, (Reason.TRANSFORM_FAILED, Reason.INVALID_OBJECTS)),
+    Step("gate", lambda steps, subject: steps.gate(subject)),  # the operator policies' timing and dependencies
     Check("self-reference", _self_reference, (Reason.INVALID_OBJECTS,)),
     Check("flux-apis", _flux_apis, (Reason.MISSING_API,), needs_cluster=True, admission=Handling.SKIP),
+    Step("inventory", lambda steps, subject: steps.read_inventory(subject)),  # the persisted inventory
     Check("size", _size, (Reason.INVALID_OBJECTS,)),
 )
-"""The checks in the order every user runs them."""
+"""The checks and the pass's steps in the order every user runs them."""
+
+CHECKS: tuple[Check, ...] = tuple(row for row in ORDER if isinstance(row, Check))
+"""The checks alone, in their order: what admission and ``diff`` run."""
 
 
 def served_by(client: ClusterClient) -> Callable[[str, str], bool]:

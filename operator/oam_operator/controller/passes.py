@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any
@@ -51,7 +51,7 @@ from oam_operator.reconciler.status import DefaultStatusAnalyzer
 
 from . import orchestration
 from .accessreview import missing_permissions, resource_type
-from .checks import CHECKS, Refusal, Requeue, Subject, served_by
+from .checks import ORDER, Refusal, Requeue, Step, Subject, served_by
 from .delivery import DeliveryRefused, NamespaceNotAllowed
 from .drift import Drifted, corrected_message, drifted_condition
 from .encode import EncodedTree
@@ -139,8 +139,6 @@ class _Pass:
         self.timeout_text: str = self.spec.timeout or self.settings.default_timeout
         self.owner_id = owner_id(env.cluster_id, self.namespace, self.name)
         self.retry_interval: float | None = None  # a reconciliation policy's retryInterval
-        # What the pass learnt for the memory (seams.PassResult): set by the steps that find it out.
-        self.profile_name: str | None = None
         self.namespace_terminating = memory.namespace_terminating
         # What the epilogue writes: the outcome, the generation stamp, the object counts.
         self.verdict: tuple[State, Reason, str] | None = None
@@ -208,7 +206,8 @@ class _Pass:
         # the model would default, say in an unreadable ``compactInventory``, is not added).
         outcome.status = compatible_digests(
             status.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_unset=True), self.legacy_digest)
-        outcome.profile_name = self.profile_name
+        subject = self.subject
+        outcome.profile_name = subject.profile_name if subject is not None and subject.profile_checked else None
         outcome.namespace_terminating = self.namespace_terminating
         outcome.events = self.events + outcome.events
         outcome.drift_corrections = self.drift_corrections
@@ -548,23 +547,16 @@ class _Pass:
         subject = Subject(self.body, settings, self.env.transform, self.env.profiles, self.env.clients,
                           self.env.cluster_id, on_transform=self.env.on_transform)
         self.subject = subject
-        # The pass's own steps between the checks (checks.py): they decide how to go on.
-        steps: dict[str, Callable[[], PassResult | None]] = {
-            "profile": lambda: self.restart_on_change(subject) or self.deliver(subject),
-            "tenancy": lambda: self.prepare_reconciler(subject),
-            "transform": lambda: self.gate(subject),
-            "flux-apis": lambda: self.read_inventory(subject),
-        }
-        for check in CHECKS:
-            refusal = check.run(subject)
-            if check.name == "profile":
-                self.profile_name = subject.profile_name
+        # The checks and the pass's own steps, one table read top to bottom (checks.ORDER).
+        for row in ORDER:
+            if isinstance(row, Step):
+                early = row.run(self, subject)
+                if early is not None:
+                    return early
+                continue
+            refusal = row.run(subject)
             if refusal is not None:
                 return self.refuse(refusal)
-            step = steps.get(check.name)
-            early = step() if step is not None else None
-            if early is not None:
-                return early
         assert self.reconciler_ is not None and subject.encoded is not None and self.inventory is not None
         reconciler, encoded, inventory, policies = self.reconciler_, subject.encoded, self.inventory, subject.policies
         digest = self.digest

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from oam_operator.api.conditions import Reason
-from oam_operator.controller.checks import CHECKS, Handling, Subject, first_refusal
+from oam_operator.controller.checks import CHECKS, ORDER, Handling, Step, Subject, first_refusal
 from oam_operator.controller.composition import OperatorTransform, is_placeholder
 from oam_operator.controller.passes import apply_pass
 from oam_operator.controller.seams import Memory
@@ -63,6 +63,26 @@ def test_the_checks_in_the_order_every_user_runs_them() -> None:
         ("flux-apis", True, "skip", "refuse"),
         ("size", False, "refuse", "refuse"),
     ]
+
+
+def test_the_pass_reads_one_table_of_the_checks_and_its_own_steps() -> None:
+    """The pass's steps are rows of the checks' table; only the operator runs them."""
+    assert [(row.name, isinstance(row, Step), row.admission.value, row.preview.value) for row in ORDER] == [
+        ("suspended", False, "admit", "skip"),
+        ("depth", False, "refuse", "refuse"),
+        ("profile", False, "admit", "refuse"),
+        ("restart-on-change", True, "skip", "skip"),
+        ("deliver", True, "skip", "skip"),
+        ("tenancy", False, "refuse", "refuse"),
+        ("reconciler", True, "skip", "skip"),
+        ("transform", False, "refuse", "refuse"),
+        ("gate", True, "skip", "skip"),
+        ("self-reference", False, "refuse", "refuse"),
+        ("flux-apis", False, "skip", "refuse"),
+        ("inventory", True, "skip", "skip"),
+        ("size", False, "refuse", "refuse"),
+    ]
+    assert tuple(row for row in ORDER if not isinstance(row, Step)) == CHECKS
 
 
 def test_the_operator_policies_are_part_of_the_one_transform() -> None:
