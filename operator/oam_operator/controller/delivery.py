@@ -24,6 +24,9 @@ from typing import Any
 
 import yaml
 
+from .tenancy import TenantClients
+from .watched import WatchedObjects
+
 __all__ = [
     "DEFAULT_KEY",
     "DELIVERY_FIELDS",
@@ -31,6 +34,7 @@ __all__ = [
     "Kubeconfig",
     "NamespaceNotAllowed",
     "SecretKey",
+    "Target",
     "for_transform",
     "namespace_refusal",
     "owner_cluster",
@@ -203,3 +207,20 @@ def _no_files(where: str, what: str, name: str, entry: Mapping[str, Any]) -> Non
             instead = "token" if field == "tokenFile" else f"{field}-data"
             raise DeliveryRefused(f'{where}: {what} "{name}" reads the file {field}, which the operator does not '
                                   f"read (use {instead})")
+
+
+@dataclass(frozen=True)
+class Target:
+    """A remote cluster as one pass uses it."""
+
+    profile: str
+    server: str
+    cluster_id: str
+    clients: TenantClients
+    owned: WatchedObjects | None = None  # the watches of owned objects there (``None``: none)
+    owner_cluster: str = ""  # the cluster part of owner ids there (delivery.owner_cluster)
+
+    @property
+    def label(self) -> str:
+        """How messages name the cluster."""
+        return f"cluster {self.server} (ClusterProfile {self.profile})"

@@ -28,7 +28,7 @@ from oam_operator.api.application import DriftStatus
 from oam_operator.common.durations import format_seconds
 from oam_operator.reconciler.inventory import InventoryItem
 
-from .ownedwatch import Drift, ObjectKey
+from .watched import Drift, ObjectKey
 
 __all__ = ["FLAP_CORRECTIONS", "FLAP_WINDOW", "HOLD_FIRST", "HOLD_MAX", "DriftTracker", "Drifted",
            "corrected_message", "drifted_condition"]

@@ -49,8 +49,9 @@ from oam_operator.reconciler.objects import ObjectRef
 from .fieldsets import FieldSet, manager_fields, removed
 from .objectcopies import compact_copy, expand, is_older, resource_version
 from .unowned import unowned_paths
+from .watched import Drift, ObjectKey, WatchedKind
 
-__all__ = ["EXCLUDED", "Drift", "ObjectKey", "OwnedObjects", "WatchedKind"]
+__all__ = ["EXCLUDED", "Drift", "ObjectKey", "OwnedObjects", "WatchedKind"]  # the first three from watched.py
 
 log = logging.getLogger("oam_operator.controller")
 
@@ -59,38 +60,6 @@ EXCLUDED = frozenset({("", "Secret")})
 
 _RETRY = 5.0  # seconds before a failed watch starts again
 _PAGE = 500
-
-ObjectKey = tuple[str, str, str, str]
-"""(group, kind, namespace, name) of an owned object."""
-
-
-@dataclass(frozen=True)
-class WatchedKind:
-    group: str
-    version: str
-    plural: str
-    kind: str
-    namespaced: bool = True
-
-    @property
-    def api_version(self) -> str:
-        return f"{self.group}/{self.version}" if self.group else self.version
-
-    def path(self, namespace: str) -> str:
-        where = f"/namespaces/{namespace}" if namespace and self.namespaced else ""
-        base = f"/apis/{self.api_version}" if self.group else f"/api/{self.version}"
-        return f"{base}{where}/{self.plural}"
-
-
-@dataclass(frozen=True)
-class Drift:
-    """What another manager took from an owned object: the field paths, or the whole object;
-    ``completed``: it was deleted after it ran to completion (docs/operator.md#finished-jobs)."""
-
-    paths: tuple[str, ...] = ()
-    deleted: bool = False
-    completed: bool = False
-
 
 @dataclass
 class _Owned:

@@ -52,7 +52,7 @@ from oam_operator.reconciler.status import DefaultStatusAnalyzer
 from . import orchestration
 from .accessreview import missing_permissions, resource_type
 from .checks import ORDER, Refusal, Requeue, Step, Subject, served_by
-from .delivery import DeliveryRefused, NamespaceNotAllowed
+from .delivery import DeliveryRefused, NamespaceNotAllowed, Target
 from .drift import Drifted, corrected_message, drifted_condition
 from .encode import EncodedTree
 from .inventorycodec import inventory_of, write_inventory
@@ -60,7 +60,6 @@ from .permissions import deletion_permissions, not_permitted_message, required_p
 from .plan import PassHooks, digests_of, owner_id, reconciler_options
 from .progress import apply_progress, capitalised, checkpoint_progress, delete_progress
 from .readiness import WATCHED_WAIT, waits_for_wake_up
-from .remotes import Target
 from .seams import Checkpointer, Environment, Event, Memory, PassResult, StatusNotWritten
 from .tenancy import NotPermitted
 

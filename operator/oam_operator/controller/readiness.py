@@ -28,7 +28,7 @@ from oam_operator.common.objectstatus import ObjectStatus
 from oam_operator.reconciler.identity import split_api_version
 from oam_operator.reconciler.status import DefaultStatusAnalyzer, StatusAnalysisError, always_ready_kinds
 
-from .ownedwatch import WatchedKind
+from .watched import WatchedKind
 
 __all__ = ["INSTANT", "WATCHED", "WATCHED_WAIT", "no_longer_progressing", "waits_for_wake_up"]
 

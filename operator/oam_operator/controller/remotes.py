@@ -39,6 +39,7 @@ from .delivery import (
     Kubeconfig,
     NamespaceNotAllowed,
     SecretKey,
+    Target,
     namespace_refusal,
     owner_cluster,
     parse_kubeconfig,
@@ -54,23 +55,6 @@ from .tenancy import TenantClients
 __all__ = ["RemoteClusters", "Target"]
 
 log = logging.getLogger("oam_operator.controller")
-
-
-@dataclass(frozen=True)
-class Target:
-    """A remote cluster as one pass uses it."""
-
-    profile: str
-    server: str
-    cluster_id: str
-    clients: TenantClients
-    owned: OwnedObjects | None = None  # the watches of owned objects there (``None``: none)
-    owner_cluster: str = ""  # the cluster part of owner ids there (delivery.owner_cluster)
-
-    @property
-    def label(self) -> str:
-        """How messages name the cluster."""
-        return f"cluster {self.server} (ClusterProfile {self.profile})"
 
 
 class Stoppable(Protocol):

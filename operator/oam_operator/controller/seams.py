@@ -28,12 +28,12 @@ from oam_operator.reconciler.reconciler import Reconciler
 from .appindex import AppIndex
 from .backoff import Backoff, ErrorBackoff, Jitter, RetryBackoff
 from .composition import OperatorTransform
+from .delivery import Target
 from .drift import DriftTracker
 from .forbidden import ForbiddenGrace
 from .history import Recorded
-from .ownedwatch import Drift
-from .remotes import Target
 from .tenancy import TenantClients
+from .watched import Drift
 
 __all__ = ["ApplicationGone", "Checkpointer", "Environment", "Event", "Memory", "PassResult", "StatusNotWritten"]
 

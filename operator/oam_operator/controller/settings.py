@@ -54,7 +54,7 @@ Decisions where the spec is silent:
   else ``POD_NAMESPACE`` (the chart sets it from the downward API), else the namespace of the
   mounted ServiceAccount; ``run`` refuses to start without one. The three durations default to
   client-go's (15s, 10s, 2s) and must keep ``retry period < renew deadline < lease duration``
-  (``leaderelection.timing_problem`` words the rule).
+  (``common/leasetimings.timing_problem`` words the rule).
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 
 from oam_operator.common.dns1123 import DNS1123_LABEL_MAX, DNS1123_SUBDOMAIN_MAX, is_dns1123_label, is_dns1123_subdomain
 from oam_operator.common.durations import format_seconds, parse_go_duration
-from oam_operator.controller.leaderelection import timing_problem
+from oam_operator.common.leasetimings import timing_problem
 from oam_operator.oam.formatting.choices import unknown_value
 from oam_operator.oam.remote.addresses import parse_networks
 from oam_operator.persisted.objectpolicies import AdoptionPolicy, UpdatePolicy
