@@ -104,8 +104,8 @@ def child(mode: str, url: str, passes: int) -> dict[str, Any]:
     """One mode in this process: ``passes`` transforms of the Application reading ``url``."""
     import dataclasses
 
-    from oam_operator.controller.composition import OperatorTransform, operator_pipeline_options
-    from oam_operator.controller.settings import Settings
+    from oam_operator.controller.reconcile.composition import OperatorTransform, operator_pipeline_options
+    from oam_operator.controller.reconcile.settings import Settings
     from oam_operator.oam.pipeline import build_pipeline
     from oam_operator.operatorpolicies import register_operator_policies
 

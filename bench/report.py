@@ -613,7 +613,7 @@ def inventory_section(step: dict[str, Any] | None) -> tuple[str, dict[str, Any]]
     text += table(("figure", "value"), rows)
     text += ("\n\nFor scale: etcd refuses values over 1.5 MiB by default (`--max-request-bytes`), which bounds the "
              "whole object; the spec grows with the spec, the inventory (`status.compactInventory`, about 75 "
-             "bytes per object) with the objects; kopf keeps no diff base annotation (controller/diffbase.py).")
+             "bytes per object) with the objects; kopf keeps no diff base annotation (controller/service/diffbase.py).")
     return text, {"status_bytes": status, "objects": n, "object_bytes": whole}
 
 

@@ -20,6 +20,13 @@ Rules:
   and view models).
 - `ui` is imported only by modules of `cli` (the `ui` command) and of `ui`.
 
+Layers inside a room (docs/architecture.md#the-two-layers-of-controller):
+- `controller` holds two layers and no module of its own: `controller.service`, the machinery
+  that outlives a pass, and `controller.reconcile`, the pass and its rules.
+- `controller.reconcile` reaches no module of `controller.service`, and nothing that imports `kopf`.
+- `controller.reconcile.seams`, the types a pass exchanges, is at the bottom of its layer: it
+  reaches no module that imports it back.
+
 Run: `python tools/lint_imports.py [PACKAGE_DIR]` (default `operator/oam_operator`); exit 1 and
 one line per violation, naming the import chain.
 """
@@ -71,6 +78,23 @@ RULES = (
     Rule("common", only_rooms=(), only_libraries=()),
     Rule("persisted", only_rooms=("common",), only_libraries=("pydantic",)),
 )
+#: Rooms made of layers: every module of the room is in one of them (its ``__init__`` aside).
+LAYERED_ROOMS = {"controller": ("reconcile", "service")}
+
+
+@dataclass(frozen=True)
+class LayerRule:
+    """A layer of a room and the layers of the same room and the libraries it must never reach."""
+
+    room: str
+    layer: str
+    forbidden_layers: tuple[str, ...] = ()
+    forbidden_libraries: tuple[str, ...] = ()
+
+
+LAYER_RULES = (LayerRule("controller", "reconcile", forbidden_layers=("service",), forbidden_libraries=("kopf",)),)
+#: Modules at the bottom of their layer: they reach no module that imports them back.
+BOTTOMS = ("controller.reconcile.seams",)
 KOPF_ROOM = "controller"
 CLI_ROOM = "cli"
 UI_ROOM = "ui"
@@ -135,6 +159,13 @@ class Package:
         parts = module.split(".")
         return parts[1] if len(parts) > 1 and parts[0] == self.name else None
 
+    def layer_of(self, module: str) -> str | None:
+        """``room.layer`` of a module inside a layered room (``None`` elsewhere, and for the room's ``__init__``)."""
+        parts = module.split(".")
+        if len(parts) > 2 and parts[0] == self.name and parts[1] in LAYERED_ROOMS:
+            return f"{parts[1]}.{parts[2]}"
+        return None
+
     def external(self, module: str) -> set[str]:
         """Top-level names of the libraries a module imports directly."""
         return {
@@ -181,6 +212,7 @@ def violations(package: Package) -> list[str]:
                 for library in sorted(rule.forbidden_of(package.external(reached)) - named):
                     named.add(library)
                     found.add(f"{module}: {rule.room} must not reach {library} ({path} imports {library})")
+    found.update(layer_violations(package))
     for module in package.imports:
         room = package.room_of(module)
         if "kopf" in package.external(module) and room != KOPF_ROOM:
@@ -196,6 +228,42 @@ def violations(package: Package) -> list[str]:
                 who = " and ".join(importers)
                 found.add(f"{module}: only {who} import {guarded_room} ({module} imports {targets[0]})")
     return sorted(found)
+
+
+def layer_violations(package: Package) -> set[str]:
+    """The rules of the layers inside a room (``LAYERED_ROOMS``, ``LAYER_RULES``, ``BOTTOMS``)."""
+    found: set[str] = set()
+    for module in package.imports:
+        parts = module.split(".")
+        room = package.room_of(module)
+        if room in LAYERED_ROOMS and len(parts) > 2 and package.layer_of(module) not in {
+                f"{room}.{layer}" for layer in LAYERED_ROOMS[room]}:
+            layers = " or ".join(f"{room}.{layer}" for layer in LAYERED_ROOMS[room])
+            found.add(f"{module}: every module of {room} is in {layers}")
+    for rule in LAYER_RULES:
+        own = f"{rule.room}.{rule.layer}"
+        for module in package.imports:
+            if package.layer_of(module) != own:
+                continue
+            named: set[str] = set()
+            for reached, chain in package.chains_from(module).items():
+                path = " -> ".join(chain)
+                layer = package.layer_of(reached)
+                if layer is not None and layer.split(".")[1] in rule.forbidden_layers and layer not in named:
+                    named.add(layer)
+                    found.add(f"{module}: {own} must not reach {layer} ({path})")
+                for library in sorted(set(rule.forbidden_libraries) & package.external(reached) - named):
+                    named.add(library)
+                    found.add(f"{module}: {own} must not reach {library} ({path} imports {library})")
+    for bottom in BOTTOMS:
+        module = f"{package.name}.{bottom}"
+        if module not in package.imports:
+            continue
+        for reached, chain in package.chains_from(module).items():
+            if reached != module and module in package.chains_from(reached):
+                found.add(f"{module}: the bottom of its layer reaches {reached}, which reaches it back "
+                          f"({' -> '.join(chain)})")
+    return found
 
 
 def main(argv: Iterable[str]) -> int:

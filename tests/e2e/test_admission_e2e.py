@@ -195,7 +195,7 @@ def test_certificate_files_from_a_directory_are_served_as_given(start_operator: 
     """cert-manager's mode (``--admission-cert-dir``): the operator serves the mounted pair, issues nothing."""
     from datetime import UTC, datetime
 
-    from oam_operator.controller.webhookcerts import issue
+    from oam_operator.controller.service.webhookcerts import issue
 
     certs = issue(["127.0.0.1"], datetime.now(UTC))
     directory = tmp_path / "webhook-tls"

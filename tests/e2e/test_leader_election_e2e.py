@@ -49,7 +49,7 @@ import pytest
 import yaml
 from kubernetes import client
 
-from oam_operator.controller.inventorycodec import read_inventory
+from oam_operator.controller.reconcile.inventorycodec import read_inventory
 from tools.chaos.proxy import Blackhole
 from tools.devcluster import devcluster as dc
 from tools.devcluster.pytest_plugin import api_client, require_cluster, wait_until

@@ -1,4 +1,4 @@
-"""Shards (controller/sharding.py) with two operator processes on the full control plane: each
+"""Shards (controller/reconcile/sharding.py) with two operator processes on the full control plane: each
 Application is reconciled by exactly one of them, chosen by its ``oam-operator.dev/shard``
 label; a label no instance serves leaves the Application alone; relabelling moves it. The
 objects carry their shard's label and each instance watches and caches only its own shard's

@@ -3,7 +3,7 @@ no network beyond a closed 127.0.0.1 port).
 
 - ``run_in_order``: ``ClusterClient.run_bounded`` for the reconciler's fake clients, one task after
   the other.
-- Passes of the driver (``controller/passes.py``): ``pass_environment`` (a fixed clock, a client
+- Passes of the driver (``controller/reconcile/passes.py``): ``pass_environment`` (a fixed clock, a client
   pointing at a closed local port), ``application`` bodies and ``FakeReconciler``, which stands
   in for ``reconciler.Reconciler`` with a scripted ``apply()``/``delete()``.
 - Rendered chart objects (``tests/unit/helm``): ``of_kind``, ``one``, ``container``, ``args``,
@@ -26,12 +26,12 @@ import pytest
 from kubernetes.client import ApiClient, Configuration
 
 from oam_operator.api.compact_inventory import encode
-from oam_operator.controller.appindex import AppIndex
-from oam_operator.controller.composition import OperatorTransform
-from oam_operator.controller.permissions import guess_resource
-from oam_operator.controller.seams import Environment
-from oam_operator.controller.settings import Settings
-from oam_operator.controller.tenancy import TenantClients
+from oam_operator.controller.reconcile.appindex import AppIndex
+from oam_operator.controller.reconcile.composition import OperatorTransform
+from oam_operator.controller.reconcile.permissions import guess_resource
+from oam_operator.controller.reconcile.seams import Environment
+from oam_operator.controller.reconcile.settings import Settings
+from oam_operator.controller.reconcile.tenancy import TenantClients
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.concurrency import Outcome
 from oam_operator.reconciler.discovery import ApiResource
@@ -136,7 +136,7 @@ def compact(*items: InventoryItem) -> dict[str, Any]:
 @dataclass
 class _Client:
     """What a pass asks the reconciler's client: whether a kind is served (always, mapped by the
-    offline plural rule), and the SelfSubjectAccessReviews of a lasting 403 (controller/accessreview.py):
+    offline plural rule), and the SelfSubjectAccessReviews of a lasting 403 (controller/reconcile/accessreview.py):
     allowed unless ``(group, resource, verb)`` is in ``denied``; ``review_error`` fails them."""
 
     impersonated_user: str | None = "system:serviceaccount:shop:default"

@@ -3,7 +3,7 @@ properties, and where its Applications are delivered (docs/multicluster.md#the-c
 
 Only the shape is declared; the transform validates the contents of each capability's
 ``rendering`` (and the capability keys), so those stay free-form here. ``kubeConfig`` and
-``allowedNamespaces`` are the operator's, never the transform's (controller/delivery.py).
+``allowedNamespaces`` are the operator's, never the transform's (controller/reconcile/delivery.py).
 """
 
 from __future__ import annotations

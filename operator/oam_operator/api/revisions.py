@@ -11,7 +11,7 @@ Application's ``kubernetes.io/change-cause`` is copied when the revision is reco
 Deployments copy it to their ReplicaSets.
 
 This module is the format only (names, labels, building and reading); the operator writes it
-(``controller/history.py``), the CLI reads it (``cli/history.py``).
+(``controller/reconcile/history.py``), the CLI reads it (``cli/history.py``).
 """
 
 from __future__ import annotations

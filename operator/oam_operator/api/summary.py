@@ -22,7 +22,7 @@ import re
 __all__ = ["SUMMARY_WIDTH", "summary_of"]
 
 SUMMARY_WIDTH = 80
-#: What every DriftDetected message ends with (controller/drift.py); the column has no room for it.
+#: What every DriftDetected message ends with (controller/reconcile/drift.py); the column has no room for it.
 DRIFT_TAIL = " changed by another field manager; left as it is (spec.drift: Report)"
 _PATH = re.compile(r"(?<![\w/.-])(?:[\w\[\]=-]+\.){2,}([\w\[\]=-]+\.[\w\[\]=-]+)")
 _UID = re.compile(r"\b([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")

@@ -91,7 +91,7 @@ def settings_params() -> list[click.Parameter]:
 
     Values reach ``Settings.from_sources`` unparsed, so a flag and its variable are validated alike.
     """
-    from oam_operator.controller.settings import Settings, env_var, flag_name, metavar
+    from oam_operator.controller.reconcile.settings import Settings, env_var, flag_name, metavar
 
     params: list[click.Parameter] = []
     for name, info in Settings.model_fields.items():
@@ -124,7 +124,7 @@ class _SettingsCommand(click.Command):
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The settings under their concern's heading (``settings.GROUPS``), each help whole."""
-        from oam_operator.controller.settings import GROUPS
+        from oam_operator.controller.reconcile.settings import GROUPS
 
         format_grouped_options(ctx, formatter, self.get_params(ctx), GROUPS, first="General")
 
@@ -139,8 +139,8 @@ def run(kubeconfig: str | None, **flags: object) -> None:
     """
     import os
 
-    from oam_operator.controller.main import run_operator
-    from oam_operator.controller.settings import Settings, SettingsError
+    from oam_operator.controller.reconcile.settings import Settings, SettingsError
+    from oam_operator.controller.service.main import run_operator
 
     try:
         settings = Settings.from_sources(flags, os.environ)

@@ -2,7 +2,7 @@
 (docs/operator.md#the-command-line).
 
 Computed, not guessed: the Application goes through the operator's own checks and transform
-(``controller/checks.py``, ``controller/composition.py``; what the operator would refuse is an
+(``controller/reconcile/checks.py``, ``controller/reconcile/composition.py``; what the operator would refuse is an
 ``Error:`` with the status's words), its objects are normalised and stamped by the
 reconciler's own ``plan()`` (owner-id label, owner-id and digest annotations, the shard label
 the serving instance writes (``shard_of``), field manager = the domain), and every object is
@@ -140,13 +140,13 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str,
     profile's kubeconfig Secret is when it names no namespace (``None``: the environment's;
     docs/multicluster.md#diff-against-the-remote-cluster)."""
     from oam_operator.cli.remotediff import RemoteRefused, remote_cluster
-    from oam_operator.controller.checks import Subject, first_refusal, served_by
-    from oam_operator.controller.composition import OperatorTransform
-    from oam_operator.controller.delivery import owner_cluster as remote_owner_cluster
-    from oam_operator.controller.inventorycodec import read_inventory
-    from oam_operator.controller.plan import digests_of, owner_id, reconciler_options
-    from oam_operator.controller.settings import Settings
-    from oam_operator.controller.tenancy import IdentityRule
+    from oam_operator.controller.reconcile.checks import Subject, first_refusal, served_by
+    from oam_operator.controller.reconcile.composition import OperatorTransform
+    from oam_operator.controller.reconcile.delivery import owner_cluster as remote_owner_cluster
+    from oam_operator.controller.reconcile.inventorycodec import read_inventory
+    from oam_operator.controller.reconcile.plan import digests_of, owner_id, reconciler_options
+    from oam_operator.controller.reconcile.settings import Settings
+    from oam_operator.controller.reconcile.tenancy import IdentityRule
     from oam_operator.reconciler.client import APPLY_PATCH, ClusterClient
     from oam_operator.reconciler.errors import ApiError, ReconcilerError
     from oam_operator.reconciler.ratelimit import RateLimiter
@@ -188,7 +188,7 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str,
             cluster_id, owner_cluster = remote.cluster_id, remote_owner_cluster(remote.cluster_id, cluster_id)
             if on_cluster is not None:
                 on_cluster(remote.label)
-        # The operator's own checks and transform (controller/checks.py, its ``preview`` column):
+        # The operator's own checks and transform (controller/reconcile/checks.py, its ``preview`` column):
         # what it would refuse is an error here, with its words.
         subject = Subject(body, settings, OperatorTransform.from_settings(settings), profiles,
                           IdentityRule.from_settings(settings), cluster_id, served=served_by(cluster),

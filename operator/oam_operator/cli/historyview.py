@@ -25,7 +25,7 @@ __all__ = [
 NONE = "<none>"
 MAX_TABLE_MESSAGE = 60
 #: Spec fields a rollback leaves as they are: they steer the operator, they are not what it
-#: applies (the component digest leaves them out, controller/digest.py).
+#: applies (the component digest leaves them out, controller/reconcile/digest.py).
 KEPT_ON_ROLLBACK = ("suspend", "interval", "timeout", "revisionHistoryLimit", "drift")
 
 

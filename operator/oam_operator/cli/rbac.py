@@ -1,9 +1,9 @@
 """``oam-operator rbac FILE|NAME``: the Role and RoleBinding an Application's identity needs
 (docs/operator.md#not-permitted-and-the-role-it-needs).
 
-The Application goes through the operator's own transform (``controller/composition.py``), and
+The Application goes through the operator's own transform (``controller/reconcile/composition.py``), and
 every type of object it generates gets the verbs the reconciler sends for it
-(``controller/permissions.py``). FILE wins when a file of that name exists, else the argument
+(``controller/reconcile/permissions.py``). FILE wins when a file of that name exists, else the argument
 names a live Application (its ClusterProfile read from the cluster), as in ``diff``. The
 account is ``--service-account``, else ``spec.serviceAccountName``, else ``default`` (the
 operator's ``--default-service-account``). Plurals and scopes are the built-in rule's, without
@@ -68,14 +68,14 @@ def rbac_for(body: Mapping[str, Any], namespace: str, service_account: str | Non
              ) -> tuple[list[dict[str, Any]], list[str]]:
     """The Role and RoleBinding documents for the Application ``body`` in ``namespace``, and the
     notes on what they mean; raises ``OamError`` for an Application the transform refuses."""
-    from oam_operator.controller.composition import OperatorTransform
-    from oam_operator.controller.permissions import (
+    from oam_operator.controller.reconcile.composition import OperatorTransform
+    from oam_operator.controller.reconcile.permissions import (
         created_namespaces,
         rbac_documents,
         rbac_notes,
         required_permissions,
     )
-    from oam_operator.controller.settings import Settings
+    from oam_operator.controller.reconcile.settings import Settings
 
     meta = dict(body.get("metadata") or {})
     meta["namespace"] = namespace

@@ -3,7 +3,7 @@ another one (docs/multicluster.md#diff-against-the-remote-cluster).
 
 The CLI reads the profile's kubeconfig Secret with the user's own credentials — so only a user
 who may read that Secret sees the remote cluster — and checks it with the operator's own rules
-(controller/delivery.py), so the refusals have the operator's words. The Secret's namespace,
+(controller/reconcile/delivery.py), so the refusals have the operator's words. The Secret's namespace,
 when the profile names none, is the operator's: ``--operator-namespace``, whose environment
 variable ``OAM_OPERATOR_OPERATOR_NAMESPACE`` is the operator's own setting too.
 """
@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from oam_operator.controller.delivery import DeliveryRefused, parse_kubeconfig, secret_key_of, secret_value
+from oam_operator.controller.reconcile.delivery import DeliveryRefused, parse_kubeconfig, secret_key_of, secret_value
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError
 from oam_operator.reconciler.ratelimit import RateLimiter

@@ -8,7 +8,7 @@ through the transform's public ``Transformer.register_policy``; ``oam-operator b
 only with ``--operator-policies`` (offline validation). Pure like the transform: this package
 imports ``oam`` (and the stdlib-only ``durations``), never kopf or a cluster client.
 
-The handlers validate and record; the operator acts (``controller/orchestration.py``):
+The handlers validate and record; the operator acts (``controller/reconcile/orchestration.py``):
 ``read_operator_policies`` reads a transform result back, ``graph`` answers the questions of
 the dependency gate.
 """

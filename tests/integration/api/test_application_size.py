@@ -1,5 +1,5 @@
 """The size limit of an Application against the real API server and etcd
-(docs/operator.md#identity-hostile-input-and-limits, ``controller/limits.py``).
+(docs/operator.md#identity-hostile-input-and-limits, ``controller/reconcile/limits.py``).
 
 The operator refuses an Application whose status would not fit beside its spec and metadata.
 Here, without an operator, the limit it computes is shown to be on the safe side of etcd's: a
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from kubernetes.client.exceptions import ApiException
 
-from oam_operator.controller.limits import ETCD_REQUEST_LIMIT, REQUEST_RESERVE, json_bytes
+from oam_operator.controller.reconcile.limits import ETCD_REQUEST_LIMIT, REQUEST_RESERVE, json_bytes
 from tests.integration.api.test_crds import GROUP, VERSION, crds, custom
 
 __all__ = ["crds", "custom"]  # the fixtures, imported for pytest

@@ -9,9 +9,9 @@ from typing import Any
 
 from kubernetes import client
 
-from oam_operator.controller.accessreview import missing_permissions
-from oam_operator.controller.grantwatch import GrantWatch
-from oam_operator.controller.permissions import Permission, ResourceType, required_permissions
+from oam_operator.controller.reconcile.accessreview import missing_permissions
+from oam_operator.controller.reconcile.permissions import Permission, ResourceType, required_permissions
+from oam_operator.controller.service.grantwatch import GrantWatch
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.ratelimit import RateLimiter
 from tools.devcluster import ClusterHandle

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from oam_operator.controller.passlimiter import PassLimiter
+from oam_operator.controller.service.passlimiter import PassLimiter
 from oam_operator.reconciler.accounting import RequestTiming
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError

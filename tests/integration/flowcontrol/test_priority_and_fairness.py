@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from oam_operator.controller.runtime import Runtime
-from oam_operator.controller.settings import Settings
+from oam_operator.controller.reconcile.settings import Settings
+from oam_operator.controller.service.runtime import Runtime
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.flowcontrol import FlowControl, has_priority_and_fairness
 from oam_operator.reconciler.ratelimit import RateLimiter

@@ -57,7 +57,7 @@ def test_bytecode_is_compiled_and_nothing_is_written_at_run_time(image: str) -> 
         "import glob, os, subprocess, sys; site = glob.glob('/opt/oam-operator/lib/python3*/site-packages')[0]; "
         "before = {p: os.stat(p).st_mtime for p in glob.glob(site + '/**', recursive=True)}; "
         "subprocess.run(['oam-operator', 'build', '--help'], check=True, capture_output=True); "
-        "import oam_operator.controller.main, oam_operator.reconciler.reconciler; "
+        "import oam_operator.controller.service.main, oam_operator.reconciler.reconciler; "
         "after = {p: os.stat(p).st_mtime for p in glob.glob(site + '/**', recursive=True)}; "
         "print(before == after, bool(glob.glob(site + '/oam_operator/cli/__pycache__/commands.*.pyc')), "
         "os.path.exists(site + '/kubernetes/aio'), len(glob.glob(site + '/kubernetes/**/*.py', recursive=True)), "
@@ -90,7 +90,7 @@ def test_user_entrypoint_and_labels(image: str) -> None:
 
 def test_the_image_issues_the_webhooks_certificate(image: str) -> None:
     """The admission webhook's self-signed certificate needs ``cryptography`` (locked) in the image."""
-    script = ("from datetime import datetime, UTC; from oam_operator.controller.webhookcerts import issue, problem; "
+    script = ("from datetime import datetime, UTC; from oam_operator.controller.service.webhookcerts import issue, problem; "
               "now = datetime.now(UTC); hosts = ['oam-webhook.oam-system.svc', '127.0.0.1']; "
               "print(problem(issue(hosts, now), hosts, now))")
     assert run(image, "-c", script, entrypoint="/opt/oam-operator/bin/python").strip() == "None"

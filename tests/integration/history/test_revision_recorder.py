@@ -1,5 +1,5 @@
 """The revision recorder against the real API server (docs/operator.md#revision-history,
-``controller/history.py``): what each step of an Application's life writes, counted in requests.
+``controller/reconcile/history.py``): what each step of an Application's life writes, counted in requests.
 
 A pass that changes nothing sends nothing; a new revision is one LIST (none for the first) and
 one POST (plus a DELETE per revision beyond the limit); a new outcome one PATCH; a lowered limit one LIST and the
@@ -16,7 +16,7 @@ from typing import Any
 from kubernetes import client
 
 from oam_operator.api.revisions import read_revision
-from oam_operator.controller.history import Recorded, RevisionRecorder
+from oam_operator.controller.reconcile.history import Recorded, RevisionRecorder
 from oam_operator.reconciler.accounting import RequestAccounting
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.ratelimit import RateLimiter

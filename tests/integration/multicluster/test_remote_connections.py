@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from kubernetes import client
 
-from oam_operator.controller.delivery import DeliveryRefused
-from oam_operator.controller.remotes import RemoteClusters
-from oam_operator.controller.settings import Settings
+from oam_operator.controller.reconcile.delivery import DeliveryRefused
+from oam_operator.controller.reconcile.settings import Settings
+from oam_operator.controller.service.remotes import RemoteClusters
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import TransientApiError
 from tools.devcluster import ClusterHandle

@@ -1,4 +1,4 @@
-"""What the API server does with the operator's field ownership (controller/fieldsets.py,
+"""What the API server does with the operator's field ownership (controller/service/fieldsets.py,
 docs/operator.md#drift): a hand edit, a removed label and another controller's forced apply take
 fields from the operator's manager; a field the Application does not set (an HPA's replicas)
 does not; the operator's forced apply takes them back."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from oam_operator.controller.fieldsets import FieldSet, manager_fields, removed
+from oam_operator.controller.service.fieldsets import FieldSet, manager_fields, removed
 from oam_operator.reconciler.client import APPLY_PATCH, ClusterClient
 from oam_operator.reconciler.ratelimit import RateLimiter
 

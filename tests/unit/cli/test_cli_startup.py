@@ -14,7 +14,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from oam_operator.cli import main
-from oam_operator.controller.settings import DESCRIPTIONS, Settings, env_var, flag_name
+from oam_operator.controller.reconcile.settings import DESCRIPTIONS, Settings, env_var, flag_name
 
 HEAVY = ("pydantic", "kopf", "kubernetes", "urllib3", "prometheus_client")
 APP = """\

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from oam_operator.cli import main
 from oam_operator.cli.plugin import kubectl_oam
-from oam_operator.controller.settings import GROUPS, Settings, env_var, flag_name, metavar
+from oam_operator.controller.reconcile.settings import GROUPS, Settings, env_var, flag_name, metavar
 
 HEADINGS = ["General", "Scope", "Reconciling", "Tenancy", "Scale and API rate", "Leader election and peering",
             "Admission webhook", "Remote clusters", "URL sources and charts", "Metrics and logs"]

@@ -17,7 +17,7 @@ import yaml
 from oam_operator.api.conditions import ConditionType
 from oam_operator.cli import plainkube, statusview
 from oam_operator.cli.plainkube import PlainKubeconfig, connect_plain, read_plain_kubeconfig
-from oam_operator.controller.webhookcerts import issue
+from oam_operator.controller.service.webhookcerts import issue
 
 CERTS = issue(["127.0.0.1"], datetime.now(UTC))
 

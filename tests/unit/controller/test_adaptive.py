@@ -1,4 +1,4 @@
-"""The adaptive limit of passes in flight (controller/adaptive.py, docs/operator.md#adaptive-concurrency),
+"""The adaptive limit of passes in flight (controller/service/adaptive.py, docs/operator.md#adaptive-concurrency),
 on a fake clock: growth while fast, one halving per cooldown on 429, shrinking on a latency rise,
 the bounds, recovery, and how the baseline follows a lasting change."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from oam_operator.controller.adaptive import (
+from oam_operator.controller.service.adaptive import (
     BASELINE_SECONDS,
     GROW_PRESSURE,
     INITIAL_LIMIT,

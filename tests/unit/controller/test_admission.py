@@ -1,4 +1,4 @@
-"""The admission decision (controller/admission.py): the operator's refusal, word for word, or admission.
+"""The admission decision (controller/service/admission.py): the operator's refusal, word for word, or admission.
 
 Parity is shown against the apply branch itself: the same body goes through ``apply_pass``
 (with a client at a closed local port, so a pass that got as far as applying would end in a
@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 from kubernetes.client import ApiClient, Configuration
 
-from oam_operator.controller.admission import Validator, refusal
-from oam_operator.controller.composition import OperatorTransform
-from oam_operator.controller.passes import apply_pass
-from oam_operator.controller.seams import Environment, Memory
-from oam_operator.controller.settings import Settings
-from oam_operator.controller.tenancy import TenantClients
+from oam_operator.controller.reconcile.composition import OperatorTransform
+from oam_operator.controller.reconcile.passes import apply_pass
+from oam_operator.controller.reconcile.seams import Environment, Memory
+from oam_operator.controller.reconcile.settings import Settings
+from oam_operator.controller.reconcile.tenancy import TenantClients
+from oam_operator.controller.service.admission import Validator, refusal
 from oam_operator.reconciler.client import ClusterClient
 
 PROFILE = {"apiVersion": "oam-operator.dev/v1alpha1", "kind": "ClusterProfile", "metadata": {"name": "strict"},

@@ -1,4 +1,4 @@
-"""The webhook's self-signed certificate (controller/webhookcerts.py), on a fixed clock.
+"""The webhook's self-signed certificate (controller/service/webhookcerts.py), on a fixed clock.
 
 The issuing and renewal rules are pure and tested directly; ``CertificateKeeper`` is driven
 against a small in-memory Secret store with the API server's resourceVersion rule (create
@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from cryptography import x509
 
-from oam_operator.controller.webhookcerts import (
+from oam_operator.controller.service.webhookcerts import (
     RENEW_BEFORE,
     VALIDITY,
     CertificateKeeper,

@@ -1,13 +1,13 @@
-"""The replicas of an autoscaled workload are the autoscaler's (controller/autoscaled.py,
+"""The replicas of an autoscaled workload are the autoscaler's (controller/reconcile/autoscaled.py,
 docs/operator.md#drift): the operator applies the ``scaler`` trait's Deployment without them."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from oam_operator.controller.autoscaled import release_autoscaled_replicas
-from oam_operator.controller.composition import OperatorTransform
-from oam_operator.controller.settings import Settings
+from oam_operator.controller.reconcile.autoscaled import release_autoscaled_replicas
+from oam_operator.controller.reconcile.composition import OperatorTransform
+from oam_operator.controller.reconcile.settings import Settings
 
 
 def workload(kind: str, name: str, replicas: int = 2) -> dict[str, Any]:

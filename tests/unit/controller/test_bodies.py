@@ -1,10 +1,10 @@
-"""Plain, detached copies of kopf's bodies (controller/bodies.py)."""
+"""Plain, detached copies of kopf's bodies (controller/service/bodies.py)."""
 
 from __future__ import annotations
 
 import kopf
 
-from oam_operator.controller.bodies import plain, snapshot
+from oam_operator.controller.service.bodies import plain, snapshot
 
 
 def test_a_snapshot_is_plain_and_does_not_follow_the_live_body() -> None:

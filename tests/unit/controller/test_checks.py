@@ -1,5 +1,5 @@
-"""The one list of checks (controller/checks.py, docs/operator.md#the-checks) and the one
-composition root (controller/composition.py): the apply pass, admission and ``diff`` meet the
+"""The one list of checks (controller/reconcile/checks.py, docs/operator.md#the-checks) and the one
+composition root (controller/reconcile/composition.py): the apply pass, admission and ``diff`` meet the
 same refusal with the same words, and differ only where the list says so."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 
 from oam_operator.api.conditions import Reason
-from oam_operator.controller.checks import CHECKS, ORDER, Handling, Step, Subject, first_refusal
-from oam_operator.controller.composition import OperatorTransform, is_placeholder
-from oam_operator.controller.passes import apply_pass
-from oam_operator.controller.seams import Memory
-from oam_operator.controller.settings import Settings
-from oam_operator.controller.tenancy import IdentityRule
+from oam_operator.controller.reconcile.checks import CHECKS, ORDER, Handling, Step, Subject, first_refusal
+from oam_operator.controller.reconcile.composition import OperatorTransform, is_placeholder
+from oam_operator.controller.reconcile.passes import apply_pass
+from oam_operator.controller.reconcile.seams import Memory
+from oam_operator.controller.reconcile.settings import Settings
+from oam_operator.controller.reconcile.tenancy import IdentityRule
 from tests.unit.unitkit import pass_environment
 
 SETTINGS = Settings.from_sources({}, {})

@@ -1,5 +1,5 @@
 """A deletion that waits logs at INFO, a blocked one at WARNING once per message, and kopf's
-ERROR line for the deletion handler's retries is dropped (controller/deletionwaits.py)."""
+ERROR line for the deletion handler's retries is dropped (controller/service/deletionwaits.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from oam_operator.controller.deletionwaits import DeletionWaits, KopfRetryFilter
+from oam_operator.controller.service.deletionwaits import DeletionWaits, KopfRetryFilter
 
 BLOCKED = "DeletionBlocked"
 PROCESSING = "DeletionProcessing"
@@ -34,7 +34,7 @@ def test_the_line_names_the_application_and_what_it_waits_for(caplog: pytest.Log
 
 
 @pytest.mark.parametrize(("message", "kept"), [
-    # kopf's name of the handler as registered in controller/handlers.py (its function's qualified name)
+    # kopf's name of the handler as registered in controller/service/handlers.py (its function's qualified name)
     ("Handler 'register.<locals>.application_deleted' failed temporarily: Deleting bundle web", False),
     ("Handler 'application_deleted' failed temporarily: Deleting bundle web", False),
     ("Handler 'register.<locals>.application_deleted' failed with an exception. Will retry.", True),
@@ -51,8 +51,8 @@ def test_the_filter_matches_the_id_kopf_gives_the_registered_deletion_handler() 
     """Not a made-up name: the id of the handler ``register`` adds to a real kopf registry."""
     import kopf
 
-    from oam_operator.controller.handlers import register
-    from oam_operator.controller.settings import Settings
+    from oam_operator.controller.reconcile.settings import Settings
+    from oam_operator.controller.service.handlers import register
 
     registry = kopf.OperatorRegistry()
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from oam_operator.controller.delivery import (
+from oam_operator.controller.reconcile.delivery import (
     DeliveryRefused,
     SecretKey,
     for_transform,

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from kubernetes.client import ApiClient, Configuration
 
-from oam_operator.controller.delivery import DeliveryRefused, NamespaceNotAllowed
-from oam_operator.controller.passes import apply_pass, delete_pass
-from oam_operator.controller.remotes import Target
-from oam_operator.controller.seams import Environment, Memory
-from oam_operator.controller.tenancy import TenantClients
+from oam_operator.controller.reconcile.delivery import DeliveryRefused, NamespaceNotAllowed
+from oam_operator.controller.reconcile.passes import apply_pass, delete_pass
+from oam_operator.controller.reconcile.seams import Environment, Memory
+from oam_operator.controller.reconcile.tenancy import TenantClients
+from oam_operator.controller.service.remotes import Target
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import TransientApiError
 from tests.unit import unitkit

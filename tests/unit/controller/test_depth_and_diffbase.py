@@ -9,7 +9,7 @@ from typing import Any
 
 import kopf
 
-from oam_operator.controller.depth import (
+from oam_operator.controller.reconcile.depth import (
     MAX_SPEC_DEPTH,
     RECURSION_LIMIT,
     THREAD_STACK_BYTES,
@@ -17,7 +17,7 @@ from oam_operator.controller.depth import (
     nesting_depth,
     prepare_process,
 )
-from oam_operator.controller.diffbase import StatelessDiffBaseStorage
+from oam_operator.controller.service.diffbase import StatelessDiffBaseStorage
 
 
 def nested(levels: int) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""What a pass does about drift (controller/drift.py, docs/operator.md#drift), step by step on a fixed
+"""What a pass does about drift (controller/reconcile/drift.py, docs/operator.md#drift), step by step on a fixed
 clock with a scripted reconciler and a scripted watch: ``Correct`` re-applies and says so once,
 ``Report`` leaves the change and shows it, a fight with another controller is held back."""
 
@@ -7,10 +7,10 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from oam_operator.controller.digest import component_digest
-from oam_operator.controller.ownedwatch import Drift
-from oam_operator.controller.passes import apply_pass
-from oam_operator.controller.seams import Environment, Memory, PassResult
+from oam_operator.controller.reconcile.digest import component_digest
+from oam_operator.controller.reconcile.passes import apply_pass
+from oam_operator.controller.reconcile.seams import Environment, Memory, PassResult
+from oam_operator.controller.service.ownedwatch import Drift
 from oam_operator.reconciler.inventory import Phase
 from tests.unit.unitkit import (
     DOMAIN,
@@ -194,7 +194,7 @@ def test_under_report_a_deleted_object_is_created_again_and_its_fight_held_back_
 
 
 def test_a_fight_over_fields_and_deletions_says_both() -> None:
-    from oam_operator.controller.drift import Drifted, drifted_condition
+    from oam_operator.controller.reconcile.drift import Drifted, drifted_condition
 
     fields = Drifted(item_of(CONFIG), Drift((IMAGE,)), NOW + timedelta(minutes=1))
     deleted = Drifted(item_of(CONFIG | {"metadata": {"name": "other", "namespace": "shop"}}), Drift(deleted=True),

@@ -6,11 +6,16 @@ import random
 
 import pytest
 
-from oam_operator.controller.backoff import Backoff, ErrorBackoff, Jitter, backoff_delay
-from oam_operator.controller.digest import component_digest, legacy_component_digest
-from oam_operator.controller.progress import apply_progress, capitalised, delete_progress
-from oam_operator.controller.statuswriter import status_patch
-from oam_operator.controller.tenancy import NO_DEFAULT_MESSAGE, NOT_PERMITTED_MESSAGE, NotPermitted, TenantClients
+from oam_operator.controller.reconcile.backoff import Backoff, ErrorBackoff, Jitter, backoff_delay
+from oam_operator.controller.reconcile.digest import component_digest, legacy_component_digest
+from oam_operator.controller.reconcile.progress import apply_progress, capitalised, delete_progress
+from oam_operator.controller.reconcile.statuswriter import status_patch
+from oam_operator.controller.reconcile.tenancy import (
+    NO_DEFAULT_MESSAGE,
+    NOT_PERMITTED_MESSAGE,
+    NotPermitted,
+    TenantClients,
+)
 from oam_operator.reconciler.inventory import InventoryItem, Phase
 from oam_operator.reconciler.report import CallReport
 
@@ -141,7 +146,7 @@ def test_least_privilege_by_default_and_the_operator_identity_only_on_request() 
 
 
 def test_inside_namespace_routes_only_that_namespaces_objects() -> None:
-    from oam_operator.controller.tenancy import _in_namespace
+    from oam_operator.controller.reconcile.tenancy import _in_namespace
 
     inside = _in_namespace("shop")
     assert inside("/api/v1/namespaces/shop/configmaps/a")

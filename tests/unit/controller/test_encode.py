@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from oam_operator.controller.encode import encode
+from oam_operator.controller.reconcile.encode import encode
 from oam_operator.oam.document.document import application_from_object
 from oam_operator.oam.engine.transformer import TransformContext, new_builtin_transformer
 from oam_operator.reconciler.errors import ObjectValidationError

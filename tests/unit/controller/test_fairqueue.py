@@ -1,9 +1,9 @@
-"""Waiting passes per namespace, served in turn (controller/fairqueue.py, docs/operator.md#fair-queues):
+"""Waiting passes per namespace, served in turn (controller/service/fairqueue.py, docs/operator.md#fair-queues):
 the order of service, keys joining and leaving the ring, skipped (cancelled) entries, removal."""
 
 from __future__ import annotations
 
-from oam_operator.controller.fairqueue import FairQueue
+from oam_operator.controller.service.fairqueue import FairQueue
 
 
 def drain(queue: FairQueue[str]) -> list[str]:

@@ -1,4 +1,4 @@
-"""Owned field sets (controller/fieldsets.py): paths of a ``fieldsV1`` tree and what a change
+"""Owned field sets (controller/service/fieldsets.py): paths of a ``fieldsV1`` tree and what a change
 took from the operator's manager. The API server's side of it is tested in
 tests/integration/reconciler/test_owned_fields.py."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from oam_operator.controller.fieldsets import FieldSet, manager_fields, paths, removed
+from oam_operator.controller.service.fieldsets import FieldSet, manager_fields, paths, removed
 
 OURS = {
     "f:metadata": {"f:labels": {"f:app": {}, "f:tier": {}}},

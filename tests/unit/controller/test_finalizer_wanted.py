@@ -1,4 +1,4 @@
-"""Only the leader adds the finalizer (controller/handlers.py ``wanted``, docs/operator.md#leader-election)."""
+"""Only the leader adds the finalizer (controller/service/handlers.py ``wanted``, docs/operator.md#leader-election)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from oam_operator.controller.handlers import wanted
+from oam_operator.controller.service.handlers import wanted
 
 DOMAIN = "oam-operator.dev"
 

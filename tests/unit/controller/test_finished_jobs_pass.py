@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from oam_operator.api.compact_inventory import decode
-from oam_operator.controller.digest import component_digest
-from oam_operator.controller.ownedwatch import Drift, OwnedObjects, WatchedKind
-from oam_operator.controller.passes import apply_pass
-from oam_operator.controller.seams import Environment, Memory
+from oam_operator.controller.reconcile.digest import component_digest
+from oam_operator.controller.reconcile.passes import apply_pass
+from oam_operator.controller.reconcile.seams import Environment, Memory
+from oam_operator.controller.service.ownedwatch import Drift, OwnedObjects, WatchedKind
 from oam_operator.reconciler.inventory import Phase
 from oam_operator.reconciler.objects import ObjectRef
 from tests.unit import unitkit

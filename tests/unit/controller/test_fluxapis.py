@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from oam_operator.controller.fluxapis import missing_flux_apis
+from oam_operator.controller.reconcile.fluxapis import missing_flux_apis
 
 DOMAIN = "oam-operator.dev"
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from oam_operator.controller.forbidden import GRACE, ForbiddenGrace
-from oam_operator.controller.passes import apply_pass, delete_pass
-from oam_operator.controller.seams import Memory
+from oam_operator.controller.reconcile.forbidden import GRACE, ForbiddenGrace
+from oam_operator.controller.reconcile.passes import apply_pass, delete_pass
+from oam_operator.controller.reconcile.seams import Memory
 from oam_operator.reconciler.errors import PermanentApiError
 from tests.unit.unitkit import (
     NOW,

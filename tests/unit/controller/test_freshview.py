@@ -1,4 +1,4 @@
-"""``FreshView`` (controller/freshview.py, docs/operator.md#a-fresh-view): kopf's copy of an
+"""``FreshView`` (controller/service/freshview.py, docs/operator.md#a-fresh-view): kopf's copy of an
 Application is acted on only when it is known fresh in this term; a gone Application is told."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from oam_operator.controller.freshview import FreshView
+from oam_operator.controller.service.freshview import FreshView
 from oam_operator.reconciler.errors import PermanentApiError, TransientApiError
 
 LIST = "/apis/oam-operator.dev/v1alpha1/applications"
@@ -140,14 +140,14 @@ def test_the_terms_list_names_the_applications_without_the_finalizer() -> None:
 
 @pytest.mark.parametrize(("uid", "expected"), [("u1", True), ("u2", False)])
 def test_still_there_compares_the_uid(uid: str, expected: bool) -> None:
-    from oam_operator.controller.freshview import still_there
+    from oam_operator.controller.service.freshview import still_there
 
     assert still_there(Server(application("u1", 50)), {"namespace": "shop", "name": "web"},  # type: ignore[arg-type]
                        uid) is expected
 
 
 def test_still_there_says_gone_only_on_a_404() -> None:
-    from oam_operator.controller.freshview import still_there
+    from oam_operator.controller.service.freshview import still_there
 
     assert still_there(Server(), {"namespace": "shop", "name": "web"}, "u1") is False  # type: ignore[arg-type]
     server = Server()

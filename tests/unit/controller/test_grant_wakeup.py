@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from kubernetes.client import ApiClient, Configuration
 
-from oam_operator.controller.runtime import Runtime
-from oam_operator.controller.seams import Memory
-from oam_operator.controller.settings import Settings
+from oam_operator.controller.reconcile.seams import Memory
+from oam_operator.controller.reconcile.settings import Settings
+from oam_operator.controller.service.runtime import Runtime
 from oam_operator.reconciler.client import ClusterClient
 
 

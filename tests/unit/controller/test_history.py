@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 
 from oam_operator.api.revisions import Outcome
-from oam_operator.controller.admission import refusal
-from oam_operator.controller.history import (
+from oam_operator.controller.reconcile.history import (
     Recorded,
     RevisionRecorder,
     attributed,
@@ -19,8 +18,9 @@ from oam_operator.controller.history import (
     new_outcome,
     to_prune,
 )
-from oam_operator.controller.passes import apply_pass
-from oam_operator.controller.seams import Memory
+from oam_operator.controller.reconcile.passes import apply_pass
+from oam_operator.controller.reconcile.seams import Memory
+from oam_operator.controller.service.admission import refusal
 from tests.unit.controller.test_admission import _parts, app, config_map
 from tests.unit.unitkit import FakeReconciler, application, configmap_component, fake_reconciler, pass_environment
 
@@ -111,7 +111,7 @@ def test_suspend_resume_a_new_interval_and_drift_count_no_revision(fake_reconcil
 
 def test_a_status_written_with_the_legacy_digest_is_taken_over_without_a_new_revision(
         fake_reconciler: FakeReconciler) -> None:
-    from oam_operator.controller.digest import component_digest, legacy_component_digest
+    from oam_operator.controller.reconcile.digest import component_digest, legacy_component_digest
 
     env = pass_environment()
     body = application()
@@ -131,7 +131,7 @@ def test_a_settled_revision_keeps_the_previous_releases_digest_so_a_downgrade_se
         fake_reconciler: FakeReconciler) -> None:
     """What the previous release compares (its digest of the input, with the generation) is what
     the status holds, through a change that is no revision (suspend) and a new revision."""
-    from oam_operator.controller.digest import component_digest, legacy_component_digest
+    from oam_operator.controller.reconcile.digest import component_digest, legacy_component_digest
 
     env = pass_environment()
     domain = env.settings.domain

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from oam_operator.controller.incluster import api_server_url, connection_info, in_cluster
+from oam_operator.controller.service.incluster import api_server_url, connection_info, in_cluster
 
 
 def token_dir(tmp_path: Path) -> Path:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from oam_operator.controller.leaderelection import Attempt, Elector, LeaseTimings, Role, timing_problem
+from oam_operator.controller.service.leaderelection import Attempt, Elector, LeaseTimings, Role, timing_problem
 from oam_operator.reconciler.errors import TransientApiError
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

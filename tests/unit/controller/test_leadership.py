@@ -11,9 +11,9 @@ import pytest
 from kubernetes.client import ApiClient, Configuration
 from test_leaderelection import FakeLeases, LeaseView
 
-from oam_operator.controller.fence import NOT_LEADER, FencedRateLimiter
-from oam_operator.controller.leaderelection import Elector, LeaseTimings, Role
-from oam_operator.controller.leadership import Leadership, identity
+from oam_operator.controller.service.fence import NOT_LEADER, FencedRateLimiter
+from oam_operator.controller.service.leaderelection import Elector, LeaseTimings, Role
+from oam_operator.controller.service.leadership import Leadership, identity
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import TransientApiError
 from oam_operator.reconciler.ratelimit import RateLimiter
@@ -176,7 +176,7 @@ class _Leading:
 
 
 def test_a_pass_waits_at_the_gate_until_the_instance_leads() -> None:
-    from oam_operator.controller.handlers import _until_leading
+    from oam_operator.controller.service.handlers import _until_leading
 
     async def scenario() -> None:
         assert await _until_leading(None, asyncio.Event()) is True  # no leader election: at once

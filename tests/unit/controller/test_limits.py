@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from oam_operator.controller.encode import BundlePlan
-from oam_operator.controller.limits import MAX_OBJECTS, json_bytes, size_refusal
+from oam_operator.controller.reconcile.encode import BundlePlan
+from oam_operator.controller.reconcile.limits import MAX_OBJECTS, json_bytes, size_refusal
 from oam_operator.reconciler.inventory import InventoryItem
 
 

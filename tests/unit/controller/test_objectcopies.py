@@ -1,9 +1,9 @@
-"""The copies the watch answers the reconciler's reads with (controller/objectcopies.py,
+"""The copies the watch answers the reconciler's reads with (controller/service/objectcopies.py,
 docs/operator.md#reads-from-the-watch): what a copy keeps, and the order of resourceVersions."""
 
 from __future__ import annotations
 
-from oam_operator.controller.objectcopies import compact_copy, expand, is_older, resource_version
+from oam_operator.controller.service.objectcopies import compact_copy, expand, is_older, resource_version
 
 CONFIGMAP = {
     "apiVersion": "v1", "kind": "ConfigMap",

@@ -13,7 +13,12 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from oam_operator import __version__
 from oam_operator.api import State
-from oam_operator.controller.metrics import RECONCILE_BUCKETS, TRANSFORM_BUCKETS, OperatorMetrics, reconcile_result
+from oam_operator.controller.service.metrics import (
+    RECONCILE_BUCKETS,
+    TRANSFORM_BUCKETS,
+    OperatorMetrics,
+    reconcile_result,
+)
 
 # name (without the _total suffix of counters) → (type, label names)
 EXPECTED = {
@@ -275,7 +280,7 @@ def test_the_watch_and_drift_metrics() -> None:
 
 
 def test_the_watch_cache_is_measured_at_most_every_interval_however_often_scraped() -> None:
-    from oam_operator.controller.runtime import MeasuredAtMost
+    from oam_operator.controller.service.runtime import MeasuredAtMost
 
     now = [100.0]
     measured: list[float] = []

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from oam_operator.api import AdoptionPolicy, UpdatePolicy
-from oam_operator.controller.settings import LogFormat, LogLevel, Settings, SettingsError, env_var, flag_name
+from oam_operator.controller.reconcile.settings import LogFormat, LogLevel, Settings, SettingsError, env_var, flag_name
 
 DEFAULTS = {
     "domain": "oam-operator.dev",

@@ -1,4 +1,4 @@
-"""The operator's policies inside a pass (controller/orchestration.py), without a cluster.
+"""The operator's policies inside a pass (controller/reconcile/orchestration.py), without a cluster.
 
 The passes below all end before the reconciler sends a request: the client points at a closed
 local port, so a pass that tried to apply or delete anything would end in a connection error
@@ -13,12 +13,12 @@ from typing import Any
 
 from kubernetes.client import ApiClient, Configuration
 
-from oam_operator.controller.appindex import AppIndex
-from oam_operator.controller.composition import OperatorTransform
-from oam_operator.controller.passes import apply_pass, delete_pass
-from oam_operator.controller.seams import Environment, Memory
-from oam_operator.controller.settings import Settings
-from oam_operator.controller.tenancy import TenantClients
+from oam_operator.controller.reconcile.appindex import AppIndex
+from oam_operator.controller.reconcile.composition import OperatorTransform
+from oam_operator.controller.reconcile.passes import apply_pass, delete_pass
+from oam_operator.controller.reconcile.seams import Environment, Memory
+from oam_operator.controller.reconcile.settings import Settings
+from oam_operator.controller.reconcile.tenancy import TenantClients
 from oam_operator.reconciler.client import ClusterClient
 
 
@@ -199,9 +199,9 @@ def test_reconciliation_values_replace_the_pass_interval_timeout_and_retry_delay
     from datetime import UTC, datetime, timedelta
 
     from oam_operator.api.meta import format_timestamp
-    from oam_operator.controller import orchestration
-    from oam_operator.controller.checks import Subject
-    from oam_operator.controller.passes import _Pass
+    from oam_operator.controller.reconcile import orchestration
+    from oam_operator.controller.reconcile.checks import Subject
+    from oam_operator.controller.reconcile.passes import _Pass
     from oam_operator.operatorpolicies import OperatorPolicies, ReconciliationSettings
 
     env = environment(AppIndex())

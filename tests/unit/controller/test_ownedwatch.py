@@ -1,4 +1,4 @@
-"""The cache of the watches of owned objects (controller/ownedwatch.py, docs/operator.md#watches-of-owned-objects):
+"""The cache of the watches of owned objects (controller/service/ownedwatch.py, docs/operator.md#watches-of-owned-objects):
 the baseline from the operator's writes, drift from events and relists, what it forgets. The
 threads and the API server's side run in the e2e tests (tests/e2e/test_drift_e2e.py)."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from oam_operator.controller.ownedwatch import Drift, OwnedObjects, WatchedKind
+from oam_operator.controller.service.ownedwatch import Drift, OwnedObjects, WatchedKind
 from oam_operator.reconciler.objects import ObjectRef
 
 DOMAIN = "oam-operator.dev"

@@ -1,11 +1,11 @@
-"""The compression of the watch cache's copies and field sets (controller/packing.py)."""
+"""The compression of the watch cache's copies and field sets (controller/service/packing.py)."""
 
 from __future__ import annotations
 
 import json
 import zlib
 
-from oam_operator.controller.packing import pack, unpack
+from oam_operator.controller.service.packing import pack, unpack
 
 
 def test_a_packed_object_unpacks_to_the_same_bytes_and_is_no_larger_than_zlibs() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from oam_operator.controller.runtime import pass_failure
-from oam_operator.controller.seams import PassResult
+from oam_operator.controller.reconcile.seams import PassResult
+from oam_operator.controller.service.runtime import pass_failure
 
 
 def status(reason: str, message: str) -> dict[str, Any]:

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from oam_operator.api.summary import summary_of
-from oam_operator.controller.digest import component_digest
-from oam_operator.controller.inventorycodec import read_inventory
-from oam_operator.controller.passes import apply_pass, delete_pass
-from oam_operator.controller.seams import Memory, StatusNotWritten
+from oam_operator.controller.reconcile.digest import component_digest
+from oam_operator.controller.reconcile.inventorycodec import read_inventory
+from oam_operator.controller.reconcile.passes import apply_pass, delete_pass
+from oam_operator.controller.reconcile.seams import Memory, StatusNotWritten
 from oam_operator.reconciler.errors import OwnershipConflictError, TransientApiError
 from oam_operator.reconciler.inventory import Phase
 from oam_operator.reconciler.report import CallReport

@@ -1,4 +1,4 @@
-"""The asyncio bound on passes (controller/passlimiter.py): at most ``limit`` holders, in arrival
+"""The asyncio bound on passes (controller/service/passlimiter.py): at most ``limit`` holders, in arrival
 order, waiters released when the limit grows, a shrink honoured as holders leave (never by
 cancelling one), observations from worker threads, the fixed mode, the gauge, the Scheduler's wiring."""
 
@@ -12,12 +12,12 @@ from typing import cast
 
 import pytest
 
-from oam_operator.controller.adaptive import WARMUP_SAMPLES
-from oam_operator.controller.handlers import Scheduler
-from oam_operator.controller.metrics import OperatorMetrics
-from oam_operator.controller.passlimiter import Admission, PassLimiter
-from oam_operator.controller.runtime import Runtime
-from oam_operator.controller.settings import Settings
+from oam_operator.controller.reconcile.settings import Settings
+from oam_operator.controller.service.adaptive import WARMUP_SAMPLES
+from oam_operator.controller.service.handlers import Scheduler
+from oam_operator.controller.service.metrics import OperatorMetrics
+from oam_operator.controller.service.passlimiter import Admission, PassLimiter
+from oam_operator.controller.service.runtime import Runtime
 from oam_operator.reconciler.accounting import RequestAccounting, RequestTiming
 
 

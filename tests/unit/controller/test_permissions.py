@@ -1,9 +1,9 @@
-"""What an Application's identity needs (controller/permissions.py): the permissions derived
+"""What an Application's identity needs (controller/reconcile/permissions.py): the permissions derived
 from objects, the NotPermitted message word for word, the Role and RoleBinding."""
 
 from __future__ import annotations
 
-from oam_operator.controller.permissions import (
+from oam_operator.controller.reconcile.permissions import (
     DELETE_VERBS,
     VERBS,
     Permission,

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from oam_operator.controller.profilesecrets import SecretWatches
+from oam_operator.controller.service.profilesecrets import SecretWatches
 from oam_operator.reconciler.errors import PermanentApiError
 
 PATH = "/api/v1/namespaces/oam-system/secrets"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from oam_operator.controller.profilestatus import ProfileStatus, ready_condition
+from oam_operator.controller.service.profilestatus import ProfileStatus, ready_condition
 from oam_operator.reconciler.errors import PermanentApiError
 
 PATH = "/apis/oam-operator.dev/v1alpha1/clusterprofiles/eu/status"

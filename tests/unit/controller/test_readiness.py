@@ -8,10 +8,16 @@ from typing import Any
 
 import pytest
 
-from oam_operator.controller.ownedwatch import OwnedObjects
-from oam_operator.controller.passes import apply_pass
-from oam_operator.controller.readiness import INSTANT, WATCHED, WATCHED_WAIT, no_longer_progressing, waits_for_wake_up
-from oam_operator.controller.seams import Memory
+from oam_operator.controller.reconcile.passes import apply_pass
+from oam_operator.controller.reconcile.readiness import (
+    INSTANT,
+    WATCHED,
+    WATCHED_WAIT,
+    no_longer_progressing,
+    waits_for_wake_up,
+)
+from oam_operator.controller.reconcile.seams import Memory
+from oam_operator.controller.service.ownedwatch import OwnedObjects
 from oam_operator.reconciler.inventory import Phase
 from oam_operator.reconciler.report import CallReport
 from oam_operator.reconciler.status import DefaultStatusAnalyzer

@@ -1,10 +1,10 @@
-"""Since when an Application is not Ready (controller/readysince.py, docs/operator.md#metrics)."""
+"""Since when an Application is not Ready (controller/service/readysince.py, docs/operator.md#metrics)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from oam_operator.controller.readysince import not_ready_since
+from oam_operator.controller.service.readysince import not_ready_since
 
 AT = "2026-12-02T18:00:00Z"
 

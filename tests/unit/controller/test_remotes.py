@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from oam_operator.controller.delivery import DeliveryRefused, Kubeconfig, NamespaceNotAllowed
-from oam_operator.controller.remotes import RemoteClusters
-from oam_operator.controller.settings import Settings
+from oam_operator.controller.reconcile.delivery import DeliveryRefused, Kubeconfig, NamespaceNotAllowed
+from oam_operator.controller.reconcile.settings import Settings
+from oam_operator.controller.service.remotes import RemoteClusters
 from oam_operator.reconciler.errors import PermanentApiError, TransientApiError
 
 KUBECONFIG = {
@@ -159,7 +159,7 @@ def test_a_kubeconfig_the_client_library_cannot_load_is_refused() -> None:
 def test_the_real_client_factory_shares_the_accounting_pool_and_leader_fence() -> None:
     from concurrent.futures import ThreadPoolExecutor
 
-    from oam_operator.controller.fence import FencedRateLimiter
+    from oam_operator.controller.service.fence import FencedRateLimiter
     from oam_operator.reconciler.accounting import RequestAccounting
     from oam_operator.reconciler.ratelimit import RateLimiter
 

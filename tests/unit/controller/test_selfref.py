@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from oam_operator.controller.selfref import self_reference
+from oam_operator.controller.reconcile.selfref import self_reference
 
 LABEL = "oam-operator.dev/component"
 

@@ -1,4 +1,4 @@
-"""Shard assignment (controller/sharding.py): the label filter of an instance's handlers, and the
+"""Shard assignment (controller/reconcile/sharding.py): the label filter of an instance's handlers, and the
 shard label on the objects it writes, which its watches of owned objects select on."""
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ import kopf
 import pytest
 from kubernetes.client import ApiClient, Configuration
 
-from oam_operator.controller.ownedwatch import OwnedObjects, WatchedKind
-from oam_operator.controller.settings import Settings
-from oam_operator.controller.sharding import object_labels, owned_selector, shard_filter, shard_selector
+from oam_operator.controller.reconcile.settings import Settings
+from oam_operator.controller.reconcile.sharding import object_labels, owned_selector, shard_selector
+from oam_operator.controller.service.handlers import shard_filter
+from oam_operator.controller.service.ownedwatch import OwnedObjects, WatchedKind
 from oam_operator.reconciler.client import ClusterClient
 
 
@@ -38,7 +39,7 @@ def _handlers(settings: Settings) -> list[tuple[str, object]]:
     """(resource plural, labels filter) of every resource handler ``register`` installs."""
     from typing import cast
 
-    from oam_operator.controller.handlers import register
+    from oam_operator.controller.service.handlers import register
 
     registry = kopf.OperatorRegistry()
     register(registry, cast(Any, object()), settings)
@@ -106,7 +107,7 @@ def test_the_list_and_the_watch_of_owned_objects_carry_the_selector() -> None:
 
 
 def test_the_runtime_watches_with_its_shards_selector(monkeypatch: pytest.MonkeyPatch) -> None:
-    from oam_operator.controller import runtime
+    from oam_operator.controller.service import runtime
 
     monkeypatch.setattr(runtime.OwnedObjects, "start", lambda self, kinds: None)  # no threads
     for settings in (Settings(cluster_id="c"), Settings(cluster_id="c", shard="s1")):
@@ -118,8 +119,8 @@ def test_the_runtime_watches_with_its_shards_selector(monkeypatch: pytest.Monkey
 
 
 def test_a_pass_stamps_its_shard_on_the_objects(monkeypatch: pytest.MonkeyPatch) -> None:
-    from oam_operator.controller import passes
-    from oam_operator.controller.seams import Memory
+    from oam_operator.controller.reconcile import passes
+    from oam_operator.controller.reconcile.seams import Memory
     from tests.unit import unitkit
     from tests.unit.unitkit import FakeReconciler, application, pass_environment
 

@@ -8,9 +8,9 @@ import threading
 import time
 from typing import Any
 
-from oam_operator.controller.runtime import Runtime
-from oam_operator.controller.seams import Memory
-from oam_operator.controller.settings import Settings
+from oam_operator.controller.reconcile.seams import Memory
+from oam_operator.controller.reconcile.settings import Settings
+from oam_operator.controller.service.runtime import Runtime
 from oam_operator.reconciler.errors import TransientApiError
 
 

@@ -1,4 +1,4 @@
-"""The write path of a pass (controller/statuswriter.py, docs/operator.md#the-status-writer), table-driven.
+"""The write path of a pass (controller/reconcile/statuswriter.py, docs/operator.md#the-status-writer), table-driven.
 
 The writer's transport is a recording ``send`` that answers as the API server does (or raises
 the error the cluster client raises for an HTTP status), its clock is fixed: each case is what
@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from oam_operator.controller.seams import ApplicationGone, Event, Memory, PassResult, StatusNotWritten
-from oam_operator.controller.statuswriter import PROGRESS_WRITE_INTERVAL, StatusWriter, ready_event
+from oam_operator.controller.reconcile.seams import ApplicationGone, Event, Memory, PassResult, StatusNotWritten
+from oam_operator.controller.reconcile.statuswriter import PROGRESS_WRITE_INTERVAL, StatusWriter, ready_event
 from oam_operator.reconciler.client import classify_api_error
 from oam_operator.reconciler.errors import ApiError
 

@@ -1,4 +1,4 @@
-"""Which status changes are written at once and which may wait (controller/statuswriter.py)."""
+"""Which status changes are written at once and which may wait (controller/reconcile/statuswriter.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from oam_operator.api.compact_inventory import encode
-from oam_operator.controller.statuswriter import PROGRESS_WRITE_INTERVAL, may_wait
+from oam_operator.controller.reconcile.statuswriter import PROGRESS_WRITE_INTERVAL, may_wait
 from oam_operator.reconciler.inventory import InventoryItem, dump_inventory
 
 

@@ -1,11 +1,11 @@
-"""``unowned_paths`` (controller/unowned.py): the fields a desired object sets that the operator's
+"""``unowned_paths`` (controller/service/unowned.py): the fields a desired object sets that the operator's
 manager does not own, read from real ``fieldsV1`` shapes."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from oam_operator.controller.unowned import unowned_paths
+from oam_operator.controller.service.unowned import unowned_paths
 
 DEPLOYMENT: dict[str, Any] = {
     "apiVersion": "apps/v1", "kind": "Deployment",

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from oam_operator.cli import main
-from oam_operator.controller.settings import Settings
+from oam_operator.controller.reconcile.settings import Settings
 from tests.unit.unitkit import args, container, of_kind, one
 
 Render = Callable[..., list[dict[str, Any]]]

@@ -20,7 +20,7 @@ LEAST = {
     ("", "serviceaccounts", "", "impersonate"),
 } | {("apps", "controllerrevisions", "", verb) for verb in ("get", "list", "create", "patch", "delete")
 } | {(group, "events", "", verb) for group in ("", "events.k8s.io") for verb in ("create", "patch")} | {
-    # the watch of grants (controller/grantwatch.py): a granted Role wakes the namespace's Applications
+    # the watch of grants (controller/service/grantwatch.py): a granted Role wakes the namespace's Applications
     ("rbac.authorization.k8s.io", resource, "", verb) for resource in ("rolebindings", "roles")
     for verb in ("list", "watch")}
 CLUSTER_WIDE = {("oam-operator.dev", "clusterprofiles", "", verb) for verb in ("get", "list", "watch")} | {

@@ -18,8 +18,8 @@ from typing import Any
 
 import yaml
 
-from oam_operator.controller.ownedwatch import EXCLUDED
-from oam_operator.controller.readiness import WATCHED
+from oam_operator.controller.reconcile.readiness import WATCHED
+from oam_operator.controller.service.ownedwatch import EXCLUDED
 from oam_operator.oam import (
     CapabilityBinding,
     ClusterProfile,

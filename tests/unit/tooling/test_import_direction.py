@@ -25,11 +25,15 @@ def test_a_clean_package_has_no_violation(tmp_path: Path) -> None:
         "oam/b.py": "from ..neutral import x\n",
         "neutral.py": "x = 1\n",
         "reconciler/r.py": "import kubernetes\nfrom pkg.neutral import x\n",
-        "controller/c.py": "import kopf\nfrom ..oam import a\nfrom ..reconciler import r\n",
+        "controller/service/c.py": "import kopf\nfrom ...oam import a\nfrom ...reconciler import r\nfrom ..reconcile import p\n",
+        "controller/service/__init__.py": "",
+        "controller/reconcile/__init__.py": "",
+        "controller/reconcile/p.py": "from . import seams\nfrom pkg.oam import a\n",
+        "controller/reconcile/seams.py": "from pkg.reconciler import r\n",
         "common/text.py": "import re\nfrom dataclasses import dataclass\nfrom . import more\n",
         "common/more.py": "from __future__ import annotations\nimport enum\n",
         "persisted/model.py": "import pydantic\nfrom pydantic.alias_generators import to_camel\nfrom ..common import text\n",
-        "cli/main.py": "import click\nfrom . import body\nfrom pkg.controller import c\nfrom pkg.persisted import model\n",
+        "cli/main.py": "import click\nfrom . import body\nfrom pkg.controller.service import c\nfrom pkg.persisted import model\n",
         "cli/body.py": "from ..oam import a\n",
     })
     assert violations(Package.read(root)) == []
@@ -60,12 +64,13 @@ def test_reconciler_importing_oam_and_kopf_outside_controller_are_refused(tmp_pa
 def test_importing_a_submodule_runs_its_package_init(tmp_path: Path) -> None:
     root = _package(tmp_path, {
         "oam/t.py": "from pkg.neutral.deep import d\n",
-        "neutral/__init__.py": "from pkg.controller import c\n",
+        "neutral/__init__.py": "from pkg.controller.service import c\n",
         "neutral/deep.py": "d = 1\n",
-        "controller/c.py": "",
+        "controller/service/__init__.py": "",
+        "controller/service/c.py": "",
     })
     assert violations(Package.read(root)) == [
-        "pkg.oam.t: oam must not reach controller (pkg.oam.t -> pkg.neutral -> pkg.controller)",
+        "pkg.oam.t: oam must not reach controller (pkg.oam.t -> pkg.neutral -> pkg.controller.service)",
     ]
 
 
@@ -103,12 +108,13 @@ def test_persisted_reaches_only_pydantic_and_common(tmp_path: Path) -> None:
 def test_nothing_outside_cli_imports_cli(tmp_path: Path) -> None:
     root = _package(tmp_path, {
         "cli/status.py": "from . import view\n",
-        "cli/view.py": "from pkg.controller import c\n",
-        "controller/c.py": "def f():\n    from ..cli.view import show\n",
+        "cli/view.py": "from pkg.controller.service import c\n",
+        "controller/service/__init__.py": "",
+        "controller/service/c.py": "def f():\n    from ...cli.view import show\n",
         "settings.py": "from pkg import cli\n",
     })
     assert violations(Package.read(root)) == [
-        "pkg.controller.c: only cli and ui import cli (pkg.controller.c imports pkg.cli.view)",
+        "pkg.controller.service.c: only cli and ui import cli (pkg.controller.service.c imports pkg.cli.view)",
         "pkg.settings: only cli and ui import cli (pkg.settings imports pkg.cli)",
     ]
 
@@ -118,10 +124,48 @@ def test_only_cli_imports_ui_and_ui_may_import_cli(tmp_path: Path) -> None:
         "cli/ui.py": "from pkg.ui import server\n",
         "ui/server.py": "from pkg.cli.view import show\n",
         "cli/view.py": "import re\n",
-        "controller/c.py": "def f():\n    from ..ui.server import app\n",
+        "controller/service/__init__.py": "",
+        "controller/service/c.py": "def f():\n    from ...ui.server import app\n",
     })
     assert violations(Package.read(root)) == [
-        "pkg.controller.c: only ui and cli import ui (pkg.controller.c imports pkg.ui.server)",
+        "pkg.controller.service.c: only ui and cli import ui (pkg.controller.service.c imports pkg.ui.server)",
+    ]
+
+
+def test_the_pass_layer_reaches_neither_the_machinery_nor_kopf(tmp_path: Path) -> None:
+    root = _package(tmp_path, {
+        "controller/reconcile/__init__.py": "",
+        "controller/reconcile/passes.py": "from . import rules\n",
+        "controller/reconcile/rules.py": "def f():\n    from ..service.watches import w\n",
+        "controller/reconcile/hooks.py": "import kopf\n",
+        "controller/service/__init__.py": "",
+        "controller/service/watches.py": "from ..reconcile import passes\nw = 1\n",
+    })
+    assert violations(Package.read(root)) == [
+        "pkg.controller.reconcile.hooks: controller.reconcile must not reach kopf "
+        "(pkg.controller.reconcile.hooks imports kopf)",
+        "pkg.controller.reconcile.passes: controller.reconcile must not reach controller.service "
+        "(pkg.controller.reconcile.passes -> pkg.controller.reconcile.rules -> pkg.controller.service.watches)",
+        "pkg.controller.reconcile.rules: controller.reconcile must not reach controller.service "
+        "(pkg.controller.reconcile.rules -> pkg.controller.service.watches)",
+    ]
+
+
+def test_every_controller_module_is_in_a_layer_and_the_seams_are_at_the_bottom(tmp_path: Path) -> None:
+    root = _package(tmp_path, {
+        "controller/loose.py": "",
+        "controller/reconcile/__init__.py": "",
+        "controller/reconcile/seams.py": "from . import memory\n",
+        "controller/reconcile/memory.py": "from .passes import run\n",
+        "controller/reconcile/passes.py": "from .seams import Memory\nrun = 1\n",
+    })
+    assert violations(Package.read(root)) == [
+        "pkg.controller.loose: every module of controller is in controller.reconcile or controller.service",
+        "pkg.controller.reconcile.seams: the bottom of its layer reaches pkg.controller.reconcile.memory, which "
+        "reaches it back (pkg.controller.reconcile.seams -> pkg.controller.reconcile.memory)",
+        "pkg.controller.reconcile.seams: the bottom of its layer reaches pkg.controller.reconcile.passes, which "
+        "reaches it back (pkg.controller.reconcile.seams -> pkg.controller.reconcile.memory -> "
+        "pkg.controller.reconcile.passes)",
     ]
 
 

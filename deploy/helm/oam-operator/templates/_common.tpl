@@ -251,8 +251,8 @@ two kopf retries each listing 9 times (about a minute, logged as errors) before 
 {{- end }}
 
 {{/* The kinds the built-in catalog writes (operator/oam_operator/oam/catalog), as resources by API
-group and scope, plus Jobs (watched from the start, controller/readiness.py WATCHED). Never
-Secrets (controller/ownedwatch.py EXCLUDED). docs/chart.md#watches-of-owned-objects. */}}
+group and scope, plus Jobs (watched from the start, controller/reconcile/readiness.py WATCHED). Never
+Secrets (controller/service/ownedwatch.py EXCLUDED). docs/chart.md#watches-of-owned-objects. */}}
 {{- define "oam-operator.ownedKinds" -}}
 namespaced:
   "": [configmaps, persistentvolumeclaims, serviceaccounts, services]

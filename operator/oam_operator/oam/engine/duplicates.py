@@ -8,7 +8,7 @@ refuses the set as a whole (``duplicate object HorizontalPodAutoscaler shop/web-
 saying which part of the document did it. So once the objects are generated, the first object
 whose identity (group, kind, namespace, name) was generated before, where either of the two
 producers is a trait, is named here. The operator's transform refuses it as a ``TransformError``
-(``controller/composition.py``); ``oam-operator build`` prints what kurel prints, both copies,
+(``controller/reconcile/composition.py``); ``oam-operator build`` prints what kurel prints, both copies,
 with a warning. Objects duplicated by components alone are left to the reconciler's check.
 """
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from oam_operator.controller.composition import OperatorTransform
-from oam_operator.controller.settings import Settings
+from oam_operator.controller.reconcile.composition import OperatorTransform
+from oam_operator.controller.reconcile.settings import Settings
 from oam_operator.oam.errors import OamError
 from oam_operator.oam.remote.fetch import HttpUrlReader
 from oam_operator.oam.remote.sourcecache import CachingUrlReader, SourceCache

@@ -29,12 +29,12 @@ from typing import Any, Protocol
 
 from kubernetes.config import ConfigException
 
-from oam_operator.controller.settings import Settings
+from oam_operator.controller.reconcile.settings import Settings
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError, TransientApiError
 from oam_operator.reconciler.ratelimit import RateLimiter
 
-from .delivery import (
+from ..reconcile.delivery import (
     DeliveryRefused,
     Kubeconfig,
     NamespaceNotAllowed,
@@ -45,12 +45,12 @@ from .delivery import (
     parse_kubeconfig,
     secret_key_of,
 )
-from .delivery import secret_value as read_secret_value
+from ..reconcile.delivery import secret_value as read_secret_value
+from ..reconcile.tenancy import TenantClients
 from .fence import FencedRateLimiter
 from .ownedwatch import OwnedObjects
 from .profilesecrets import SecretWatches
 from .profilestatus import CONNECTED, UNREACHABLE, UNUSABLE, ProfileStatus
-from .tenancy import TenantClients
 
 __all__ = ["RemoteClusters", "Target"]
 

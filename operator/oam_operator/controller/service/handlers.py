@@ -36,8 +36,9 @@ import kopf
 
 from oam_operator.api.conditions import ready_condition
 from oam_operator.api.meta import GROUP, VERSION
-from oam_operator.controller.settings import Settings
+from oam_operator.controller.reconcile.settings import Settings
 
+from ..reconcile.sharding import shard_selector
 from .bodies import snapshot
 from .deletionwaits import DeletionWaits, KopfRetryFilter
 from .diffbase import StatelessDiffBaseStorage
@@ -47,7 +48,6 @@ from .leaderelection import LeaseTimings
 from .leadership import Leadership
 from .passlimiter import PassLimiter
 from .runtime import Runtime
-from .sharding import shard_filter, shard_selector
 
 log = logging.getLogger("oam_operator.controller")
 
@@ -115,6 +115,11 @@ async def _until_leading(leadership: Leadership | None, led: asyncio.Event, stop
         else:
             await _sleep(stopped if stopped is not None else never, led, left)
     return True
+
+
+def shard_filter(settings: Settings) -> dict[str, Any]:
+    """kopf's ``labels=`` filter of the instance's Application handlers (reconcile/sharding.py)."""
+    return {settings.shard_label: settings.shard or kopf.ABSENT}
 
 
 def wanted(leadership: Leadership | None, finalizer: str, meta: Mapping[str, Any]) -> bool:

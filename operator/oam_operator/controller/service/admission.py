@@ -45,15 +45,15 @@ import kopf
 
 from oam_operator.api.compact_inventory import CompactInventoryError
 from oam_operator.common.apisize import application_bytes, too_large
-from oam_operator.controller.settings import Settings
+from oam_operator.controller.reconcile.settings import Settings
 from oam_operator.reconciler.inventory import InventoryItem
 
+from ..reconcile.checks import Subject, Tenancy, first_refusal
+from ..reconcile.composition import OperatorTransform
+from ..reconcile.history import limit_refusal
+from ..reconcile.inventorycodec import read_inventory
+from ..reconcile.passes import MAX_MESSAGE
 from .bodies import plain
-from .checks import Subject, Tenancy, first_refusal
-from .composition import OperatorTransform
-from .history import limit_refusal
-from .inventorycodec import read_inventory
-from .passes import MAX_MESSAGE
 
 log = logging.getLogger("oam_operator.controller")
 

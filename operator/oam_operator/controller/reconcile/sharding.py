@@ -13,7 +13,7 @@ never even sees another shard's Applications. That matters beyond traffic: kopf 
 finalizer from an object no handler of the instance matches, so client-side filters alone
 would let every other instance strip a shard's finalizer. A relabelled Application leaves
 the old shard's watch (the server sends it as deleted: its loop stops and its memory goes)
-and enters the new one's. The handlers carry the same filter (``shard_filter``) as well.
+and enters the new one's. The handlers carry the same filter (``service/handlers.shard_filter``) as well.
 
 The objects an instance writes carry its shard too (``object_labels``, the reconciler's
 ``extra_labels``): ``<domain>/shard=NAME`` on a shard's objects, none on the unsharded
@@ -31,18 +31,9 @@ pass.
 
 from __future__ import annotations
 
-from typing import Any
+from oam_operator.controller.reconcile.settings import Settings
 
-import kopf
-
-from oam_operator.controller.settings import Settings
-
-__all__ = ["object_labels", "owned_selector", "shard_filter", "shard_selector"]
-
-
-def shard_filter(settings: Settings) -> dict[str, Any]:
-    """kopf's ``labels=`` filter of the instance's Application handlers."""
-    return {settings.shard_label: settings.shard or kopf.ABSENT}
+__all__ = ["object_labels", "owned_selector", "shard_selector"]
 
 
 def shard_selector(settings: Settings) -> str:

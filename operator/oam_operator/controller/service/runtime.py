@@ -23,8 +23,8 @@ from oam_operator import __version__
 from oam_operator.api.conditions import ready_condition
 from oam_operator.api.meta import application_path
 from oam_operator.common.durations import parse_go_duration
-from oam_operator.controller.metrics import OperatorMetrics
-from oam_operator.controller.settings import Settings
+from oam_operator.controller.reconcile.settings import Settings
+from oam_operator.controller.service.metrics import OperatorMetrics
 from oam_operator.reconciler.accounting import RequestAccounting
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError
@@ -34,23 +34,23 @@ from oam_operator.reconciler.metrics import prometheus_metrics
 from oam_operator.reconciler.ratelimit import RateLimiter
 from oam_operator.reconciler.status import DefaultStatusAnalyzer
 
-from .appindex import AppIndex
-from .composition import OperatorTransform
+from ..reconcile.appindex import AppIndex
+from ..reconcile.composition import OperatorTransform
+from ..reconcile.history import RevisionRecorder
+from ..reconcile.passes import apply_pass, delete_pass
+from ..reconcile.readiness import WATCHED, no_longer_progressing
+from ..reconcile.seams import ApplicationGone, Environment, Event, Memory, PassResult
+from ..reconcile.sharding import owned_selector, shard_selector
+from ..reconcile.statuswriter import Aftermath, StatusWriter, ready_event
+from ..reconcile.tenancy import TenantClients
 from .fence import FencedRateLimiter
 from .freshview import FreshView, still_there
 from .grantwatch import GrantWatch
-from .history import RevisionRecorder
 from .incluster import in_cluster
 from .ownedwatch import ObjectKey, OwnedObjects, WatchedKind
-from .passes import apply_pass, delete_pass
 from .profilestatus import ProfileStatus
-from .readiness import WATCHED, no_longer_progressing
 from .readysince import not_ready_since
 from .remotes import RemoteClusters
-from .seams import ApplicationGone, Environment, Event, Memory, PassResult
-from .sharding import owned_selector, shard_selector
-from .statuswriter import Aftermath, StatusWriter, ready_event
-from .tenancy import TenantClients
 
 log = logging.getLogger("oam_operator.controller")
 

@@ -28,7 +28,7 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from oam_operator.api.conditions import Reason, State
-from oam_operator.controller.settings import Settings
+from oam_operator.controller.reconcile.settings import Settings
 from oam_operator.oam.engine.transformer import TransformResult
 from oam_operator.oam.errors import OamError
 from oam_operator.operatorpolicies import OperatorPolicies, read_operator_policies

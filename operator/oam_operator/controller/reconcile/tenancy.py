@@ -33,7 +33,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from oam_operator.controller.settings import Settings
+from oam_operator.controller.reconcile.settings import Settings
 from oam_operator.reconciler.client import ClusterClient
 
 NOT_PERMITTED_MESSAGE = "spec.serviceAccountName is required (the operator runs with --require-service-account)"
@@ -49,7 +49,7 @@ class NotPermitted(Exception):
 @dataclass(frozen=True)
 class IdentityRule:
     """Rules 1-4 above: which user an Application's pass impersonates. Pure, so admission and
-    ``oam-operator diff`` apply it without a client (controller/checks.py)."""
+    ``oam-operator diff`` apply it without a client (controller/reconcile/checks.py)."""
 
     default_service_account: str = "default"
     require_service_account: bool = False

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from oam_operator.controller.settings import Settings
+from oam_operator.controller.reconcile.settings import Settings
 from oam_operator.oam.pipeline import Pipeline
 from oam_operator.operatorpolicies.missing import MissingDependencies
 from oam_operator.reconciler.cachedreads import CachedReads

@@ -42,7 +42,7 @@ Decisions where the spec is silent:
   ServiceAccount every namespace has, with no rights until someone grants them) of its
   namespace; acting with the operator's own identity needs ``--use-operator-identity``;
   ``--default-service-account ""`` without it makes such Applications fail with
-  ``NotPermitted`` (see ``controller/tenancy.py``).
+  ``NotPermitted`` (see ``controller/reconcile/tenancy.py``).
 - the admission webhook (``--admission``, off by default; docs/admission.md) serves the pair in
   ``--admission-cert-dir`` (cert-manager's Secret, mounted) or, without it, issues its own
   certificate for ``--admission-hosts`` into the Secret ``--admission-secret`` (``NAMESPACE/NAME``)
@@ -314,7 +314,7 @@ class Settings(BaseModel):
     domain: Annotated[str, BeforeValidator(_name("subdomain", empty=False))] = "oam-operator.dev"
     namespaces: Annotated[tuple[str, ...], BeforeValidator(_namespaces)] = ()
     max_concurrent_reconciles: Annotated[int, BeforeValidator(_integer(1))] = 10
-    #: the limit of passes in flight adapts below the cap (controller/adaptive.py); off: it is the cap
+    #: the limit of passes in flight adapts below the cap (controller/service/adaptive.py); off: it is the cap
     adaptive_concurrency: Annotated[bool, BeforeValidator(_boolean)] = True
     apply_concurrency: Annotated[int, BeforeValidator(_integer(1))] = 8
     kube_api_qps: Annotated[float, BeforeValidator(_number)] = DEFAULT_QPS

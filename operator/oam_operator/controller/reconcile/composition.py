@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from contextlib import nullcontext
 from typing import Any
 
-from oam_operator.controller.settings import Settings
+from oam_operator.controller.reconcile.settings import Settings
 from oam_operator.oam.document.document import application_from_object, cluster_profile_from_object
 from oam_operator.oam.engine.duplicates import check_duplicate_trait_objects
 from oam_operator.oam.engine.transformer import TransformResult

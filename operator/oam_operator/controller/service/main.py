@@ -7,10 +7,10 @@ import logging
 
 import kopf
 
-from oam_operator.controller.logs import configure
-from oam_operator.controller.settings import Settings
+from oam_operator.controller.reconcile.settings import Settings
+from oam_operator.controller.service.logs import configure
 
-from .depth import prepare_process
+from ..reconcile.depth import prepare_process
 from .handlers import register
 from .runtime import Runtime
 

@@ -29,7 +29,7 @@ import aiohttp.web
 import kopf
 
 from oam_operator.common.apisize import API_BODY_LIMIT
-from oam_operator.controller.settings import Settings
+from oam_operator.controller.reconcile.settings import Settings
 
 from .admission import Validator
 from .runtime import Runtime

@@ -2,7 +2,7 @@
 
 One watch per kind in use and namespace scope, shared by every Application of the instance,
 with the operator's own identity and the selector "has our owner label and this instance's shard
-label" (``selector``, controller/sharding.py). It serves three uses:
+label" (``selector``, controller/reconcile/sharding.py). It serves three uses:
 
 - readiness wake-ups (``readiness.py``): an event whose object is no longer progressing wakes
   the Application that owns it;
@@ -46,10 +46,10 @@ from oam_operator.reconciler.identity import split_api_version
 from oam_operator.reconciler.inventory import InventoryItem
 from oam_operator.reconciler.objects import ObjectRef
 
+from ..reconcile.watched import Drift, ObjectKey, WatchedKind
 from .fieldsets import FieldSet, manager_fields, removed
 from .objectcopies import compact_copy, expand, is_older, resource_version
 from .unowned import unowned_paths
-from .watched import Drift, ObjectKey, WatchedKind
 
 __all__ = ["EXCLUDED", "Drift", "ObjectKey", "OwnedObjects", "WatchedKind"]  # the first three from watched.py
 
