@@ -4,9 +4,9 @@ A pass (``passes.py``) is a plain function of the Application's body, the operat
 of it and the environment; it returns a ``PassResult`` — data — and writes nothing itself but
 the in-call checkpoint, through the ``StatusWriter`` it is handed. Everything the operator
 remembers between passes is in ``Memory``; its fields are assigned only by the status writer
-(``statuswriter.py``), from what a pass returned, but ``recorded``, the revision recorder's
-(``history.py``). The backoffs are state machines the pass
-advances.
+(``statuswriter.py``), from what a pass returned and, in its epilogue, from the revision
+history. The backoffs and the drift tracker are state machines the pass advances; no watch
+thread touches ``Memory``: a watch only wakes an Application.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class Memory:
     drift: DriftTracker = field(default_factory=DriftTracker)  # corrections per object (drift.py)
     forbidden: ForbiddenGrace = field(default_factory=ForbiddenGrace)  # 403s retried quietly (forbidden.py)
     status_forbidden: ForbiddenGrace = field(default_factory=ForbiddenGrace)  # the same, of status writes
-    recorded: Recorded | None = None  # the revision history as last written (history.py; set by runtime.py)
+    recorded: Recorded | None = None  # the revision history as last written (history.py; set by the epilogue)
     missing: MissingDependencies = field(default_factory=MissingDependencies)  # app-dependency targets missing
 
 
