@@ -132,11 +132,15 @@ class OperatorProcess:
     @classmethod
     def spawn(cls, args: Sequence[str], log_path: Path, metrics_port: int, health_port: int, *, name: str = "",
               env: Mapping[str, str] | None = None, cwd: Path = ROOT, append: bool = False,
-              detach: bool = False) -> Self:
+              detach: bool = False, keep_settings: bool = False) -> Self:
         """Spawn ``args`` (a ``run_command``) with stdout and stderr in ``log_path`` (appended to with
-        ``append``), no ``OAM_OPERATOR_*`` variable in its environment, in ``cwd``. ``detach``: stdin
-        from /dev/null and a session of its own, so it outlives the caller (the demo's operator)."""
-        variables = operator_environment(env)
+        ``append``), no ``OAM_OPERATOR_*`` variable in its environment, in ``cwd``.
+
+        ``detach``: stdin from /dev/null and a session of its own, so it outlives the caller;
+        ``keep_settings``: this process's ``OAM_OPERATOR_*`` variables are passed on after all. Both
+        for the demo's operator, which is the user's: their settings apply to it.
+        """
+        variables = {**os.environ, **(env or {})} if keep_settings else operator_environment(env)
         if name:
             variables["POD_NAME"] = name
         with log_path.open("ab" if append else "wb") as log:
