@@ -67,7 +67,7 @@ test-cluster: venv devcluster image browser
 lint: venv
 	$(VENV)/bin/ruff check operator tests tools bench
 	$(VENV)/bin/mypy
-	$(VENV)/bin/mypy --strict tools/devcluster tools/chaos tools/lint_imports.py
+	$(VENV)/bin/mypy --strict tools/devcluster tools/chaos tools/operatorprocess.py tools/lint_imports.py
 	$(PY) tools/lint_imports.py operator/oam_operator
 
 cluster-up: venv devcluster

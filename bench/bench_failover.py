@@ -24,16 +24,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -42,51 +37,24 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tools.devcluster import devcluster as dc  # noqa: E402
+from tools.operatorprocess import OperatorProcess  # noqa: E402
 
 NAMESPACE = "failover"
 DOMAIN = "oam-operator.dev"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+def became_leader(instance: OperatorProcess) -> float | None:
+    """When its log says it became the leader."""
+    for entry in instance.logs():
+        if entry.get("msg") == "became the leader":
+            return stamp(entry)
+    return None
 
 
-@dataclass
-class Instance:
-    name: str
-    process: subprocess.Popen[bytes]
-    log_path: Path
-    metrics_port: int
-    started: float = field(default_factory=time.time)
-
-    def serving(self) -> bool:
-        try:
-            with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(
-                    f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=2) as response:
-                return b"oam_operator_leader{" in response.read()
-        except OSError:
-            return False
-
-    def entries(self) -> list[dict[str, Any]]:
-        found = []
-        for line in self.log_path.read_text(errors="replace").splitlines():
-            try:
-                found.append(json.loads(line))
-            except ValueError:
-                continue
-        return found
-
-    def became_leader(self) -> float | None:
-        for entry in self.entries():
-            if entry.get("msg") == "became the leader":
-                return stamp(entry)
-        return None
-
-    def first_pass_start(self) -> float | None:
-        starts = [stamp(e) - float(e.get("seconds") or 0) for e in self.entries() if e.get("msg") == "pass finished"]
-        return min(starts) if starts else None
+def first_pass_start(instance: OperatorProcess) -> float | None:
+    """When its first finished pass began."""
+    starts = [stamp(e) - float(e.get("seconds") or 0) for e in instance.passes() if e.get("msg") == "pass finished"]
+    return min(starts) if starts else None
 
 
 def stamp(entry: dict[str, Any]) -> float:
@@ -110,31 +78,21 @@ class Bench:
         self.extra = extra
         self.count = 0
 
-    def start(self) -> Instance:
+    def start(self) -> OperatorProcess:
+        """A new instance, once its metrics carry the leader gauge (the Pod is Ready)."""
         self.count += 1
         name = f"inst-{self.count}"
-        log_path = self.work / f"{name}.log"
-        port = free_port()
-        env = {k: v for k, v in os.environ.items() if not k.startswith("OAM_OPERATOR_")}
-        env["POD_NAME"] = name
-        args = [str(Path(sys.executable).parent / "oam-operator"), "run", "--kubeconfig", self.plane.handle.kubeconfig,
-                "--namespace", NAMESPACE, "--operator-namespace", NAMESPACE, "--metrics-port", str(port),
-                "--health-port", str(free_port()), "--log-format", "json", "--use-operator-identity",
-                "--default-profile", "", *self.extra]
-        with log_path.open("wb") as log:
-            process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
-        instance = Instance(name, process, log_path, port)
-        wait(lambda: instance.serving() or process.poll() is not None, 60, f"{name} to serve")
-        if process.poll() is not None:
-            raise SystemExit(f"{name} exited {process.returncode}: {log_path.read_text()[-2000:]}")
-        return instance
+        instance = OperatorProcess.start(self.work / f"{name}.log", kubeconfig=self.plane.handle.kubeconfig,
+                                         namespaces=[NAMESPACE], operator_namespace=NAMESPACE, name=name,
+                                         extra=["--use-operator-identity", "--default-profile", "", *self.extra])
+        return instance.wait_serving(60, health=False)
 
     def holder(self) -> str:
         status, body = self.plane.api().request(
             f"/apis/coordination.k8s.io/v1/namespaces/{NAMESPACE}/leases/oam-operator")
         return str((body.get("spec") or {}).get("holderIdentity") or "") if status == 200 else ""
 
-    def leader(self, *instances: Instance) -> Instance:
+    def leader(self, *instances: OperatorProcess) -> OperatorProcess:
         current = wait(self.holder, 30, "a holder of the Lease")
         return next(i for i in instances if current.startswith(f"{i.name}_"))
 
@@ -175,10 +133,9 @@ def kill_runs(bench: Bench, runs: int) -> list[dict[str, float]]:
         standby = b if leader is a else a
         time.sleep(1 + (len(figures) % 4) * 0.5)  # spread the kill over the renew cycle
         killed = time.time()
-        leader.process.send_signal(signal.SIGKILL)
-        leader.process.wait()
-        wait(standby.first_pass_start, 60, f"{standby.name}'s first pass")
-        led, first = standby.became_leader(), standby.first_pass_start()
+        leader.kill()
+        wait(lambda standby=standby: first_pass_start(standby), 60, f"{standby.name}'s first pass")
+        led, first = became_leader(standby), first_pass_start(standby)
         assert led is not None and first is not None
         figures.append({"to_leader": round(led - killed, 2), "to_first_pass": round(first - killed, 2)})
         print(f"kill -9: {standby.name} leads after {led - killed:.2f} s, first pass after {first - killed:.2f} s",
@@ -186,8 +143,7 @@ def kill_runs(bench: Bench, runs: int) -> list[dict[str, float]]:
         replacement = bench.start()  # the killed Pod's container restarts: the new standby
         a, b = standby, replacement
     for instance in (a, b):
-        instance.process.send_signal(signal.SIGTERM)
-        instance.process.wait(timeout=60)
+        instance.stop(timeout=60)
     return figures
 
 
@@ -201,23 +157,20 @@ def rollout_runs(bench: Bench, runs: int) -> list[dict[str, float]]:
         standby = next(i for i in old if i is not leader)
         began = time.time()
         first_new = bench.start()  # surge: a new Pod, Ready once it serves
-        standby.process.send_signal(signal.SIGTERM)  # the old standby goes first (the worst case)
-        standby.process.wait(timeout=60)
+        standby.stop(timeout=60)  # the old standby goes first (the worst case)
         second_new = bench.start()
         stopping = time.time()
-        leader.process.send_signal(signal.SIGTERM)
-        leader.process.wait(timeout=90)
+        leader.stop(timeout=90)
         new = [first_new, second_new]
-        wait(lambda new=new: any(i.first_pass_start() for i in new), 60, "the new leader's first pass")
-        first = min(t for t in (i.first_pass_start() for i in new) if t is not None)
+        wait(lambda new=new: any(first_pass_start(i) for i in new), 60, "the new leader's first pass")
+        first = min(t for t in (first_pass_start(i) for i in new) if t is not None)
         figures.append({"rollout_to_first_pass": round(first - began, 2),
                         "sigterm_to_first_pass": round(first - stopping, 2)})
         print(f"rollout: new leader's first pass {first - began:.2f} s after the rollout began, "
               f"{first - stopping:.2f} s after the old leader's SIGTERM", flush=True)
         old = new
     for instance in old:
-        instance.process.send_signal(signal.SIGTERM)
-        instance.process.wait(timeout=60)
+        instance.stop(timeout=60)
     return figures
 
 

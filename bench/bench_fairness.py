@@ -30,15 +30,12 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -47,16 +44,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tools.devcluster import devcluster as dc  # noqa: E402
+from tools.operatorprocess import OperatorProcess  # noqa: E402
 
 DOMAIN = "oam-operator.dev"
 FLOOD, CALM = "flood", "calm"
 APPS = f"/apis/{DOMAIN}/v1alpha1/namespaces/{{namespace}}/applications"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def wait(predicate: Any, timeout: float, what: str, step: float = 0.05) -> Any:
@@ -96,57 +88,13 @@ def application(namespace: str, name: str, objects: int, *, value: str = "0",
             "metadata": {"name": name, "namespace": namespace}, "spec": {"components": components}}
 
 
-class Operator:
-    def __init__(self, plane: dc.ControlPlane, work: Path) -> None:
-        self.metrics_port = free_port()
-        self.log_path = work / "operator.log"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("OAM_OPERATOR_")}
-        env["POD_NAME"] = "bench-fairness"
-        args = [str(Path(sys.executable).parent / "oam-operator"), "run", "--kubeconfig", plane.handle.kubeconfig,
-                "--namespace", FLOOD, "--namespace", CALM, "--operator-namespace", CALM,
-                "--metrics-port", str(self.metrics_port), "--health-port", str(free_port()),
-                "--log-format", "json", "--use-operator-identity", "--default-profile", ""]
-        with self.log_path.open("wb") as log:
-            self.process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
-        wait(lambda: self.leads() or self.process.poll() is not None, 60, "the operator to lead")
-        if self.process.poll() is not None:
-            raise SystemExit(f"the operator exited {self.process.returncode}: {self.log_path.read_text()[-2000:]}")
-
-    def scrape(self) -> str:
-        with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(
-                f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=5) as response:
-            return str(response.read().decode())
-
-    def leads(self) -> bool:
-        try:
-            return any(line.startswith("oam_operator_leader{") and line.endswith(" 1.0")
-                       for line in self.scrape().splitlines())
-        except OSError:
-            return False
-
-    def requests(self) -> float:
-        return sum(float(line.rsplit(" ", 1)[1]) for line in self.scrape().splitlines()
-                   if line.startswith("oam_operator_api_requests_total{"))
-
-    def passes(self, namespace: str, name: str | None = None) -> list[dict[str, Any]]:
-        found = []
-        for line in self.log_path.read_text(errors="replace").splitlines():
-            try:
-                entry = json.loads(line)
-            except ValueError:
-                continue
-            if (entry.get("msg") in ("pass finished", "pass failed") and entry.get("namespace") == namespace
-                    and (name is None or entry.get("name") == name)):
-                found.append(entry)
-        return found
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+def start_operator(plane: dc.ControlPlane, work: Path) -> OperatorProcess:
+    """The operator of both namespaces (its Lease in ``calm``), once it leads."""
+    operator = OperatorProcess.start(work / "operator.log", kubeconfig=plane.handle.kubeconfig,
+                                     namespaces=[FLOOD, CALM], operator_namespace=CALM, name="bench-fairness",
+                                     extra=["--use-operator-identity", "--default-profile", ""])
+    operator.wait_for(operator.leads, 60, "the operator to lead")
+    return operator
 
 
 def state_of(plane: dc.ControlPlane, namespace: str, name: str) -> str:
@@ -154,7 +102,7 @@ def state_of(plane: dc.ControlPlane, namespace: str, name: str) -> str:
     return str(((body or {}).get("status") or {}).get("state") or "") if status == 200 else ""
 
 
-def time_to_ready(plane: dc.ControlPlane, operator: Operator, name: str, objects: int) -> dict[str, Any]:
+def time_to_ready(plane: dc.ControlPlane, operator: OperatorProcess, name: str, objects: int) -> dict[str, Any]:
     """Create the healthy Application ``name`` in ``calm``: seconds until Ready, its first pass's queue place."""
     started = time.monotonic()
     status, body = plane.api().request(APPS.format(namespace=CALM), "POST", application(CALM, name, objects))
@@ -193,18 +141,18 @@ def main() -> int:
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="oam-bench-fairness-"))
     plane = dc.start("minimal", run_dir=work / "plane")
-    operator: Operator | None = None
+    operator: OperatorProcess | None = None
     try:
         for path in sorted((ROOT / "crds").glob("*.yaml")):
             kubectl_apply(plane, path)
         for namespace in (FLOOD, CALM):
             kubectl_apply(plane, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
-        operator = Operator(plane, work)
+        operator = start_operator(plane, work)
         alone = [time_to_ready(plane, operator, f"alone-{i}", args.objects) for i in range(args.samples)]
         for sample in alone:
             print(f"alone: {sample['name']} Ready after {sample['seconds']:.2f} s", flush=True)
 
-        requests_before = operator.requests()
+        requests_before = operator.api_requests()
         began = time.monotonic()
         failing, flapping = "flood-failing", "flood-flapping"
         for index in range(args.flood):
@@ -234,7 +182,7 @@ def main() -> int:
 
         wait(flood_ready, 1800, "the flood's Applications Ready", step=0.5)
         flood_s = time.monotonic() - began
-        flood_requests = operator.requests() - requests_before
+        flood_requests = operator.api_requests() - requests_before
         time.sleep(10)  # the failing one backs off further; the flapping one keeps changing
         stop.set()
         flapper.join()
@@ -260,7 +208,7 @@ def main() -> int:
         }
     finally:
         if operator is not None:
-            operator.stop()
+            operator.stop(timeout=60)
         plane.stop()
     ratio = result["under_max_s"] / max(result["alone_median_s"], 1e-3)
     print()

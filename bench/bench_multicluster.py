@@ -29,10 +29,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench_operator import free_port, is_ready, peak_rss_mib, requests  # noqa: E402
+from bench_operator import is_ready, peak_rss_mib, requests  # noqa: E402
 from watch_until import watch_until  # noqa: E402
 
 from tools.devcluster import devcluster as dc  # noqa: E402
+from tools.operatorprocess import OperatorProcess  # noqa: E402
 
 OPERATOR_NAMESPACE = "oam-system"
 
@@ -64,7 +65,7 @@ def run(mode: str, args: argparse.Namespace, work: Path, kubectl: str) -> dict[s
     hub = dc.start("minimal", name=f"bench-hub-{mode}", run_dir=work / f"hub-{mode}")
     spokes = [dc.start("minimal", name=f"bench-spoke-{mode}-{k}", run_dir=work / f"spoke-{mode}-{k}")
               for k in range(args.spokes if mode == "remote" else 0)]
-    operator: subprocess.Popen[bytes] | None = None
+    operator: OperatorProcess | None = None
     try:
         kc = hub.handle.kubeconfig
         subprocess.run([kubectl, "--kubeconfig", kc, "apply", "--server-side", "-f", str(ROOT / "crds")], check=True,
@@ -88,24 +89,14 @@ def run(mode: str, args: argparse.Namespace, work: Path, kubectl: str) -> dict[s
                               "spec": {"kubeConfig": {"secretRef": {"name": f"spoke-{k}"}}}})
                 profiles.append(f"spoke-{k}")
             kubectl_apply(kubectl, kc, work / "profiles.json", setup)
-        metrics_port = free_port()
-        log = (work / f"operator-{mode}.log").open("wb")
-        operator = subprocess.Popen(
-            [str(Path(sys.executable).parent / "oam-operator"), "run", "--kubeconfig", kc,
-             "--metrics-port", str(metrics_port), "--health-port", str(free_port()), "--default-interval", "30s",
-             "--log-level", "warning", "--use-operator-identity", "--operator-namespace", OPERATOR_NAMESPACE,
-             "--no-leader-election"], stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                requests(metrics_port)
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.2)
+        operator = OperatorProcess.start(
+            work / f"operator-{mode}.log", kubeconfig=kc, operator_namespace=OPERATOR_NAMESPACE,
+            log_format=None,  # the operator's default; its log is kept, not read
+            extra=["--default-interval", "30s", "--log-level", "warning", "--use-operator-identity",
+                   "--no-leader-election"])
+        operator.wait_serving(60, health=False)
         time.sleep(2)
-        before = requests(metrics_port)
+        before = requests(operator)
         apps = [application(i, args.objects, profiles[i // args.apps] if spokes else None) for i in range(total)]
         started = time.monotonic()
         kubectl_apply(kubectl, kc, work / f"apps-{mode}.json", apps)
@@ -113,27 +104,22 @@ def run(mode: str, args: argparse.Namespace, work: Path, kubectl: str) -> dict[s
                             started + args.timeout)
         elapsed = time.monotonic() - started
         ready = sum(1 for app in items.values() if is_ready(app))
-        at_ready = requests(metrics_port)
+        at_ready = requests(operator)
         time.sleep(args.settle)
-        steady_start = requests(metrics_port)
+        steady_start = requests(operator)
         time.sleep(60)
-        steady_end = requests(metrics_port)
+        steady_end = requests(operator)
         return {
             "mode": mode, "clusters": max(len(spokes), 1), "apps": total, "objects": args.objects, "ready": ready,
             "ready_s": round(elapsed, 1),
             "requests_per_app": round((at_ready["all"] - before["all"]) / total, 1),
             "writes_per_app": round((at_ready["writes"] - before["writes"]) / total, 1),
             "steady_requests_per_app_minute": round((steady_end["all"] - steady_start["all"]) / total, 2),
-            "peak_rss_mib": round(peak_rss_mib(operator.pid)),
+            "peak_rss_mib": round(peak_rss_mib(operator)),
         }
     finally:
         if operator is not None:
-            operator.terminate()
-            try:
-                operator.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                operator.kill()
-                operator.wait()
+            operator.stop()
         for plane in (*spokes, hub):
             plane.stop()
 

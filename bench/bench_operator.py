@@ -30,12 +30,10 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -45,24 +43,17 @@ sys.path.insert(0, str(ROOT))
 from watch_until import watch_until  # noqa: E402
 
 from tools.devcluster import devcluster as dc  # noqa: E402
+from tools.operatorprocess import OperatorProcess  # noqa: E402
 
 PODS_PER_NODE = int(dc.fake_node_manifest("n", 0)["status"]["capacity"]["pods"])
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def requests(metrics_port: int | list[int]) -> dict[str, float]:
+def requests(operator: OperatorProcess | list[OperatorProcess]) -> dict[str, float]:
     """The operator's own request counters (summed over several processes)."""
-    if isinstance(metrics_port, list):
-        parts = [requests(port) for port in metrics_port]
+    if isinstance(operator, list):
+        parts = [requests(one) for one in operator]
         return {key: sum(part[key] for part in parts) for key in ("all", "writes", "lease")}
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    with opener.open(f"http://127.0.0.1:{metrics_port}/metrics", timeout=60) as response:
-        text = response.read().decode()
+    text = operator.metrics_text(timeout=60)
     totals = {"all": 0.0, "writes": 0.0, "lease": 0.0}  # lease: leader election's, one instance's own
     for line in text.splitlines():
         if line.startswith("oam_operator_lease_requests_total{"):
@@ -75,13 +66,11 @@ def requests(metrics_port: int | list[int]) -> dict[str, float]:
     return totals
 
 
-def gauge(metrics_port: int | list[int], name: str) -> float:
+def gauge(operator: OperatorProcess | list[OperatorProcess], name: str) -> float:
     """A gauge of the operator's metrics (summed over several processes); 0 when absent."""
-    if isinstance(metrics_port, list):
-        return sum(gauge(port, name) for port in metrics_port)
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    with opener.open(f"http://127.0.0.1:{metrics_port}/metrics", timeout=60) as response:
-        text = response.read().decode()
+    if isinstance(operator, list):
+        return sum(gauge(one, name) for one in operator)
+    text = operator.metrics_text(timeout=60)
     return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith(name + " "))
 
 
@@ -90,11 +79,10 @@ def json_bytes(value: object) -> int:
     return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
 
 
-def peak_rss_mib(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+def peak_rss_mib(operator: OperatorProcess) -> float:
+    """The process's peak resident set (``VmHWM``) in MiB; NaN once it is gone."""
+    peak = operator.rss_bytes("VmHWM")
+    return peak / 2**20 if peak is not None else float("nan")
 
 
 def cpu_seconds(pid: int) -> float:
@@ -222,7 +210,7 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="oam-bench-operator-"))
     plane = dc.start("full", run_dir=work / "cluster", audit=args.audit)
     audit_log = work / "cluster" / "logs" / "audit.log"
-    operators: list[subprocess.Popen[bytes]] = []
+    operators: list[OperatorProcess] = []
     succeeded = False
     try:
         # Each fake node holds 1,000 Pods (devcluster.fake_node_manifest): one Deployment per
@@ -239,28 +227,17 @@ def main() -> int:
                        for i in range(args.apps)]
         (work / "namespaces.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": namespaces}))
         subprocess.run([kubectl, *kc, "apply", "-f", str(work / "namespaces.json")], check=True, capture_output=True)
-        metrics_port: list[int] = []
         for shard in range(max(args.shards, 1)):
-            metrics_port.append(free_port())
-            log = (work / f"operator-{shard}.log").open("wb")
-            operators.append(subprocess.Popen(
-                [str(Path(sys.executable).parent / "oam-operator"), "run", "--kubeconfig", plane.handle.kubeconfig,
-                 "--metrics-port", str(metrics_port[-1]), "--health-port", str(free_port()), "--default-interval",
-                 "30s", "--log-level", "warning", "--use-operator-identity", "--operator-namespace", "default",
-                 *([f"--shard=s{shard}"] if shard else []), *args.operator_arg],
-                stdout=log, stderr=subprocess.STDOUT))
+            operators.append(OperatorProcess.start(
+                work / f"operator-{shard}.log", kubeconfig=plane.handle.kubeconfig, operator_namespace="default",
+                log_format=None,  # the operator's default; its log is kept, not read
+                extra=["--default-interval", "30s", "--log-level", "warning", "--use-operator-identity",
+                       *([f"--shard=s{shard}"] if shard else []), *args.operator_arg]))
+        for each in operators:
+            each.wait_serving(60, health=False)
         operator = operators[0]
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                requests(metrics_port)
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.2)
         time.sleep(2)
-        before = requests(metrics_port)
+        before = requests(operators)
         apps = [application(i, args.objects, args.per_component, data=not args.no_data, shards=args.shards)
                 for i in range(args.apps)]
         (work / "apps.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": apps}))
@@ -276,7 +253,7 @@ def main() -> int:
         elapsed = time.monotonic() - started
         cpu = cpu_delta(cpu_before, cpu_by_process(plane, [p.pid for p in operators]))
         ready_count = sum(1 for a in items if is_ready(a))
-        after_ready = requests(metrics_port)
+        after_ready = requests(operators)
         audited = print_audit_breakdown(audit_log, audit_start, args.apps) if args.audit else None
         sizes = {"status": 0, "inventory": 0, "object": 0}
         for item in items:
@@ -296,7 +273,7 @@ def main() -> int:
             print(f"| largest persisted status (compact JSON) | {sizes['status']:,} bytes |")
             print(f"| of which the inventory | {sizes['inventory']:,} bytes = {per_object:.1f} bytes per object |")
             print(f"| whole Application object | {sizes['object']:,} bytes (etcd's limit: 1,572,864) |")
-            print(f"| operator peak RSS (VmHWM) | {peak_rss_mib(operator.pid):.0f} MiB |")
+            print(f"| operator peak RSS (VmHWM) | {peak_rss_mib(operator):.0f} MiB |")
             print(f"| CPU seconds to Ready | {', '.join(f'{k} {v}' for k, v in cpu.items())} |")
             if args.json:
                 Path(args.json).write_text(json.dumps({
@@ -304,16 +281,16 @@ def main() -> int:
                     "ready": ready_count, "ready_s": elapsed, "inventory_objects": objects_recorded,
                     "status_bytes": sizes["status"], "inventory_bytes": sizes["inventory"],
                     "inventory_bytes_per_object": per_object, "object_bytes": sizes["object"],
-                    "peak_rss_mib": peak_rss_mib(operator.pid), "cpu_s": cpu}, indent=2) + "\n")
+                    "peak_rss_mib": peak_rss_mib(operator), "cpu_s": cpu}, indent=2) + "\n")
             succeeded = ready_count == args.apps
             return 0 if succeeded else 1
         # Settle: Events on the created objects are posted by a background queue and may still be
         # draining after Ready; the steady-state minute starts once no write was counted for 10 s.
         settle_started = quiet_since = time.monotonic()
-        last = requests(metrics_port)
+        last = requests(operators)
         while time.monotonic() - settle_started < args.settle_timeout:
             time.sleep(2)
-            current = requests(metrics_port)
+            current = requests(operators)
             if current["writes"] != last["writes"]:
                 quiet_since = time.monotonic()
             last = current
@@ -322,13 +299,13 @@ def main() -> int:
         last_write_s = quiet_since - settle_started  # ±2 s: the poll interval
         settled = time.monotonic() - quiet_since >= 10
         settle_writes = last["writes"] - after_ready["writes"]
-        steady_start = requests(metrics_port)
+        steady_start = requests(operators)
         time.sleep(60)
-        steady_end = requests(metrics_port)
-        cached_objects = gauge(metrics_port, "oam_operator_watch_cache_objects")
-        cached_bytes = gauge(metrics_port, "oam_operator_watch_cache_bytes")
+        steady_end = requests(operators)
+        cached_objects = gauge(operators, "oam_operator_watch_cache_objects")
+        cached_bytes = gauge(operators, "oam_operator_watch_cache_bytes")
         cached_per_object = cached_bytes / cached_objects if cached_objects else 0.0
-        rss_each = [peak_rss_mib(p.pid) for p in operators]
+        rss_each = [peak_rss_mib(p) for p in operators]
         rss = max(rss_each)
         steady_all = steady_end["all"] - steady_start["all"]
         steady_writes = steady_end["writes"] - steady_start["writes"]
@@ -382,12 +359,8 @@ def main() -> int:
         succeeded = ready_count == args.apps
         return 0 if succeeded else 1
     finally:
-        for process in operators:
-            process.terminate()
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        for each in operators:
+            each.stop()
         plane.stop()
         if succeeded:
             shutil.rmtree(work, ignore_errors=True)

@@ -19,14 +19,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import re
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -34,24 +30,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tools.devcluster import devcluster as dc  # noqa: E402
+from tools.operatorprocess import OperatorProcess  # noqa: E402
 
 NAMESPACE = "outage"
 DOMAIN = "oam-operator.dev"
-_SAMPLE = re.compile(r"^oam_operator_api_requests_total\{[^}]*\} ([0-9.e+]+)$", re.M)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def requests_sent(port: int) -> float:
+def requests_sent(operator: OperatorProcess) -> float:
     """The operator's own count of its API requests (every attempt, failed ones included)."""
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    with opener.open(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
-        text = response.read().decode()
-    return sum(float(value) for value in _SAMPLE.findall(text))
+    return operator.api_requests(timeout=10)
 
 
 def retry_steps(seconds: float, first: float = 1.0, ceiling: float = 60.0) -> int:
@@ -101,35 +88,29 @@ def main() -> int:
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="oam-bench-outage-"))
     plane = dc.start("minimal", name="bench-outage", run_dir=work / "plane")
-    process = None
+    operator: OperatorProcess | None = None
     try:
         plane.api().request("/api/v1/namespaces", "POST", {"metadata": {"name": NAMESPACE}})
         kubectl = [str(dc.find_binaries().kubectl), "--kubeconfig", plane.handle.kubeconfig]
         subprocess.run([*kubectl, "apply", "--server-side", "-f", str(ROOT / "crds")], check=True, capture_output=True)
         subprocess.run([*kubectl, "wait", "--for=condition=Established", "--timeout=60s", "-f", str(ROOT / "crds")],
                        check=True, capture_output=True)
-        port = free_port()
-        env = {k: v for k, v in os.environ.items() if not k.startswith("OAM_OPERATOR_")}
-        log_path = work / "operator.log"
-        with log_path.open("wb") as log:
-            process = subprocess.Popen(
-                [str(Path(sys.executable).parent / "oam-operator"), "run", "--kubeconfig", plane.handle.kubeconfig,
-                 "--namespace", NAMESPACE, "--metrics-port", str(port), "--health-port", str(free_port()),
-                 "--log-format", "json", "--use-operator-identity", "--default-profile", "",
-                 "--no-leader-election"], stdout=log, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+        operator = OperatorProcess.start(
+            work / "operator.log", kubeconfig=plane.handle.kubeconfig, namespaces=[NAMESPACE],
+            extra=["--use-operator-identity", "--default-profile", "", "--no-leader-election"])
         for index in range(args.apps):
             plane.api().request(f"/apis/{DOMAIN}/v1alpha1/namespaces/{NAMESPACE}/applications", "POST",
                                 application(index))
         wait(lambda: states(plane).get("Processing", 0) == args.apps, 600, f"{args.apps} Applications in Processing")
         time.sleep(30)  # the passes settle on their backoff
-        before = requests_sent(port)
+        before = requests_sent(operator)
         plane.stop_component("kube-apiserver")
         started = time.monotonic()
         samples = []
         while time.monotonic() - started < args.outage:
             time.sleep(min(10.0, args.outage - (time.monotonic() - started)))
-            samples.append((round(time.monotonic() - started, 1), requests_sent(port) - before))
-        during = requests_sent(port) - before
+            samples.append((round(time.monotonic() - started, 1), requests_sent(operator) - before))
+        during = requests_sent(operator) - before
         plane.start_component("kube-apiserver")
         figures = {"apps": args.apps, "outage_seconds": args.outage, "requests_during_outage": during,
                    "requests_per_app": round(during / args.apps, 2),
@@ -139,12 +120,8 @@ def main() -> int:
             args.json.write_text(json.dumps(figures, indent=2))
         return 0
     finally:
-        if process is not None:
-            process.terminate()
-            try:
-                process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        if operator is not None:
+            operator.stop(timeout=60)
         plane.stop()
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -32,15 +31,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tools.devcluster import find_binaries, start  # noqa: E402
+from tools.operatorprocess import free_port  # noqa: E402
 
 GROUP, VERSION, NS = "oam-operator.dev", "v1alpha1", "bench-ui"
 CHROMIUM = "/usr/bin/chromium"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _status(name: str, objects: int, bundles: int = 3) -> dict[str, Any]:
@@ -115,7 +109,7 @@ def measure(apps: int, objects: int, changes: int) -> dict[str, Any]:
             created = time.perf_counter()
             _create_fleet(api, apps, objects)
             print(f"created {apps + 1} Applications in {time.perf_counter() - created:.0f}s", file=sys.stderr)
-            port = _free_port()
+            port = free_port()
             url = f"http://127.0.0.1:{port}/"
             env = {k: v for k, v in os.environ.items() if not k.startswith("OAM_OPERATOR_")}
             ui = subprocess.Popen([str(Path(sys.executable).parent / "oam-operator"), "ui", "-A", "--port", str(port),

@@ -195,17 +195,9 @@ def operator_run(label: str, code: Path | None, url: str, passes: int, work: Pat
     cache) on a fresh minimal control plane: an Application reading ``url`` to Ready, then
     ``passes`` passes at its 30 s interval; the operator's CPU and RSS around them, and its RSS
     after the Application is deleted."""
-    import os
-    import socket
-    import urllib.request
-
     sys.path.insert(0, str(ROOT))
     from tools.devcluster import devcluster as dc
-
-    def port() -> int:
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            return int(sock.getsockname()[1])
+    from tools.operatorprocess import OperatorProcess, source_launcher
 
     def wait(predicate: Any, timeout: float, what: str) -> Any:
         deadline = time.monotonic() + timeout
@@ -217,7 +209,7 @@ def operator_run(label: str, code: Path | None, url: str, passes: int, work: Pat
         raise SystemExit(f"{label}: timed out after {timeout:.0f}s waiting for {what}")
 
     plane = dc.start("minimal", run_dir=work / "plane")
-    process = None
+    operator: OperatorProcess | None = None
     try:
         kubectl = dc.find_binaries().kubectl
         assert kubectl is not None, "kubectl is not built: tools/devcluster/build.sh"
@@ -226,30 +218,14 @@ def operator_run(label: str, code: Path | None, url: str, passes: int, work: Pat
                             str(path)], check=True, capture_output=True)
         api = plane.api()
         api.request("/api/v1/namespaces", "POST", {"metadata": {"name": "bench"}})
-        log_path, metrics = work / "operator.log", port()
-        env = {k: v for k, v in os.environ.items() if not k.startswith("OAM_OPERATOR_")}
-        env.update({"POD_NAME": "bench-url-source", "PYTHONDONTWRITEBYTECODE": "1"})
-        if code is not None:
-            env["PYTHONPATH"] = str(code)
-        argv = [sys.executable, "-c", "import sys; from oam_operator.cli import main; sys.argv[0] = 'oam-operator'; "
-                "main()", "run", "--kubeconfig", plane.handle.kubeconfig, "--namespace", "bench",
-                "--operator-namespace", "bench", "--metrics-port", str(metrics), "--health-port", str(port()),
-                "--log-format", "json", "--use-operator-identity", "--default-profile", "",
-                "--allow-cluster-scoped-objects", "--url-source-allowed-networks", "127.0.0.0/8"]
-        with log_path.open("wb") as log:
-            process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=work)
-
-        def leads() -> bool:
-            if process is not None and process.poll() is not None:
-                raise SystemExit(f"{label}: the operator exited: {log_path.read_text()[-2000:]}")
-            try:
-                with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(
-                        f"http://127.0.0.1:{metrics}/metrics", timeout=5) as response:
-                    return "oam_operator_leader{" in response.read().decode()
-            except OSError:
-                return False
-
-        wait(leads, 120, "the operator to start")
+        # This interpreter runs ``code``'s operator (PYTHONPATH) or, without it, the installed one.
+        env = {"PYTHONDONTWRITEBYTECODE": "1", **({"PYTHONPATH": str(code)} if code is not None else {})}
+        operator = OperatorProcess.start(
+            work / "operator.log", kubeconfig=plane.handle.kubeconfig, namespaces=["bench"],
+            operator_namespace="bench", launcher=source_launcher(), name="bench-url-source", env=env, cwd=work,
+            extra=["--use-operator-identity", "--default-profile", "", "--allow-cluster-scoped-objects",
+                   "--url-source-allowed-networks", "127.0.0.0/8"])
+        operator.wait_serving(120, health=False)
         apps = "/apis/oam-operator.dev/v1alpha1/namespaces/bench/applications"
         body = {"apiVersion": "oam-operator.dev/v1alpha1", "kind": "Application",
                 "metadata": {"name": "bundle", "namespace": "bench"},
@@ -263,38 +239,26 @@ def operator_run(label: str, code: Path | None, url: str, passes: int, work: Pat
             return str(((found or {}).get("status") or {}).get("state") or "") if code_ == 200 else "gone"
 
         def finished() -> list[dict[str, Any]]:
-            found = []
-            for line in log_path.read_text(errors="replace").splitlines():
-                try:
-                    entry = json.loads(line)
-                except ValueError:
-                    continue
-                if entry.get("msg") in ("pass finished", "pass failed") and entry.get("name") == "bundle":
-                    found.append(entry)
-            return found
+            return operator.passes(name="bundle")
 
         wait(lambda: state() == "Ready", 300, "the Application to be Ready")
         time.sleep(2)
-        cpu_ready, rss_ready = _proc_cpu_rss(process.pid)
+        cpu_ready, rss_ready = _proc_cpu_rss(operator.pid)
         count = len(finished())
         wait(lambda: len(finished()) >= count + passes, 30 * passes + 120, f"{passes} passes")
-        cpu_after, rss_after = _proc_cpu_rss(process.pid)
+        cpu_after, rss_after = _proc_cpu_rss(operator.pid)
         steady = finished()[count:count + passes]
         api.request(f"{apps}/bundle", "DELETE")
         wait(lambda: state() == "gone", 300, "the Application to be deleted")
         time.sleep(5)
-        _, rss_deleted = _proc_cpu_rss(process.pid)
+        _, rss_deleted = _proc_cpu_rss(operator.pid)
         return {"mode": label, "passes": len(steady), "cpu_s_per_pass": round((cpu_after - cpu_ready) / len(steady), 3),
                 "pass_s": [e.get("seconds") for e in steady], "states": [e.get("state") for e in steady],
                 "rss_ready_mib": round(rss_ready, 1), "rss_after_passes_mib": round(rss_after, 1),
                 "rss_after_delete_mib": round(rss_deleted, 1)}
     finally:
-        if process is not None:
-            process.terminate()
-            try:
-                process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        if operator is not None:
+            operator.stop(timeout=60)
         plane.stop()
 
 

@@ -22,7 +22,6 @@ import hashlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -32,6 +31,7 @@ from typing import Any
 from tools import demo_spoke
 from tools.demo_steps import env_lines, next_steps
 from tools.devcluster import devcluster as dc
+from tools.operatorprocess import OperatorProcess, free_port, run_command
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -57,12 +57,6 @@ GROUP_PATH = "/apis/oam-operator.dev/v1alpha1"
 
 def say(message: str) -> None:
     print(message, flush=True)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def operator_state_path() -> Path:
@@ -136,11 +130,11 @@ def operator_args(kubeconfig: str, metrics: int, health: int) -> list[str]:
     """``oam-operator run``'s arguments: the same for ``make demo`` and ``make demo-multi``, so
     either reuses the other's operator; ``--operator-namespace`` is where the spoke's kubeconfig
     Secret lives (docs/multicluster.md), harmless without a spoke."""
-    executable = Path(sys.executable).parent / "oam-operator"
-    return [str(executable), "run", "--kubeconfig", kubeconfig, "--metrics-port", str(metrics),
-            "--health-port", str(health), "--log-format", "text", "--no-leader-election",  # one operator
-            "--use-operator-identity",  # the demo is a single-team cluster: an explicit opt-in (README)
-            "--operator-namespace", demo_spoke.OPERATOR_NAMESPACE]
+    return run_command(kubeconfig=kubeconfig, metrics_port=metrics, health_port=health, log_format="text",
+                       extra=["--no-leader-election",  # one operator
+                              # the demo is a single-team cluster: an explicit opt-in (README)
+                              "--use-operator-identity",
+                              "--operator-namespace", demo_spoke.OPERATOR_NAMESPACE])
 
 
 def start_operator(plane: dc.ControlPlane) -> dict[str, Any]:
@@ -154,10 +148,10 @@ def start_operator(plane: dc.ControlPlane) -> dict[str, Any]:
         stop_operator(running)
     log_path = dc.cli_run_dir(NAME).parent / f"{NAME}-operator.log"
     metrics, health = free_port(), free_port()
-    args = operator_args(plane.handle.kubeconfig, metrics, health)
-    with log_path.open("ab") as log:
-        process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                   start_new_session=True, cwd=ROOT)
+    # Detached: the operator outlives this command (``make demo-down`` stops it); the user's
+    # OAM_OPERATOR_* settings apply to it.
+    process = OperatorProcess.spawn(operator_args(plane.handle.kubeconfig, metrics, health), log_path, metrics, health,
+                                    append=True, detach=True, keep_settings=True, cwd=ROOT).process
     state = {"pid": process.pid, "start_time": dc.process_start_time(process.pid), "log": str(log_path),
              "metrics_port": metrics, "health_port": health, "code": fingerprint}
     operator_state_path().write_text(json.dumps(state))

@@ -8,11 +8,7 @@ Applications. CRDs come from ``crds/``.
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
 import sys
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -21,15 +17,7 @@ import pytest
 from e2ekit import Kube, OperatorProcess, install_crds
 
 from tools.devcluster import ClusterHandle
-from tools.devcluster.pytest_plugin import default_wait, wait_until
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from tools.devcluster.pytest_plugin import default_wait
 
 
 @pytest.fixture(scope="session")
@@ -45,36 +33,17 @@ def start_operator(
 
     def start(namespace: str, *extra: str, kubeconfig: str | None = None) -> OperatorProcess:
         """An operator of ``namespace`` on the full cluster (``kubeconfig``: another one's)."""
-        metrics_port, health_port = free_port(), free_port()
-        log_path = tmp_path / f"operator-{len(started)}.log"
-        args = [str(Path(sys.executable).parent / "oam-operator"), "run",
-                "--kubeconfig", kubeconfig or full_cluster.kubeconfig,
-                "--namespace", namespace, "--default-interval", "30s", "--metrics-port", str(metrics_port),
-                "--health-port", str(health_port), "--log-format", "json",
-                # Leader election is on by default; outside a Pod its Lease needs a namespace: the test's.
-                "--operator-namespace", namespace,
-                # Most tests deploy with the operator's own identity, an explicit opt-in since
-                # least privilege became the default; a test passes --no-use-operator-identity
-                # (the later flag wins) to see the default.
-                "--use-operator-identity", *extra]
-        env = {k: v for k, v in os.environ.items() if not k.startswith("OAM_OPERATOR_")}
-        with log_path.open("wb") as log:
-            process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
-        operator = OperatorProcess(process, log_path, metrics_port, health_port, args)
+        operator = OperatorProcess.start(
+            tmp_path / f"operator-{len(started)}.log", kubeconfig=kubeconfig or full_cluster.kubeconfig,
+            namespaces=[namespace],
+            # Leader election is on by default; outside a Pod its Lease needs a namespace: the test's.
+            operator_namespace=namespace,
+            # Most tests deploy with the operator's own identity, an explicit opt-in since
+            # least privilege became the default; a test passes --no-use-operator-identity
+            # (the later flag wins) to see the default.
+            extra=["--default-interval", "30s", "--use-operator-identity", *extra])
         started.append(operator)
-
-        def healthy() -> bool:
-            if process.poll() is not None:
-                pytest.fail(f"the operator exited with {process.returncode}:\n{log_path.read_text()[-3000:]}")
-            try:
-                with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(
-                    f"http://127.0.0.1:{health_port}/healthz", timeout=2
-                ) as response:
-                    return response.status == 200
-            except OSError:
-                return False
-
-        wait_until(healthy, default_wait(full_cluster), "the operator's liveness endpoint")
+        operator.wait_serving(default_wait(full_cluster), leader_gauge=False)  # the liveness endpoint
         return operator
 
     yield start

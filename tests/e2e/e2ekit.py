@@ -1,13 +1,9 @@
-"""Helpers of the end-to-end tests: the operator process handle, API shortcuts, components."""
+"""Helpers of the end-to-end tests: API shortcuts, components; the operator process handle is
+``tools.operatorprocess.OperatorProcess``, the one harness (re-exported here)."""
 
 from __future__ import annotations
 
-import json
-import signal
-import subprocess
 import time
-import urllib.request
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,54 +12,13 @@ from kubernetes.client.exceptions import ApiException
 
 from tools.devcluster import ClusterHandle
 from tools.devcluster.pytest_plugin import default_wait, wait_until
+from tools.operatorprocess import OperatorProcess
+
+__all__ = ["DOMAIN", "GROUP", "VERSION", "Kube", "OperatorProcess", "condition", "configmap_component", "dependency",
+           "deployment_component", "install_crds", "inventory", "sleep_briefly"]
 
 GROUP, VERSION = "oam-operator.dev", "v1alpha1"
 DOMAIN = "oam-operator.dev"
-
-
-@dataclass
-class OperatorProcess:
-    process: subprocess.Popen[bytes]
-    log_path: Path
-    metrics_port: int
-    health_port: int
-    args: list[str]
-
-    def metrics(self) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
-        with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(
-            f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=5
-        ) as response:
-            text = response.read().decode()
-        from prometheus_client.parser import text_string_to_metric_families
-
-        values = {}
-        for family in text_string_to_metric_families(text):
-            for sample in family.samples:
-                values[(sample.name, frozenset(sample.labels.items()))] = sample.value
-        return values
-
-    def write_requests(self) -> float:
-        return sum(value for (name, labels), value in self.metrics().items()
-                   if name == "oam_operator_api_requests_total" and dict(labels)["method"] in
-                   ("POST", "PUT", "PATCH", "DELETE"))
-
-    def logs(self) -> list[dict[str, Any]]:
-        entries = []
-        for line in self.log_path.read_text().splitlines():
-            try:
-                entries.append(json.loads(line))
-            except ValueError:
-                continue
-        return entries
-
-    def stop(self, sig: int = signal.SIGTERM) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(sig)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
 
 
 class Kube:

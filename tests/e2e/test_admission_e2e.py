@@ -21,7 +21,6 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import free_port
 from e2ekit import GROUP, VERSION, Kube, condition
 from kubernetes import client
 from kubernetes.client.rest import ApiException
@@ -29,6 +28,7 @@ from kubernetes.client.rest import ApiException
 from tools.devcluster import find_binaries
 from tools.devcluster.helm import render, require_helm
 from tools.devcluster.pytest_plugin import default_wait, wait_until
+from tools.operatorprocess import free_port
 
 WEBHOOK = "validate.applications.oam-operator.dev"
 TYPO_MESSAGE = ('component "web": unknown type "webservise" (valid: crd, cronjob, daemonset, helm, helmchart, '

@@ -17,18 +17,17 @@ creates are refused for want of it.
 
 from __future__ import annotations
 
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import yaml
-from conftest import free_port  # at import time: a later `conftest` of another folder shadows it at run time
 from e2ekit import Kube, OperatorProcess, configmap_component, deployment_component
 from promseries import Timeline
 
 from tools.devcluster.helm import render, require_helm
 from tools.devcluster.promtool import require_promtool, run_promtool
 from tools.devcluster.pytest_plugin import default_wait, wait_until
+from tools.operatorprocess import free_port
 
 RELEASE, RELEASE_NAMESPACE = "oam", "oam-system"
 DEPLOYMENT = "oam-oam-operator"
@@ -40,12 +39,6 @@ def _target(pod: str) -> dict[str, str]:
     return {"namespace": RELEASE_NAMESPACE, "pod": pod, "job": f"{DEPLOYMENT}-metrics",
             "service": f"{DEPLOYMENT}-metrics", "endpoint": "metrics", "container": "operator",
             "instance": f"{pod}:8080"}
-
-
-def _scrape(operator: OperatorProcess) -> str:
-    with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(
-            f"http://127.0.0.1:{operator.metrics_port}/metrics", timeout=5) as response:
-        return str(response.read().decode())
 
 
 def _value(operator: OperatorProcess, metric: str, **labels: str) -> float:
@@ -128,9 +121,9 @@ def test_each_alert_fires_on_the_series_the_operator_exposes(start_operator: Any
     assert _value(standby, "oam_operator_leader") == 0 and _value(leader, "oam_operator_leader") == 1
 
     on_leader, on_standby = Timeline(_target(f"{DEPLOYMENT}-a")), Timeline(_target(f"{DEPLOYMENT}-b"))
-    first = _scrape(leader)
+    first = leader.metrics_text()
     on_leader.scrape(first)
-    on_standby.scrape(_scrape(standby))
+    on_standby.scrape(standby.metrics_text())
     errors = {app: _value(leader, "oam_operator_application_errors_total", name=app) for app in ("stuck", "broken")}
 
     for attempt in range(1, 5):  # someone tries to fix it, four times, and fails each time
@@ -144,8 +137,8 @@ def test_each_alert_fires_on_the_series_the_operator_exposes(start_operator: Any
                                             name="drifted") == n, wait, f"drift correction {attempt}")
     wait_until(lambda: _value(leader, "oam_operator_application_errors_total", name="stuck") >= errors["stuck"] + 4,
                wait, "stuck's timed-out passes to go on failing")
-    on_leader.scrape(_scrape(leader))
-    on_standby.scrape(_scrape(standby))
+    on_leader.scrape(leader.metrics_text())
+    on_standby.scrape(standby.metrics_text())
     assert _value(leader, "oam_operator_application_errors_total", name="drifted") == 0
     assert _value(leader, "oam_operator_application_not_ready_seconds", name="drifted") == 0
 

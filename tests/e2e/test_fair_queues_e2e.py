@@ -51,9 +51,7 @@ def gauge(operator: OperatorProcess, name: str) -> float:
 
 
 def passes(operator: OperatorProcess, namespace: str) -> list[dict[str, Any]]:
-    return sorted((entry for entry in operator.logs()
-                   if entry.get("msg") in ("pass finished", "pass failed") and entry.get("namespace") == namespace),
-                  key=lambda entry: int(entry["admission"]))
+    return sorted(operator.passes(namespace), key=lambda entry: int(entry["admission"]))
 
 
 def test_a_healthy_application_in_another_namespace_is_served_before_the_floods_backlog(

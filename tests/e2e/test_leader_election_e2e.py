@@ -30,14 +30,10 @@ and the same digest on it, counts it as applied (docs/reconciler.md#applied-befo
 from __future__ import annotations
 
 import json
-import os
 import signal
-import socket
-import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -53,6 +49,7 @@ from oam_operator.controller.reconcile.inventorycodec import read_inventory
 from tools.chaos.proxy import Blackhole
 from tools.devcluster import devcluster as dc
 from tools.devcluster.pytest_plugin import api_client, require_cluster, wait_until
+from tools.operatorprocess import OperatorProcess
 
 pytestmark = pytest.mark.cluster
 
@@ -61,57 +58,6 @@ DOMAIN = "oam-operator.dev"
 LEASE = ("--leader-election-lease-duration", "6s", "--leader-election-renew-deadline", "4s",
          "--leader-election-retry-period", "1s")
 WRITES = frozenset({"create", "update", "patch", "delete", "deletecollection"})
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@dataclass
-class Instance:
-    name: str
-    process: subprocess.Popen[bytes]
-    log_path: Path
-    metrics_port: int
-    health_port: int
-
-    def health(self) -> tuple[int, dict[str, Any]]:
-        with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(
-                f"http://127.0.0.1:{self.health_port}/healthz", timeout=5) as response:
-            return int(response.status), json.loads(response.read())
-
-    def leader_gauge(self) -> float | None:
-        try:
-            with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(
-                    f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=2) as response:
-                text = response.read().decode()
-        except OSError:
-            return None
-        for line in text.splitlines():
-            if line.startswith("oam_operator_leader{"):
-                return float(line.rsplit(" ", 1)[1])
-        return None
-
-    def logs(self) -> list[dict[str, Any]]:
-        entries = []
-        for line in self.log_path.read_text(errors="replace").splitlines():
-            try:
-                entries.append(json.loads(line))
-            except ValueError:
-                continue
-        return entries
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGCONT)
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
 
 
 @dataclass
@@ -158,36 +104,16 @@ def namespace(plane: Plane, request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def start(plane: Plane, namespace: str, tmp_path: Path,
-          request: pytest.FixtureRequest) -> Iterator[Callable[..., Instance]]:
-    started: list[Instance] = []
+          request: pytest.FixtureRequest) -> Iterator[Callable[..., OperatorProcess]]:
+    started: list[OperatorProcess] = []
 
-    def run(name: str, lease: tuple[str, ...] = LEASE, kubeconfig: str | None = None) -> Instance:
-        metrics_port, health_port = free_port(), free_port()
-        log_path = tmp_path / f"{name}.log"
-        args = [str(Path(sys.executable).parent / "oam-operator"), "run", "--kubeconfig",
-                kubeconfig or plane.handle.kubeconfig,
-                "--namespace", namespace, "--operator-namespace", namespace, "--metrics-port", str(metrics_port),
-                "--health-port", str(health_port), "--log-format", "json", "--use-operator-identity",
-                "--default-profile", "", *lease]
-        env = {k: v for k, v in os.environ.items() if not k.startswith("OAM_OPERATOR_")}
-        env["POD_NAME"] = name
-        with log_path.open("wb") as log:
-            process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
-        instance = Instance(name, process, log_path, metrics_port, health_port)
+    def run(name: str, lease: tuple[str, ...] = LEASE, kubeconfig: str | None = None) -> OperatorProcess:
+        instance = OperatorProcess.start(
+            tmp_path / f"{name}.log", kubeconfig=kubeconfig or plane.handle.kubeconfig, namespaces=[namespace],
+            operator_namespace=namespace, name=name, extra=["--use-operator-identity", "--default-profile", "", *lease])
         started.append(instance)
-
-        def serving() -> bool:
-            if process.poll() is not None:
-                pytest.fail(f"{name} exited with {process.returncode}:\n{log_path.read_text()[-3000:]}")
-            if instance.leader_gauge() is None:
-                return False
-            try:  # the health server starts after the metrics one: a test may ask it next
-                return instance.health()[0] == 200
-            except OSError:
-                return False
-
-        wait_until(serving, 60, f"{name}'s metrics and health")
-        return instance
+        # the health server starts after the metrics one: a test may ask it next
+        return instance.wait_serving(60)
 
     yield run
     for instance in started:
@@ -210,14 +136,14 @@ def holder(plane: Plane, namespace: str) -> str:
     return str(lease.spec.holder_identity or "")
 
 
-def role_and_losses(instance: Instance) -> tuple[str, int]:
+def role_and_losses(instance: OperatorProcess) -> tuple[str, int]:
     """What ``/healthz`` says of the instance's leadership (200 whatever the role)."""
     status, answer = instance.health()
     assert status == 200
     return str(answer["leadership"]["role"]), int(answer["leadership"]["losses"])
 
 
-def leader_of(plane: Plane, namespace: str, *instances: Instance) -> Instance:
+def leader_of(plane: Plane, namespace: str, *instances: OperatorProcess) -> OperatorProcess:
     current = holder(plane, namespace)
     return next(i for i in instances if current.startswith(f"{i.name}_"))
 
@@ -302,7 +228,7 @@ def wait_objects(plane: Plane, namespace: str, at_least: int) -> int:
 
 
 def test_kill_9_of_the_leader_mid_apply_the_standby_finishes_without_double_work(
-        plane: Plane, namespace: str, start: Callable[..., Instance]) -> None:
+        plane: Plane, namespace: str, start: Callable[..., OperatorProcess]) -> None:
     a = start("inst-a")
     wait_until(lambda: holder(plane, namespace).startswith("inst-a_"), 30, "inst-a to lead")
     b = start("inst-b")
@@ -325,7 +251,7 @@ def test_kill_9_of_the_leader_mid_apply_the_standby_finishes_without_double_work
 
 
 def test_a_paused_leader_is_replaced_and_once_resumed_writes_nothing(
-        plane: Plane, namespace: str, start: Callable[..., Instance]) -> None:
+        plane: Plane, namespace: str, start: Callable[..., OperatorProcess]) -> None:
     a = start("inst-a")
     wait_until(lambda: holder(plane, namespace).startswith("inst-a_"), 30, "inst-a to lead")
     b = start("inst-b")
@@ -355,7 +281,7 @@ def test_a_paused_leader_is_replaced_and_once_resumed_writes_nothing(
 
 
 def test_a_leader_cut_off_from_the_api_server_stops_before_the_standby_starts(
-        plane: Plane, namespace: str, start: Callable[..., Instance], tmp_path: Path) -> None:
+        plane: Plane, namespace: str, start: Callable[..., OperatorProcess], tmp_path: Path) -> None:
     blackhole = Blackhole(plane.handle.server)
     a = start("inst-a", LEASE, blackhole.kubeconfig(plane.handle.kubeconfig, tmp_path / "through-proxy.kubeconfig"))
     wait_until(lambda: holder(plane, namespace).startswith("inst-a_"), 30, "inst-a to lead")
@@ -382,7 +308,7 @@ def stamp(entry: dict[str, Any]) -> float:
 
 
 def test_sigterm_hands_the_lease_over_at_once(
-        plane: Plane, namespace: str, start: Callable[..., Instance]) -> None:
+        plane: Plane, namespace: str, start: Callable[..., OperatorProcess]) -> None:
     a = start("inst-a", ())  # the default lease settings: a hand-over must not wait for them
     wait_until(lambda: holder(plane, namespace).startswith("inst-a_"), 30, "inst-a to lead")
     b = start("inst-b", ())
@@ -413,7 +339,7 @@ def test_sigterm_hands_the_lease_over_at_once(
 
 
 def test_a_deletion_the_leader_finished_leaves_the_standby_nothing_to_do(
-        plane: Plane, namespace: str, start: Callable[..., Instance]) -> None:
+        plane: Plane, namespace: str, start: Callable[..., OperatorProcess]) -> None:
     """The standby's deletion handler waits for the Lease; once the leader removed the Application it
     ends without a write, so taking over later runs no stale deletion."""
     a = start("inst-a", ())
@@ -443,7 +369,7 @@ def test_a_deletion_the_leader_finished_leaves_the_standby_nothing_to_do(
 
 
 def test_an_api_server_down_past_the_renew_deadline_costs_the_lease_not_the_process(
-        plane: Plane, namespace: str, start: Callable[..., Instance]) -> None:
+        plane: Plane, namespace: str, start: Callable[..., OperatorProcess]) -> None:
     """One instance, leader election on: the API server stops for 8 s (the renew deadline is 4 s),
     then starts again. The leader stops at its deadline, shows it (gauge 0, ``/healthz`` role
     ``lost``), forgets, stands by, leads again without a restart, and applies what changed while
@@ -541,7 +467,7 @@ class StateWatch:
 
 
 def test_a_rolling_upgrade_during_a_fleet_of_200_applications(
-        plane: Plane, namespace: str, start: Callable[..., Instance]) -> None:
+        plane: Plane, namespace: str, start: Callable[..., OperatorProcess]) -> None:
     """The chart's RollingUpdate (2 replicas, maxUnavailable 0, maxSurge 1) while 200 Applications of
     3 ConfigMaps are applied: a new instance, SIGTERM of the old standby, another new one, SIGTERM of
     the old leader (it releases the Lease). Every Application ends Ready, none was ever in Error, no
@@ -609,7 +535,7 @@ def application_patches(plane: Plane, namespace: str, name: str) -> list[tuple[s
     return found
 
 
-def test_only_the_leader_adds_the_finalizer(plane: Plane, namespace: str, start: Callable[..., Instance]) -> None:
+def test_only_the_leader_adds_the_finalizer(plane: Plane, namespace: str, start: Callable[..., OperatorProcess]) -> None:
     """Issue 36: both instances' kopf used to add it, and one of the two patches failed with 422."""
     start("inst-a")
     wait_until(lambda: holder(plane, namespace).startswith("inst-a_"), 30, "inst-a to lead")
@@ -623,7 +549,7 @@ def test_only_the_leader_adds_the_finalizer(plane: Plane, namespace: str, start:
 
 
 def test_an_application_created_while_no_instance_led_gets_its_finalizer_from_the_next_leader(
-        plane: Plane, namespace: str, start: Callable[..., Instance]) -> None:
+        plane: Plane, namespace: str, start: Callable[..., OperatorProcess]) -> None:
     a = start("inst-a")
     wait_until(lambda: holder(plane, namespace).startswith("inst-a_"), 30, "inst-a to lead")
     a.process.send_signal(signal.SIGSTOP)  # the leader is paused: nobody adds a finalizer now

@@ -24,7 +24,6 @@ import os
 import subprocess
 import sys
 import time
-import urllib.request
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -37,7 +36,6 @@ from e2ekit import DOMAIN, Kube, OperatorProcess, condition, install_crds, inven
 from tools.devcluster import devcluster as dc
 from tools.devcluster.pytest_plugin import api_client, default_wait, require_cluster, wait_until
 
-ROOT = Path(__file__).resolve().parents[2]
 MANIFEST = Path(__file__).resolve().parent / "data" / "ingress-nginx" / "deploy.yaml"
 TARGET = "ingress-nginx"  # the manifest's namespace
 JOBS = ("ingress-nginx-admission-create", "ingress-nginx-admission-patch")
@@ -78,29 +76,12 @@ def start_operator(plane: Plane, tmp_path: Path, request: pytest.FixtureRequest
     started: list[OperatorProcess] = []
 
     def start() -> OperatorProcess:
-        metrics_port, health_port = _free_port(), _free_port()
-        log_path = tmp_path / f"operator-{len(started)}.log"
-        args = [str(Path(sys.executable).parent / "oam-operator"), "run", "--kubeconfig", plane.handle.kubeconfig,
-                "--operator-namespace", "apps", "--metrics-port", str(metrics_port), "--health-port",
-                str(health_port), "--log-format", "json", "--use-operator-identity", "--default-interval", "30s",
-                "--allow-cluster-scoped-objects", "--allow-cross-namespace-objects"]
-        env = {k: v for k, v in os.environ.items() if not k.startswith("OAM_OPERATOR_")}
-        with log_path.open("wb") as log:
-            process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
-        operator = OperatorProcess(process, log_path, metrics_port, health_port, args)
+        operator = OperatorProcess.start(
+            tmp_path / f"operator-{len(started)}.log", kubeconfig=plane.handle.kubeconfig, operator_namespace="apps",
+            extra=["--use-operator-identity", "--default-interval", "30s", "--allow-cluster-scoped-objects",
+                   "--allow-cross-namespace-objects"])
         started.append(operator)
-
-        def healthy() -> bool:
-            if process.poll() is not None:
-                pytest.fail(f"the operator exited with {process.returncode}:\n{log_path.read_text()[-3000:]}")
-            try:
-                with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(
-                        f"http://127.0.0.1:{health_port}/healthz", timeout=2) as response:
-                    return response.status == 200
-            except OSError:
-                return False
-
-        wait_until(healthy, default_wait(plane.handle), "the operator's liveness endpoint")
+        operator.wait_serving(default_wait(plane.handle), leader_gauge=False)  # the liveness endpoint
         return operator
 
     try:
@@ -111,14 +92,6 @@ def start_operator(plane: Plane, tmp_path: Path, request: pytest.FixtureRequest
         if getattr(request.node, "rep_call", None) is not None and request.node.rep_call.failed:
             for operator in started:
                 sys.stderr.write(f"\n--- {operator.log_path.name} ---\n{operator.log_path.read_text()[-6000:]}\n")
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def audit_events(plane: Plane) -> list[dict[str, Any]]:

@@ -28,12 +28,12 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import free_port
 from e2ekit import Kube, condition, deployment_component
 from kubernetes import client
 
 from tools.devcluster import ClusterHandle, find_binaries
 from tools.devcluster.pytest_plugin import default_wait, require_cluster, wait_until
+from tools.operatorprocess import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("OAM_TEST_CHROMIUM", "/usr/bin/chromium"))  # Debian's package

@@ -19,9 +19,6 @@ controllers. The duration of each phase is printed (``-s``).
 from __future__ import annotations
 
 import json
-import os
-import signal
-import socket
 import subprocess
 import sys
 import tarfile
@@ -38,6 +35,7 @@ from kubernetes import client, dynamic
 
 from tools.devcluster import devcluster as dc
 from tools.devcluster.pytest_plugin import api_client, require_cluster, wait_until
+from tools.operatorprocess import OperatorProcess, source_launcher
 
 pytestmark = pytest.mark.cluster
 
@@ -69,41 +67,6 @@ def extract_release(commit: str, into: Path) -> Path:
     with tarfile.open(archive) as tar:
         tar.extractall(into, filter="data")
     return into
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@dataclass
-class Operator:
-    name: str
-    process: subprocess.Popen[bytes]
-    log_path: Path
-
-    def logs(self) -> list[dict[str, Any]]:
-        entries = []
-        for line in self.log_path.read_text(errors="replace").splitlines():
-            try:
-                entries.append(json.loads(line))
-            except ValueError:
-                continue
-        return entries
-
-    def passed(self) -> set[str]:
-        """The Applications this process has finished a pass of (whatever its outcome)."""
-        return {str(e.get("name")) for e in self.logs() if e.get("msg") in ("pass finished", "pass failed")}
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
 
 
 @dataclass
@@ -149,29 +112,22 @@ def install_crds(plane: Plane, crds: Path) -> None:
     wait_until(established, 60, "the CRDs to be Established")
 
 
-def run_operator(plane: Plane, name: str, tmp_path: Path, source: Path | None) -> Operator:
+def run_operator(plane: Plane, name: str, tmp_path: Path, source: Path | None) -> OperatorProcess:
     """``oam-operator run`` from ``source``'s ``operator/`` (a release), or this tree's (``None``)."""
     log_path = tmp_path / f"{name}.log"
-    flags = ["run", "--kubeconfig", plane.handle.kubeconfig, "--namespace", NAMESPACE, "--operator-namespace",
-             NAMESPACE, "--metrics-port", str(free_port()), "--health-port", str(free_port()), "--log-format", "json",
-             "--use-operator-identity", "--default-profile", "", "--default-interval", "30s"]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OAM_OPERATOR_")}
-    env["POD_NAME"] = name  # in the user agent: the audit log tells the processes apart
-    if source is None:
-        # The release never warned of a missing app-dependency target; this tree does after the grace
-        # (docs/app-dependencies.md#a-missing-application): new information, not a repeat of what the
-        # release told, so the grace is kept past the test's waits and "no Event" still means "nothing
-        # told again".
-        flags = [*flags, "--missing-dependency-grace", "1h"]
-        argv = [str(Path(sys.executable).parent / "oam-operator"), *flags]
-        cwd = ROOT
-    else:
-        argv = [sys.executable, "-c", "from oam_operator.cli import main; main()", *flags]
-        env["PYTHONPATH"] = str(source / "operator")  # before the venv's editable install of this tree
-        cwd = source
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=cwd)
-    return Operator(name, process, log_path)
+    flags = ["--use-operator-identity", "--default-profile", "", "--default-interval", "30s"]
+    # ``name`` is POD_NAME, in the user agent: the audit log tells the processes apart.
+    if source is not None:  # the release's own source, before the venv's editable install of this tree
+        return OperatorProcess.start(log_path, kubeconfig=plane.handle.kubeconfig, namespaces=[NAMESPACE],
+                                     operator_namespace=NAMESPACE, extra=flags, name=name, launcher=source_launcher(),
+                                     env={"PYTHONPATH": str(source / "operator")}, cwd=source)
+    # The release never warned of a missing app-dependency target; this tree does after the grace
+    # (docs/app-dependencies.md#a-missing-application): new information, not a repeat of what the
+    # release told, so the grace is kept past the test's waits and "no Event" still means "nothing
+    # told again".
+    return OperatorProcess.start(log_path, kubeconfig=plane.handle.kubeconfig, namespaces=[NAMESPACE],
+                                 operator_namespace=NAMESPACE, extra=[*flags, "--missing-dependency-grace", "1h"],
+                                 name=name)
 
 
 def components(prefix: str, count: int) -> list[dict[str, Any]]:
@@ -259,15 +215,16 @@ def writes_of(plane: Plane, offset: int, instance: str) -> list[dict[str, Any]]:
     return found
 
 
-def take_over(plane: Plane, tmp_path: Path, name: str, source: Path | None) -> tuple[Operator, float]:
+def take_over(plane: Plane, tmp_path: Path, name: str, source: Path | None) -> tuple[OperatorProcess, float]:
     """Start an operator and wait until it has passed every Application and all have settled."""
     started = time.monotonic()
     operator = run_operator(plane, name, tmp_path, source)
 
     def done() -> bool:
-        if operator.process.poll() is not None:
-            pytest.fail(f"{name} exited with {operator.process.returncode}:\n{operator.log_path.read_text()[-3000:]}")
-        return set(SHAPES) - {"suspended"} <= operator.passed() and settled(plane) is not None
+        if (exited := operator.exited()) is not None:
+            pytest.fail(exited)
+        passed = {str(entry.get("name")) for entry in operator.passes()}  # whatever each pass's outcome
+        return set(SHAPES) - {"suspended"} <= passed and settled(plane) is not None
 
     wait_until(done, 300, f"{name} to pass every Application")
     return operator, time.monotonic() - started
@@ -311,7 +268,7 @@ def test_an_upgrade_from_the_previous_release_and_back_writes_no_object(plane: P
     statuses = wait_until(lambda: settled(plane), 600, f"release {release['version']}'s Applications to settle")
     timings["previous release: every shape settled"] = time.monotonic() - started
     assert len(statuses["big"].get("compactInventory") or {}) > 0  # the release's own encoding
-    old.stop()
+    old.stop(timeout=60)
     assert old.process.returncode == 0, old.log_path.read_text()[-3000:]
     before = owned_configmaps(plane)
     assert len(before) == 3 + BIG + 2  # few, big, dependent: nothing of the waiting or suspended ones
@@ -320,14 +277,14 @@ def test_an_upgrade_from_the_previous_release_and_back_writes_no_object(plane: P
     install_crds(plane, ROOT / "crds")
     offset = audit_offset(plane)
     new, timings["upgrade: every Application passed"] = take_over(plane, tmp_path, "current", None)
-    new.stop()
+    new.stop(timeout=60)
     upgraded = assert_no_object_written(plane, offset, "current", before, statuses)
 
     # Downgrade by one release: the chart renders the CRDs as templates, so they go back too.
     install_crds(plane, source / "crds")
     offset = audit_offset(plane)
     down, timings["downgrade: every Application passed"] = take_over(plane, tmp_path, "downgraded", source)
-    down.stop()
+    down.stop(timeout=60)
     downgraded = assert_no_object_written(plane, offset, "downgraded", before, statuses)
     sys.stdout.write(f"\nupgrade from {release['version']} ({release['commit'][:7]}): "
                      f"status writes {dict(upgraded)}, downgrade: {dict(downgraded)}\n")

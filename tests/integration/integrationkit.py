@@ -19,7 +19,6 @@ import base64
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import urllib.request
@@ -136,12 +135,6 @@ def grant_tenant(api: Any, namespace: str, account: str, create: bool = True) ->
 
 FIELD_MANAGER = "oam-helm-test"
 Obj = dict[str, Any]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def is_crd(obj: Obj) -> bool:

@@ -305,7 +305,7 @@ class Run:
 
     def _kill_leader(self) -> str | None:
         slot, leader = self._leading_instance()
-        if leader is None or leader.stopped:
+        if leader is None or leader.paused:
             return None
         leader.kill()
         self._later(3.0, f"restart slot {slot}", lambda: self._restart(slot))
@@ -320,7 +320,7 @@ class Run:
 
     def _stop_leader(self) -> str | None:
         _, leader = self._leading_instance()
-        if leader is None or leader.stopped:
+        if leader is None or leader.paused:
             return None
         leader.pause()
         pause = self.rng.uniform(8, 14)  # past the 6 s lease: the other one takes over

@@ -25,7 +25,6 @@ from tests.integration.integrationkit import (
     apply,
     apply_crds,
     delete_cluster_scoped,
-    free_port,
     is_crd,
     is_hook,
     service_account_token,
@@ -35,6 +34,7 @@ from tests.integration.integrationkit import (
 from tools.devcluster import BinariesMissing, ClusterHandle
 from tools.devcluster.helm import render, require_helm
 from tools.devcluster.pytest_plugin import default_wait, require_cluster, wait_until
+from tools.operatorprocess import free_port
 
 
 @pytest.fixture(scope="session")

@@ -30,7 +30,6 @@ from kubernetes.client.rest import ApiException
 from tests.integration.integrationkit import (
     apply_application,
     delete_application,
-    free_port,
     grant_tenant,
     ready_condition,
     service_account_token,
@@ -39,6 +38,7 @@ from tests.integration.integrationkit import (
 )
 from tools.devcluster import ClusterHandle
 from tools.devcluster.pytest_plugin import default_wait, wait_until
+from tools.operatorprocess import free_port
 
 OBJECTS_YAML = b"""\
 apiVersion: v1

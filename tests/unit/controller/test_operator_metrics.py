@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import socket
 import urllib.request
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from oam_operator.controller.service.metrics import (
     OperatorMetrics,
     reconcile_result,
 )
+from tools.operatorprocess import free_port
 
 # name (without the _total suffix of counters) → (type, label names)
 EXPECTED = {
@@ -237,17 +237,10 @@ def test_registries_are_independent() -> None:
     assert _value(second, "oam_operator_reconcile_errors_total", type="other") == 0
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def test_serve_exposes_metrics_and_port_zero_disables_it() -> None:
     metrics = OperatorMetrics()
     assert metrics.serve(0) is None
-    served = metrics.serve(_free_port(), addr="127.0.0.1")
+    served = metrics.serve(free_port(), addr="127.0.0.1")
     assert served is not None
     server, thread = served
     try:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import socket
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -14,15 +13,10 @@ from aiohttp.test_utils import TestClient, TestServer
 from oam_operator.ui.hub import Hub, Scope
 from oam_operator.ui.security import Guard
 from oam_operator.ui.server import make_app
+from tools.operatorprocess import free_port
 
 FATAL = 'context "nope" not found in the kubeconfig'
 Check = Callable[[TestClient[Any, Any], str], Awaitable[None]]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def with_client(check: Check) -> None:
