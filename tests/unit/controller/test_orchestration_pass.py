@@ -211,7 +211,7 @@ def test_reconciliation_values_replace_the_pass_interval_timeout_and_retry_delay
     p = _Pass(body("web", status=status), Memory(), env)
     assert (p.interval, p.timeout_text, p.retry_interval, p.timed_out()) == (600.0, "10m", None, False)
     policies = OperatorPolicies(reconciliation=ReconciliationSettings("sync", "45s", "20s", "3s", None))
-    subject = Subject(p.body, env.settings, env.transform, env.profiles, env.clients, "c", policies=policies)
+    subject = Subject(p.app.body, env.settings, env.transform, env.profiles, env.clients, "c", policies=policies)
     assert p.gate(subject) is None
     assert (p.interval, p.timeout_text, p.retry_interval, p.timed_out()) == (45.0, "20s", 3.0, True)
     assert orchestration.timing(policies) == orchestration.PassTiming(45.0, "20s", 3.0)

@@ -17,10 +17,7 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
-from pydantic import ValidationError
-
 from oam_operator.api.application import (
-    ApplicationSpec,
     ApplicationStatus,
     BundleState,
     BundleStatus,
@@ -51,6 +48,7 @@ from oam_operator.reconciler.status import DefaultStatusAnalyzer
 
 from . import orchestration
 from .accessreview import missing_permissions, resource_type
+from .application import Application
 from .checks import ORDER, Refusal, Requeue, Step, Subject, served_by
 from .delivery import DeliveryRefused, NamespaceNotAllowed, Target
 from .drift import Drifted, corrected_message, drifted_condition
@@ -93,22 +91,6 @@ def _second(now: datetime) -> datetime:
     return aware.replace(microsecond=0)
 
 
-_SPEC_FIELDS = {"profile": "profile", "serviceAccountName": "service_account_name", "suspend": "suspend",
-                "interval": "interval", "timeout": "timeout", "adoptionPolicy": "adoption_policy",
-                "updatePolicy": "update_policy", "deletePolicy": "delete_policy", "drift": "drift"}
-
-
-def _read_spec(raw: Mapping[str, Any]) -> ApplicationSpec:
-    """The typed spec. The API server validates it against the CRD (generated from the same
-    model), so validation fails only for an object that bypassed it (a test, another tool);
-    then the fields the pass reads are taken as they are, as lenient as the transform is."""
-    try:
-        return ApplicationSpec.model_validate(raw)
-    except ValidationError:
-        fields = {name: raw[key] for key, name in _SPEC_FIELDS.items() if raw.get(key) is not None}
-        return ApplicationSpec.model_construct(components=[], **fields)
-
-
 class _Pass:
     """Shared state of one pass; the two branches below are its methods.
 
@@ -118,21 +100,15 @@ class _Pass:
     work) writes those once per pass and renders the status to its persisted JSON.
     """
 
-    def __init__(self, body: Mapping[str, Any], memory: Memory, env: Environment,
+    def __init__(self, body: Application | Mapping[str, Any], memory: Memory, env: Environment,
                  checkpointer: Checkpointer | None = None) -> None:
-        self.body, self.memory, self.env, self.checkpointer = body, memory, env, checkpointer
+        self.app = app = Application.of(body)
+        self.memory, self.env, self.checkpointer = memory, env, checkpointer
         self.settings = env.settings
-        meta = body.get("metadata") or {}
-        self.meta = meta
-        self.raw_spec: Mapping[str, Any] = body.get("spec") or {}
-        self.spec = _read_spec(self.raw_spec)
-        self.namespace: str = meta.get("namespace", "")
-        self.name: str = meta.get("name", "")
-        self.generation: int = int(meta.get("generation") or 1)
-        self.annotations: Mapping[str, str] = meta.get("annotations") or {}
+        self.spec, self.namespace, self.name = app.spec, app.namespace, app.name
         self.domain = self.settings.domain
         self.now = env.clock()
-        previous = memory.status if memory.status is not None else body.get("status") or {}
+        previous = memory.status if memory.status is not None else app.status
         self.status = ApplicationStatus.model_validate(previous)
         self.interval = _seconds(self.spec.interval or self.settings.default_interval)
         self.timeout_text: str = self.spec.timeout or self.settings.default_timeout
@@ -188,14 +164,14 @@ class _Pass:
         its persisted JSON (``outcome.status``)."""
         status = self.status
         if self.observes_generation:
-            status.observed_generation = self.generation
+            status.observed_generation = self.app.generation
         if self.counts is not None:
             status.objects, status.ready_objects = self.counts
         if self.verdict is not None:
             state, reason, message = self.verdict
             message = message.replace("\n", " ")[:MAX_MESSAGE]
             drifted = self.drifted_condition()
-            status.conditions = conditions_for(state, reason.value, message, self.generation, self.now,
+            status.conditions = conditions_for(state, reason.value, message, self.app.generation, self.now,
                                                self.baseline, drifted)
             status.state = state
             status.summary = summary_of(reason.value, message)
@@ -244,7 +220,7 @@ class _Pass:
         """The reconciler of this pass, with the Application's identity unless ``client`` is given."""
         hooks = PassHooks(on_written=self.env.on_written, cached_reads=self.env.cached_reads,
                           metrics=self.env.reconciler_metrics, clock=self.env.clock, completed=self.seen_completed)
-        options = reconciler_options(self.settings, self.raw_spec, self.namespace, self.annotations, hooks)
+        options = reconciler_options(self.settings, self.app.raw_spec, self.namespace, self.app.annotations, hooks)
         if client is None:
             client = self.env.clients.for_application(self.namespace, self.spec.service_account_name or "")
         return self.env.reconciler(self.domain, client, options)
@@ -374,7 +350,7 @@ class _Pass:
         """After ``profile``: record the digest; a changed one restarts processing."""
         status, profile = self.status, subject.profile
         status.profile = subject.resolved_profile
-        digests = digests_of(self.domain, self.raw_spec, self.generation, subject.resolved_profile, profile)
+        digests = digests_of(self.domain, self.app.raw_spec, self.app.generation, subject.resolved_profile, profile)
         self.digest = digests.current
         self.legacy_digest = legacy = digests.legacy
         if status.revision_digest:  # the compatible form (``compatible_digests``): ours is in revisionDigest
@@ -540,10 +516,10 @@ class _Pass:
             # pass's one status write (the inventory checkpoint) follows in a few milliseconds,
             # so a separate Pending/FirstSeen write (and Event) would only cost requests. The
             # outcome's conditions take their transition times from this state.
-            self.baseline = conditions_for(State.PENDING, Reason.FIRST_SEEN.value, "First seen", self.generation,
+            self.baseline = conditions_for(State.PENDING, Reason.FIRST_SEEN.value, "First seen", self.app.generation,
                                            self.now, self.baseline)
             status.state = State.PENDING
-        subject = Subject(self.body, settings, self.env.transform, self.env.profiles, self.env.clients,
+        subject = Subject(self.app.body, settings, self.env.transform, self.env.profiles, self.env.clients,
                           self.env.cluster_id, on_transform=self.env.on_transform)
         self.subject = subject
         # The checks and the pass's own steps, one table read top to bottom (checks.ORDER).
@@ -560,7 +536,7 @@ class _Pass:
         reconciler, encoded, inventory, policies = self.reconciler_, subject.encoded, self.inventory, subject.policies
         digest = self.digest
 
-        requested = self.annotations.get(f"{self.domain}/requested-at")
+        requested = self.app.annotations.get(f"{self.domain}/requested-at")
         if requested is not None and requested != status.last_handled_reconcile_at:
             for item in inventory:
                 if item.phase is Phase.READY:
@@ -610,8 +586,8 @@ class _Pass:
                 self.processing()
                 return self.still_processing(unhealthy, self.memory.backoff.next("Processing"), operations)
         if done:
-            applied_changed = status.applied_generation != self.generation
-            status.applied_generation = self.generation
+            applied_changed = status.applied_generation != self.app.generation
+            status.applied_generation = self.app.generation
             if not was_ready or applied_changed:
                 status.last_applied_at = _second(self.now)
             status.processing_since = None
@@ -794,7 +770,7 @@ class _Pass:
         """The delete branch leaves ``observedGeneration`` as it was: deletion is no new spec."""
         self.env.transform.forget(self.namespace, self.name)  # it reads no URL source any more
         status = self.status
-        if self.annotations.get(f"{self.domain}/abandon") == "true":
+        if self.app.annotations.get(f"{self.domain}/abandon") == "true":
             write_inventory(status, [])
             return self.conclude(None, "deleted", finished=True,
                                events=[Event("Warning", "Abandoned", "Objects left in place; inventory dropped")])
@@ -811,7 +787,7 @@ class _Pass:
         if waiting is not None:
             return waiting
         blocked = orchestration.dependants_blocking(self.env.apps, AppRef(self.namespace, self.name),
-                                                    self.annotations, self.domain)
+                                                    self.app.annotations, self.domain)
         if blocked is not None:
             self.set_state(State.DELETING, Reason.DELETION_BLOCKED, blocked)
             return self.conclude(1.0 + self.memory.backoff.next("DeletionBlocked"), "pending")
@@ -823,7 +799,7 @@ class _Pass:
             if not allowed:
                 self.set_state(State.DELETING, Reason.DELETION_BLOCKED, f"Deletion blocked: {reason}")
                 return self.conclude(1.0 + self.memory.backoff.next("DeletionBlocked"), "pending")
-            foreign = sorted(f for f in self.meta.get("finalizers") or [] if f != self.domain)
+            foreign = sorted(f for f in self.app.finalizers if f != self.domain)
             if foreign:
                 self.set_state(State.DELETING, Reason.DELETION_BLOCKED,
                                f"Deletion blocked due to existing foreign finalizers: {', '.join(foreign)}")
@@ -847,7 +823,7 @@ class _Pass:
         return self.conclude(self.memory.backoff.next("DeletionProcessing"), "progressing", operations=operations)
 
 
-def apply_pass(body: Mapping[str, Any], memory: Memory, env: Environment,
+def apply_pass(body: Application | Mapping[str, Any], memory: Memory, env: Environment,
                checkpointer: Checkpointer | None = None) -> PassResult:
     """One run of the apply branch (docs/operator.md#the-apply-branch) for an Application not
     being deleted; ``checkpointer`` writes its in-call checkpoint (without one the checkpoint
@@ -856,7 +832,7 @@ def apply_pass(body: Mapping[str, Any], memory: Memory, env: Environment,
     return p.finish(p.apply_branch())
 
 
-def delete_pass(body: Mapping[str, Any], memory: Memory, env: Environment) -> PassResult:
+def delete_pass(body: Application | Mapping[str, Any], memory: Memory, env: Environment) -> PassResult:
     """One run of the delete branch (docs/operator.md#the-delete-branch)."""
     p = _Pass(body, memory, env)
     return p.finish(p.delete_branch())

@@ -54,6 +54,7 @@ from oam_operator.api.conditions import Reason, State, ready_condition
 from oam_operator.reconciler.errors import ApiError
 from oam_operator.reconciler.events import MAX_EVENT_MESSAGE
 
+from .application import Application, seen
 from .history import Recorded
 from .seams import ApplicationGone, Event, Memory, PassResult, StatusNotWritten
 
@@ -165,22 +166,23 @@ class StatusWriter:
     its last pass ended in a 403 (forbidden.py).
     """
 
-    def __init__(self, body: Mapping[str, Any], memory: Memory, *, send: Callable[[dict[str, Any]], None],
+    def __init__(self, body: Application | Mapping[str, Any], memory: Memory, *,
+                 send: Callable[[dict[str, Any]], None],
                  post: Callable[[Event], None], error_interval: float, requested_at_key: str,
                  clock: Callable[[], float] = time.monotonic, aftermath: Aftermath | None = None,
                  granted: bool = False) -> None:
-        self.body, self.memory = body, memory
+        self.app = app = Application.of(body)
+        self.memory = memory
         self._send, self._post, self._error_interval, self._clock = send, post, error_interval, clock
         self._aftermath = aftermath or Aftermath()
         # The status the pass starts from, for the revision history's comparison.
-        self._before = memory.status if memory.status is not None else dict(body.get("status") or {})
+        self._before = memory.status if memory.status is not None else dict(app.status)
         self._checkpointed = False
         self.gone = False  # a write found the Application gone (ApplicationGone)
-        meta = body.get("metadata") or {}
-        self._where = {"namespace": meta.get("namespace"), "name": meta.get("name")}
+        self._where = {"namespace": app.namespace, "name": app.name}
         # What this pass was given (the generation, the requested-at annotation), for the kopf
         # layer's wake-ups (handlers.py).
-        memory.seen = (int(meta.get("generation") or 0), (meta.get("annotations") or {}).get(requested_at_key))
+        memory.seen = seen(app.meta, requested_at_key)
         if granted:  # RBAC changed since the last 403: a 403 of this pass opens a new quiet window
             memory.forbidden.reset()
 
@@ -188,7 +190,7 @@ class StatusWriter:
     def persisted(self) -> dict[str, Any]:
         """The status as last persisted: as this operator wrote it, else as the body has it."""
         memory = self.memory
-        return memory.persisted if memory.persisted is not None else dict(self.body.get("status") or {})
+        return memory.persisted if memory.persisted is not None else dict(self.app.status)
 
     def _write(self, status: dict[str, Any]) -> None:
         self._send({"status": status_patch(self.persisted, status)})
@@ -220,7 +222,7 @@ class StatusWriter:
         if result.gone:
             return after.gone(result)
         if after.history is not None and not result.finished:
-            self.memory.recorded = after.history(self.body, self._before, result.status, self.memory.recorded)
+            self.memory.recorded = after.history(self.app.body, self._before, result.status, self.memory.recorded)
         after.told(result)
         return result
 

@@ -38,6 +38,7 @@ from oam_operator.api.conditions import ready_condition
 from oam_operator.api.meta import GROUP, VERSION
 from oam_operator.controller.reconcile.settings import Settings
 
+from ..reconcile.application import seen
 from ..reconcile.sharding import shard_selector
 from .bodies import snapshot
 from .deletionwaits import DeletionWaits, KopfRetryFilter
@@ -278,8 +279,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
         memory = runtime.memory.get(uid)
         if scheduler is None or memory is None:
             return
-        seen = (int(meta.get("generation") or 0), (meta.get("annotations") or {}).get(f"{domain}/requested-at"))
-        if memory.seen != seen:
+        if memory.seen != seen(meta, f"{domain}/requested-at"):
             scheduler.wake_event(uid).set()
 
     # No forced cancellation: a stopped daemon finishes its current pass (and persists its

@@ -35,6 +35,7 @@ from oam_operator.reconciler.ratelimit import RateLimiter
 from oam_operator.reconciler.status import DefaultStatusAnalyzer
 
 from ..reconcile.appindex import AppIndex
+from ..reconcile.application import Application
 from ..reconcile.composition import OperatorTransform
 from ..reconcile.history import RevisionRecorder
 from ..reconcile.passes import apply_pass, delete_pass
@@ -416,34 +417,34 @@ class Runtime:
             return self._unverified(uid, body, error, where)
         if fresh is None:
             return self._gone(uid, body, where)
-        body = fresh
-        memory = self.memory_of(uid, body)
-        meta = body.get("metadata") or {}
+        app = Application.of(fresh)  # the one view of the Application this pass carries
+        memory = self.memory_of(uid, app.body)
         with self._lock:
-            self._uids[(str(meta.get("namespace", "")), str(meta.get("name", "")))] = uid
+            self._uids[app.ref] = uid
             granted = uid in self._granted
             self._granted.discard(uid)
+
         def tell(result: PassResult) -> None:
             """The epilogue's last step: metrics, the watches of the inventory's kinds, the log line."""
             seconds = time.monotonic() - started
-            self._observe(branch, body, result, seconds)
-            self._track(meta, result)
-            self._log_pass(branch, meta, result, seconds, admission)
+            self._observe(branch, app, result, seconds)
+            self._track(app.ref, result)
+            self._log_pass(branch, app, result, seconds, admission)
 
         aftermath = Aftermath(history=self.history.record if branch == "apply" else None, told=tell,
-                              gone=lambda _: self._gone(uid, body, where))
-        writer = self.status_writer(body, memory, aftermath, granted=granted)
+                              gone=lambda _: self._gone(uid, app.body, where))
+        writer = self.status_writer(app, memory, aftermath, granted=granted)
         # The pass works on its own deep copy of the status (passes._Pass), so the cached
         # status is not mutated and needs no second copy here.
         if branch == "apply":
-            return writer.conclude(apply_pass(body, memory, self.env, writer))
-        return writer.conclude(delete_pass(body, memory, self.env))
+            return writer.conclude(apply_pass(app, memory, self.env, writer))
+        return writer.conclude(delete_pass(app, memory, self.env))
 
     @staticmethod
-    def _log_pass(branch: str, meta: Mapping[str, Any], result: PassResult, seconds: float,
+    def _log_pass(branch: str, app: Application, result: PassResult, seconds: float,
                   admission: Mapping[str, Any] | None) -> None:
         fields: dict[str, Any] = {
-            "namespace": meta.get("namespace"), "name": meta.get("name"), "generation": meta.get("generation"),
+            "namespace": app.namespace, "name": app.name, "generation": app.meta.get("generation"),
             "branch": branch, "outcome": result.outcome, "state": result.status.get("state"),
             "operations": result.operations, "seconds": round(seconds, 3),
             **(admission or {}),
@@ -476,11 +477,10 @@ class Runtime:
         status = memory.status if memory.status is not None else dict(body.get("status") or {})
         return PassResult(status=status, delay=delay, outcome="pending", error_type=str(error.status or "other"))
 
-    def _track(self, meta: Mapping[str, Any], result: PassResult) -> None:
+    def _track(self, owner: tuple[str, str], result: PassResult) -> None:
         """Watch the kinds the Application's inventory holds; forget what it no longer holds."""
         if self.owned is None:
             return
-        owner = (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
         if result.finished:
             self.owned.retain(owner, ())
             return
@@ -489,13 +489,11 @@ class Runtime:
         self.owned.ensure(result.inventory)
         self.owned.retain(owner, [item.identity() for item in result.inventory])
 
-    def status_writer(self, body: Mapping[str, Any], memory: Memory,
+    def status_writer(self, body: Application | Mapping[str, Any], memory: Memory,
                       aftermath: Aftermath | None = None, *, granted: bool = False) -> StatusWriter:
         """The writer of one pass: its status patches go to the Application's status subresource."""
-        meta = body["metadata"]
-        path = application_path(meta["namespace"], meta["name"], "status")
-
-        uid = str(meta.get("uid") or "")
+        app = Application.of(body)
+        path, uid, meta = app.path("status"), app.uid, app.meta
 
         def send(patch: dict[str, Any]) -> None:
             # A JSON patch whose first operation tests the uid: a pass of an Application that was
@@ -513,7 +511,7 @@ class Runtime:
                     raise ApplicationGone(str(error)) from error
                 raise
 
-        return StatusWriter(body, memory, send=send, post=lambda event: self._post_event(body, event),
+        return StatusWriter(app, memory, send=send, post=lambda event: self._post_event(app.body, event),
                             error_interval=self.settings.default_interval_duration.total_seconds(),
                             requested_at_key=f"{self.settings.domain}/requested-at", aftermath=aftermath,
                             granted=granted)
@@ -528,7 +526,7 @@ class Runtime:
         except ApiError as error:
             log.warning("posting an Event failed: %s", error)
 
-    def _observe(self, branch: str, body: Mapping[str, Any], result: PassResult, seconds: float) -> None:
+    def _observe(self, branch: str, app: Application, result: PassResult, seconds: float) -> None:
         if self.metrics is None:
             return
         metrics = self.metrics
@@ -537,22 +535,21 @@ class Runtime:
             metrics.count_error(result.error_type)
         if result.drift_corrections:
             metrics.drift_corrections_total.inc(result.drift_corrections)
-        meta = body["metadata"]
         if result.finished:
-            metrics.remove_application(meta["namespace"], meta["name"])
+            metrics.remove_application(app.namespace, app.name)
         else:
             status = result.status
-            metrics.set_application(meta["namespace"], meta["name"], int(status.get("objects") or 0),
+            metrics.set_application(app.namespace, app.name, int(status.get("objects") or 0),
                                     int(status.get("objects") or 0) - int(status.get("readyObjects") or 0))
-            metrics.track_application(meta["namespace"], meta["name"], not_ready_since=not_ready_since(status),
-                                      timeout_seconds=self._timeout_seconds(body),
+            metrics.track_application(app.namespace, app.name, not_ready_since=not_ready_since(status),
+                                      timeout_seconds=self._timeout_seconds(app.raw_spec),
                                       errors=int(result.error_type is not None),
                                       drift_corrections=result.drift_corrections)
 
-    def _timeout_seconds(self, body: Mapping[str, Any]) -> float:
+    def _timeout_seconds(self, spec: Mapping[str, Any]) -> float:
         """The Application's timeout (spec.timeout, else --default-timeout); the default when unreadable
         (the pass refuses such a spec itself)."""
-        timeout = (body.get("spec") or {}).get("timeout")
+        timeout = spec.get("timeout")
         try:
             return parse_go_duration(str(timeout)).total_seconds() if timeout else self._default_timeout
         except ValueError:

@@ -1,0 +1,85 @@
+"""One Application as a pass reads it (docs/operator.md#states-and-phases).
+
+kopf hands a pass the Application's body, a dict; the pass, its status writer and the runtime's
+epilogue read the same few fields of it — the reference, the uid, the generation, the
+annotations, the typed spec. ``Application.of`` reads them once, at the boundary, and the
+typed view is what is carried through the pass; the raw body goes only where a document is
+needed as written (the transform, the revision history). What is sent back is serialised
+where it is sent (the status writer's patch).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from oam_operator.api.application import ApplicationSpec
+from oam_operator.api.meta import application_path
+
+__all__ = ["Application", "read_spec", "seen"]
+
+_SPEC_FIELDS = {"profile": "profile", "serviceAccountName": "service_account_name", "suspend": "suspend",
+                "interval": "interval", "timeout": "timeout", "adoptionPolicy": "adoption_policy",
+                "updatePolicy": "update_policy", "deletePolicy": "delete_policy", "drift": "drift"}
+
+
+def read_spec(raw: Mapping[str, Any]) -> ApplicationSpec:
+    """The typed spec. The API server validates it against the CRD (generated from the same
+    model), so validation fails only for an object that bypassed it (a test, another tool);
+    then the fields the pass reads are taken as they are, as lenient as the transform is."""
+    try:
+        return ApplicationSpec.model_validate(raw)
+    except ValidationError:
+        fields = {name: raw[key] for key, name in _SPEC_FIELDS.items() if raw.get(key) is not None}
+        return ApplicationSpec.model_construct(components=[], **fields)
+
+
+def seen(meta: Mapping[str, Any], requested_at_key: str) -> tuple[int, str | None]:
+    """What of an Application wakes its loop when it changes (handlers.py): its generation and its
+    reconcile-request annotation, as the status writer records them for the pass it concludes."""
+    return int(meta.get("generation") or 0), (meta.get("annotations") or {}).get(requested_at_key)
+
+
+@dataclass(frozen=True)
+class Application:
+    """The fields of an Application a pass reads, typed; ``body`` is the document as kopf gave it."""
+
+    namespace: str
+    name: str
+    uid: str
+    generation: int
+    annotations: Mapping[str, str]
+    finalizers: tuple[str, ...]
+    raw_spec: Mapping[str, Any]
+    spec: ApplicationSpec
+    status: Mapping[str, Any]
+    body: Mapping[str, Any]
+
+    @classmethod
+    def of(cls, body: Application | Mapping[str, Any]) -> Application:
+        """The view of ``body`` (an Application already viewed is returned as it is)."""
+        if isinstance(body, Application):
+            return body
+        meta: Mapping[str, Any] = body.get("metadata") or {}
+        raw_spec: Mapping[str, Any] = body.get("spec") or {}
+        return cls(namespace=str(meta.get("namespace") or ""), name=str(meta.get("name") or ""),
+                   uid=str(meta.get("uid") or ""), generation=int(meta.get("generation") or 1),
+                   annotations=meta.get("annotations") or {}, finalizers=tuple(meta.get("finalizers") or ()),
+                   raw_spec=raw_spec, spec=read_spec(raw_spec), status=body.get("status") or {}, body=body)
+
+    @property
+    def ref(self) -> tuple[str, str]:
+        """(namespace, name)."""
+        return self.namespace, self.name
+
+    def path(self, subresource: str = "") -> str:
+        """Its API path, or its ``subresource``'s (``status``)."""
+        return application_path(self.namespace, self.name, subresource)
+
+    @property
+    def meta(self) -> Mapping[str, Any]:
+        """The body's ``metadata`` as written (for what the typed fields leave out)."""
+        return self.body.get("metadata") or {}
