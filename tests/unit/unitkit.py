@@ -26,11 +26,13 @@ import pytest
 from kubernetes.client import ApiClient, Configuration
 
 from oam_operator.api.compact_inventory import encode
+from oam_operator.controller.reconcile import passes
 from oam_operator.controller.reconcile.appindex import AppIndex
 from oam_operator.controller.reconcile.composition import OperatorTransform
 from oam_operator.controller.reconcile.permissions import guess_resource
-from oam_operator.controller.reconcile.seams import Environment
+from oam_operator.controller.reconcile.seams import Environment, Memory, PassResult
 from oam_operator.controller.reconcile.settings import Settings
+from oam_operator.controller.reconcile.statuswriter import remember
 from oam_operator.controller.reconcile.tenancy import TenantClients
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.concurrency import Outcome
@@ -93,6 +95,21 @@ def pass_environment(index: AppIndex | None = None, clock: Clock | None = None,
     env.clock = clock or Clock()
     env.jitter = lambda delay: delay  # type: ignore[assignment,method-assign]
     return env
+
+
+def run_apply(body: Mapping[str, Any], memory: Memory, env: Environment, *args: Any, **kwargs: Any) -> PassResult:
+    """One apply pass, its state machines kept in ``memory`` as the status writer keeps them
+    (``statuswriter.remember``): consecutive calls are consecutive passes."""
+    result = passes.apply_pass(body, memory, env, *args, **kwargs)
+    remember(memory, result)
+    return result
+
+
+def run_delete(body: Mapping[str, Any], memory: Memory, env: Environment) -> PassResult:
+    """One delete pass, kept in ``memory`` like ``run_apply``'s."""
+    result = passes.delete_pass(body, memory, env)
+    remember(memory, result)
+    return result
 
 
 def configmap_component(name: str = "c", object_name: str = "web-config") -> dict[str, Any]:

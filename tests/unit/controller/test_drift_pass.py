@@ -8,7 +8,6 @@ from datetime import timedelta
 from typing import Any
 
 from oam_operator.controller.reconcile.digest import component_digest
-from oam_operator.controller.reconcile.passes import apply_pass
 from oam_operator.controller.reconcile.seams import Environment, Memory, PassResult
 from oam_operator.controller.service.ownedwatch import Drift
 from oam_operator.reconciler.inventory import Phase
@@ -23,6 +22,7 @@ from tests.unit.unitkit import (
     fake_reconciler,
     item_of,
     pass_environment,
+    run_apply,
     stamp,
 )
 
@@ -57,7 +57,7 @@ def events(result: PassResult) -> list[tuple[str, str, str]]:
 
 
 def test_correct_re_applies_a_drifted_object_and_says_so_once(fake_reconciler: FakeReconciler) -> None:
-    result = apply_pass(steady(), Memory(), environment(Drift((IMAGE,))))
+    result = run_apply(steady(), Memory(), environment(Drift((IMAGE,))))
     assert fake_reconciler.inventories[0][0].last_applied_at is None  # due: re-applied, forced
     assert events(result) == [("Normal", "DriftCorrected", f"Corrected drift: ConfigMap web-config ({IMAGE})")]
     assert result.drift_corrections == 1
@@ -68,14 +68,14 @@ def test_correct_re_applies_a_drifted_object_and_says_so_once(fake_reconciler: F
 def test_a_deleted_object_is_due_so_it_is_created_again_or_updated(fake_reconciler: FakeReconciler) -> None:
     """Deleted, the reconciler creates it again; only out of the watch's selector (its shard label
     taken off, docs/operator.md#watches-of-owned-objects), being due, it is updated back into it."""
-    result = apply_pass(steady(), Memory(), environment(Drift(deleted=True)))
+    result = run_apply(steady(), Memory(), environment(Drift(deleted=True)))
     assert fake_reconciler.inventories[0][0].last_applied_at is None
     assert events(result) == [("Normal", "DriftCorrected", "Corrected drift: ConfigMap web-config (deleted)")]
 
 
 def test_report_leaves_the_change_and_shows_it(fake_reconciler: FakeReconciler) -> None:
     memory, env = Memory(), environment(Drift((IMAGE, "metadata.labels.tier")))
-    first = apply_pass(steady(drift="Report"), memory, env)
+    first = run_apply(steady(drift="Report"), memory, env)
     assert fake_reconciler.inventories[0][0].last_applied_at == NOW - timedelta(minutes=1)  # not re-applied
     message = (f"ConfigMap web-config ({IMAGE}, metadata.labels.tier) changed by another field manager; "
                "left as it is (spec.drift: Report)")
@@ -90,13 +90,13 @@ def test_report_leaves_the_change_and_shows_it(fake_reconciler: FakeReconciler) 
 
     body = steady(drift="Report")
     body["status"] = first.status
-    again = apply_pass(body, Memory(status=first.status), env)
+    again = run_apply(body, Memory(status=first.status), env)
     assert events(again) == []  # the same episode: one Event
     assert again.status["drift"] == first.status["drift"]
 
     env.drift = lambda *_: None  # resolved (the field given back, or the Application changed)
     body["status"] = again.status
-    resolved = apply_pass(body, Memory(status=again.status), env)
+    resolved = run_apply(body, Memory(status=again.status), env)
     assert "drift" not in resolved.status and "Drifted" not in conditions(resolved)
     assert resolved.status["summary"] == "Applied revision 1: 1 objects ready"
 
@@ -106,7 +106,7 @@ def test_report_holds_off_the_reapply_interval_of_a_drifted_object(fake_reconcil
     old = item_of(CONFIG)
     old.last_applied_at = NOW - timedelta(hours=2)  # the 60m reapply would force it back now
     body["status"]["compactInventory"] = compact(old)
-    apply_pass(body, Memory(), environment(Drift((IMAGE,))))
+    run_apply(body, Memory(), environment(Drift((IMAGE,))))
     assert fake_reconciler.inventories[0][0].last_applied_at == NOW
 
 
@@ -115,7 +115,7 @@ def test_a_fight_with_another_controller_is_held_back_and_reported(fake_reconcil
     memory, env = Memory(), environment(Drift(("spec.replicas",)), clock)
     outcomes = []
     for _ in range(3):
-        outcomes.append(apply_pass(steady(), memory, env))
+        outcomes.append(run_apply(steady(), memory, env))
         clock.advance(timedelta(seconds=10))
     assert [r.drift_corrections for r in outcomes] == [1, 1, 1]
     held = outcomes[2]
@@ -127,16 +127,16 @@ def test_a_fight_with_another_controller_is_held_back_and_reported(fake_reconcil
     assert conditions(held)["Drifted"] == ("True", "DriftFlapping", message)
     assert ("Warning", "DriftFlapping", message) in events(held)
 
-    fourth = apply_pass(steady(), memory, env)  # held: not re-applied, no write loop
+    fourth = run_apply(steady(), memory, env)  # held: not re-applied, no write loop
     assert fake_reconciler.inventories[3][0].last_applied_at is not None
     assert fourth.drift_corrections == 0
     clock.advance(timedelta(seconds=61))
-    fifth = apply_pass(steady(), memory, env)  # the hold is over: corrected again
+    fifth = run_apply(steady(), memory, env)  # the hold is over: corrected again
     assert fifth.drift_corrections == 1 and fake_reconciler.inventories[4][0].last_applied_at is None
 
 
 def test_without_a_watch_nothing_is_known_of_drift(fake_reconciler: FakeReconciler) -> None:
-    result = apply_pass(steady(), Memory(), pass_environment())
+    result = run_apply(steady(), Memory(), pass_environment())
     assert (events(result), result.drift_corrections) == ([], 0)
     assert fake_reconciler.inventories[0][0].last_applied_at == NOW - timedelta(minutes=1)
 
@@ -156,7 +156,7 @@ def test_an_object_deleted_right_after_each_creation_is_held_back_and_reported(
     body["status"]["compactInventory"] = compact(creating)
     outcomes = []
     for _ in range(3):
-        outcomes.append(apply_pass(body, memory, env))
+        outcomes.append(run_apply(body, memory, env))
         clock.advance(timedelta(seconds=10))
     assert [r.drift_corrections for r in outcomes] == [1, 1, 1]
     assert fake_reconciler.holds == [set(), set(), set()]
@@ -170,11 +170,11 @@ def test_an_object_deleted_right_after_each_creation_is_held_back_and_reported(
     assert ("Warning", "DriftFlapping", message) in events(held)
     assert held.delay == 60.0  # the interval is 10m: back when the hold ends
 
-    fourth = apply_pass(body, memory, env)  # held: not created, no write loop
+    fourth = run_apply(body, memory, env)  # held: not created, no write loop
     assert fake_reconciler.holds[3] == {WEB_CONFIG}
     assert fourth.drift_corrections == 0 and fourth.delay == 50.0
     clock.advance(timedelta(seconds=51))
-    fifth = apply_pass(body, memory, env)  # the hold is over: created again
+    fifth = run_apply(body, memory, env)  # the hold is over: created again
     assert fake_reconciler.holds[4] == set() and fifth.drift_corrections == 1
 
 
@@ -184,7 +184,7 @@ def test_under_report_a_deleted_object_is_created_again_and_its_fight_held_back_
     memory, env = Memory(), environment(Drift(deleted=True), clock)
     outcomes = []
     for _ in range(4):
-        outcomes.append(apply_pass(steady(drift="Report"), memory, env))
+        outcomes.append(run_apply(steady(drift="Report"), memory, env))
         clock.advance(timedelta(seconds=10))
     assert fake_reconciler.holds == [set(), set(), set(), {WEB_CONFIG}]
     assert conditions(outcomes[0])["Drifted"][1] == "DriftDetected"

@@ -7,7 +7,6 @@ from datetime import timedelta
 from typing import Any
 
 from oam_operator.controller.reconcile.forbidden import GRACE, ForbiddenGrace
-from oam_operator.controller.reconcile.passes import apply_pass, delete_pass
 from oam_operator.controller.reconcile.seams import Memory
 from oam_operator.reconciler.errors import PermanentApiError
 from tests.unit.unitkit import (
@@ -21,6 +20,8 @@ from tests.unit.unitkit import (
     item_of,
     outcome,
     pass_environment,
+    run_apply,
+    run_delete,
 )
 
 __all__ = ["fake_reconciler"]  # the fixture, imported for pytest
@@ -70,7 +71,7 @@ def test_a_clock_that_went_back_opens_a_new_window() -> None:
 
 def _ready_status(fake: FakeReconciler, clock: Clock) -> dict[str, Any]:
     """The status of a first pass that reached Ready."""
-    return apply_pass(application(), Memory(), pass_environment(clock=clock)).status
+    return run_apply(application(), Memory(), pass_environment(clock=clock)).status
 
 
 def test_a_403_within_the_grace_leaves_the_status_and_is_retried_on_the_backoff(
@@ -83,7 +84,7 @@ def test_a_403_within_the_grace_leaves_the_status_and_is_retried_on_the_backoff(
     memory = Memory()
     delays = []
     for _ in range(4):
-        result = apply_pass(application(status=ready), memory, env)
+        result = run_apply(application(status=ready), memory, env)
         assert result.status == ready  # no state, condition or Event of its own: nothing to write
         assert (result.outcome, result.error_type) == ("pending", None)
         delays.append(result.delay)
@@ -103,10 +104,10 @@ def test_a_403_past_the_grace_is_not_permitted_naming_all_that_is_missing(fake_r
     fake_reconciler.error = forbidden()
     fake_reconciler.client.denied = {("", "configmaps", verb) for verb in ("get", "patch")}
     memory = Memory()
-    apply_pass(application(status=ready), memory, env)
+    run_apply(application(status=ready), memory, env)
     assert fake_reconciler.client.reviews == []  # a quiet retry asks nothing
     clock.advance(timedelta(seconds=GRACE))
-    result = apply_pass(application(status=ready), memory, env)
+    result = run_apply(application(status=ready), memory, env)
     assert outcome(result.status) == (
         "Error", "NotPermitted",
         "ServiceAccount shop/default may not get, patch configmaps in namespace shop; the Application's objects "
@@ -129,9 +130,9 @@ def test_without_a_finding_of_the_reviews_it_is_an_api_error_with_the_api_server
         fake_reconciler.error = forbidden()
         fake_reconciler.client.review_error = review_error
         memory = Memory()
-        apply_pass(application(status=ready), memory, env)
+        run_apply(application(status=ready), memory, env)
         clock.advance(timedelta(seconds=GRACE))
-        result = apply_pass(application(status=ready), memory, env)
+        result = run_apply(application(status=ready), memory, env)
         assert outcome(result.status) == ("Error", "ApiError", FORBIDDEN[0].upper() + FORBIDDEN[1:])
         assert (result.outcome, result.error_type, result.delay) == ("error", "403", 5.0)
         fake_reconciler.error = None
@@ -143,13 +144,13 @@ def test_a_pass_that_gets_through_starts_a_new_grace_for_the_next_403(fake_recon
     ready = _ready_status(fake_reconciler, clock)
     memory = Memory()
     fake_reconciler.error = forbidden()
-    apply_pass(application(status=ready), memory, env)
+    run_apply(application(status=ready), memory, env)
     clock.advance(timedelta(seconds=GRACE))
     fake_reconciler.error = None
-    assert outcome(apply_pass(application(status=ready), memory, env).status)[0] == "Ready"
+    assert outcome(run_apply(application(status=ready), memory, env).status)[0] == "Ready"
     clock.advance(timedelta(minutes=5))
     fake_reconciler.error = forbidden()
-    assert apply_pass(application(status=ready), memory, env).status == ready
+    assert run_apply(application(status=ready), memory, env).status == ready
 
 
 def test_other_permanent_errors_have_no_grace(fake_reconciler: FakeReconciler) -> None:
@@ -157,7 +158,7 @@ def test_other_permanent_errors_have_no_grace(fake_reconciler: FakeReconciler) -
     ready = _ready_status(fake_reconciler, clock)
     fake_reconciler.error = PermanentApiError("422 Unprocessable Entity: spec.x: Invalid value", status=422,
                                               reason="Invalid", verb="apply")
-    result = apply_pass(application(status=ready), Memory(), pass_environment(clock=clock))
+    result = run_apply(application(status=ready), Memory(), pass_environment(clock=clock))
     assert outcome(result.status)[:2] == ("Error", "ApiError")
 
 
@@ -167,17 +168,17 @@ def test_a_quiet_403_keeps_the_state_of_the_last_pass(fake_reconciler: FakeRecon
     env = pass_environment(clock=clock)
     ready = _ready_status(fake_reconciler, clock)
     changed = {"generation": 3, "components": [configmap_component(object_name="other")]}
-    restarted = apply_pass(application(status=ready, **changed), Memory(), env).status
+    restarted = run_apply(application(status=ready, **changed), Memory(), env).status
     assert outcome(restarted)[:2] == ("Processing", "Restarting")
     fake_reconciler.error = forbidden()
-    result = apply_pass(application(status=restarted, **changed), Memory(), env)
+    result = run_apply(application(status=restarted, **changed), Memory(), env)
     assert outcome(result.status) == outcome(restarted)
     assert result.status["observedGeneration"] == 3
 
 
 def test_a_quiet_403_on_a_first_pass_leaves_it_first_seen(fake_reconciler: FakeReconciler) -> None:
     fake_reconciler.error = forbidden()
-    result = apply_pass(application(), Memory(), pass_environment())
+    result = run_apply(application(), Memory(), pass_environment())
     assert outcome(result.status) == ("Pending", "FirstSeen", "First seen")
     assert "observedGeneration" not in result.status
 
@@ -190,10 +191,10 @@ def test_a_403_while_deleting_is_quiet_within_the_grace_too(fake_reconciler: Fak
         "objects": 1, "readyObjects": 1}
     fake_reconciler.error = forbidden()
     memory = Memory()
-    quiet = delete_pass(application(deleting=True, status=status), memory, env)
+    quiet = run_delete(application(deleting=True, status=status), memory, env)
     assert (quiet.status.get("state"), quiet.outcome) == ("Ready", "pending")
     clock.advance(timedelta(seconds=GRACE))
-    loud = delete_pass(application(deleting=True, status=status), memory, env)
+    loud = run_delete(application(deleting=True, status=status), memory, env)
     assert outcome(loud.status)[:2] == ("Error", "ApiError")
 
 
@@ -217,11 +218,11 @@ def test_a_deletion_that_may_not_list_a_crds_instances_names_the_grant_and_backs
     fake_reconciler.error = PermanentApiError(GUARD, status=403, reason="Forbidden", verb="list")
     fake_reconciler.client.denied = {("bitnami.com", "sealedsecrets", "list")}
     memory = Memory()
-    delete_pass(application(deleting=True, status=status), memory, env)
+    run_delete(application(deleting=True, status=status), memory, env)
     delays = []
     for _ in range(3):
         clock.advance(timedelta(seconds=GRACE))
-        result = delete_pass(application(deleting=True, status=status), memory, env)
+        result = run_delete(application(deleting=True, status=status), memory, env)
         delays.append(result.delay)
     assert outcome(result.status) == (
         "Error", "NotPermitted",

@@ -15,11 +15,11 @@ from kubernetes.client import ApiClient, Configuration
 
 from oam_operator.controller.reconcile.appindex import AppIndex
 from oam_operator.controller.reconcile.composition import OperatorTransform
-from oam_operator.controller.reconcile.passes import apply_pass, delete_pass
 from oam_operator.controller.reconcile.seams import Environment, Memory
 from oam_operator.controller.reconcile.settings import Settings
 from oam_operator.controller.reconcile.tenancy import TenantClients
 from oam_operator.reconciler.client import ClusterClient
+from tests.unit.unitkit import run_apply, run_delete
 
 
 def environment(index: AppIndex, **settings: Any) -> Environment:
@@ -60,7 +60,7 @@ def message(status: dict[str, Any]) -> tuple[str, str, str]:
 def test_a_new_revision_waits_for_missing_and_unready_dependencies() -> None:
     index = AppIndex()
     index.observe(None, body("db", status={"observedGeneration": 1, "state": "Processing"}))
-    result = apply_pass(body("web", after("db", "cache")), Memory(), environment(index))
+    result = run_apply(body("web", after("db", "cache")), Memory(), environment(index))
     assert message(result.status) == (
         "Waiting", "DependenciesNotReady", "Waiting for Applications to be Ready: db (Processing), cache (Missing)")
     assert result.status["dependencies"] == [
@@ -84,7 +84,7 @@ def test_a_missing_dependency_is_a_warning_after_the_grace_period() -> None:
 
     def at(seconds: float, *names: str) -> Any:
         env.clock = lambda: start + timedelta(seconds=seconds)
-        return apply_pass(body("web", after(*names)), memory, env)
+        return run_apply(body("web", after(*names)), memory, env)
 
     assert (at(0, "db", "cahce").delay, at(30, "db", "cahce").delay) == (60.0, 30.0)
     overdue = at(60, "db", "cahce")
@@ -105,14 +105,14 @@ def test_a_missing_dependency_is_a_warning_after_the_grace_period() -> None:
 def test_a_dependency_that_only_is_not_ready_is_no_warning() -> None:
     index = AppIndex()
     index.observe(None, body("db", status={"observedGeneration": 1, "state": "Processing"}))
-    result = apply_pass(body("web", after("db")), Memory(), environment(index, missing_dependency_grace="0s"))
+    result = run_apply(body("web", after("db")), Memory(), environment(index, missing_dependency_grace="0s"))
     assert (result.events, result.delay, result.status["state"]) == ([], None, "Waiting")
 
 
 def test_once_ready_the_gate_lets_the_pass_apply() -> None:
     index = AppIndex()
     index.observe(None, ready("db"))
-    result = apply_pass(body("web", after("db")), Memory(), environment(index))
+    result = run_apply(body("web", after("db")), Memory(), environment(index))
     # Past the gate, the pass reached the (unreachable) API server.
     assert result.status["state"] == "Pending" and result.status["revision"] == 1
     assert result.status["dependencies"] == [{"namespace": "shop", "name": "db", "state": "Ready", "ready": True}]
@@ -120,11 +120,11 @@ def test_once_ready_the_gate_lets_the_pass_apply() -> None:
 
 def test_a_started_revision_is_not_held_by_a_dependency_going_away() -> None:
     index = AppIndex()
-    first = apply_pass(body("web", after("db")), Memory(), environment(index))
+    first = run_apply(body("web", after("db")), Memory(), environment(index))
     assert first.status["state"] == "Waiting"
     started = copy.deepcopy(first.status)
     started["lastProcessingDigest"] = started["processingDigest"]
-    result = apply_pass(body("web", after("db"), status=started), Memory(), environment(index))
+    result = run_apply(body("web", after("db"), status=started), Memory(), environment(index))
     assert result.status["state"] == "Pending"  # went on to apply (connection refused), not Waiting
     assert result.status["dependencies"][0]["state"] == "Missing"
 
@@ -133,11 +133,11 @@ def test_a_cycle_is_an_error_on_the_member_asking() -> None:
     index = AppIndex()
     index.observe(None, body("b", after("a")))
     env = environment(index)
-    result = apply_pass(body("a", after("b")), Memory(), env)
+    result = run_apply(body("a", after("b")), Memory(), env)
     assert message(result.status) == ("Error", "DependencyCycle", "application cycle detected: a -> b -> a")
     assert 5.0 < (result.delay or 0) < 5.26  # the error backoff's first step, jittered
     retry = {"name": "sync", "type": "reconciliation", "properties": {"retryInterval": "7s"}}
-    result = apply_pass(body("a", after("b"), retry), Memory(), env)
+    result = run_apply(body("a", after("b"), retry), Memory(), env)
     assert result.status["state"] == "Error"
     assert 7.06 < (result.delay or 0) < 7.36  # retryInterval plus 1-5 % jitter
 
@@ -145,12 +145,12 @@ def test_a_cycle_is_an_error_on_the_member_asking() -> None:
 def test_reconciliation_suspend_and_conflicts() -> None:
     env = environment(AppIndex())
     suspend = {"name": "sync", "type": "reconciliation", "properties": {"suspend": True}}
-    result = apply_pass(body("web", suspend), Memory(), env)
+    result = run_apply(body("web", suspend), Memory(), env)
     assert message(result.status) == ("Pending", "Suspended", "Reconciliation is suspended")
     assert result.delay is None
     conflict = body("web", {"name": "sync", "type": "reconciliation", "properties": {"timeout": "1m"}})
     conflict["spec"]["timeout"] = "2m"
-    result = apply_pass(conflict, Memory(), env)
+    result = run_apply(conflict, Memory(), env)
     assert message(result.status) == (
         "Error", "TransformFailed", 'policy "sync": timeout is also set by spec.timeout; set it in one place only')
 
@@ -158,10 +158,10 @@ def test_reconciliation_suspend_and_conflicts() -> None:
 def test_cross_namespace_dependencies_follow_the_setting() -> None:
     elsewhere = {"name": "after", "type": "app-dependency",
                  "properties": {"applications": [{"name": "db", "namespace": "infra"}]}}
-    result = apply_pass(body("web", elsewhere), Memory(), environment(AppIndex()))
+    result = run_apply(body("web", elsewhere), Memory(), environment(AppIndex()))
     assert message(result.status)[:2] == ("Error", "TransformFailed")
     index = AppIndex(allow_cross_namespace=True)
-    result = apply_pass(body("web", elsewhere), Memory(),
+    result = run_apply(body("web", elsewhere), Memory(),
                         environment(index, allow_cross_namespace_dependencies=True))
     assert message(result.status) == (
         "Waiting", "DependenciesNotReady", "Waiting for Applications to be Ready: infra/db (Missing)")
@@ -176,7 +176,7 @@ def test_deletion_waits_for_dependants_unless_forced() -> None:
     index.observe(None, ready("web", after("db")))
     status = {"observedGeneration": 1, "state": "Ready", "inventory": INVENTORY}
     deleting = body("db", status=status, deletionTimestamp="2026-01-01T00:00:00Z")
-    result = delete_pass(deleting, Memory(), environment(index))
+    result = run_delete(deleting, Memory(), environment(index))
     assert message(result.status) == (
         "Deleting", "DeletionBlocked",
         "Deletion blocked: Applications depend on it: web (delete them or remove their app-dependency on it; the "
@@ -184,15 +184,15 @@ def test_deletion_waits_for_dependants_unless_forced() -> None:
     assert not result.finished and result.delay is not None and result.delay >= 1.0
     forced = copy.deepcopy(deleting)
     forced["metadata"]["annotations"] = {"oam-operator.dev/ignore-dependants": "true"}
-    result = delete_pass(forced, Memory(), environment(index))
+    result = run_delete(forced, Memory(), environment(index))
     assert result.status["state"] == "DeletionPending"  # past the gate: the API server was asked
     index.observe("DELETED", ready("web", after("db")))
-    result = delete_pass(deleting, Memory(), environment(index))
+    result = run_delete(deleting, Memory(), environment(index))
     assert result.status["state"] == "DeletionPending"
     # Nothing to tear down: no check at all.
     empty = body("db", status={"observedGeneration": 1}, deletionTimestamp="2026-01-01T00:00:00Z")
     index.observe(None, ready("web", after("db")))
-    assert delete_pass(empty, Memory(), environment(index)).finished
+    assert run_delete(empty, Memory(), environment(index)).finished
 
 
 def test_reconciliation_values_replace_the_pass_interval_timeout_and_retry_delay() -> None:

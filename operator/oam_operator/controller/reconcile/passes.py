@@ -58,7 +58,7 @@ from .permissions import deletion_permissions, not_permitted_message, required_p
 from .plan import PassHooks, digests_of, owner_id, reconciler_options
 from .progress import apply_progress, capitalised, checkpoint_progress, delete_progress
 from .readiness import WATCHED_WAIT, waits_for_wake_up
-from .seams import Checkpointer, Environment, Event, Memory, PassResult, StatusNotWritten
+from .seams import Checkpointer, Environment, Event, Memory, PassResult, PassState, StatusNotWritten
 from .tenancy import NotPermitted
 
 log = logging.getLogger("oam_operator.controller")
@@ -103,7 +103,8 @@ class _Pass:
     def __init__(self, body: Application | Mapping[str, Any], memory: Memory, env: Environment,
                  checkpointer: Checkpointer | None = None) -> None:
         self.app = app = Application.of(body)
-        self.memory, self.env, self.checkpointer = memory, env, checkpointer
+        self.env, self.checkpointer = env, checkpointer
+        self.state = PassState.of(memory)  # advanced here, put into the memory by the status writer
         self.settings = env.settings
         self.spec, self.namespace, self.name = app.spec, app.namespace, app.name
         self.domain = self.settings.domain
@@ -147,7 +148,8 @@ class _Pass:
         the inventory the pass ended with (the operator's own cluster's are the status writer's
         epilogue's, from ``outcome.inventory``)."""
         if not self.forbidden:
-            self.memory.forbidden.reset()
+            self.state.forbidden.reset()
+        outcome.state = self.state
         self.render(outcome)
         owned = self.target.owned if self.target is not None else None
         if owned is not None:
@@ -209,11 +211,11 @@ class _Pass:
     def fail(self, reason: Reason, message: str, *, error_type: str, delay: float | None = None) -> PassResult:
         """An ``Error`` state: permanent until the input, a permission or another owner changes."""
         self.set_state(State.ERROR, reason, message)
-        self.memory.backoff.reset()
+        self.state.backoff.reset()
         if delay is None and self.retry_interval is not None:
             delay = self.retry_interval
         if delay is None:
-            delay = self.memory.error_backoff.next(reason.value, self.interval)
+            delay = self.state.error_backoff.next(reason.value, self.interval)
         return self.conclude(delay, "error", error_type=error_type)
 
     def reconciler(self, client: ClusterClient | None = None) -> Reconciler:
@@ -262,14 +264,14 @@ class _Pass:
         if self.target is not None and isinstance(error, ApiError):
             error = error.with_context(self.target.label)  # which cluster failed (docs/multicluster.md#faults)
         if isinstance(error, ReconcilerError) and error.retryable:
-            self.memory.error_backoff.reset()
+            self.state.error_backoff.reset()
             if deleting:
                 self.set_state(State.DELETION_PENDING, Reason.DELETION_RETRYING, capitalised(str(error)))
             elif self.timed_out():
                 self.set_state(State.PENDING, Reason.TIMEOUT, capitalised(str(error)))
             else:
                 self.set_state(State.PENDING, Reason.RETRYING, capitalised(str(error)))
-            delay = error.retry_after if error.retry_after is not None else self.memory.backoff.next("Retrying")
+            delay = error.retry_after if error.retry_after is not None else self.state.backoff.next("Retrying")
             status_code = getattr(error, "status", None)
             # The operator's own API server did not answer at all: the status cannot be written
             # either, so the writer does not try (docs/operator.md#backoff-and-timeouts). A remote
@@ -284,7 +286,7 @@ class _Pass:
         if isinstance(error, PermanentApiError):
             if error.status == 403:
                 self.forbidden = True
-                if self.memory.forbidden.quiet(self.now.timestamp()):
+                if self.state.forbidden.quiet(self.now.timestamp()):
                     return self.quietly_retried(error)
                 if self.reconciler_ is not None:
                     return self.not_permitted(error, deleting)
@@ -332,7 +334,7 @@ class _Pass:
         self.observes_generation = False
         if not self.status.conditions and self.baseline:  # a first pass: it has no state of its own yet
             self.set_state(State.PENDING, Reason.FIRST_SEEN, "First seen")
-        return self.conclude(self.memory.backoff.next("Retrying"), "pending")
+        return self.conclude(self.state.backoff.next("Retrying"), "pending")
 
     # -- the apply branch (docs/operator.md#the-apply-branch) ---------------------------------------------
 
@@ -343,7 +345,7 @@ class _Pass:
         self.set_state(refusal.state, refusal.reason, refusal.message)
         if refusal.requeue is Requeue.NONE:
             return self.conclude(None, "pending")
-        self.memory.backoff.reset()  # INTERVAL: only a new document can fix it
+        self.state.backoff.reset()  # INTERVAL: only a new document can fix it
         return self.conclude(self.interval, "error", error_type=refusal.error_type)
 
     def restart_on_change(self, subject: Subject) -> PassResult | None:
@@ -367,7 +369,7 @@ class _Pass:
         elif status.processing_digest != self.digest:
             status.processing_digest = self.digest
             status.processing_since = None
-            self.memory.backoff.reset()
+            self.state.backoff.reset()
             self.set_state(State.PROCESSING, Reason.RESTARTING,
                            "Restarting processing due to changes of the Application or its ClusterProfile")
             return self.conclude(0.0, "progressing")
@@ -448,7 +450,7 @@ class _Pass:
         self.set_state(State.DELETION_PENDING, Reason.DELETION_RETRYING, (
             f"Deletion waits for cluster {cluster} (ClusterProfile {profile_name}): {why}; annotate "
             f'{self.domain}/abandon: "true" to leave its objects there'))
-        return self.conclude(self.memory.backoff.next("Retrying"), "pending")
+        return self.conclude(self.state.backoff.next("Retrying"), "pending")
 
     def prepare_reconciler(self, subject: Subject) -> PassResult | None:
         """After ``tenancy``: the reconciler with the Application's identity; it also answers
@@ -472,15 +474,15 @@ class _Pass:
             self.retry_interval = timing.retry_interval
         held = orchestration.hold(self.env.apps, AppRef(self.namespace, self.name), subject.policies, self.status)
         if held is None:
-            self.memory.missing.clear()
+            self.state.missing.clear()
             return None
         if held.error:
             return self.fail(held.reason, held.message, error_type="other")
         self.set_state(held.state, held.reason, held.message)
         due: float | None = None
         if held.reason is Reason.DEPENDENCIES_NOT_READY:
-            self.memory.backoff.reset()
-            self.memory.error_backoff.reset()
+            self.state.backoff.reset()
+            self.state.error_backoff.reset()
             due = self.warn_missing()
         return self.conclude(due, "pending", jitter=False)
 
@@ -489,7 +491,7 @@ class _Pass:
         (operatorpolicies/missing.py); the seconds until the next is due, else ``None``."""
         missing = [AppRef(d.namespace, d.name) for d in self.status.dependencies or [] if d.state == MISSING]
         grace = self.settings.missing_dependency_grace
-        overdue, due = self.memory.missing.observe(missing, self.now, self.settings.missing_dependency_grace_duration)
+        overdue, due = self.state.missing.observe(missing, self.now, self.settings.missing_dependency_grace_duration)
         if overdue:
             self.events.append(Event("Warning", DEPENDENCY_MISSING, missing_message(self.namespace, overdue, grace)))
         return due
@@ -541,7 +543,7 @@ class _Pass:
             for item in inventory:
                 if item.phase is Phase.READY:
                     item.last_applied_at = None
-            self.memory.backoff.reset()
+            self.state.backoff.reset()
             status.last_handled_reconcile_at = requested
 
         if not status.revision and status.last_applied_at:
@@ -584,28 +586,28 @@ class _Pass:
                 return self.reconciler_error(error, deleting=False)
             if unhealthy is not None:
                 self.processing()
-                return self.still_processing(unhealthy, self.memory.backoff.next("Processing"), operations)
+                return self.still_processing(unhealthy, self.state.backoff.next("Processing"), operations)
         if done:
             applied_changed = status.applied_generation != self.app.generation
             status.applied_generation = self.app.generation
             if not was_ready or applied_changed:
                 status.last_applied_at = _second(self.now)
             status.processing_since = None
-            self.memory.backoff.reset()
-            self.memory.error_backoff.reset()
+            self.state.backoff.reset()
+            self.state.error_backoff.reset()
             revision = status.revision if status.revision is not None else 1
             self.set_state(State.READY, Reason.READY, f"Applied revision {revision}: {objects} objects ready")
             return self.conclude(self.until_held_end(), "ready", operations=operations)
         if after != before:
-            self.memory.backoff.reset()
-        self.memory.error_backoff.reset()
+            self.state.backoff.reset()
+        self.state.error_backoff.reset()
         self.processing()
         bundle = encoded.bundle_of_wave(report.wave) if report.wave is not None else None
         bundle_ready, bundle_objects = self.bundle_counts(bundle.name if bundle else None)
         new_items = len(after) - len(before)
         message = apply_progress(report, self.namespace, bundle.name if bundle else None, bundle_ready,
                                  bundle_objects, max(new_items, 0))
-        delay = self.memory.backoff.next("Processing")
+        delay = self.state.backoff.next("Processing")
         watched = self.env.watched
         if watched is not None and report.outcome == "waiting" and waits_for_wake_up(
                 ((item.group, item.kind) for item, _ in report.pending), watched):
@@ -629,7 +631,7 @@ class _Pass:
             return []
         first_sight = self.env.unverified_drift
         manifests = _by_identity(desired, self.namespace) if first_sight is not None else {}
-        now, tracker, report = self.now, self.memory.drift, self.reports_drift
+        now, tracker, report = self.now, self.state.drift, self.reports_drift
         reapply = parse_go_duration(self.settings.reapply_interval)
         found = []
         for item in inventory:
@@ -656,7 +658,7 @@ class _Pass:
     def conclude_drift(self, found: list[Drifted]) -> None:
         """After ``apply()``: what was corrected (an Event, the metric, the fight count) and what is
         left drifting (``status.drift``, the ``Drifted`` condition, an Event per episode)."""
-        now, tracker = self.now, self.memory.drift
+        now, tracker = self.now, self.state.drift
         corrected, left = [], []
         for found_one in found:
             restored = found_one.held_until is None and (found_one.drift.deleted or not self.reports_drift)
@@ -790,7 +792,7 @@ class _Pass:
                                                     self.app.annotations, self.domain)
         if blocked is not None:
             self.set_state(State.DELETING, Reason.DELETION_BLOCKED, blocked)
-            return self.conclude(1.0 + self.memory.backoff.next("DeletionBlocked"), "pending")
+            return self.conclude(1.0 + self.state.backoff.next("DeletionBlocked"), "pending")
         client, terminating = self.deletion_client()
         reconciler = self.reconciler_ = self.reconciler(client)
         before = dump_inventory(inventory)
@@ -798,12 +800,12 @@ class _Pass:
             allowed, reason = reconciler.is_deletion_allowed(inventory, self.owner_id)
             if not allowed:
                 self.set_state(State.DELETING, Reason.DELETION_BLOCKED, f"Deletion blocked: {reason}")
-                return self.conclude(1.0 + self.memory.backoff.next("DeletionBlocked"), "pending")
+                return self.conclude(1.0 + self.state.backoff.next("DeletionBlocked"), "pending")
             foreign = sorted(f for f in self.app.finalizers if f != self.domain)
             if foreign:
                 self.set_state(State.DELETING, Reason.DELETION_BLOCKED,
                                f"Deletion blocked due to existing foreign finalizers: {', '.join(foreign)}")
-                return self.conclude(1.0 + self.memory.backoff.next("DeletionBlocked"), "pending")
+                return self.conclude(1.0 + self.state.backoff.next("DeletionBlocked"), "pending")
             done = reconciler.delete(inventory, self.owner_id)
         except Exception as error:
             write_inventory(status, dump_inventory(inventory))
@@ -815,12 +817,12 @@ class _Pass:
         if done:
             return self.conclude(None, "deleted", finished=True, operations=operations)
         if after != before:
-            self.memory.backoff.reset()
+            self.state.backoff.reset()
         message = delete_progress(reconciler.report, self.namespace)
         if terminating:
             message = f"{NAMESPACE_TERMINATING.format(namespace=self.namespace)}: {message}"
         self.set_state(State.DELETING, Reason.DELETION_PROCESSING, message)
-        return self.conclude(self.memory.backoff.next("DeletionProcessing"), "progressing", operations=operations)
+        return self.conclude(self.state.backoff.next("DeletionProcessing"), "progressing", operations=operations)
 
 
 def apply_pass(body: Application | Mapping[str, Any], memory: Memory, env: Environment,

@@ -11,6 +11,7 @@ thread touches ``Memory``: a watch only wakes an Application.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -35,7 +36,8 @@ from .history import Recorded
 from .tenancy import TenantClients
 from .watched import Drift
 
-__all__ = ["ApplicationGone", "Checkpointer", "Environment", "Event", "Memory", "PassResult", "StatusNotWritten"]
+__all__ = ["ApplicationGone", "Checkpointer", "Environment", "Event", "Memory", "PassResult", "PassState",
+           "StatusNotWritten"]
 
 
 @dataclass
@@ -57,6 +59,23 @@ class Memory:
     status_forbidden: ForbiddenGrace = field(default_factory=ForbiddenGrace)  # the same, of status writes
     recorded: Recorded | None = None  # the revision history as last written (history.py; set by the epilogue)
     missing: MissingDependencies = field(default_factory=MissingDependencies)  # app-dependency targets missing
+
+
+@dataclass
+class PassState:
+    """The state machines of ``Memory`` a pass advances, as its own copies: the pass returns them
+    in its result (``PassResult.state``) and the status writer puts them into the memory."""
+
+    backoff: Backoff
+    error_backoff: ErrorBackoff
+    forbidden: ForbiddenGrace
+    drift: DriftTracker
+    missing: MissingDependencies
+
+    @classmethod
+    def of(cls, memory: Memory) -> PassState:
+        return cls(copy.deepcopy(memory.backoff), copy.deepcopy(memory.error_backoff),
+                   copy.deepcopy(memory.forbidden), copy.deepcopy(memory.drift), copy.deepcopy(memory.missing))
 
 
 @dataclass
@@ -147,3 +166,5 @@ class PassResult:
     gone: bool = False
     #: The inventory the pass ended with, ``None`` when it did not read it (the watches' kinds).
     inventory: list[InventoryItem] | None = None
+    #: The state machines the pass advanced, for the memory (``None``: it advanced none).
+    state: PassState | None = None

@@ -59,7 +59,7 @@ from .history import Recorded
 from .seams import ApplicationGone, Event, Memory, PassResult, StatusNotWritten
 
 __all__ = ["PROGRESS_WRITE_INTERVAL", "Aftermath", "StatusWriter", "announced", "may_wait", "ready_event",
-           "status_patch"]
+           "remember", "status_patch"]
 
 log = logging.getLogger("oam_operator.controller")
 
@@ -132,6 +132,16 @@ def ready_event(status: Mapping[str, Any]) -> Event | None:
 
 def _key(event: Event) -> tuple[str, str, str]:
     return event.type, event.reason, event.message
+
+
+def remember(memory: Memory, result: PassResult) -> None:
+    """Put the state machines the pass advanced (``result.state``) into the memory: the next pass
+    starts from them."""
+    state = result.state
+    if state is None:
+        return
+    memory.backoff, memory.error_backoff, memory.forbidden = state.backoff, state.error_backoff, state.forbidden
+    memory.drift, memory.missing = state.drift, state.missing
 
 
 def _nothing(_: PassResult) -> None:
@@ -228,6 +238,7 @@ class StatusWriter:
 
     def _conclude_status(self, result: PassResult) -> PassResult:
         memory = self.memory
+        remember(memory, result)  # what the pass advanced, before a failed write advances more
         if self.gone:
             return self._gone(result)
         if result.profile_name is not None:
