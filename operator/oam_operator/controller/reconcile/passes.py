@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any
@@ -55,7 +56,7 @@ from .drift import Drifted, corrected_message, drifted_condition
 from .encode import EncodedTree
 from .inventorycodec import inventory_of, write_inventory
 from .permissions import deletion_permissions, not_permitted_message, required_permissions
-from .plan import PassHooks, digests_of, owner_id, reconciler_options
+from .plan import Digests, PassHooks, digests_of, owner_id, reconciler_options
 from .progress import apply_progress, capitalised, checkpoint_progress, delete_progress
 from .readiness import WATCHED_WAIT, waits_for_wake_up
 from .seams import Checkpointer, Environment, Event, Memory, PassResult, PassState, StatusNotWritten
@@ -91,6 +92,54 @@ def _second(now: datetime) -> datetime:
     return aware.replace(microsecond=0)
 
 
+@dataclass(frozen=True)
+class _Timing:
+    """How often a pass runs again, how long processing may take, and a policy's retry interval."""
+
+    interval: float
+    timeout: str
+    retry_interval: float | None
+
+
+@dataclass(frozen=True)
+class _Where:
+    """Where a pass works: its environment, the owner id it stamps, the remote cluster (or ``None``)."""
+
+    env: Environment
+    owner_id: str
+    target: Target | None
+
+
+@dataclass
+class _Stamp:
+    """What the epilogue (``render``) writes: the outcome, whether the generation is observed, the
+    object counts, and the conditions the new ones take their transition times from."""
+
+    baseline: list[Condition]
+    verdict: tuple[State, Reason, str] | None = None
+    observes_generation: bool = False
+    counts: tuple[int, int] | None = None
+
+
+@dataclass
+class _Found:
+    """What the apply branch's steps find (the checks' subject, the reconciler, the inventory); the
+    delete branch finds the inventory and the reconciler too."""
+
+    subject: Subject | None = None
+    reconciler: Reconciler | None = None
+    inventory: list[InventoryItem] | None = None
+
+
+@dataclass(frozen=True)
+class _DriftFound:
+    """What a pass found of drift: the objects it corrected, and the Drifted condition (reason,
+    message) while some are left drifting."""
+
+    corrections: int
+    verdict: tuple[str, str] | None
+
+
 class _Pass:
     """Shared state of one pass; the two branches below are its methods.
 
@@ -103,7 +152,7 @@ class _Pass:
     def __init__(self, body: Application | Mapping[str, Any], memory: Memory, env: Environment,
                  checkpointer: Checkpointer | None = None) -> None:
         self.app = app = Application.of(body)
-        self.env, self.checkpointer = env, checkpointer
+        self.checkpointer = checkpointer
         self.state = PassState.of(memory)  # advanced here, put into the memory by the status writer
         self.settings = env.settings
         self.spec, self.namespace, self.name = app.spec, app.namespace, app.name
@@ -111,36 +160,50 @@ class _Pass:
         self.now = env.clock()
         previous = memory.status if memory.status is not None else app.status
         self.status = ApplicationStatus.model_validate(previous)
-        self.interval = _seconds(self.spec.interval or self.settings.default_interval)
-        self.timeout_text: str = self.spec.timeout or self.settings.default_timeout
-        self.owner_id = owner_id(env.cluster_id, self.namespace, self.name)
-        self.retry_interval: float | None = None  # a reconciliation policy's retryInterval
+        # How often and how long: the spec's, the settings', or a reconciliation policy's (``gate``).
+        self.timing = _Timing(_seconds(self.spec.interval or self.settings.default_interval),
+                              self.spec.timeout or self.settings.default_timeout, None)
+        # Where the pass works: the operator's cluster, or a remote one (``work_on``).
+        self.where = _Where(env, owner_id(env.cluster_id, self.namespace, self.name), None)
         self.namespace_terminating = memory.namespace_terminating
-        # What the epilogue writes: the outcome, the generation stamp, the object counts.
-        self.verdict: tuple[State, Reason, str] | None = None
-        self.baseline: list[Condition] = list(self.status.conditions or [])  # for lastTransitionTime
-        self.observes_generation = False
-        self.counts: tuple[int, int] | None = None
-        # Drift: what this pass corrected and what it left (drift.py), for the epilogue.
+        self.stamp = _Stamp(baseline=list(self.status.conditions or []))  # what the epilogue writes
         self.events: list[Event] = []
-        self.drift_corrections = 0
-        # The Drifted condition this pass found (reason, message); unset: it did not look.
-        self.drift_verdict: tuple[str, str] | None = None
-        self.drift_looked = False
-        # Found by the apply branch's steps between the checks.
-        self.digest = ""
-        self.legacy_digest = ""  # the previous release's digest of this pass's input (compatible_digests)
-        self.reconciler_: Reconciler | None = None
-        self.inventory: list[InventoryItem] | None = None  # once read; handed on in the result
+        self.drift_found: _DriftFound | None = None  # what conclude_drift found; None: it did not look
+        self.digests = Digests("", "")  # of this pass's input (``restart_on_change``)
+        self.found = _Found()  # what the apply branch's steps find, and the delete branch's inventory
         self.forbidden = False  # the pass ended in a 403 (forbidden.py)
-        self.target: Target | None = None  # the remote cluster the pass works on (docs/multicluster.md)
-        self.subject: Subject | None = None  # the apply branch's, for the objects a 403 names
+
+    @property
+    def env(self) -> Environment:
+        return self.where.env
+
+    @property
+    def owner_id(self) -> str:
+        return self.where.owner_id
+
+    @property
+    def target(self) -> Target | None:
+        """The remote cluster the pass works on (docs/multicluster.md), ``None``: the operator's own."""
+        return self.where.target
+
+    @property
+    def interval(self) -> float:
+        return self.timing.interval
+
+    @property
+    def timeout_text(self) -> str:
+        return self.timing.timeout
+
+    @property
+    def retry_interval(self) -> float | None:
+        """A reconciliation policy's retryInterval."""
+        return self.timing.retry_interval
 
     # -- status helpers -------------------------------------------------------------------------
 
     def set_state(self, state: State, reason: Reason, message: str) -> None:
         """Record the pass's outcome; ``finish`` writes state, conditions and summary from it."""
-        self.verdict = (state, reason, message)
+        self.stamp.verdict = (state, reason, message)
 
     def finish(self, outcome: PassResult) -> PassResult:
         """The pass's end: a pass that did not end in a 403 closes the run of 403s (forbidden.py),
@@ -156,25 +219,25 @@ class _Pass:
             owner = (self.namespace, self.name)
             if outcome.finished:
                 owned.retain(owner, ())
-            elif self.inventory is not None:
-                owned.ensure(self.inventory)
-                owned.retain(owner, [item.identity() for item in self.inventory])
+            elif self.found.inventory is not None:
+                owned.ensure(self.found.inventory)
+                owned.retain(owner, [item.identity() for item in self.found.inventory])
         return outcome
 
     def render(self, outcome: PassResult) -> PassResult:
         """Stamp ``observedGeneration``, the counts and the outcome once, and render the status to
         its persisted JSON (``outcome.status``)."""
         status = self.status
-        if self.observes_generation:
+        if self.stamp.observes_generation:
             status.observed_generation = self.app.generation
-        if self.counts is not None:
-            status.objects, status.ready_objects = self.counts
-        if self.verdict is not None:
-            state, reason, message = self.verdict
+        if self.stamp.counts is not None:
+            status.objects, status.ready_objects = self.stamp.counts
+        if self.stamp.verdict is not None:
+            state, reason, message = self.stamp.verdict
             message = message.replace("\n", " ")[:MAX_MESSAGE]
             drifted = self.drifted_condition()
             status.conditions = conditions_for(state, reason.value, message, self.app.generation, self.now,
-                                               self.baseline, drifted)
+                                               self.stamp.baseline, drifted)
             status.state = state
             status.summary = summary_of(reason.value, message)
             if drifted is not None and state is State.READY:
@@ -182,22 +245,22 @@ class _Pass:
         # Fields read from the persisted status are written back as they were read (a value
         # the model would default, say in an unreadable ``compactInventory``, is not added).
         outcome.status = compatible_digests(
-            status.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_unset=True), self.legacy_digest)
-        subject = self.subject
+            status.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_unset=True), self.digests.legacy)
+        subject = self.found.subject
         outcome.profile_name = subject.profile_name if subject is not None and subject.profile_checked else None
         outcome.namespace_terminating = self.namespace_terminating
         outcome.events = self.events + outcome.events
-        outcome.drift_corrections = self.drift_corrections
+        outcome.drift_corrections = self.drift_found.corrections if self.drift_found is not None else 0
         # The runtime's watches hold only the operator's own cluster's objects (a remote's: ``finish``).
-        outcome.inventory = self.inventory if self.target is None or self.inventory is None else []
+        outcome.inventory = self.found.inventory if self.target is None or self.found.inventory is None else []
         return outcome
 
     def drifted_condition(self) -> tuple[str, str] | None:
         """The ``Drifted`` condition while ``status.drift`` names objects (this pass's finding, or
         the last pass's when this one did not look)."""
-        if self.drift_looked:
-            return self.drift_verdict
-        previous = find_condition(self.baseline, ConditionType.DRIFTED.value)
+        if self.drift_found is not None:
+            return self.drift_found.verdict
+        previous = find_condition(self.stamp.baseline, ConditionType.DRIFTED.value)
         if not self.status.drift or previous is None:
             return None
         return previous.reason, previous.message
@@ -288,7 +351,7 @@ class _Pass:
                 self.forbidden = True
                 if self.state.forbidden.quiet(self.now.timestamp()):
                     return self.quietly_retried(error)
-                if self.reconciler_ is not None:
+                if self.found.reconciler is not None:
                     return self.not_permitted(error, deleting)
             return self.fail(Reason.API_ERROR, capitalised(str(error)), error_type=str(error.status))
         log.exception("internal error in a pass of %s/%s", self.namespace, self.name, exc_info=error)
@@ -302,15 +365,16 @@ class _Pass:
         nothing missing (an escalation refused by RBAC, a request outside the objects' verbs) or
         cannot be made, no Role would help: ``ApiError`` with the API server's text, as before.
         Either way the pass waits the error backoff."""
-        assert self.reconciler_ is not None
-        client = self.reconciler_.client
+        assert self.found.reconciler is not None
+        client = self.found.reconciler.client
         resolve = partial(resource_type, client)
         if deleting:
             items = [(f"{i.group}/{i.version}" if i.group else i.version, i.kind, i.namespace, i.name)
-                     for i in self.inventory or []]
+                     for i in self.found.inventory or []]
             needed, need = deletion_permissions(items, resolve), "the Application's deletion needs it"
         else:
-            objects = self.subject.encoded.objects if self.subject is not None and self.subject.encoded else []
+            subject = self.found.subject
+            objects = subject.encoded.objects if subject is not None and subject.encoded else []
             needed = required_permissions(
                 objects, self.namespace, resolve, cross_namespace=self.settings.allow_cross_namespace_objects,
                 update_policy=self.spec.update_policy or self.settings.default_update_policy.value,
@@ -330,9 +394,9 @@ class _Pass:
         the pass runs again on the ``Retrying`` backoff."""
         log.info("retrying a 403 quietly (the API server's authorizer may not have caught up yet): %s", error,
                  extra={"fields": {"namespace": self.namespace, "name": self.name}})
-        self.verdict = None
-        self.observes_generation = False
-        if not self.status.conditions and self.baseline:  # a first pass: it has no state of its own yet
+        self.stamp.verdict = None
+        self.stamp.observes_generation = False
+        if not self.status.conditions and self.stamp.baseline:  # a first pass: it has no state of its own yet
             self.set_state(State.PENDING, Reason.FIRST_SEEN, "First seen")
         return self.conclude(self.state.backoff.next("Retrying"), "pending")
 
@@ -353,8 +417,7 @@ class _Pass:
         status, profile = self.status, subject.profile
         status.profile = subject.resolved_profile
         digests = digests_of(self.domain, self.app.raw_spec, self.app.generation, subject.resolved_profile, profile)
-        self.digest = digests.current
-        self.legacy_digest = legacy = digests.legacy
+        self.digests, legacy = digests, digests.legacy
         if status.revision_digest:  # the compatible form (``compatible_digests``): ours is in revisionDigest
             if status.last_processing_digest == status.processing_digest:
                 status.last_processing_digest = status.revision_digest
@@ -362,12 +425,12 @@ class _Pass:
             status.revision_digest = None
         elif status.processing_digest == legacy:  # written by an operator before the history: the same input
             if status.last_processing_digest == legacy:
-                status.last_processing_digest = self.digest
-            status.processing_digest = self.digest
+                status.last_processing_digest = self.digests.current
+            status.processing_digest = self.digests.current
         if not status.processing_digest:
-            status.processing_digest = self.digest
-        elif status.processing_digest != self.digest:
-            status.processing_digest = self.digest
+            status.processing_digest = self.digests.current
+        elif status.processing_digest != self.digests.current:
+            status.processing_digest = self.digests.current
             status.processing_since = None
             self.state.backoff.reset()
             self.set_state(State.PROCESSING, Reason.RESTARTING,
@@ -416,14 +479,14 @@ class _Pass:
         with its id in the owner id and its watches instead of the operator's own cluster's."""
         if target is None:
             return
-        self.target = target
         owned = target.owned
-        self.env = dataclasses.replace(
+        env = dataclasses.replace(
             self.env, clients=target.clients, cluster_id=target.cluster_id,
             watched=owned.watched if owned is not None else None, drift=owned.drift if owned is not None else None,
             unverified_drift=owned.unverified_drift if owned is not None else None,
             on_written=owned.written if owned is not None else None, cached_reads=owned)
-        self.owner_id = owner_id(target.owner_cluster or target.cluster_id, self.namespace, self.name)
+        self.where = _Where(env, owner_id(target.owner_cluster or target.cluster_id, self.namespace, self.name),
+                            target)
 
     def deliver_deletion(self) -> PassResult | None:
         """Before deleting: the cluster the inventory's objects are on (``status.cluster``); the
@@ -456,22 +519,19 @@ class _Pass:
         """After ``tenancy``: the reconciler with the Application's identity; it also answers
         which APIs the cluster serves (for ``flux-apis``)."""
         try:
-            self.reconciler_ = self.reconciler()
+            self.found.reconciler = self.reconciler()
         except NotPermitted as refusal:  # the tenancy check just passed the same rule
             return self.fail(Reason.NOT_PERMITTED, str(refusal), error_type="other")
-        subject.served = served_by(self.reconciler_.client)
+        subject.served = served_by(self.found.reconciler.client)
         return None
 
     def gate(self, subject: Subject) -> PassResult | None:
         """After ``transform``: the operator policies' timing for this pass, and whether they
         hold it (orchestration.py)."""
-        timing = orchestration.timing(subject.policies)
-        if timing.interval is not None:
-            self.interval = timing.interval
-        if timing.timeout is not None:
-            self.timeout_text = timing.timeout
-        if timing.retry_interval is not None:
-            self.retry_interval = timing.retry_interval
+        timing, mine = orchestration.timing(subject.policies), self.timing
+        self.timing = _Timing(mine.interval if timing.interval is None else timing.interval,
+                              mine.timeout if timing.timeout is None else timing.timeout,
+                              mine.retry_interval if timing.retry_interval is None else timing.retry_interval)
         held = orchestration.hold(self.env.apps, AppRef(self.namespace, self.name), subject.policies, self.status)
         if held is None:
             self.state.missing.clear()
@@ -500,11 +560,11 @@ class _Pass:
         """Before ``size``: the persisted inventory. An unreadable one observes no generation
         (the status is not this pass's to vouch for)."""
         try:
-            self.inventory = inventory_of(self.status)
+            self.found.inventory = inventory_of(self.status)
         except CompactInventoryError as error:
-            self.observes_generation = False
+            self.stamp.observes_generation = False
             return self.fail(Reason.ERROR, capitalised(str(error)), error_type="other")
-        subject.inventory = self.inventory
+        subject.inventory = self.found.inventory
         return None
 
 
@@ -512,18 +572,18 @@ class _Pass:
         """Every outcome of the apply branch observes the generation, except an unreadable
         inventory (the status is not this pass's to vouch for)."""
         status, settings = self.status, self.settings
-        self.observes_generation = True
+        self.stamp.observes_generation = True
         if not status.observed_generation:
             # First seen: recorded, and the pass goes on at once. No write of its own: the
             # pass's one status write (the inventory checkpoint) follows in a few milliseconds,
             # so a separate Pending/FirstSeen write (and Event) would only cost requests. The
             # outcome's conditions take their transition times from this state.
-            self.baseline = conditions_for(State.PENDING, Reason.FIRST_SEEN.value, "First seen", self.app.generation,
-                                           self.now, self.baseline)
+            self.stamp.baseline = conditions_for(State.PENDING, Reason.FIRST_SEEN.value, "First seen",
+                                                 self.app.generation, self.now, self.stamp.baseline)
             status.state = State.PENDING
         subject = Subject(self.app.body, settings, self.env.transform, self.env.profiles, self.env.clients,
                           self.env.cluster_id, on_transform=self.env.on_transform)
-        self.subject = subject
+        self.found.subject = subject
         # The checks and the pass's own steps, one table read top to bottom (checks.ORDER).
         for row in ORDER:
             if isinstance(row, Step):
@@ -534,9 +594,10 @@ class _Pass:
             refusal = row.run(subject)
             if refusal is not None:
                 return self.refuse(refusal)
-        assert self.reconciler_ is not None and subject.encoded is not None and self.inventory is not None
-        reconciler, encoded, inventory, policies = self.reconciler_, subject.encoded, self.inventory, subject.policies
-        digest = self.digest
+        reconciler, encoded, inventory, policies = (self.found.reconciler, subject.encoded, self.found.inventory,
+                                                    subject.policies)
+        assert reconciler is not None and encoded is not None and inventory is not None
+        digest = self.digests.current
 
         requested = self.app.annotations.get(f"{self.domain}/requested-at")
         if requested is not None and requested != status.last_handled_reconcile_at:
@@ -674,15 +735,14 @@ class _Pass:
                 left.append(Drifted(found_one.item, found_one.drift, held))
         tracker.settled(now)
         if corrected:
-            self.drift_corrections = len(corrected)
             self.events.append(Event("Normal", "DriftCorrected", corrected_message(corrected, self.namespace)))
         previous = _episode(self.status.drift)
         self.status.drift = [d.status() for d in left] or None
-        self.drift_looked = True
         if not left:
+            self.drift_found = _DriftFound(len(corrected), None)
             return
         reason, message = drifted_condition(left, self.namespace, now)
-        self.drift_verdict = reason, message.replace("\n", " ")[:MAX_MESSAGE]
+        self.drift_found = _DriftFound(len(corrected), (reason, message.replace("\n", " ")[:MAX_MESSAGE]))
         if _episode(self.status.drift) != previous:
             self.events.append(Event("Warning", reason, message))
 
@@ -732,10 +792,10 @@ class _Pass:
             write_inventory(self.status, dump_inventory(recorded))
             self.summarise(recorded, encoded)
             self.processing()
-            verdict = self.verdict
+            verdict = self.stamp.verdict
             self.set_state(State.PROCESSING, Reason.PROCESSING, checkpoint_progress(len(recorded) - known))
             rendered = self.render(PassResult({}, None, "progressing")).status
-            self.verdict = verdict
+            self.stamp.verdict = verdict
             checkpointer.checkpoint(rendered)
 
         return checkpoint
@@ -743,7 +803,7 @@ class _Pass:
     def summarise(self, inventory: list[InventoryItem], encoded: EncodedTree) -> tuple[int, int]:
         """Count the objects (for the epilogue) and fill ``bundles``; return (ready, objects)."""
         ready = sum(1 for item in inventory if _is_ready(item))
-        self.counts = (len(inventory), ready)
+        self.stamp.counts = (len(inventory), ready)
         bundles = []
         all_before_ready = True
         for plan in encoded.bundles:
@@ -780,7 +840,7 @@ class _Pass:
         status.revision_digest = None
         status.processing_since = None
         try:
-            inventory = self.inventory = inventory_of(status)
+            inventory = self.found.inventory = inventory_of(status)
         except CompactInventoryError as error:
             return self.fail(Reason.ERROR, capitalised(str(error)), error_type="other")
         if not inventory:
@@ -794,7 +854,7 @@ class _Pass:
             self.set_state(State.DELETING, Reason.DELETION_BLOCKED, blocked)
             return self.conclude(1.0 + self.state.backoff.next("DeletionBlocked"), "pending")
         client, terminating = self.deletion_client()
-        reconciler = self.reconciler_ = self.reconciler(client)
+        reconciler = self.found.reconciler = self.reconciler(client)
         before = dump_inventory(inventory)
         try:
             allowed, reason = reconciler.is_deletion_allowed(inventory, self.owner_id)
@@ -812,7 +872,7 @@ class _Pass:
             return self.reconciler_error(error, deleting=True)
         after = dump_inventory(inventory)
         write_inventory(status, after)
-        self.counts = (len(inventory), sum(1 for item in inventory if _is_ready(item)))
+        self.stamp.counts = (len(inventory), sum(1 for item in inventory if _is_ready(item)))
         operations = dict(reconciler.report.operations)
         if done:
             return self.conclude(None, "deleted", finished=True, operations=operations)
