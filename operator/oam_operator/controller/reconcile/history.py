@@ -47,6 +47,8 @@ from oam_operator.api.revisions import (
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError
 
+from .application import Application
+
 __all__ = ["Recorded", "RevisionRecorder", "attributed", "history_limit", "limit_refusal", "new_outcome", "to_prune"]
 
 log = logging.getLogger("oam_operator.controller")
@@ -120,11 +122,12 @@ class RevisionRecorder:
     def __init__(self, client: ClusterClient, domain: str) -> None:
         self.client, self.domain = client, domain
 
-    def record(self, body: Mapping[str, Any], before: Mapping[str, Any], status: Mapping[str, Any],
+    def record(self, body: Application | Mapping[str, Any], before: Mapping[str, Any], status: Mapping[str, Any],
                recorded: Recorded | None) -> Recorded:
-        """Bring the history of ``body`` up to ``status`` (the pass's result; ``before`` the
+        """Bring the history of the Application up to ``status`` (the pass's result; ``before`` the
         status it started from). Returns what is recorded now, for the next pass."""
-        limit = history_limit(body.get("spec") or {})
+        app = Application.of(body)
+        limit = history_limit(app.raw_spec)
         if recorded is None:
             was = attributed(before)
             recorded = Recorded(was[0] if was else None, was[1] if was else None, limit)
@@ -132,18 +135,17 @@ class RevisionRecorder:
         try:
             if now is not None and now[0] != recorded.number:
                 number, outcome = now
-                self._create(body, status, number, outcome, limit)
+                self._create(app, status, number, outcome, limit)
                 return Recorded(number, outcome, limit)
             if now is not None and now[1].state in FINAL_STATES and new_outcome(now[1], recorded.outcome):
-                self._patch(body, now[0], now[1])
+                self._patch(app, now[0], now[1])
                 return Recorded(recorded.number, now[1], limit)
             if limit != recorded.limit:
-                self._prune(body, self._list(body), limit)
+                self._prune(app, self._list(app), limit)
                 return Recorded(recorded.number, recorded.outcome, limit)
         except ApiError as error:
-            meta = body.get("metadata") or {}
             log.warning("recording the revision failed: %s", error,
-                        extra={"fields": {"namespace": meta.get("namespace"), "name": meta.get("name")}})
+                        extra={"fields": {"namespace": app.namespace, "name": app.name}})
         return recorded
 
     # -- requests --------------------------------------------------------------------------------
@@ -152,20 +154,19 @@ class RevisionRecorder:
         base = f"/apis/apps/v1/namespaces/{namespace}/controllerrevisions"
         return f"{base}/{name}" if name else base
 
-    def _list(self, body: Mapping[str, Any]) -> list[dict[str, Any]]:
-        meta = body.get("metadata") or {}
-        found = self.client.request("list", "GET", self._path(str(meta.get("namespace"))),
-                                    query=[("labelSelector", selector(self.domain, str(meta.get("uid") or "")))])
+    def _list(self, app: Application) -> list[dict[str, Any]]:
+        found = self.client.request("list", "GET", self._path(app.namespace),
+                                    query=[("labelSelector", selector(self.domain, app.uid))])
         return list(found.get("items") or [])
 
-    def _create(self, body: Mapping[str, Any], status: Mapping[str, Any], number: int, outcome: Outcome,
+    def _create(self, app: Application, status: Mapping[str, Any], number: int, outcome: Outcome,
                 limit: int) -> None:
-        existing = self._list(body) if number > 1 else []  # before the first, there is none to see
+        existing = self._list(app) if number > 1 else []  # before the first, there is none to see
         digest = str(status.get("revisionDigest") or status.get("processingDigest") or "")  # passes.compatible_digests
         same = [int(r.get("revision") or 0) for r in existing
                 if (r.get("data") or {}).get("digest") == digest and int(r.get("revision") or 0) != number]
         if limit > 0:
-            document = manifest(self.domain, body, number, profile=str(status.get("profile") or ""), digest=digest,
+            document = manifest(self.domain, app.body, number, profile=str(status.get("profile") or ""), digest=digest,
                                 restores=max(same) if same else None, outcome=outcome)
             namespace = str(document["metadata"]["namespace"])
             try:
@@ -174,8 +175,8 @@ class RevisionRecorder:
             except ApiError as error:
                 if error.status != 409:
                     raise
-                self._take_over(body, document)
-        self._prune(body, existing, limit)
+                self._take_over(document)
+        self._prune(app, existing, limit)
 
     def _post(self, namespace: str, document: dict[str, Any]) -> None:
         """Create a ControllerRevision, sent as YAML so that the API server stores ``data`` in
@@ -185,7 +186,7 @@ class RevisionRecorder:
         self.client.request("create", "POST", self._path(namespace), body=json.dumps(document),
                             content_type="application/yaml")
 
-    def _take_over(self, body: Mapping[str, Any], document: dict[str, Any]) -> None:
+    def _take_over(self, document: dict[str, Any]) -> None:
         """A revision of that name exists: ours (an earlier attempt whose answer was lost) gets
         the outcome; a leftover of a deleted namesake is replaced; another's is left alone."""
         meta, label = document["metadata"], application_label(self.domain)
@@ -202,9 +203,8 @@ class RevisionRecorder:
             log.warning("ControllerRevision %s/%s belongs to another owner; revision not recorded",
                         meta["namespace"], meta["name"])
 
-    def _patch(self, body: Mapping[str, Any], number: int, outcome: Outcome) -> None:
-        meta = body.get("metadata") or {}
-        path = self._path(str(meta.get("namespace")), revision_name(str(meta.get("name") or ""), number))
+    def _patch(self, app: Application, number: int, outcome: Outcome) -> None:
+        path = self._path(app.namespace, revision_name(app.name, number))
         try:
             self.client.request("patch", "PATCH", path,
                                 body={"metadata": {"annotations": outcome_annotations(self.domain, outcome)}},
@@ -213,8 +213,8 @@ class RevisionRecorder:
             if error.status != 404:  # pruned already (a limit of 0): nothing to say it on
                 raise
 
-    def _prune(self, body: Mapping[str, Any], existing: list[dict[str, Any]], limit: int) -> None:
-        namespace = str((body.get("metadata") or {}).get("namespace"))
+    def _prune(self, app: Application, existing: list[dict[str, Any]], limit: int) -> None:
+        namespace = app.namespace
         by_number = {int(r.get("revision") or 0): str((r.get("metadata") or {}).get("name")) for r in existing}
         for number in to_prune(list(by_number), limit):
             try:

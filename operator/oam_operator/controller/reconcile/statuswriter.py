@@ -155,12 +155,11 @@ def _as_it_is(result: PassResult) -> PassResult:
 @dataclass(frozen=True)
 class Aftermath:
     """What the epilogue tells after the status and the Events: ``history`` records the revision
-    (body, status before the pass, status after, recorded -> recorded; ``None``: no history, as in
+    (the Application, status before the pass, status after, recorded -> recorded; ``None``: no history, as in
     the delete branch), ``told`` takes the concluded result (metrics, watches, the log line),
     ``gone`` is called instead when the Application was found gone, and its result is the pass's."""
 
-    history: Callable[[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any], Recorded | None],
-                      Recorded] | None = None
+    history: Callable[[Application, Mapping[str, Any], Mapping[str, Any], Recorded | None], Recorded] | None = None
     told: Callable[[PassResult], None] = _nothing
     gone: Callable[[PassResult], PassResult] = _as_it_is
 
@@ -232,7 +231,7 @@ class StatusWriter:
         if result.gone:
             return after.gone(result)
         if after.history is not None and not result.finished:
-            self.memory.recorded = after.history(self.app.body, self._before, result.status, self.memory.recorded)
+            self.memory.recorded = after.history(self.app, self._before, result.status, self.memory.recorded)
         after.told(result)
         return result
 
