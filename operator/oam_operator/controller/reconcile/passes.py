@@ -144,9 +144,10 @@ class _Pass:
     """Shared state of one pass; the two branches below are its methods.
 
     The branches work on the typed ``ApplicationStatus`` and return at the first outcome; they
-    never stamp the generation, the counts or the conditions themselves. ``finish`` (the
-    epilogue, as component-operator-runtime's reconciler sets its status once after the
-    work) writes those once per pass and renders the status to its persisted JSON.
+    never stamp the generation, the counts or the conditions themselves: ``render`` (called by
+    ``finish``, as component-operator-runtime's reconciler sets its status once after the work)
+    writes those once per pass and renders the status to its persisted JSON; the epilogue that
+    sends it is the status writer's.
     """
 
     def __init__(self, body: Application | Mapping[str, Any], memory: Memory, env: Environment,
@@ -202,7 +203,7 @@ class _Pass:
     # -- status helpers -------------------------------------------------------------------------
 
     def set_state(self, state: State, reason: Reason, message: str) -> None:
-        """Record the pass's outcome; ``finish`` writes state, conditions and summary from it."""
+        """Record the pass's outcome; ``render`` writes state, conditions and summary from it."""
         self.stamp.verdict = (state, reason, message)
 
     def finish(self, outcome: PassResult) -> PassResult:
@@ -266,7 +267,7 @@ class _Pass:
         return previous.reason, previous.message
 
     def conclude(self, delay: float | None, outcome: str, *, jitter: bool = True, **extra: Any) -> PassResult:
-        """The pass's result (its status is rendered by ``finish``); ``delay`` jittered."""
+        """The pass's result (its status is rendered by ``render``); ``delay`` jittered."""
         if delay is not None and delay > 0 and jitter:
             delay = self.env.jitter(delay)
         return PassResult({}, delay, outcome, **extra)
