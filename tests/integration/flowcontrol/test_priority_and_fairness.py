@@ -56,9 +56,8 @@ def test_an_explicit_limit_keeps_the_bucket_on_an_apf_server(kube_api: Any) -> N
                                                      ({"kube_api_qps": "0"}, 0.0)])
 def test_the_operator_runtime_defaults(cluster: Any, flags: dict[str, str], bucket_after: float) -> None:
     settings = Settings.from_sources({"metrics_port": "0", **flags}, {})
-    runtime = Runtime.create(settings, cluster.kubeconfig)
+    runtime = Runtime.create(settings, cluster.kubeconfig)  # reads the kube-system Namespace: the first request
     try:
-        runtime.start()  # reads the kube-system Namespace: the first request
         assert runtime.client.rate_limiter.qps == bucket_after
     finally:
         runtime.close()

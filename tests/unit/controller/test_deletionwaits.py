@@ -55,11 +55,7 @@ def test_the_filter_matches_the_id_kopf_gives_the_registered_deletion_handler() 
     from oam_operator.controller.service.handlers import register
 
     registry = kopf.OperatorRegistry()
-
-    class _Runtime:
-        settings = Settings(cluster_id="c")
-
-    register(registry, _Runtime(), Settings(cluster_id="c"))  # type: ignore[arg-type]
+    register(registry, object(), Settings(cluster_id="c"))  # type: ignore[arg-type]  # read by handlers only
     ids = [str(handler.id) for handler in registry._changing.get_all_handlers()]
     (deletion,) = [i for i in ids if i.endswith("application_deleted")]
     record = logging.LogRecord("kopf.objects", logging.ERROR, "x", 0,

@@ -14,9 +14,8 @@ from oam_operator.reconciler.client import ClusterClient
 def test_a_grant_wakes_only_its_namespaces_applications_that_end_in_a_403() -> None:
     configuration = Configuration()
     configuration.host = "http://127.0.0.1:9"
-    runtime = Runtime(Settings(cluster_id="c"), ClusterClient(ApiClient(configuration)), None)
     woken: list[str] = []
-    runtime.waker = woken.append
+    runtime = Runtime(Settings(cluster_id="c"), ClusterClient(ApiClient(configuration)), None, waker=woken.append)
     refused, fine, elsewhere = Memory(), Memory(), Memory()
     refused.forbidden.quiet(100.0)
     elsewhere.forbidden.quiet(100.0)

@@ -7,17 +7,15 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Awaitable, Callable
-from types import SimpleNamespace
-from typing import cast
 
 import pytest
 
 from oam_operator.controller.reconcile.settings import Settings
 from oam_operator.controller.service.adaptive import WARMUP_SAMPLES
-from oam_operator.controller.service.handlers import Scheduler
 from oam_operator.controller.service.metrics import OperatorMetrics
 from oam_operator.controller.service.passlimiter import Admission, PassLimiter
-from oam_operator.controller.service.runtime import Runtime
+from oam_operator.controller.service.scheduler import Scheduler
+from oam_operator.controller.service.wakeups import Wakeups
 from oam_operator.reconciler.accounting import RequestAccounting, RequestTiming
 
 
@@ -285,8 +283,8 @@ def test_the_scheduler_wires_the_limiter(flags: dict[str, str], limit: int, obse
     settings = Settings.from_sources(flags, {})
     metrics = OperatorMetrics(process_collectors=False)
     accounting = RequestAccounting()
-    runtime = cast(Runtime, SimpleNamespace(metrics=metrics, client=SimpleNamespace(accounting=accounting)))
-    scheduler = Scheduler(runtime, settings)
+    loop = asyncio.new_event_loop()
+    scheduler = Scheduler(settings, Wakeups(loop), metrics=metrics, accounting=accounting)
     try:
         assert scheduler.limiter.limit == limit
         assert metrics.registry.get_sample_value("oam_operator_concurrency_limit") == limit
@@ -294,3 +292,4 @@ def test_the_scheduler_wires_the_limiter(flags: dict[str, str], limit: int, obse
         assert metrics.registry.get_sample_value("oam_operator_pass_queue_depth") == 0
     finally:
         scheduler.pool.shutdown()
+        loop.close()

@@ -144,6 +144,15 @@ def remember(memory: Memory, result: PassResult) -> None:
     memory.drift, memory.missing = state.drift, state.missing
 
 
+def unverified(memory: Memory, body: Mapping[str, Any], error: ApiError) -> PassResult:
+    """The result of a pass that could not tell whether kopf's copy of the Application is fresh
+    (the API server did not answer): it acted on nothing, wrote nothing, and runs again on the
+    retry backoff of the status writes, which advances here as it does for a failed write."""
+    status = memory.status if memory.status is not None else dict(body.get("status") or {})
+    return PassResult(status=status, delay=memory.retry_backoff.next(), outcome="pending",
+                      error_type=str(error.status or "other"))
+
+
 def _nothing(_: PassResult) -> None:
     return None
 

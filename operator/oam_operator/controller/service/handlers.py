@@ -28,8 +28,7 @@ import asyncio
 import contextlib
 import logging
 import random
-from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Mapping
 from typing import Any
 
 import kopf
@@ -41,45 +40,16 @@ from oam_operator.controller.reconcile.settings import Settings
 from ..reconcile.application import seen
 from ..reconcile.sharding import shard_selector
 from .bodies import snapshot
-from .deletionwaits import DeletionWaits, KopfRetryFilter
+from .controller import Controller
+from .deletionwaits import KopfRetryFilter
 from .diffbase import StatelessDiffBaseStorage
 from .freshview import still_there
 from .incluster import connection_info
-from .leaderelection import LeaseTimings
 from .leadership import Leadership
-from .passlimiter import PassLimiter
-from .runtime import Runtime
 
 log = logging.getLogger("oam_operator.controller")
 
 DELETION_RECHECK = 5.0  # seconds between a standby's checks that an Application being deleted still exists
-
-
-class Scheduler:
-    """Wake events, locks and the concurrency bound of the Application loops."""
-
-    def __init__(self, runtime: Runtime, settings: Settings) -> None:
-        self.runtime = runtime
-        self.wake: dict[str, asyncio.Event] = {}
-        self.locks: dict[str, asyncio.Lock] = {}
-        gauge = runtime.metrics.concurrency_limit if runtime.metrics is not None else None
-        self.limiter = PassLimiter(settings.max_concurrent_reconciles, adaptive=settings.adaptive_concurrency,
-                                   on_change=gauge.set if gauge is not None else None)
-        if settings.adaptive_concurrency:  # every request of the operator's clients feeds the limit
-            runtime.client.accounting.observers.append(self.limiter.observe_request)
-        if runtime.metrics is not None:
-            runtime.metrics.watch_pass_queue(self.limiter)
-        self.pool = ThreadPoolExecutor(settings.max_concurrent_reconciles + 2, thread_name_prefix="oam-pass")
-
-    def wake_event(self, uid: str) -> asyncio.Event:
-        return self.wake.setdefault(uid, asyncio.Event())
-
-    def lock(self, uid: str) -> asyncio.Lock:
-        return self.locks.setdefault(uid, asyncio.Lock())
-
-    def forget(self, uid: str) -> None:
-        self.wake.pop(uid, None)
-        self.locks.pop(uid, None)
 
 
 async def _sleep(stopped: Any, wake: asyncio.Event, delay: float | None) -> None:
@@ -134,64 +104,20 @@ def wanted(leadership: Leadership | None, finalizer: str, meta: Mapping[str, Any
     return finalizer in (meta.get("finalizers") or ())
 
 
-def _start_leadership(runtime: Runtime, led: asyncio.Event, wake_all: Callable[[], None]) -> Leadership | None:
-    """Start the election for this shard's Lease and fence the passes by it; ``None`` when it is off."""
-    settings = runtime.settings
-    gauge = runtime.metrics.leader.labels(shard=settings.shard) if runtime.metrics is not None else None
-    if not settings.elects or runtime.lease_client is None:
-        if gauge is not None:
-            gauge.set(1)
-        return None
-    import os
-
-    namespace = settings.lease_namespace(os.environ)
-    if not namespace:  # ``run`` refuses this at start already (Settings.combination_error)
-        raise kopf.PermanentError("--leader-election needs the operator's namespace (--operator-namespace)")
-    loop = asyncio.get_running_loop()
-
-    def lost() -> None:  # in an election thread; the fence refuses every pass request already
-        loop.call_soon_threadsafe(led.clear)  # the loops wait for the next acquisition
-        runtime.stand_down()
-
-    def leading() -> None:
-        runtime.took_over()  # a new term: kopf's copies are checked before they are acted on (freshview.py)
-        loop.call_soon_threadsafe(led.set)
-        loop.call_soon_threadsafe(wake_all)  # a loop asleep until its requeue passes now, from fresh reads
-
-    leadership = Leadership.create(runtime.lease_client, namespace, settings.lease_name,
-                                   LeaseTimings(*settings.lease_timings), on_lost=lost,
-                                   on_role=(lambda leading: gauge.set(1 if leading else 0)) if gauge else None)
-    runtime.fence(leadership.leading)
-    leadership.on_leading(leading)
-    leadership.start()
-    return leadership
-
-
-def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settings) -> None:
-    """Register every handler on ``registry``; the scheduler is built by the startup handler."""
-    holder: dict[str, Scheduler] = {}
-    election: dict[str, Leadership | None] = {"leadership": None}
-    led = asyncio.Event()  # set once this instance leads (from the election thread)
-    gone: set[str] = set()  # Applications a standby saw deleted by the leader (application_deleted)
-    webhook: dict[str, Any] = {}  # the admission validator and the certificate task (webhook.py)
+def register(registry: kopf.OperatorRegistry, controller: Controller, settings: Settings) -> None:
+    """Register every handler on ``registry``; each acts through ``controller``, built complete
+    before kopf runs (controller.py). Nothing of it is read here."""
     domain = settings.domain
     labels = shard_filter(settings)
 
     def wanted_here(meta: Mapping[str, Any], **_: Any) -> bool:
-        return wanted(election["leadership"], domain, meta)
+        return wanted(controller.leadership, domain, meta)
 
-    waits = DeletionWaits()  # the deletion handler's own log line instead of kopf's ERROR (deletionwaits.py)
     logging.getLogger("kopf.objects").addFilter(KopfRetryFilter("application_deleted"))
     if settings.admission:
         from .admission import register_admission
 
-        register_admission(registry, lambda: webhook.get("validator"))
-
-    def wake_all() -> None:
-        scheduler = holder.get("scheduler")
-        if scheduler is not None:
-            for wake in list(scheduler.wake.values()):
-                wake.set()
+        register_admission(registry, lambda: controller.webhook.validator if controller.webhook else None)
 
     @kopf.on.login(registry=registry)
     def login(**kwargs: Any) -> kopf.ConnectionInfo | None:
@@ -208,43 +134,17 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
         settings.watching.server_timeout = 600
         settings.networking.request_timeout = 60
         settings.queueing.worker_limit = None
-        settings.watching.label_selectors[GROUP, "applications"] = shard_selector(runtime.settings)
-        election["leadership"] = _start_leadership(runtime, led, wake_all)  # before anything can pass
-        await asyncio.get_running_loop().run_in_executor(None, runtime.start)
-        if runtime.settings.admission:
-            from .webhook import start_webhook, validator_for
-
-            webhook["task"] = await start_webhook(settings, runtime, runtime.settings)
-            webhook["validator"] = validator_for(runtime)
-        scheduler = Scheduler(runtime, runtime.settings)
-        holder["scheduler"] = scheduler
-        loop = asyncio.get_running_loop()
-
-        def wake(uid: str) -> None:  # from the readiness watch's threads (readiness.py)
-            loop.call_soon_threadsafe(lambda: scheduler.wake_event(uid).set())
-
-        runtime.waker = wake
-        log.info("operator started", extra={"fields": {"cluster_id": runtime.cluster_id}})
+        settings.watching.label_selectors[GROUP, "applications"] = shard_selector(controller.settings)
+        await controller.start(settings)
+        log.info("operator started", extra={"fields": {"cluster_id": controller.runtime.cluster_id}})
 
     @kopf.on.cleanup(registry=registry)
     async def cleanup(**_: Any) -> None:
-        if webhook.get("task") is not None:
-            from .webhook import stop_webhook
-
-            await stop_webhook(webhook["task"])
-        scheduler = holder.get("scheduler")
-        if scheduler is not None:
-            for lock in list(scheduler.locks.values()):
-                async with lock:
-                    pass
-            scheduler.pool.shutdown(wait=True)
-        leadership = election["leadership"]
-        if leadership is not None:  # after the last pass: the standby may start at once
-            await asyncio.get_running_loop().run_in_executor(None, leadership.release)
-        runtime.close()
+        await controller.stop()
 
     @kopf.on.event(GROUP, VERSION, "clusterprofiles", registry=registry)
     async def profile_event(type: str | None, body: kopf.Body, name: str, **_: Any) -> None:
+        runtime = controller.runtime
         old = runtime.profiles.get(name)
         if type == "DELETED":
             runtime.profiles.pop(name, None)
@@ -253,34 +153,25 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
         new = runtime.profiles.get(name)
         if (old or {}).get("spec") == (new or {}).get("spec") and (old is None) == (new is None):
             return
-        scheduler = holder.get("scheduler")
-        if scheduler is None:
-            return
         for uid, memory in list(runtime.memory.items()):
             used = (memory.status or {}).get("profile") or ""
-            wanted = memory.profile_name
-            if name in (used, wanted):
-                scheduler.wake_event(uid).set()
+            if name in (used, memory.profile_name):
+                controller.wakeups.wake(uid)
 
     @kopf.on.event(GROUP, VERSION, "applications", registry=registry, labels=labels)
     async def application_event(type: str | None, body: kopf.Body, uid: str, **_: Any) -> None:
-        scheduler = holder.get("scheduler")
+        runtime, scheduler = controller.runtime, controller.scheduler
         meta = body.get("metadata") or {}
-        woken = runtime.dependency_wakeups(type, body)  # app-dependency: dependants only (appindex.py)
-        if scheduler is not None:
-            for other in woken:
-                scheduler.wake_event(other).set()
+        for other in runtime.dependency_wakeups(type, body):  # app-dependency: dependants only (appindex.py)
+            controller.wakeups.wake(other)
         if type == "DELETED":
-            gone.discard(uid)
+            controller.gone.discard(uid)
             runtime.forget(uid, meta.get("namespace", ""), meta.get("name", ""))
-            if scheduler is not None:
-                scheduler.forget(uid)
+            scheduler.forget(uid)
             return
         memory = runtime.memory.get(uid)
-        if scheduler is None or memory is None:
-            return
-        if memory.seen != seen(meta, f"{domain}/requested-at"):
-            scheduler.wake_event(uid).set()
+        if memory is not None and memory.seen != seen(meta, f"{domain}/requested-at"):
+            controller.wakeups.wake(uid)
 
     # No forced cancellation: a stopped daemon finishes its current pass (and persists its
     # status) first. ``cancellation_backoff`` is how long kopf waits for that when the
@@ -290,19 +181,15 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
                  cancellation_backoff=50, initial_delay=lambda **_: random.uniform(0, 2))
     async def application_loop(stopped: Any, body: kopf.Body, uid: str, namespace: str | None, **_: Any) -> None:
         loop = asyncio.get_running_loop()
+        runtime, scheduler = controller.runtime, controller.scheduler
         while not stopped:
-            scheduler = holder.get("scheduler")
-            if scheduler is None:
-                await asyncio.sleep(0.1)
-                continue
             wake = scheduler.wake_event(uid)
-            if not await _until_leading(election["leadership"], led, stopped):
+            if not await _until_leading(controller.leadership, controller.led, stopped):
                 break
             async with scheduler.lock(uid), scheduler.limiter.slot(namespace or "") as admission:
                 if stopped or (body.get("metadata") or {}).get("deletionTimestamp"):
                     break
-                leadership = election["leadership"]
-                if leadership is not None and not leadership.leading():
+                if not controller.leading():
                     continue  # lost while waiting for the slot
                 wake.clear()
                 body_now = snapshot(body)
@@ -322,19 +209,15 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
             # Moved to another shard: that instance owns it now.
             meta = body.get("metadata") or {}
             runtime.forget(uid, meta.get("namespace", ""), meta.get("name", ""))
-            scheduler = holder.get("scheduler")
-            if scheduler is not None:
-                scheduler.forget(uid)
+            scheduler.forget(uid)
 
     @kopf.on.delete(GROUP, VERSION, "applications", registry=registry, labels=labels, when=wanted_here,
                     optional=False, backoff=5)
     async def application_deleted(body: kopf.Body, uid: str, namespace: str | None, **_: Any) -> None:
-        scheduler = holder.get("scheduler")
-        if scheduler is None:
-            raise kopf.TemporaryError("the operator is starting", delay=1)
+        runtime, scheduler, gone, waits = controller.runtime, controller.scheduler, controller.gone, controller.waits
         if uid in gone:
             return  # a stale event of an Application already gone (below): kopf's patch finds nothing
-        leadership = election["leadership"]
+        leadership = controller.leadership
         if leadership is not None and not leadership.leading():
             # A standby waits here rather than retrying: a retry would write kopf's progress
             # annotations. kopf holds this Application's events while the handler waits, so whether
@@ -342,7 +225,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
             # seconds and once more on taking over; then the handler ends without a write.
             meta = body.get("metadata") or {}
             while True:
-                leading = await _until_leading(leadership, led, timeout=DELETION_RECHECK)
+                leading = await _until_leading(leadership, controller.led, timeout=DELETION_RECHECK)
                 if not await asyncio.get_running_loop().run_in_executor(None, still_there, runtime.client, meta,
                                                                           str(meta.get("uid") or "")):
                     gone.add(uid)
@@ -369,10 +252,10 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime, settings: Settin
 
     @kopf.on.probe(id="applications", registry=registry)
     async def applications_probe(**_: Any) -> int:
-        return len(runtime.memory)
+        return len(controller.runtime.memory)
 
     @kopf.on.probe(id="leadership", registry=registry)
     async def leadership_probe(**_: Any) -> dict[str, Any]:
         """/healthz says whether this instance leads or stands by (liveness is 200 either way)."""
-        leadership = election["leadership"]
+        leadership = controller.leadership
         return leadership.describe() if leadership is not None else {"role": "leader", "election": "off"}

@@ -3,6 +3,7 @@ docs/operator.md#settings)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import kopf
@@ -11,8 +12,8 @@ from oam_operator.controller.reconcile.settings import Settings
 from oam_operator.controller.service.logs import configure
 
 from ..reconcile.depth import prepare_process
+from .controller import Controller
 from .handlers import register
-from .runtime import Runtime
 
 log = logging.getLogger("oam_operator.controller")
 
@@ -20,11 +21,14 @@ log = logging.getLogger("oam_operator.controller")
 def run_operator(settings: Settings, kubeconfig: str | None = None) -> None:
     configure(settings.log_format.value, settings.log_level.value)
     prepare_process()  # before any thread starts: deep objects must not fail the watch (depth.py)
-    runtime = Runtime.create(settings, kubeconfig)
-    if runtime.metrics is not None:
-        runtime.metrics.serve(settings.metrics_port)
+    loop = asyncio.new_event_loop()  # kopf's: the controller is built in its terms (controller.py)
+    asyncio.set_event_loop(loop)
+    controller = Controller.build(settings, loop, kubeconfig)
+    metrics = controller.runtime.metrics
+    if metrics is not None:
+        metrics.serve(settings.metrics_port)
     registry = kopf.OperatorRegistry()
-    register(registry, runtime, settings)
+    register(registry, controller, settings)
     kwargs: dict[str, object] = {}
     if settings.peering:
         kwargs.update(standalone=False, peering_name=settings.peering_name, priority=settings.peering_priority)
@@ -36,5 +40,5 @@ def run_operator(settings: Settings, kubeconfig: str | None = None) -> None:
         kwargs["namespaces"] = list(settings.namespaces)
     log.info("starting", extra={"fields": {"domain": settings.domain, "namespaces": list(settings.namespaces),
                                            "shard": settings.shard or None}})
-    kopf.run(registry=registry, liveness_endpoint=f"http://0.0.0.0:{settings.health_port}/healthz",
+    kopf.run(loop=loop, registry=registry, liveness_endpoint=f"http://0.0.0.0:{settings.health_port}/healthz",
              **kwargs)  # type: ignore[arg-type]

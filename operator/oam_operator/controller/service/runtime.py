@@ -42,7 +42,7 @@ from ..reconcile.passes import apply_pass, delete_pass
 from ..reconcile.readiness import WATCHED, no_longer_progressing
 from ..reconcile.seams import ApplicationGone, Environment, Event, Memory, PassResult
 from ..reconcile.sharding import owned_selector, shard_selector
-from ..reconcile.statuswriter import Aftermath, StatusWriter, ready_event
+from ..reconcile.statuswriter import Aftermath, StatusWriter, ready_event, unverified
 from ..reconcile.tenancy import TenantClients
 from .fence import FencedRateLimiter
 from .freshview import FreshView, still_there
@@ -98,9 +98,36 @@ class MeasuredAtMost:
             return self._last
 
 
+def _wakes_nothing(uid: str) -> None:
+    """The waker of a runtime no Application loop runs on (tests, tools)."""
+
+
+CLUSTER_ID_RETRY = (1.0, 30.0)  # seconds: the first and the longest wait between reads of the cluster id
+
+
+def read_cluster_id(client: ClusterClient, sleep: Callable[[float], None] = time.sleep) -> str:
+    """The uid of the kube-system Namespace: the cluster's id in the owner ids of every object the
+    operator applies (docs/operator.md#running-on-kopf). Read before kopf starts; while the API
+    server does not answer, or refuses, it is read again, each wait twice the last up to 30 s."""
+    delay, longest = CLUSTER_ID_RETRY
+    while True:
+        try:
+            namespace = client.request("read", "GET", "/api/v1/namespaces/kube-system")
+            return str(namespace["metadata"]["uid"])
+        except ApiError as error:
+            log.warning("could not read the cluster id: %s", error, extra={"fields": {"retry_in": delay}})
+        sleep(delay)
+        delay = min(delay * 2, longest)
+
+
 class Runtime:
+    """What lives as long as the process, built complete before kopf runs: the clients, the memory
+    of every Application, the watches (started by ``start``), the pass environment, and the run
+    of one pass. ``waker`` wakes an Application's loop from any thread (wakeups.py)."""
+
     def __init__(self, settings: Settings, client: ClusterClient, metrics: OperatorMetrics | None, *,
-                 pass_client: ClusterClient | None = None, lease_client: ClusterClient | None = None) -> None:
+                 pass_client: ClusterClient | None = None, lease_client: ClusterClient | None = None,
+                 cluster_id: str = "", waker: Callable[[str], None] = _wakes_nothing) -> None:
         self.settings = settings
         self.client = client  # the operator's: watches, admission, start-up reads (never fenced)
         #: every request of a pass goes through this one, fenced by leader election (fence.py)
@@ -113,13 +140,13 @@ class Runtime:
         self.profiles: dict[str, dict[str, Any]] = {}
         self.transform = OperatorTransform.from_settings(settings)
         self.apps = AppIndex(allow_cross_namespace=settings.allow_cross_namespace_dependencies)
-        self.cluster_id = settings.cluster_id
+        self.cluster_id = cluster_id or settings.cluster_id
+        if not self.cluster_id:
+            raise ValueError("the cluster id is needed: --cluster-id, or read by Runtime.create")
         self.pod_name = os.environ.get("POD_NAME", "")
+        #: Wakes an Application's loop; called from the watches' threads.
+        self.waker = waker
         self._lock = threading.Lock()
-        self.env: Environment | None = None
-        self.owned: OwnedObjects | None = None  # watches of owned objects (ownedwatch.py)
-        self.remotes: RemoteClusters | None = None  # connections to other clusters (remotes.py)
-        self.grants: GrantWatch | None = None  # the watch of Roles and RoleBindings (grantwatch.py)
         self.analyzer = DefaultStatusAnalyzer(settings.domain)
         self._uids: dict[tuple[str, str], str] = {}  # (namespace, name) -> uid, for wake-ups
         self._granted: set[str] = set()  # uids refused by RBAC whose namespace's grants changed since
@@ -128,13 +155,47 @@ class Runtime:
         #: Whether kopf's copy of an Application may be acted on in this term (freshview.py)
         self.fresh = FreshView(self.pass_client, selector=shard_selector(settings), namespaces=settings.namespaces,
                                finalizer=settings.domain)
-        #: Wakes an Application's loop; set by the kopf layer (handlers.py), called from any thread.
-        self.waker: Callable[[str], None] | None = None
+        #: The watches of owned objects (ownedwatch.py); ``None`` with ``--readiness-watch=off``
+        self.owned: OwnedObjects | None = None
+        if settings.readiness_watch:
+            self.owned = OwnedObjects(self.client, domain=settings.domain, cluster_id=self.cluster_id,
+                                      namespaces=settings.namespaces, on_change=self._on_change,
+                                      on_state=self._on_watch_state, selector=owned_selector(settings))
+        #: The watch of Roles and RoleBindings (grantwatch.py)
+        self.grants = GrantWatch(self.client, settings.namespaces, self._on_grant)
+        agent = f"oam-operator/{__version__}" + (f" ({self.pod_name})" if self.pod_name else "")
+        #: The connections to other clusters (remotes.py)
+        self.remotes = RemoteClusters(self.pass_client, settings, settings.lease_namespace(os.environ),
+                                      user_agent=agent, watches=self._remote_watches,
+                                      on_secret_change=self._on_secret_change,
+                                      status=ProfileStatus(self.pass_client, self.profile),
+                                      hub_id=self.cluster_id, grants=self._remote_grants)
+        self.env = self._environment()
         if metrics is not None:
             metrics.count_states_when_scraped(self.states)
 
+    def _environment(self) -> Environment:
+        """What every pass works with (seams.Environment)."""
+        metrics, owned = self.metrics, self.owned
+        clients = TenantClients(self.pass_client, default_service_account=self.settings.default_service_account,
+                                require_service_account=self.settings.require_service_account,
+                                use_operator_identity=self.settings.use_operator_identity)
+        return Environment(
+            settings=self.settings, transform=self.transform, clients=clients, cluster_id=self.cluster_id,
+            profiles=self.profile, on_transform=self._observe_transform, apps=self.apps,
+            reconciler_metrics=prometheus_metrics(metrics.operations_total) if metrics is not None else None,
+            watched=owned.watched if owned is not None else None,
+            drift=owned.drift if owned is not None else None,
+            unverified_drift=owned.unverified_drift if owned is not None else None,
+            on_written=owned.written if owned is not None else None,
+            cached_reads=owned, targets=self.remotes.target,
+        )
+
     @classmethod
-    def create(cls, settings: Settings, kubeconfig: str | None = None) -> Runtime:
+    def create(cls, settings: Settings, kubeconfig: str | None = None, *,
+               waker: Callable[[str], None] = _wakes_nothing) -> Runtime:
+        """The clients of the operator and, unless ``--cluster-id`` names it, the cluster id read
+        from the API server (waiting for it to answer: docs/operator.md#running-on-kopf)."""
         metrics = OperatorMetrics() if settings.metrics_port else None
         accounting = MeteredAccounting(metrics)
         limiter = RateLimiter(settings.kube_api_qps, settings.kube_api_burst)  # qps 0 disables limiting
@@ -161,7 +222,9 @@ class Runtime:
                                          accounting=MeteredAccounting(metrics, lease=True),
                                          user_agent=agent, request_timeout=(retry, max(retry, renew - retry)))
         api.close()
-        return cls(settings, client, metrics, pass_client=pass_client, lease_client=lease_client)
+        cluster_id = settings.cluster_id or read_cluster_id(client)
+        return cls(settings, client, metrics, pass_client=pass_client, lease_client=lease_client,
+                   cluster_id=cluster_id, waker=waker)
 
     def fence(self, leading: Callable[[], bool]) -> None:
         """From now on a pass request is sent only while ``leading()`` (docs/operator.md#leader-election)."""
@@ -170,41 +233,14 @@ class Runtime:
             limiter.fence = leading
 
     def start(self) -> None:
-        """Read the cluster id and build the pass environment (the startup handler's work)."""
-        if not self.cluster_id:
-            namespace = self.client.request("read", "GET", "/api/v1/namespaces/kube-system")
-            self.cluster_id = namespace["metadata"]["uid"]
-        if self.settings.readiness_watch and self.owned is None:
-            self.owned = OwnedObjects(self.client, domain=self.settings.domain, cluster_id=self.cluster_id,
-                                      namespaces=self.settings.namespaces, on_change=self._on_change,
-                                      on_state=self._on_watch_state, selector=owned_selector(self.settings))
+        """Start the watches (the startup handler's work: kopf is running)."""
+        if self.owned is not None:
             self.owned.start(STARTED)
             if self.metrics is not None:  # measured when scraped: the walk over every entry costs no pass
                 sizes = MeasuredAtMost(self.owned.sizes, CACHE_MEASURE_INTERVAL)
                 self.metrics.watch_cache_objects.set_function(lambda: sizes()[0])
                 self.metrics.watch_cache_bytes.set_function(lambda: sizes()[1])
-        if self.grants is None:
-            self.grants = GrantWatch(self.client, self.settings.namespaces, self._on_grant)
-            self.grants.start()
-        reconciler_metrics = prometheus_metrics(self.metrics.operations_total) if self.metrics else None
-        clients = TenantClients(self.pass_client, default_service_account=self.settings.default_service_account,
-                                require_service_account=self.settings.require_service_account,
-                                use_operator_identity=self.settings.use_operator_identity)
-        agent = f"oam-operator/{__version__}" + (f" ({self.pod_name})" if self.pod_name else "")
-        self.remotes = RemoteClusters(self.pass_client, self.settings, self.settings.lease_namespace(os.environ),
-                                      user_agent=agent, watches=self._remote_watches,
-                                      on_secret_change=self._on_secret_change,
-                                      status=ProfileStatus(self.pass_client, self.profile),
-                                      hub_id=self.cluster_id, grants=self._remote_grants)
-        self.env = Environment(
-            settings=self.settings, transform=self.transform, clients=clients, cluster_id=self.cluster_id,
-            profiles=self.profile, reconciler_metrics=reconciler_metrics, on_transform=self._observe_transform,
-            apps=self.apps, watched=self.owned.watched if self.owned is not None else None,
-            drift=self.owned.drift if self.owned is not None else None,
-            unverified_drift=self.owned.unverified_drift if self.owned is not None else None,
-            on_written=self.owned.written if self.owned is not None else None,
-            cached_reads=self.owned, targets=self.remotes.target,
-        )
+        self.grants.start()
         if self.metrics is not None:
             self.metrics.build_info.labels(version=__version__).set(1)
 
@@ -328,7 +364,7 @@ class Runtime:
         with self._lock:
             uid = self._uids.get((namespace, name))
             memory = self.memory.get(uid) if uid is not None else None
-        if uid is None or memory is None or self.waker is None or owned is None:
+        if uid is None or memory is None or owned is None:
             return
         status = memory.status or {}
         drift = owned.drift(*key)
@@ -351,7 +387,7 @@ class Runtime:
             uids = [uid for (ns, _), uid in self._uids.items() if ns == namespace]
             refused = [(uid, self.memory[uid]) for uid in uids if uid in self.memory]
         for uid, memory in refused:
-            if memory.forbidden.since is None or self.waker is None:
+            if memory.forbidden.since is None:
                 continue
             with self._lock:  # the woken pass's writer opens a new window (this thread never touches Memory)
                 self._granted.add(uid)
@@ -360,10 +396,10 @@ class Runtime:
     def _on_secret_change(self, namespace: str, name: str) -> None:
         """profilesecrets.py: a kubeconfig Secret changed (rotated, deleted, created): wake the
         Applications whose profile names it, so they reconnect at once."""
-        operator_namespace = self.remotes.operator_namespace if self.remotes is not None else ""
+        operator_namespace = self.remotes.operator_namespace
         profiles = {profile for profile, body in list(self.profiles.items())
                     if _names_secret(body, operator_namespace) == (namespace, name)}
-        if not profiles or self.waker is None:
+        if not profiles:
             return
         with self._lock:
             woken = [uid for uid, memory in self.memory.items()
@@ -407,7 +443,6 @@ class Runtime:
 
     def _counted(self, branch: str, uid: str, body: Mapping[str, Any],
                  admission: Mapping[str, Any] | None) -> PassResult:
-        assert self.env is not None, "Runtime.start() was not called"
         started = time.monotonic()
         meta = body.get("metadata") or {}
         where = {"namespace": meta.get("namespace"), "name": meta.get("name"), "uid": uid, "branch": branch}
@@ -470,12 +505,10 @@ class Runtime:
                     where: Mapping[str, Any]) -> PassResult:
         """Whether kopf's copy is fresh could not be told (the API server did not answer): the pass
         acts on nothing and runs again on the per-Application retry backoff (backoff.py)."""
-        memory = self.memory_of(uid, body)
-        delay = memory.retry_backoff.next()
+        result = unverified(self.memory_of(uid, body), body, error)
         log.warning("could not read the Application afresh: %s", error,
-                    extra={"fields": {**where, "retry_in": round(delay, 3)}})
-        status = memory.status if memory.status is not None else dict(body.get("status") or {})
-        return PassResult(status=status, delay=delay, outcome="pending", error_type=str(error.status or "other"))
+                    extra={"fields": {**where, "retry_in": round(result.delay or 0.0, 3)}})
+        return result
 
     def _track(self, owner: tuple[str, str], result: PassResult) -> None:
         """Watch the kinds the Application's inventory holds; forget what it no longer holds."""
@@ -570,12 +603,10 @@ class Runtime:
         return counts
 
     def close(self) -> None:
-        if self.grants is not None:
-            self.grants.stop()
+        self.grants.stop()
         if self.owned is not None:
             self.owned.stop()
-        if self.remotes is not None:
-            self.remotes.close()
+        self.remotes.close()
         with contextlib.suppress(Exception):
             self.client.executor.shutdown(wait=True)
         for client in {id(c): c for c in (self.pass_client, self.lease_client, self.client) if c is not None}.values():

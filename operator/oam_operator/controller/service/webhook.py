@@ -50,35 +50,46 @@ class LargeReviewServer(kopf.WebhookServer):
         return response
 
 
-def validator_for(runtime: Runtime) -> Validator:
-    """The validator of a started runtime: its transform (no network), profiles and identity rules."""
-    assert runtime.env is not None
-    return Validator(settings=runtime.settings, transform=runtime.transform.without_network(),
-                     profiles=runtime.profile, tenancy=runtime.env.clients, cluster_id=lambda: runtime.cluster_id)
+class Webhook:
+    """The admission webhook of one runtime: its validator (no network: the runtime's transform
+    without URL sources, its profiles and identity rules), and kopf's server with its certificate,
+    configured by ``start`` from the startup handler."""
 
+    def __init__(self, runtime: Runtime, settings: Settings) -> None:
+        self.settings = settings
+        self.client = runtime.client
+        self.validator = Validator(settings=settings, transform=runtime.transform.without_network(),
+                                   profiles=runtime.profile, tenancy=runtime.env.clients,
+                                   cluster_id=lambda: runtime.cluster_id)
+        self._keeping: asyncio.Task[None] | None = None  # the certificate keeper's loop, when self-signed
 
-async def start_webhook(kopf_settings: kopf.OperatorSettings, runtime: Runtime,
-                        settings: Settings) -> asyncio.Task[None] | None:
-    """Configure kopf's server; with a self-signed certificate, issue it first and keep it current."""
-    loop = asyncio.get_running_loop()
-    keeper: CertificateKeeper | None = None
-    if settings.admission_cert_dir:
-        directory = Path(settings.admission_cert_dir)
-    else:
-        directory = Path(tempfile.mkdtemp(prefix="oam-operator-webhook-"))
-        keeper = CertificateKeeper(runtime.client, settings.admission_secret, settings.admission_hosts, directory,
-                                   settings.admission_webhook_configuration)
-        await loop.run_in_executor(None, keeper.sync)
-    kopf_settings.admission.server = LargeReviewServer(
-        addr=settings.admission_address, port=settings.admission_port,
-        certfile=str(directory / CERT_FILE), pkeyfile=str(directory / KEY_FILE),
-    )
-    log.info("admission webhook configured", extra={"fields": {
-        "address": settings.admission_address, "port": settings.admission_port,
-        "certificates": str(directory) if keeper is None else settings.admission_secret}})
-    if keeper is None:
-        return None
-    return asyncio.create_task(_keep(keeper), name="oam-operator webhook certificate")
+    async def start(self, kopf_settings: kopf.OperatorSettings) -> None:
+        """Configure kopf's server; with a self-signed certificate, issue it first and keep it current."""
+        settings = self.settings
+        keeper: CertificateKeeper | None = None
+        if settings.admission_cert_dir:
+            directory = Path(settings.admission_cert_dir)
+        else:
+            directory = Path(tempfile.mkdtemp(prefix="oam-operator-webhook-"))
+            keeper = CertificateKeeper(self.client, settings.admission_secret, settings.admission_hosts, directory,
+                                       settings.admission_webhook_configuration)
+            await asyncio.get_running_loop().run_in_executor(None, keeper.sync)
+        kopf_settings.admission.server = LargeReviewServer(
+            addr=settings.admission_address, port=settings.admission_port,
+            certfile=str(directory / CERT_FILE), pkeyfile=str(directory / KEY_FILE),
+        )
+        log.info("admission webhook configured", extra={"fields": {
+            "address": settings.admission_address, "port": settings.admission_port,
+            "certificates": str(directory) if keeper is None else settings.admission_secret}})
+        if keeper is not None:
+            self._keeping = asyncio.create_task(_keep(keeper), name="oam-operator webhook certificate")
+
+    async def stop(self) -> None:
+        if self._keeping is None:
+            return
+        self._keeping.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._keeping
 
 
 async def _keep(keeper: CertificateKeeper) -> None:
@@ -90,11 +101,3 @@ async def _keep(keeper: CertificateKeeper) -> None:
         except Exception:  # the next round retries; the current certificate keeps serving
             keeper.configured = False
             log.exception("webhook certificate check failed")
-
-
-async def stop_webhook(task: asyncio.Task[None] | None) -> None:
-    if task is None:
-        return
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task

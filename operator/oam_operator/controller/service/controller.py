@@ -1,0 +1,104 @@
+"""The controller the kopf handlers act through, built complete before kopf runs
+(docs/operator.md#running-on-kopf): the runtime, the scheduler of the Application loops and
+their wake-ups, leader election, the admission webhook and the deletion handler's bookkeeping.
+
+Built in ``run_operator`` with the event loop kopf is then given, so nothing in it waits for a
+startup handler to be filled in; the startup handler only starts what runs (the election, the
+watches, the webhook's server) and the cleanup handler stops it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass, field
+
+import kopf
+
+from oam_operator.controller.reconcile.settings import Settings
+
+from .deletionwaits import DeletionWaits
+from .leaderelection import LeaseTimings
+from .leadership import Leadership
+from .runtime import Runtime
+from .scheduler import Scheduler
+from .wakeups import Wakeups
+from .webhook import Webhook
+
+
+@dataclass
+class Controller:
+    """What the kopf handlers close over. ``leadership`` is ``None`` without leader election,
+    ``webhook`` without admission; ``led`` is set while this instance leads."""
+
+    settings: Settings
+    runtime: Runtime
+    wakeups: Wakeups
+    scheduler: Scheduler
+    leadership: Leadership | None
+    webhook: Webhook | None
+    led: asyncio.Event = field(default_factory=asyncio.Event)
+    gone: set[str] = field(default_factory=set)  # Applications a standby saw deleted by the leader
+    waits: DeletionWaits = field(default_factory=DeletionWaits)  # the deletion handler's own log line
+
+    @classmethod
+    def build(cls, settings: Settings, loop: asyncio.AbstractEventLoop, kubeconfig: str | None = None) -> Controller:
+        """Everything, in ``loop``'s terms; reads the cluster id first unless it is set (runtime.py)."""
+        wakeups = Wakeups(loop)
+        runtime = Runtime.create(settings, kubeconfig, waker=wakeups.from_thread)
+        scheduler = Scheduler(settings, wakeups, metrics=runtime.metrics, accounting=runtime.client.accounting)
+        webhook = Webhook(runtime, settings) if settings.admission else None
+        led = asyncio.Event()
+        return cls(settings, runtime, wakeups, scheduler, _leadership(runtime, loop, led, wakeups), webhook, led)
+
+    async def start(self, kopf_settings: kopf.OperatorSettings) -> None:
+        """The startup handler's work: the election first (nothing passes before it leads), the watches, the webhook."""
+        gauge = self.runtime.metrics.leader.labels(shard=self.settings.shard) if self.runtime.metrics else None
+        if self.leadership is not None:
+            self.leadership.start()
+        elif gauge is not None:
+            gauge.set(1)
+        await asyncio.get_running_loop().run_in_executor(None, self.runtime.start)
+        if self.webhook is not None:
+            await self.webhook.start(kopf_settings)
+
+    async def stop(self) -> None:
+        """The cleanup handler's work: the webhook, then the last passes, then the Lease (so the
+        standby may start at once)."""
+        if self.webhook is not None:
+            await self.webhook.stop()
+        await self.scheduler.drain()
+        if self.leadership is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self.leadership.release)
+        self.runtime.close()
+
+    def leading(self) -> bool:
+        return self.leadership is None or self.leadership.leading()
+
+
+def _leadership(runtime: Runtime, loop: asyncio.AbstractEventLoop, led: asyncio.Event,
+                wakeups: Wakeups) -> Leadership | None:
+    """The election for this shard's Lease, not started yet, fencing the passes; ``None`` when it is off."""
+    settings = runtime.settings
+    if not settings.elects or runtime.lease_client is None:
+        return None
+    namespace = settings.lease_namespace(os.environ)
+    if not namespace:  # ``run`` refuses this at start already (Settings.combination_error)
+        raise RuntimeError("--leader-election needs the operator's namespace (--operator-namespace)")
+    gauge = runtime.metrics.leader.labels(shard=settings.shard) if runtime.metrics is not None else None
+
+    def lost() -> None:  # in an election thread; the fence refuses every pass request already
+        loop.call_soon_threadsafe(led.clear)  # the loops wait for the next acquisition
+        runtime.stand_down()
+
+    def leading() -> None:
+        runtime.took_over()  # a new term: kopf's copies are checked before they are acted on (freshview.py)
+        loop.call_soon_threadsafe(led.set)
+        wakeups.all_from_thread()  # a loop asleep until its requeue passes now, from fresh reads
+
+    leadership = Leadership.create(runtime.lease_client, namespace, settings.lease_name,
+                                   LeaseTimings(*settings.lease_timings), on_lost=lost,
+                                   on_role=(lambda leads: gauge.set(1 if leads else 0)) if gauge else None)
+    runtime.fence(leadership.leading)
+    leadership.on_leading(leading)
+    return leadership
