@@ -30,7 +30,7 @@ from oam_operator.api.compact_inventory import CompactInventoryError
 from oam_operator.api.conditions import Condition, ConditionType, Reason, State, conditions_for, find_condition
 from oam_operator.api.summary import summary_of
 from oam_operator.common.durations import parse_go_duration
-from oam_operator.operatorpolicies import AppRef
+from oam_operator.operatorpolicies import AppRef, OperatorPolicies
 from oam_operator.operatorpolicies.graph import MISSING
 from oam_operator.operatorpolicies.missing import DEPENDENCY_MISSING, missing_message
 from oam_operator.reconciler.client import ClusterClient
@@ -138,6 +138,31 @@ class _DriftFound:
 
     corrections: int
     verdict: tuple[str, str] | None
+
+
+@dataclass(frozen=True)
+class _Admitted:
+    """What the apply stage is given: everything the checks and the pass's own steps found and allowed."""
+
+    reconciler: Reconciler
+    encoded: EncodedTree
+    inventory: list[InventoryItem]
+    policies: OperatorPolicies
+
+
+@dataclass(frozen=True)
+class _Applied:
+    """What the reconciler's ``apply`` did: whether everything is applied and ready, whether the
+    Application was Ready before, the inventory's size before and after and whether it changed,
+    the objects the Application holds, the requests by operation."""
+
+    done: bool
+    was_ready: bool
+    items_before: int
+    items_after: int
+    changed: bool
+    objects: int
+    operations: dict[str, int]
 
 
 class _Pass:
@@ -570,8 +595,20 @@ class _Pass:
 
 
     def apply_branch(self) -> PassResult:
-        """Every outcome of the apply branch observes the generation, except an unreadable
-        inventory (the status is not this pass's to vouch for)."""
+        """The apply branch in three stages, each taking what the one before returned: admitted
+        by the checks and the pass's own steps, applied by the reconciler, then the verdict. Any
+        stage may end the pass with its result instead. Every outcome observes the generation,
+        except an unreadable inventory (the status is not this pass's to vouch for)."""
+        admitted = self.admit()
+        if isinstance(admitted, PassResult):
+            return admitted
+        applied = self.apply(admitted)
+        if isinstance(applied, PassResult):
+            return applied
+        return self.verdict(admitted, applied)
+
+    def admit(self) -> _Admitted | PassResult:
+        """The checks and the pass's own steps, one table read top to bottom (checks.ORDER)."""
         status, settings = self.status, self.settings
         self.stamp.observes_generation = True
         if not status.observed_generation:
@@ -585,7 +622,6 @@ class _Pass:
         subject = Subject(self.app.body, settings, self.env.transform, self.env.profiles, self.env.clients,
                           self.env.cluster_id, on_transform=self.env.on_transform)
         self.found.subject = subject
-        # The checks and the pass's own steps, one table read top to bottom (checks.ORDER).
         for row in ORDER:
             if isinstance(row, Step):
                 early = row.run(self, subject)
@@ -595,11 +631,14 @@ class _Pass:
             refusal = row.run(subject)
             if refusal is not None:
                 return self.refuse(refusal)
-        reconciler, encoded, inventory, policies = (self.found.reconciler, subject.encoded, self.found.inventory,
-                                                    subject.policies)
+        reconciler, encoded, inventory = self.found.reconciler, subject.encoded, self.found.inventory
         assert reconciler is not None and encoded is not None and inventory is not None
-        digest = self.digests.current
+        return _Admitted(reconciler, encoded, inventory, subject.policies)
 
+    def apply(self, admitted: _Admitted) -> _Applied | PassResult:
+        """One call of the reconciler's ``apply`` with the inventory checkpoint, the drift it
+        corrects or holds, and the inventory written back into the status."""
+        status, inventory, encoded = self.status, admitted.inventory, admitted.encoded
         requested = self.app.annotations.get(f"{self.domain}/requested-at")
         if requested is not None and requested != status.last_handled_reconcile_at:
             for item in inventory:
@@ -618,9 +657,10 @@ class _Pass:
         before = dump_inventory(inventory)
         was_ready = status.state is State.READY
         try:
-            done = reconciler.apply(inventory, encoded.objects, self.namespace, self.owner_id, digest,
-                                    checkpoint=self.checkpoint_writer(encoded, len(before)),
-                                    hold=[d.item.identity() for d in drifted if d.held_until and d.drift.deleted])
+            done = admitted.reconciler.apply(
+                inventory, encoded.objects, self.namespace, self.owner_id, self.digests.current,
+                checkpoint=self.checkpoint_writer(encoded, len(before)),
+                hold=[d.item.identity() for d in drifted if d.held_until and d.drift.deleted])
         except StatusNotWritten:
             # Nothing was created: end the pass as a checkpoint pass, and the kopf layer writes
             # the same status with its own retries and Warning.
@@ -637,38 +677,43 @@ class _Pass:
         write_inventory(status, after)
         _, objects = self.summarise(inventory, encoded)
         self.conclude_drift(drifted)
-        report = reconciler.report
-        operations = dict(report.operations)
-        if done and policies.health_checks:
+        return _Applied(done, was_ready, len(before), len(after), after != before, objects,
+                        dict(admitted.reconciler.report.operations))
+
+    def verdict(self, admitted: _Admitted, applied: _Applied) -> PassResult:
+        """Ready once everything is applied and the health checks pass; else still processing, with
+        where the apply stands and when to look again."""
+        status, operations = self.status, applied.operations
+        if applied.done and admitted.policies.health_checks:
             client = self.env.clients.for_application(self.namespace, self.spec.service_account_name or "")
             analyzer = DefaultStatusAnalyzer(self.domain, clock=self.env.clock)
             try:
-                unhealthy = orchestration.unhealthy(client, self.namespace, policies.health_checks, analyzer)
+                unhealthy = orchestration.unhealthy(client, self.namespace, admitted.policies.health_checks, analyzer)
             except Exception as error:
                 return self.reconciler_error(error, deleting=False)
             if unhealthy is not None:
                 self.processing()
                 return self.still_processing(unhealthy, self.state.backoff.next("Processing"), operations)
-        if done:
+        if applied.done:
             applied_changed = status.applied_generation != self.app.generation
             status.applied_generation = self.app.generation
-            if not was_ready or applied_changed:
+            if not applied.was_ready or applied_changed:
                 status.last_applied_at = _second(self.now)
             status.processing_since = None
             self.state.backoff.reset()
             self.state.error_backoff.reset()
             revision = status.revision if status.revision is not None else 1
-            self.set_state(State.READY, Reason.READY, f"Applied revision {revision}: {objects} objects ready")
+            self.set_state(State.READY, Reason.READY, f"Applied revision {revision}: {applied.objects} objects ready")
             return self.conclude(self.until_held_end(), "ready", operations=operations)
-        if after != before:
+        if applied.changed:
             self.state.backoff.reset()
         self.state.error_backoff.reset()
         self.processing()
-        bundle = encoded.bundle_of_wave(report.wave) if report.wave is not None else None
+        report = admitted.reconciler.report
+        bundle = admitted.encoded.bundle_of_wave(report.wave) if report.wave is not None else None
         bundle_ready, bundle_objects = self.bundle_counts(bundle.name if bundle else None)
-        new_items = len(after) - len(before)
         message = apply_progress(report, self.namespace, bundle.name if bundle else None, bundle_ready,
-                                 bundle_objects, max(new_items, 0))
+                                 bundle_objects, max(applied.items_after - applied.items_before, 0))
         delay = self.state.backoff.next("Processing")
         watched = self.env.watched
         if watched is not None and report.outcome == "waiting" and waits_for_wake_up(

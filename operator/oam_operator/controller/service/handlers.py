@@ -159,9 +159,8 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
                 controller.wakeups.wake(uid)
 
     @kopf.on.event(GROUP, VERSION, "applications", registry=registry, labels=labels)
-    async def application_event(type: str | None, body: kopf.Body, uid: str, **_: Any) -> None:
+    async def application_event(type: str | None, body: kopf.Body, meta: kopf.Meta, uid: str, **_: Any) -> None:
         runtime, scheduler = controller.runtime, controller.scheduler
-        meta = body.get("metadata") or {}
         for other in runtime.dependency_wakeups(type, body):  # app-dependency: dependants only (appindex.py)
             controller.wakeups.wake(other)
         if type == "DELETED":
@@ -179,7 +178,8 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
     @kopf.daemon(GROUP, VERSION, "applications", registry=registry, labels=labels, when=wanted_here,
                  cancellation_timeout=None,
                  cancellation_backoff=50, initial_delay=lambda **_: random.uniform(0, 2))
-    async def application_loop(stopped: Any, body: kopf.Body, uid: str, namespace: str | None, **_: Any) -> None:
+    async def application_loop(stopped: Any, body: kopf.Body, meta: kopf.Meta, uid: str, namespace: str | None,
+                               **_: Any) -> None:
         loop = asyncio.get_running_loop()
         runtime, scheduler = controller.runtime, controller.scheduler
         while not stopped:
@@ -187,7 +187,7 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
             if not await _until_leading(controller.leadership, controller.led, stopped):
                 break
             async with scheduler.lock(uid), scheduler.limiter.slot(namespace or "") as admission:
-                if stopped or (body.get("metadata") or {}).get("deletionTimestamp"):
+                if stopped or meta.get("deletionTimestamp"):  # kopf's view of the body, kept current
                     break
                 if not controller.leading():
                     continue  # lost while waiting for the slot
@@ -207,13 +207,13 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
         reason = getattr(stopped, "reason", None)
         if reason is not None and kopf.DaemonStoppingReason.FILTERS_MISMATCH in reason:
             # Moved to another shard: that instance owns it now.
-            meta = body.get("metadata") or {}
             runtime.forget(uid, meta.get("namespace", ""), meta.get("name", ""))
             scheduler.forget(uid)
 
     @kopf.on.delete(GROUP, VERSION, "applications", registry=registry, labels=labels, when=wanted_here,
                     optional=False, backoff=5)
-    async def application_deleted(body: kopf.Body, uid: str, namespace: str | None, **_: Any) -> None:
+    async def application_deleted(body: kopf.Body, meta: kopf.Meta, uid: str, namespace: str | None,
+                                  **_: Any) -> None:
         runtime, scheduler, gone, waits = controller.runtime, controller.scheduler, controller.gone, controller.waits
         if uid in gone:
             return  # a stale event of an Application already gone (below): kopf's patch finds nothing
@@ -223,7 +223,6 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
             # annotations. kopf holds this Application's events while the handler waits, so whether
             # the leader finished the deletion meanwhile is asked of the API server, every few
             # seconds and once more on taking over; then the handler ends without a write.
-            meta = body.get("metadata") or {}
             while True:
                 leading = await _until_leading(leadership, controller.led, timeout=DELETION_RECHECK)
                 if not await asyncio.get_running_loop().run_in_executor(None, still_there, runtime.client, meta,
@@ -245,7 +244,6 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
             message = str(ready.get("message", "")) if ready is not None else "deletion in progress"
             reason = str(ready.get("reason", "")) if ready is not None else ""
             delay = max(result.delay or 1.0, 0.1)
-            meta = body.get("metadata") or {}
             waits.say(uid, {"namespace": meta.get("namespace"), "name": meta.get("name")}, reason, message, delay)
             raise kopf.TemporaryError(message, delay=delay)
         waits.forget(uid)

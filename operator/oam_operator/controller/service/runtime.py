@@ -496,9 +496,8 @@ class Runtime:
     def _gone(self, uid: str, body: Mapping[str, Any], where: Mapping[str, Any]) -> PassResult:
         """The Application of ``uid`` no longer exists (deleted, or a namesake of another uid in its
         place): the pass acts on nothing, and it is forgotten (docs/operator.md#a-fresh-view)."""
-        meta = body.get("metadata") or {}
         log.info("Application gone: nothing done", extra={"fields": dict(where)})
-        self.forget(uid, str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+        self.forget(uid, str(where.get("namespace") or ""), str(where.get("name") or ""))
         return PassResult(status=dict(body.get("status") or {}), delay=None, outcome="gone", gone=True)
 
     def _unverified(self, uid: str, body: Mapping[str, Any], error: ApiError,
