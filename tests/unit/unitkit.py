@@ -89,7 +89,8 @@ def pass_environment(index: AppIndex | None = None, clock: Clock | None = None,
     clients = TenantClients(ClusterClient(ApiClient(configuration=config)))
     known = dict(profiles or {})
     env = Environment(settings=resolved, transform=OperatorTransform.from_settings(resolved), clients=clients, cluster_id="c",
-                      profiles=lambda name: known.get(name), apps=index if index is not None else AppIndex())
+                      profiles=lambda name: known.get(name), all_profiles=lambda: dict(known),
+                      apps=index if index is not None else AppIndex())
     if _injected_reconciler is not None:
         env.reconciler = _injected_reconciler
     env.clock = clock or Clock()

@@ -262,6 +262,19 @@ class DependencyStatus(ApiModel):
     ready: bool = Field(description="Ready at its current generation.")
 
 
+class ClusterStatus(ApiModel):
+    """One cluster of an Application with a topology policy, as its last pass saw its cluster
+    Application (docs/multicluster.md#topology)."""
+
+    name: str = Field(description="The ClusterProfile.")
+    application: str = Field(description="The cluster Application that delivers to it, in the same namespace.")
+    state: str = Field(description="Its state (Ready, Processing, Error, …); Pending before it is created.")
+    message: str | None = Field(default=None, description="Its status summary.")
+    revision: int | None = Field(default=None, description="Its revision.", json_schema_extra={"format": "int64"})
+    objects: int | None = Field(default=None, description="Number of objects in its inventory.")
+    ready_objects: int | None = Field(default=None, description="Number of them ready or completed.")
+
+
 class DriftStatus(ApiModel):
     """An object of the Application another field manager changed or deleted, as the last pass saw it."""
 
@@ -331,6 +344,13 @@ class ApplicationStatus(ApiModel):
         "read status.inventory only when this is absent.",
     )
     profile: str | None = Field(default=None, description='ClusterProfile used by the last pass ("" for none).')
+    clusters: list[ClusterStatus] | None = Field(
+        default=None,
+        description="With a topology policy: each selected cluster, by ClusterProfile name; absent without one.",
+    )
+    cluster_summary: str | None = Field(
+        default=None, description="With a topology policy: <ready>/<selected> clusters; kubectl's CLUSTERS column."
+    )
     cluster: str | None = Field(
         default=None,
         description="Id of the remote cluster the inventory's objects are on (absent: the operator's own "

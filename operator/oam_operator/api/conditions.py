@@ -68,6 +68,7 @@ class Reason(StrEnum):
     DELETION_PROCESSING = "DeletionProcessing"
     DELETION_BLOCKED = "DeletionBlocked"
     DEPENDENCIES_NOT_READY = "DependenciesNotReady"
+    NO_CLUSTERS = "NoClusters"  # a topology policy selects no ClusterProfile (docs/multicluster.md#topology)
     DEPENDENCY_CYCLE = "DependencyCycle"
     DRIFT_DETECTED = "DriftDetected"  # of the Drifted condition
     DRIFT_FLAPPING = "DriftFlapping"  # of the Drifted condition

@@ -86,6 +86,8 @@ def build_crds() -> list[dict[str, Any]]:
         columns=[
             {"name": "Ready", "type": "string", "jsonPath": f"{_READY}.status"},
             {"name": "Status", "type": "string", "jsonPath": ".status.summary"},
+            # Ready/selected clusters of an Application with a topology policy (docs/multicluster.md#topology).
+            {"name": "Clusters", "type": "string", "jsonPath": ".status.clusterSummary"},
             _AGE,
             {"name": "State", "type": "string", "jsonPath": ".status.state", "priority": 1},
             {"name": "Objects", "type": "integer", "jsonPath": ".status.objects", "priority": 1},

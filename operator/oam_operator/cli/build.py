@@ -58,8 +58,9 @@ def _apply_package(package_path: str, values_path: str | None, set_values: tuple
 def _operator_policy_hint(message: str) -> str | None:
     """The hint for kurel's ``no handler for policy type "<operator policy>"`` refusal."""
     from oam_operator.oam.formatting.gofmt import go_quote
+    from oam_operator.operatorpolicies import OPERATOR_POLICY_TYPES
 
-    for policy_type in ("app-dependency", "reconciliation", "health-checks"):
+    for policy_type in OPERATOR_POLICY_TYPES:
         if message.startswith(f"no handler for policy type {go_quote(policy_type)} "):
             return OPERATOR_POLICY_HINT.format(type=policy_type)
     return None

@@ -1,4 +1,4 @@
-"""The operator's own policy types: ``app-dependency``, ``reconciliation`` and ``health-checks``.
+"""The operator's own policy types: ``app-dependency``, ``reconciliation``, ``health-checks`` and ``topology``.
 
 The transform refuses these types ("no handler for policy type …",
 docs/transform.md#policy-types-the-transform-refuses): a
@@ -22,6 +22,7 @@ from .graph import AppGraph, AppNode, DependencyState, cycle_message, node_from_
 from .health_checks import HealthChecksPolicy
 from .reconciliation import ReconciliationPolicy, ReconciliationSettings
 from .resolve import CROSS_NAMESPACE_SETTING, OperatorPolicies, ResolvedCheck, read_operator_policies
+from .topology import Topology, TopologyPolicy
 
 __all__ = [
     "CROSS_NAMESPACE_SETTING",
@@ -36,6 +37,8 @@ __all__ = [
     "ReconciliationPolicy",
     "ReconciliationSettings",
     "ResolvedCheck",
+    "Topology",
+    "TopologyPolicy",
     "cycle_message",
     "node_from_object",
     "read_operator_policies",
@@ -43,12 +46,13 @@ __all__ = [
     "waiting_message",
 ]
 
-OPERATOR_POLICY_TYPES = ("app-dependency", "health-checks", "reconciliation")
+OPERATOR_POLICY_TYPES = ("app-dependency", "health-checks", "reconciliation", "topology")
 
 
 def register_operator_policies(transformer: Transformer) -> Transformer:
-    """Register the three handlers on ``transformer`` (returned, for chaining)."""
+    """Register the operator's handlers on ``transformer`` (returned, for chaining)."""
     transformer.register_policy("app-dependency", AppDependencyPolicy())
     transformer.register_policy("health-checks", HealthChecksPolicy())
     transformer.register_policy("reconciliation", ReconciliationPolicy())
+    transformer.register_policy("topology", TopologyPolicy())
     return transformer

@@ -25,10 +25,11 @@ from oam_operator.oam.errors import TransformError
 from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.policies.result import PolicyResult
 
-from . import app_dependency, health_checks, reconciliation
+from . import app_dependency, health_checks, reconciliation, topology
 from .app_dependency import AppRef
 from .health_checks import HealthCheck
 from .reconciliation import ReconciliationSettings
+from .topology import Topology
 
 CROSS_NAMESPACE_SETTING = "--allow-cross-namespace-dependencies"
 
@@ -55,6 +56,7 @@ class OperatorPolicies:
     depends_on: tuple[AppRef, ...] = ()
     reconciliation: ReconciliationSettings | None = None
     health_checks: tuple[ResolvedCheck, ...] = field(default=())
+    topology: Topology | None = None  # the clusters it goes to (topology.py); ``None``: its profile's
 
     @property
     def suspend(self) -> bool:
@@ -98,7 +100,11 @@ def read_operator_policies(
     settings = reconciliation.recorded(result)
     if settings is not None:
         _check_spec_conflicts(settings, spec)
-    return OperatorPolicies(tuple(refs), settings, tuple(checks))
+    clusters = topology.recorded(result)
+    if clusters is not None and spec.get("profile"):
+        raise TransformError(f"policy {go_quote(clusters.policy)}: a topology policy chooses the clusters, and "
+                             "spec.profile is set too; set one of them")
+    return OperatorPolicies(tuple(refs), settings, tuple(checks), clusters)
 
 
 def _resolve_check(check: HealthCheck, namespace: str) -> ResolvedCheck:

@@ -230,6 +230,8 @@ def test_status_declares_every_field_of_section_1_4() -> None:
             "compactInventory",  # issue 18, docs/operator.md#identity-hostile-input-and-limits:
             # what the operator writes; inventory is still read
             "profile",
+            "clusters",  # docs/multicluster.md#topology: with a topology policy, each cluster
+            "clusterSummary",
             "appliedGeneration",
             "lastAppliedAt",
             "processingDigest",
@@ -310,6 +312,7 @@ def test_application_names_scope_subresource_and_columns() -> None:
     assert version["additionalPrinterColumns"] == [
         {"name": "Ready", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Ready")].status'},
         {"name": "Status", "type": "string", "jsonPath": ".status.summary"},
+        {"name": "Clusters", "type": "string", "jsonPath": ".status.clusterSummary"},
         {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
         {"name": "State", "type": "string", "jsonPath": ".status.state", "priority": 1},
         {"name": "Objects", "type": "integer", "jsonPath": ".status.objects", "priority": 1},

@@ -80,6 +80,7 @@ def test_the_pass_reads_one_table_of_the_checks_and_its_own_steps() -> None:
         ("self-reference", False, "refuse", "refuse"),
         ("flux-apis", False, "skip", "refuse"),
         ("inventory", True, "skip", "skip"),
+        ("fleet", True, "skip", "skip"),
         ("size", False, "refuse", "refuse"),
     ]
     assert tuple(row for row in ORDER if not isinstance(row, Step)) == CHECKS

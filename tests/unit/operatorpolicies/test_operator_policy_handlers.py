@@ -1,4 +1,4 @@
-"""The operator's own policy handlers (app-dependency, reconciliation, health-checks), offline.
+"""The operator's own policy handlers (app-dependency, reconciliation, health-checks, topology), offline.
 
 Through the transform's public API only: ``register_policy`` (via ``register_operator_policies``),
 ``validate_authored_properties`` and ``transform``; refusals name the policy once, like the
@@ -64,7 +64,8 @@ def operator() -> Transformer:
 
 def test_without_the_operator_handlers_the_types_are_refused_as_by_kurel() -> None:
     builtin = new_builtin_transformer()
-    for type_, suffix in (("reconciliation", f": {HINT}"), ("health-checks", f": {HINT}"), ("app-dependency", "")):
+    for type_, suffix in (("reconciliation", f": {HINT}"), ("health-checks", f": {HINT}"), ("app-dependency", ""),
+                          ("topology", "")):
         with pytest.raises(OamError) as caught:
             run(builtin, document(policy("p", type_)))
         assert caught.value.message == f'no handler for policy type "{type_}" (policy "p"){suffix}'
@@ -78,12 +79,12 @@ def _walk_descriptions(type_: str, node: Any) -> None:
         _walk_descriptions(type_, node.items)
 
 
-def test_registration_adds_exactly_the_three_types_with_contracts() -> None:
+def test_registration_adds_exactly_the_operators_types_with_contracts() -> None:
     transformer = operator()
     assert transformer.policy_types() == ["app-dependency", "dependency", "health-checks", "placement",
-                                          "reconciliation"]
+                                          "reconciliation", "topology"]
     contracts = transformer.handler_contracts().policies
-    for type_ in ("app-dependency", "health-checks", "reconciliation"):
+    for type_ in ("app-dependency", "health-checks", "reconciliation", "topology"):
         assert (contracts[type_].family, contracts[type_].version) == (type_, "v1alpha1")
         schema = transformer.handler_schemas().policies[type_]
 

@@ -32,6 +32,7 @@ from oam_operator.controller.reconcile.settings import Settings
 from oam_operator.oam.engine.transformer import TransformResult
 from oam_operator.oam.errors import OamError
 from oam_operator.operatorpolicies import OperatorPolicies, read_operator_policies
+from oam_operator.operatorpolicies.topology import declared
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ObjectValidationError
 from oam_operator.reconciler.inventory import InventoryItem
@@ -151,6 +152,9 @@ def _depth(subject: Subject) -> Refusal | None:
 
 
 def _profile(subject: Subject) -> Refusal | None:
+    if declared(subject.spec) is not None:  # its cluster Applications name the profiles (fleet.py)
+        subject.profile_name, subject.profile_checked, subject.profile = "", True, None
+        return None
     asked = subject.spec.get("profile")
     subject.profile_name = str(asked or subject.settings.default_profile or "")
     subject.profile_checked = True
@@ -231,6 +235,7 @@ class PassSteps(Protocol):
     def prepare_reconciler(self, subject: Subject) -> PassResult | None: ...
     def gate(self, subject: Subject) -> PassResult | None: ...
     def read_inventory(self, subject: Subject) -> PassResult | None: ...
+    def cluster_applications(self, subject: Subject) -> PassResult | None: ...
 
 
 @dataclass(frozen=True)
@@ -257,6 +262,7 @@ ORDER: tuple[Check | Step, ...] = (
     Check("self-reference", _self_reference, (Reason.INVALID_OBJECTS,)),
     Check("flux-apis", _flux_apis, (Reason.MISSING_API,), needs_cluster=True, admission=Handling.SKIP),
     Step("inventory", lambda steps, subject: steps.read_inventory(subject)),  # the persisted inventory
+    Step("fleet", lambda steps, subject: steps.cluster_applications(subject)),  # a topology's, instead
     Check("size", _size, (Reason.INVALID_OBJECTS,)),
 )
 """The checks and the pass's steps in the order every user runs them."""

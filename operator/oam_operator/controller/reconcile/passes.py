@@ -22,17 +22,21 @@ from oam_operator.api.application import (
     ApplicationStatus,
     BundleState,
     BundleStatus,
+    ClusterStatus,
     DriftPolicy,
     DriftStatus,
     Waves,
 )
 from oam_operator.api.compact_inventory import CompactInventoryError
 from oam_operator.api.conditions import Condition, ConditionType, Reason, State, conditions_for, find_condition
+from oam_operator.api.meta import GROUP, VERSION, application_path
 from oam_operator.api.summary import summary_of
 from oam_operator.common.durations import parse_go_duration
+from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.operatorpolicies import AppRef, OperatorPolicies
 from oam_operator.operatorpolicies.graph import MISSING
 from oam_operator.operatorpolicies.missing import DEPENDENCY_MISSING, missing_message
+from oam_operator.operatorpolicies.topology import declared
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.completion import finished
 from oam_operator.reconciler.errors import (
@@ -47,7 +51,7 @@ from oam_operator.reconciler.objects import ObjectRef
 from oam_operator.reconciler.reconciler import Checkpoint, Reconciler
 from oam_operator.reconciler.status import DefaultStatusAnalyzer
 
-from . import orchestration
+from . import fleet, orchestration
 from .accessreview import missing_permissions, resource_type
 from .application import Application
 from .checks import ORDER, Refusal, Requeue, Step, Subject, served_by
@@ -129,6 +133,7 @@ class _Found:
     subject: Subject | None = None
     reconciler: Reconciler | None = None
     inventory: list[InventoryItem] | None = None
+    clusters: list[str] | None = None  # the clusters a topology policy selects (fleet.py)
 
 
 @dataclass(frozen=True)
@@ -198,6 +203,8 @@ class _Pass:
         self.digests = Digests("", "")  # of this pass's input (``restart_on_change``)
         self.found = _Found()  # what the apply branch's steps find, and the delete branch's inventory
         self.forbidden = False  # the pass ended in a 403 (forbidden.py)
+        # With a topology policy its objects are cluster Applications, written with the operator's identity (fleet.py).
+        self.topology = declared(app.raw_spec)
 
     @property
     def env(self) -> Environment:
@@ -312,6 +319,8 @@ class _Pass:
         hooks = PassHooks(on_written=self.env.on_written, cached_reads=self.env.cached_reads,
                           metrics=self.env.reconciler_metrics, clock=self.env.clock, completed=self.seen_completed)
         options = reconciler_options(self.settings, self.app.raw_spec, self.namespace, self.app.annotations, hooks)
+        if client is None and self.topology is not None:
+            client = self.env.clients.operator_client
         if client is None:
             client = self.env.clients.for_application(self.namespace, self.spec.service_account_name or "")
         return self.env.reconciler(self.domain, client, options)
@@ -323,6 +332,8 @@ class _Pass:
         operator's identity per pass until the namespace is seen terminating (which is final).
         """
         clients = self.env.clients
+        if self.topology is not None:  # its cluster Applications are the operator's (fleet.py)
+            return clients.operator_client, False
         client = clients.for_deletion(self.namespace, self.spec.service_account_name or "")
         if client is clients.operator_client:
             return client, False
@@ -593,6 +604,64 @@ class _Pass:
         subject.inventory = self.found.inventory
         return None
 
+    # -- a topology's cluster Applications (docs/multicluster.md#topology) ------------------------------
+
+    def cluster_applications(self, subject: Subject) -> PassResult | None:
+        """After ``inventory``: with a topology policy, the objects to apply are the cluster
+        Applications of the clusters it selects, not the components' objects. Selecting none
+        applies and prunes nothing (``Waiting``/``NoClusters``)."""
+        topology = subject.policies.topology
+        if topology is None:
+            return None
+        clusters = fleet.selected(topology, self.env.all_profiles())
+        self.found.clusters = clusters
+        if not clusters:
+            self.status.clusters, self.status.cluster_summary = [], "0/0"
+            self.set_state(State.WAITING, Reason.NO_CLUSTERS,
+                           f"No ClusterProfile is selected by the topology policy {go_quote(topology.policy)}")
+            return self.conclude(self.interval, "pending")
+        children = [fleet.child(self.app.body, cluster, self.domain) for cluster in clusters]
+        if topology.on_removal == "orphan":
+            failed = self.orphan_removed(subject.inventory, {c["metadata"]["name"] for c in children})
+            if failed is not None:
+                return failed
+        subject.encoded = fleet.encoded(children, self.domain)
+        return None
+
+    def orphan_removed(self, inventory: Sequence[InventoryItem], kept: set[str]) -> PassResult | None:
+        """``onRemoval: orphan``: a cluster Application about to be pruned is annotated to abandon
+        its objects first, so its deletion leaves them on its cluster."""
+        client = self.env.clients.operator_client
+        for item in inventory:
+            if (item.group, item.kind) != (GROUP, fleet.KIND) or item.name in kept or not item.digest:
+                continue
+            try:
+                client.request("patch", "PATCH", application_path(item.namespace, item.name),
+                               body={"metadata": {"annotations": {f"{self.domain}/abandon": "true"}}},
+                               content_type="application/merge-patch+json")
+            except ApiError as error:
+                if error.status != 404:
+                    return self.reconciler_error(error, deleting=False)
+        return None
+
+    def cluster_states(self) -> list[fleet.ClusterState]:
+        """Each selected cluster's line, from its cluster Application: the watch's copy, else a read."""
+        states = []
+        cached, client = self.env.cached_reads, self.env.clients.operator_client
+        for cluster in self.found.clusters or ():
+            name = fleet.child_name(self.name, cluster)
+            found: Mapping[str, Any] | None = None
+            answer = cached.lookup(ObjectRef(GROUP, VERSION, fleet.KIND, self.namespace, name)) if cached else None
+            if answer is not None and answer.state == "present":
+                found = answer.obj
+            else:
+                try:
+                    found = client.request("read", "GET", application_path(self.namespace, name))
+                except ApiError:
+                    found = None
+            states.append(fleet.cluster_state(cluster, name, found))
+        return states
+
 
     def apply_branch(self) -> PassResult:
         """The apply branch in three stages, each taking what the one before returned: admitted
@@ -684,6 +753,10 @@ class _Pass:
         """Ready once everything is applied and the health checks pass; else still processing, with
         where the apply stands and when to look again."""
         status, operations = self.status, applied.operations
+        if admitted.policies.topology is not None:
+            states = self.cluster_states()
+            status.clusters = [ClusterStatus.model_validate(state.to_json()) for state in states]
+            status.cluster_summary = fleet.summary(states)
         if applied.done and admitted.policies.health_checks:
             client = self.env.clients.for_application(self.namespace, self.spec.service_account_name or "")
             analyzer = DefaultStatusAnalyzer(self.domain, clock=self.env.clock)
@@ -703,7 +776,9 @@ class _Pass:
             self.state.backoff.reset()
             self.state.error_backoff.reset()
             revision = status.revision if status.revision is not None else 1
-            self.set_state(State.READY, Reason.READY, f"Applied revision {revision}: {applied.objects} objects ready")
+            ready = (f"{len(self.found.clusters or ())} clusters" if admitted.policies.topology is not None
+                     else f"{applied.objects} objects")
+            self.set_state(State.READY, Reason.READY, f"Applied revision {revision}: {ready} ready")
             return self.conclude(self.until_held_end(), "ready", operations=operations)
         if applied.changed:
             self.state.backoff.reset()

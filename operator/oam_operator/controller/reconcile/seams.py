@@ -85,6 +85,8 @@ class Environment:
     clients: TenantClients
     cluster_id: str
     profiles: Callable[[str], Mapping[str, Any] | None]
+    #: Every ClusterProfile by name, for a topology policy's selection (fleet.py)
+    all_profiles: Callable[[], Mapping[str, Mapping[str, Any]]] = field(default=lambda: {})
     clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
     jitter: Jitter = field(default_factory=Jitter)
     reconciler_metrics: Any = None

@@ -144,19 +144,8 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
 
     @kopf.on.event(GROUP, VERSION, "clusterprofiles", registry=registry)
     async def profile_event(type: str | None, body: kopf.Body, name: str, **_: Any) -> None:
-        runtime = controller.runtime
-        old = runtime.profiles.get(name)
-        if type == "DELETED":
-            runtime.profiles.pop(name, None)
-        else:
-            runtime.profiles[name] = snapshot(body)
-        new = runtime.profiles.get(name)
-        if (old or {}).get("spec") == (new or {}).get("spec") and (old is None) == (new is None):
-            return
-        for uid, memory in list(runtime.memory.items()):
-            used = (memory.status or {}).get("profile") or ""
-            if name in (used, memory.profile_name):
-                controller.wakeups.wake(uid)
+        for uid in controller.runtime.profile_changed(name, None if type == "DELETED" else snapshot(body)):
+            controller.wakeups.wake(uid)
 
     @kopf.on.event(GROUP, VERSION, "applications", registry=registry, labels=labels)
     async def application_event(type: str | None, body: kopf.Body, meta: kopf.Meta, uid: str, **_: Any) -> None:

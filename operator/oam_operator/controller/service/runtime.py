@@ -120,6 +120,10 @@ def read_cluster_id(client: ClusterClient, sleep: Callable[[float], None] = time
         delay = min(delay * 2, longest)
 
 
+def _labels(profile: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    return ((profile or {}).get("metadata") or {}).get("labels") or {}
+
+
 class Runtime:
     """What lives as long as the process, built complete before kopf runs: the clients, the memory
     of every Application, the watches (started by ``start``), the pass environment, and the run
@@ -182,7 +186,8 @@ class Runtime:
                                 use_operator_identity=self.settings.use_operator_identity)
         return Environment(
             settings=self.settings, transform=self.transform, clients=clients, cluster_id=self.cluster_id,
-            profiles=self.profile, on_transform=self._observe_transform, apps=self.apps,
+            profiles=self.profile, all_profiles=lambda: dict(self.profiles), on_transform=self._observe_transform,
+            apps=self.apps,
             reconciler_metrics=prometheus_metrics(metrics.operations_total) if metrics is not None else None,
             watched=owned.watched if owned is not None else None,
             drift=owned.drift if owned is not None else None,
@@ -416,6 +421,31 @@ class Runtime:
         woken = self.apps.observe(event_type, body)
         if woken and self.metrics is not None:
             self.metrics.dependency_wakeups_total.inc(len(woken))
+        return woken
+
+    def profile_changed(self, name: str, body: dict[str, Any] | None) -> list[str]:
+        """A ClusterProfile event (``body`` ``None``: deleted): keep it, and the uids of the
+        Applications to wake — those using or asking for it when its spec changed, or it came
+        or went, and those with a topology policy when its labels changed, or it came or went
+        (docs/multicluster.md#topology)."""
+        old = self.profiles.get(name)
+        if body is None:
+            self.profiles.pop(name, None)
+        else:
+            self.profiles[name] = body
+        came_or_went = (old is None) != (body is None)
+        spec_changed = came_or_went or (old or {}).get("spec") != (body or {}).get("spec")
+        labels_changed = came_or_went or _labels(old) != _labels(body)
+        if not spec_changed and not labels_changed:
+            return []
+        woken = []
+        with self._lock:
+            for uid, memory in self.memory.items():
+                status = memory.status or {}
+                uses = name in (status.get("profile") or "", memory.profile_name)
+                fleet = status.get("clusterSummary") is not None  # it has a topology policy
+                if (spec_changed and uses) or (labels_changed and fleet):
+                    woken.append(uid)
         return woken
 
     def profile(self, name: str) -> Mapping[str, Any] | None:

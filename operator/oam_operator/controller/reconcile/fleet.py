@@ -1,0 +1,155 @@
+"""One Application to a fleet of clusters (docs/multicluster.md#topology).
+
+An Application with a ``topology`` policy (operatorpolicies/topology.py) is delivered to every
+ClusterProfile the policy selects through one **cluster Application** per profile: an
+Application of the same namespace, named ``<application>-<profile>``, whose spec is the fleet
+Application's without the topology policy and with ``profile: <profile>``. The fleet Application
+applies these as its objects, on the operator's own cluster and with the operator's identity
+(they are its bookkeeping, in its own namespace); each cluster Application then delivers to its
+cluster like any other, with the tenant's identity there. So everything one Application does on
+one cluster — waves, the inventory, pruning, deletion in reverse order, tenancy, drift — holds on
+each cluster, and a cluster's inventory lives in its own object, not in the fleet Application's
+status.
+
+Pure: the cluster Applications as manifests, the clusters a topology selects, the status that
+sums them up.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from oam_operator.api.meta import API_VERSION
+from oam_operator.operatorpolicies.topology import TYPE as TOPOLOGY
+from oam_operator.operatorpolicies.topology import Topology
+
+from .encode import BundlePlan, EncodedTree, identity_of
+
+KIND = "Application"
+MAX_NAME = 253
+#: The bundle the cluster Applications are applied in (one wave: every cluster at once).
+BUNDLE = "clusters"
+
+
+def fleet_label(domain: str) -> str:
+    """The label a cluster Application carries: its fleet Application's uid."""
+    return f"{domain}/fleet"
+
+
+def cluster_annotation(domain: str) -> str:
+    """The annotation naming the ClusterProfile a cluster Application delivers to."""
+    return f"{domain}/fleet-cluster"
+
+
+def selected(topology: Topology, profiles: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The names of the ClusterProfiles ``topology`` selects, sorted; a named profile that does
+    not exist is not selected (it is delivered to once it is created)."""
+    chosen = []
+    for name, profile in profiles.items():
+        labels = (profile.get("metadata") or {}).get("labels") or {}
+        if topology.selects(name, labels):
+            chosen.append(name)
+    return sorted(chosen)
+
+
+def child_name(application: str, cluster: str) -> str:
+    """``<application>-<cluster>``; past the 253 characters of a name, shortened with a digest."""
+    name = f"{application}-{cluster}"
+    if len(name) <= MAX_NAME:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:10]
+    return f"{name[:MAX_NAME - 11].rstrip('-.')}-{digest}"
+
+
+def child(body: Mapping[str, Any], cluster: str, domain: str) -> dict[str, Any]:
+    """The cluster Application of the fleet Application ``body`` for the ClusterProfile ``cluster``."""
+    meta = body.get("metadata") or {}
+    spec = copy.deepcopy(dict(body.get("spec") or {}))
+    policies = [policy for policy in spec.get("policies") or () if (policy or {}).get("type") != TOPOLOGY]
+    if policies:
+        spec["policies"] = policies
+    else:
+        spec.pop("policies", None)
+    spec["profile"] = cluster
+    name = str(meta.get("name") or "")
+    return {
+        "apiVersion": API_VERSION,
+        "kind": KIND,
+        "metadata": {
+            "name": child_name(name, cluster),
+            "namespace": str(meta.get("namespace") or ""),
+            "labels": {fleet_label(domain): str(meta.get("uid") or "")},
+            "annotations": {
+                cluster_annotation(domain): cluster,
+                # Ready only once it says so for its generation (docs/reconciler.md#status-hints):
+                # a cluster Application the operator has not passed yet is not Ready.
+                f"{domain}/status-hint": "has-observed-generation,has-ready-condition",
+            },
+            "ownerReferences": [{"apiVersion": API_VERSION, "kind": KIND, "name": name,
+                                 "uid": str(meta.get("uid") or ""), "controller": True,
+                                 "blockOwnerDeletion": True}],
+        },
+        "spec": spec,
+    }
+
+
+def encoded(children: list[dict[str, Any]], domain: str) -> EncodedTree:
+    """The cluster Applications as the objects of one wave."""
+    objects = []
+    for manifest in children:
+        out = copy.deepcopy(manifest)
+        annotations = out["metadata"]["annotations"]
+        annotations[f"{domain}/apply-order"] = "0"
+        annotations[f"{domain}/delete-order"] = "0"
+        objects.append(out)
+    plan = BundlePlan(BUNDLE, (), 0, 0, frozenset(identity_of(obj) for obj in objects))
+    return EncodedTree(objects, [plan])
+
+
+@dataclass(frozen=True)
+class ClusterState:
+    """What the fleet Application's status says of one cluster."""
+
+    cluster: str
+    application: str
+    state: str
+    message: str
+    revision: int | None
+    objects: int | None
+    ready_objects: int | None
+
+    @property
+    def ready(self) -> bool:
+        return self.state == "Ready"
+
+    def to_json(self) -> dict[str, Any]:
+        value: dict[str, Any] = {"name": self.cluster, "application": self.application, "state": self.state}
+        for key, field in (("message", self.message), ("revision", self.revision), ("objects", self.objects),
+                           ("readyObjects", self.ready_objects)):
+            if field not in (None, ""):
+                value[key] = field
+        return value
+
+
+def cluster_state(cluster: str, application: str, found: Mapping[str, Any] | None) -> ClusterState:
+    """One cluster's line, from its cluster Application as read (``None``: not there yet)."""
+    if found is None:
+        return ClusterState(cluster, application, "Pending", "not created yet", None, None, None)
+    status = found.get("status") or {}
+    meta = found.get("metadata") or {}
+    observed = status.get("observedGeneration")
+    state = str(status.get("state") or "Pending")
+    if state == "Ready" and observed != meta.get("generation"):
+        state = "Processing"  # Ready for an older spec
+    return ClusterState(cluster, application, state, str(status.get("summary") or ""), status.get("revision"),
+                        status.get("objects"), status.get("readyObjects"))
+
+
+def summary(states: Iterable[ClusterState]) -> str:
+    """``<ready>/<selected>``: kubectl's CLUSTERS column."""
+    states = list(states)
+    return f"{sum(1 for state in states if state.ready)}/{len(states)}"

@@ -1,0 +1,204 @@
+"""A topology policy's cluster Applications (docs/multicluster.md#topology): what they are, which
+clusters are selected, what a pass applies and says, and which profile events wake it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from oam_operator.controller.reconcile import fleet
+from oam_operator.controller.reconcile.seams import Memory
+from oam_operator.controller.reconcile.tenancy import TenantClients
+from oam_operator.operatorpolicies.topology import Topology
+from oam_operator.reconciler.cachedreads import CachedAnswer
+from oam_operator.reconciler.errors import PermanentApiError
+from oam_operator.reconciler.objects import ObjectRef
+from tests.unit import unitkit
+from tests.unit.unitkit import FakeReconciler, application, compact, item_of, outcome, pass_environment
+
+DOMAIN = "oam-operator.dev"
+
+
+def profile(name: str, **labels: str) -> dict[str, Any]:
+    return {"metadata": {"name": name, "labels": labels}, "spec": {}}
+
+
+PROFILES = {"eu": profile("eu", env="prod", region="eu"), "us": profile("us", env="prod", region="us"),
+            "lab": profile("lab", env="test")}
+
+
+def fleet_app(properties: dict[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
+    policy = {"name": "where", "type": "topology",
+              "properties": properties or {"clusterSelector": {"matchLabels": {"env": "prod"}}}}
+    return application(policies=[policy, {"name": "r", "type": "reconciliation", "properties": {"interval": "5m"}}],
+                       **kwargs)
+
+
+def test_a_cluster_application_is_the_fleet_applications_spec_for_one_profile() -> None:
+    body = fleet_app()
+    made = fleet.child(body, "eu", DOMAIN)
+    assert made["metadata"] == {
+        "name": "web-eu", "namespace": "shop", "labels": {"oam-operator.dev/fleet": "uid-web"},
+        "annotations": {"oam-operator.dev/fleet-cluster": "eu",
+                        "oam-operator.dev/status-hint": "has-observed-generation,has-ready-condition"},
+        "ownerReferences": [{"apiVersion": "oam-operator.dev/v1alpha1", "kind": "Application", "name": "web",
+                             "uid": "uid-web", "controller": True, "blockOwnerDeletion": True}]}
+    assert made["spec"] == {"components": body["spec"]["components"], "profile": "eu",
+                            "policies": [{"name": "r", "type": "reconciliation", "properties": {"interval": "5m"}}]}
+    assert "profile" not in body["spec"]  # the fleet Application's own spec is not touched
+    alone = fleet.child(application(policies=[body["spec"]["policies"][0]]), "us", DOMAIN)
+    assert "policies" not in alone["spec"]
+
+
+def test_a_long_name_is_shortened_with_a_digest() -> None:
+    name = fleet.child_name("a" * 200, "b" * 100)
+    assert len(name) == 253 and name.startswith("a" * 200 + "-" + "b" * 41)
+    assert name != fleet.child_name("a" * 200, "b" * 99 + "c") and fleet.child_name("web", "eu") == "web-eu"
+
+
+def test_the_selection_is_sorted_and_names_only_existing_profiles() -> None:
+    assert fleet.selected(Topology("p", match_labels=(("env", "prod"),)), PROFILES) == ["eu", "us"]
+    assert fleet.selected(Topology("p", clusters=("us", "gone", "lab")), PROFILES) == ["lab", "us"]
+    assert fleet.selected(Topology("p", match_labels=(("env", "staging"),)), PROFILES) == []
+
+
+def test_a_clusters_line_reads_its_cluster_application() -> None:
+    ready = {"metadata": {"generation": 3}, "status": {"observedGeneration": 3, "state": "Ready",
+                                                      "summary": "Applied revision 2: 4 objects ready",
+                                                      "revision": 2, "objects": 4, "readyObjects": 4}}
+    line = fleet.cluster_state("eu", "web-eu", ready)
+    assert line.ready and line.to_json() == {"name": "eu", "application": "web-eu", "state": "Ready",
+                                             "message": "Applied revision 2: 4 objects ready", "revision": 2,
+                                             "objects": 4, "readyObjects": 4}
+    older = {"metadata": {"generation": 4}, "status": ready["status"]}
+    assert fleet.cluster_state("eu", "web-eu", older).state == "Processing"
+    missing = fleet.cluster_state("us", "web-us", None)
+    assert missing.to_json() == {"name": "us", "application": "web-us", "state": "Pending",
+                                 "message": "not created yet"}
+    assert fleet.summary([line, missing]) == "1/2"
+
+
+@dataclass
+class OperatorClient:
+    """The operator's own client as the fleet pass uses it: the orphan annotations it patches, the
+    cluster Applications it reads where the watch has no copy (none exists: 404)."""
+
+    patches: list[tuple[str, Any]] = field(default_factory=list)
+    reads: list[str] = field(default_factory=list)
+
+    def request(self, verb: str, method: str, path: str, *, body: Any = None, **_: Any) -> dict[str, Any]:
+        if (verb, method) == ("read", "GET"):
+            self.reads.append(path)
+            raise PermanentApiError("not found", status=404, reason="NotFound", verb=verb)
+        assert (verb, method) == ("patch", "PATCH")
+        self.patches.append((path, body))
+        return {}
+
+
+@dataclass
+class Watched:
+    """The watch's copies of the cluster Applications, by name."""
+
+    found: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def lookup(self, ref: ObjectRef) -> CachedAnswer:
+        assert (ref.group, ref.kind, ref.namespace) == ("oam-operator.dev", "Application", "shop")
+        copy = self.found.get(ref.name)
+        return CachedAnswer("present", copy) if copy is not None else CachedAnswer("absent")
+
+
+@pytest.fixture
+def recorded(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """The reconciler of the test's passes: the objects each apply() got, and the client it was built with."""
+    seen: dict[str, Any] = {"objects": [], "clients": []}
+    fake = FakeReconciler()
+    original = fake.apply
+
+    def apply(inventory: Any, objects: list[dict[str, Any]], *args: Any, **kwargs: Any) -> bool:
+        seen["objects"].append(objects)
+        return original(inventory, objects, *args, **kwargs)
+
+    fake.apply = apply  # type: ignore[method-assign]
+
+    def build(domain: str, client: Any, options: Any) -> FakeReconciler:
+        seen["clients"].append(client)
+        return fake
+
+    monkeypatch.setattr(unitkit, "_injected_reconciler", build)
+    seen["fake"] = fake
+    return seen
+
+
+def environment(profiles: dict[str, dict[str, Any]], watched: Watched | None = None) -> Any:
+    env = pass_environment(profiles=profiles)
+    env.clients = TenantClients(OperatorClient())  # type: ignore[arg-type]
+    env.cached_reads = watched or Watched()
+    return env
+
+
+def test_a_pass_applies_one_cluster_application_per_selected_profile_with_the_operators_identity(
+        recorded: dict[str, Any]) -> None:
+    ready = {"metadata": {"generation": 1}, "status": {"observedGeneration": 1, "state": "Ready", "summary": "ok"}}
+    env = environment(PROFILES, Watched({"web-eu": ready, "web-us": ready}))
+    result = unitkit.run_apply(fleet_app(), Memory(), env)
+    (objects,) = recorded["objects"]
+    assert [(o["kind"], o["metadata"]["name"], o["spec"]["profile"]) for o in objects] == [
+        ("Application", "web-eu", "eu"), ("Application", "web-us", "us")]
+    assert recorded["clients"] == [env.clients.operator_client]
+    assert outcome(result.status) == ("Ready", "Ready", "Applied revision 1: 2 clusters ready")
+    assert result.status["clusterSummary"] == "2/2"
+    assert [line["name"] for line in result.status["clusters"]] == ["eu", "us"]
+
+
+def test_no_selected_cluster_waits_and_applies_nothing(recorded: dict[str, Any]) -> None:
+    env = environment({"lab": PROFILES["lab"]})
+    result = unitkit.run_apply(fleet_app(), Memory(), env)
+    assert recorded["objects"] == []
+    assert outcome(result.status) == ("Waiting", "NoClusters",
+                                      'No ClusterProfile is selected by the topology policy "where"')
+    assert (result.status["clusters"], result.status["clusterSummary"]) == ([], "0/0")
+
+
+def test_orphan_annotates_a_removed_cluster_application_before_it_is_pruned(recorded: dict[str, Any]) -> None:
+    env = environment({"eu": PROFILES["eu"]})
+    held = [item_of(fleet.child(fleet_app(), cluster, DOMAIN)) for cluster in ("eu", "us")]
+    body = fleet_app({"clusters": ["eu"], "onRemoval": "orphan"},
+                     status={"observedGeneration": 2, "state": "Ready", "compactInventory": compact(*held)})
+    unitkit.run_apply(body, Memory(), env)
+    assert env.clients.operator_client.patches == [
+        ("/apis/oam-operator.dev/v1alpha1/namespaces/shop/applications/web-us",
+         {"metadata": {"annotations": {"oam-operator.dev/abandon": "true"}}})]
+    assert [o["metadata"]["name"] for o in recorded["objects"][0]] == ["web-eu"]
+    # The watch has no copy of web-eu: it is read, and is not there yet.
+    assert env.clients.operator_client.reads == ["/apis/oam-operator.dev/v1alpha1/namespaces/shop/applications/web-eu"]
+
+
+def test_spec_profile_beside_a_topology_is_refused(recorded: dict[str, Any]) -> None:
+    result = unitkit.run_apply(fleet_app(profile="eu"), Memory(), environment(PROFILES))
+    assert outcome(result.status) == ("Error", "TransformFailed", (
+        'policy "where": a topology policy chooses the clusters, and spec.profile is set too; set one of them'))
+    assert recorded["objects"] == []
+
+
+def test_profile_events_wake_the_fleet_applications_on_label_changes_only() -> None:
+    from kubernetes.client import ApiClient, Configuration
+
+    from oam_operator.controller.reconcile.settings import Settings
+    from oam_operator.controller.service.runtime import Runtime
+    from oam_operator.reconciler.client import ClusterClient
+
+    configuration = Configuration()
+    configuration.host = "http://127.0.0.1:9"
+    runtime = Runtime(Settings(cluster_id="c"), ClusterClient(ApiClient(configuration)), None)
+    runtime.memory.update({"u-fleet": Memory(status={"clusterSummary": "1/1"}),
+                           "u-uses": Memory(status={"profile": "eu"}),
+                           "u-other": Memory(status={"profile": "us"})})
+    assert sorted(runtime.profile_changed("eu", profile("eu", env="prod"))) == ["u-fleet", "u-uses"]  # came
+    assert runtime.profile_changed("eu", profile("eu", env="prod")) == []  # nothing changed
+    assert runtime.profile_changed("eu", profile("eu", env="test")) == ["u-fleet"]  # labels
+    changed = {**profile("eu", env="test"), "spec": {"capabilities": {"x": {}}}}
+    assert runtime.profile_changed("eu", changed) == ["u-uses"]  # spec
+    assert sorted(runtime.profile_changed("eu", None)) == ["u-fleet", "u-uses"]  # went
+    assert "eu" not in runtime.profiles
