@@ -76,6 +76,20 @@ def test_a_refusal_is_the_status_message_word_for_word(components: list[dict[str
     assert status_message(env, body) == ("TransformFailed", expected)
 
 
+def test_a_bad_topology_is_refused_as_in_status_and_a_good_one_admitted() -> None:
+    """docs/multicluster.md#topology: a profile that does not exist is no refusal; its words are the transform's."""
+    validator, env = _parts()
+    where = {"name": "fleet", "type": "topology", "properties": {"clusterSelector": {"matchLabels": {"env": "prod"}}}}
+    body = app(config_map("settings"), profile="somewhere", policies=[where])
+    expected = 'policy "fleet": a topology policy chooses the clusters, and spec.profile is set too; set one of them'
+    assert refusal(validator, "CREATE", body) == expected
+    assert status_message(env, body) == ("TransformFailed", expected)
+    doubled = app(config_map("settings"), policies=[where, {**where, "name": "again"}])
+    assert refusal(validator, "CREATE", doubled) == (
+        'policy "again": only one topology policy is allowed; policy "fleet" already sets it')
+    assert refusal(validator, "CREATE", app(config_map("settings"), policies=[where])) is None
+
+
 def test_a_generated_object_the_api_server_would_refuse_is_refused_as_in_status() -> None:
     validator, env = _parts()
     body = app(config_map("Bad_Name"))
