@@ -273,6 +273,22 @@ class ClusterStatus(ApiModel):
     revision: int | None = Field(default=None, description="Its revision.", json_schema_extra={"format": "int64"})
     objects: int | None = Field(default=None, description="Number of objects in its inventory.")
     ready_objects: int | None = Field(default=None, description="Number of them ready or completed.")
+    fleet_revision: int | None = Field(
+        default=None, description="The revision of this Application its cluster Application carries.",
+        json_schema_extra={"format": "int64"})
+    ready_revision: int | None = Field(
+        default=None, description="The revision of this Application last Ready on the cluster (what a halted "
+        "rollout reverts to).", json_schema_extra={"format": "int64"})
+
+
+class RolloutStatus(ApiModel):
+    """Where a rollout policy's rollout stands (docs/multicluster.md#rollout)."""
+
+    revision: int = Field(description="The revision rolling out.", json_schema_extra={"format": "int64"})
+    groups: int = Field(description="Number of groups the clusters take it in.")
+    halted: str | None = Field(default=None,
+                               description="The cluster whose failure halted it; absent while it goes on.")
+    message: str | None = Field(default=None, description="What halted it.")
 
 
 class DriftStatus(ApiModel):
@@ -351,6 +367,7 @@ class ApplicationStatus(ApiModel):
     cluster_summary: str | None = Field(
         default=None, description="With a topology policy: <ready>/<selected> clusters; kubectl's CLUSTERS column."
     )
+    rollout: RolloutStatus | None = Field(default=None, description="With a rollout policy: where it stands.")
     cluster: str | None = Field(
         default=None,
         description="Id of the remote cluster the inventory's objects are on (absent: the operator's own "

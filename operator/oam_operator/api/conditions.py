@@ -69,6 +69,8 @@ class Reason(StrEnum):
     DELETION_BLOCKED = "DeletionBlocked"
     DEPENDENCIES_NOT_READY = "DependenciesNotReady"
     NO_CLUSTERS = "NoClusters"  # a topology policy selects no ClusterProfile (docs/multicluster.md#topology)
+    ROLLOUT_HALTED = "RolloutHalted"  # a cluster failed a rollout policy's rollout (docs/multicluster.md#rollout)
+    CLUSTER_FAILED = "ClusterFailed"  # a cluster of a topology without a rollout policy failed
     DEPENDENCY_CYCLE = "DependencyCycle"
     DRIFT_DETECTED = "DriftDetected"  # of the Drifted condition
     DRIFT_FLAPPING = "DriftFlapping"  # of the Drifted condition

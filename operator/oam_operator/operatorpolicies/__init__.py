@@ -1,4 +1,5 @@
-"""The operator's own policy types: ``app-dependency``, ``reconciliation``, ``health-checks`` and ``topology``.
+"""The operator's own policy types: ``app-dependency``, ``reconciliation``, ``health-checks``,
+``topology`` and ``rollout``.
 
 The transform refuses these types ("no handler for policy type …",
 docs/transform.md#policy-types-the-transform-refuses): a
@@ -22,6 +23,7 @@ from .graph import AppGraph, AppNode, DependencyState, cycle_message, node_from_
 from .health_checks import HealthChecksPolicy
 from .reconciliation import ReconciliationPolicy, ReconciliationSettings
 from .resolve import CROSS_NAMESPACE_SETTING, OperatorPolicies, ResolvedCheck, read_operator_policies
+from .rollout import Rollout, RolloutPolicy
 from .topology import Topology, TopologyPolicy
 
 __all__ = [
@@ -37,6 +39,8 @@ __all__ = [
     "ReconciliationPolicy",
     "ReconciliationSettings",
     "ResolvedCheck",
+    "Rollout",
+    "RolloutPolicy",
     "Topology",
     "TopologyPolicy",
     "cycle_message",
@@ -46,7 +50,7 @@ __all__ = [
     "waiting_message",
 ]
 
-OPERATOR_POLICY_TYPES = ("app-dependency", "health-checks", "reconciliation", "topology")
+OPERATOR_POLICY_TYPES = ("app-dependency", "health-checks", "reconciliation", "rollout", "topology")
 
 
 def register_operator_policies(transformer: Transformer) -> Transformer:
@@ -54,5 +58,6 @@ def register_operator_policies(transformer: Transformer) -> Transformer:
     transformer.register_policy("app-dependency", AppDependencyPolicy())
     transformer.register_policy("health-checks", HealthChecksPolicy())
     transformer.register_policy("reconciliation", ReconciliationPolicy())
+    transformer.register_policy("rollout", RolloutPolicy())
     transformer.register_policy("topology", TopologyPolicy())
     return transformer

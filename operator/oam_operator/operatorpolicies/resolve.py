@@ -25,10 +25,11 @@ from oam_operator.oam.errors import TransformError
 from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.policies.result import PolicyResult
 
-from . import app_dependency, health_checks, reconciliation, topology
+from . import app_dependency, health_checks, reconciliation, rollout, topology
 from .app_dependency import AppRef
 from .health_checks import HealthCheck
 from .reconciliation import ReconciliationSettings
+from .rollout import Rollout
 from .topology import Topology
 
 CROSS_NAMESPACE_SETTING = "--allow-cross-namespace-dependencies"
@@ -57,6 +58,7 @@ class OperatorPolicies:
     reconciliation: ReconciliationSettings | None = None
     health_checks: tuple[ResolvedCheck, ...] = field(default=())
     topology: Topology | None = None  # the clusters it goes to (topology.py); ``None``: its profile's
+    rollout: Rollout | None = None  # how those clusters take a new revision (rollout.py)
 
     @property
     def suspend(self) -> bool:
@@ -104,7 +106,11 @@ def read_operator_policies(
     if clusters is not None and spec.get("profile"):
         raise TransformError(f"policy {go_quote(clusters.policy)}: a topology policy chooses the clusters, and "
                              "spec.profile is set too; set one of them")
-    return OperatorPolicies(tuple(refs), settings, tuple(checks), clusters)
+    groups = rollout.recorded(result)
+    if groups is not None and clusters is None:
+        raise TransformError(f"policy {go_quote(groups.policy)}: a rollout policy needs a topology policy, which "
+                             "chooses the clusters it rolls out to")
+    return OperatorPolicies(tuple(refs), settings, tuple(checks), clusters, groups)
 
 
 def _resolve_check(check: HealthCheck, namespace: str) -> ResolvedCheck:

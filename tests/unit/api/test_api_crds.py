@@ -232,6 +232,7 @@ def test_status_declares_every_field_of_section_1_4() -> None:
             "profile",
             "clusters",  # docs/multicluster.md#topology: with a topology policy, each cluster
             "clusterSummary",
+            "rollout",  # docs/multicluster.md#rollout
             "appliedGeneration",
             "lastAppliedAt",
             "processingDigest",

@@ -42,7 +42,8 @@ def test_a_cluster_application_is_the_fleet_applications_spec_for_one_profile() 
     assert made["metadata"] == {
         "name": "web-eu", "namespace": "shop", "labels": {"oam-operator.dev/fleet": "uid-web"},
         "annotations": {"oam-operator.dev/fleet-cluster": "eu",
-                        "oam-operator.dev/status-hint": "has-observed-generation,has-ready-condition"},
+                        "oam-operator.dev/status-hint": "has-observed-generation,has-ready-condition",
+                        "oam-operator.dev/fleet-revision": "0"},
         "ownerReferences": [{"apiVersion": "oam-operator.dev/v1alpha1", "kind": "Application", "name": "web",
                              "uid": "uid-web", "controller": True, "blockOwnerDeletion": True}]}
     assert made["spec"] == {"components": body["spec"]["components"], "profile": "eu",
@@ -68,13 +69,13 @@ def test_a_clusters_line_reads_its_cluster_application() -> None:
     ready = {"metadata": {"generation": 3}, "status": {"observedGeneration": 3, "state": "Ready",
                                                       "summary": "Applied revision 2: 4 objects ready",
                                                       "revision": 2, "objects": 4, "readyObjects": 4}}
-    line = fleet.cluster_state("eu", "web-eu", ready)
+    line = fleet.cluster_state("eu", "web-eu", ready, DOMAIN)
     assert line.ready and line.to_json() == {"name": "eu", "application": "web-eu", "state": "Ready",
                                              "message": "Applied revision 2: 4 objects ready", "revision": 2,
                                              "objects": 4, "readyObjects": 4}
     older = {"metadata": {"generation": 4}, "status": ready["status"]}
-    assert fleet.cluster_state("eu", "web-eu", older).state == "Processing"
-    missing = fleet.cluster_state("us", "web-us", None)
+    assert fleet.cluster_state("eu", "web-eu", older, DOMAIN).state == "Processing"
+    missing = fleet.cluster_state("us", "web-us", None, DOMAIN)
     assert missing.to_json() == {"name": "us", "application": "web-us", "state": "Pending",
                                  "message": "not created yet"}
     assert fleet.summary([line, missing]) == "1/2"
@@ -171,8 +172,9 @@ def test_orphan_annotates_a_removed_cluster_application_before_it_is_pruned(reco
         ("/apis/oam-operator.dev/v1alpha1/namespaces/shop/applications/web-us",
          {"metadata": {"annotations": {"oam-operator.dev/abandon": "true"}}})]
     assert [o["metadata"]["name"] for o in recorded["objects"][0]] == ["web-eu"]
-    # The watch has no copy of web-eu: it is read, and is not there yet.
-    assert env.clients.operator_client.reads == ["/apis/oam-operator.dev/v1alpha1/namespaces/shop/applications/web-eu"]
+    # The watch has no copy of web-eu: it is read before the apply (has the rollout failed?) and
+    # after it (what the status says), and is not there yet.
+    assert env.clients.operator_client.reads == ["/apis/oam-operator.dev/v1alpha1/namespaces/shop/applications/web-eu"] * 2
 
 
 def test_spec_profile_beside_a_topology_is_refused(recorded: dict[str, Any]) -> None:
@@ -202,3 +204,130 @@ def test_profile_events_wake_the_fleet_applications_on_label_changes_only() -> N
     assert runtime.profile_changed("eu", changed) == ["u-uses"]  # spec
     assert sorted(runtime.profile_changed("eu", None)) == ["u-fleet", "u-uses"]  # went
     assert "eu" not in runtime.profiles
+
+
+def test_a_rollout_groups_the_clusters_in_waves_by_label_then_name() -> None:
+    from oam_operator.operatorpolicies.rollout import Rollout
+
+    profiles = {"a": profile("a", ring="2"), "b": profile("b", ring="1"), "c": profile("c"), "d": profile("d", ring="1")}
+    assert fleet.groups(["a", "b", "c", "d"], profiles, Rollout("r", count=1, order_by="ring")) == [
+        ["b"], ["d"], ["a"], ["c"]]
+    assert fleet.groups(["a", "b", "c", "d"], profiles, Rollout("r", percent=50)) == [["a", "b"], ["c", "d"]]
+    assert fleet.groups(["a", "b", "c"], profiles, Rollout("r", percent=1)) == [["a"], ["b"], ["c"]]
+    assert fleet.groups(["a", "b"], profiles, None) == [["a", "b"]]
+    tree = fleet.encoded([[fleet.child(fleet_app(), "b", DOMAIN, 1)], [fleet.child(fleet_app(), "a", DOMAIN, 1)]],
+                         DOMAIN)
+    assert [(o["metadata"]["name"], o["metadata"]["annotations"]["oam-operator.dev/apply-order"])
+            for o in tree.objects] == [("web-b", "0"), ("web-a", "1")]
+    assert [(plan.name, plan.first_wave) for plan in tree.bundles] == [("clusters-1", 0), ("clusters-2", 1)]
+
+
+@dataclass
+class History(OperatorClient):
+    """The operator's client with the fleet Application's revision history: ``specs`` by revision."""
+
+    specs: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+    def request(self, verb: str, method: str, path: str, *, body: Any = None, **kwargs: Any) -> dict[str, Any]:
+        if "/controllerrevisions/web-r" in path:
+            self.reads.append(path)
+            number = int(path.rsplit("-r", 1)[1])
+            if number in self.specs:
+                return {"revision": number, "data": {"spec": self.specs[number]}}
+            raise PermanentApiError("not found", status=404, reason="NotFound", verb=verb)
+        return super().request(verb, method, path, body=body, **kwargs)
+
+
+def cluster_copy(body: dict[str, Any], cluster: str, revision: int, state: str, message: str) -> dict[str, Any]:
+    """A cluster Application as the watch holds it: carrying ``revision``, in ``state`` for its generation."""
+    made = fleet.child(body, cluster, DOMAIN, revision)
+    made["metadata"]["generation"] = revision
+    made["status"] = {"observedGeneration": revision, "state": state, "summary": message}
+    return made
+
+
+ROLLOUT = {"name": "slowly", "type": "rollout", "properties": {"maxConcurrent": 1, "orderBy": "ring"}}
+RINGS = {"a": profile("a", ring="1"), "b": profile("b", ring="2"), "c": profile("c", ring="3")}
+
+
+def rollout_app(data: str, generation: int, status: dict[str, Any] | None = None, **rollout: Any) -> dict[str, Any]:
+    where = {"name": "where", "type": "topology", "properties": {"clusters": ["a", "b", "c"]}}
+    policy = {**ROLLOUT, "properties": {**ROLLOUT["properties"], **rollout}}
+    component = {"name": "c", "type": "passthrough", "properties": {"object": {
+        "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}, "data": {"v": data}}}}
+    return application(components=[component], policies=[where, policy], generation=generation,
+                       status=status)
+
+
+def run_until_settled(body: dict[str, Any], memory: Memory, env: Any) -> Any:
+    """Passes of ``body`` until one ends in what the next would end in too (a restart passes on)."""
+    result = unitkit.run_apply(body, memory, env)
+    for _ in range(4):
+        again = unitkit.run_apply({**body, "status": result.status}, memory, env)
+        if again.status.get("conditions") == result.status.get("conditions"):
+            return again
+        result = again
+    return result
+
+
+@pytest.mark.parametrize("on_failure", ["revert", "halt"])
+def test_a_failed_cluster_halts_the_rollout_and_returns_the_changed_ones(recorded: dict[str, Any],
+                                                                        on_failure: str) -> None:
+    first = rollout_app("1", 1, onFailure=on_failure)
+    env = environment(RINGS, Watched({f"web-{c}": cluster_copy(first, c, 1, "Ready", "ok") for c in "abc"}))
+    env.clients = TenantClients(History())  # type: ignore[arg-type]
+    memory = Memory()
+    ready = run_until_settled(first, memory, env)
+    assert outcome(ready.status) == ("Ready", "Ready", "Applied revision 1: 3 clusters ready")
+    assert [(line["name"], line["readyRevision"]) for line in ready.status["clusters"]] == [
+        ("a", 1), ("b", 1), ("c", 1)]
+    assert ready.status["rollout"] == {"revision": 1, "groups": 3}
+
+    # Revision 2 goes to the first group only: the others are kept at revision 1 in later waves.
+    second = rollout_app("2", 2, status=ready.status, onFailure=on_failure)
+    recorded["objects"].clear()
+    recorded["fake"].done = False  # the cluster Applications are not Ready for it yet
+    rolling = run_until_settled(second, memory, env)
+    waves = [(o["metadata"]["name"], o["metadata"]["annotations"]["oam-operator.dev/apply-order"],
+              o["metadata"]["annotations"]["oam-operator.dev/fleet-revision"]) for o in recorded["objects"][-1]]
+    assert waves == [("web-a", "0", "2"), ("web-b", "1", "2"), ("web-c", "2", "2")]
+    assert outcome(rolling.status)[:2] == ("Processing", "Processing")
+
+    # The first cluster takes revision 2; the second fails it: the rollout halts there.
+    env.clients.operator_client.specs[1] = dict(first["spec"])
+    env.cached_reads.found["web-a"] = cluster_copy(second, "a", 2, "Ready", "ok")
+    env.cached_reads.found["web-b"] = cluster_copy(second, "b", 2, "Error", "Reconciliation timed out after 5m")
+    recorded["objects"].clear()
+    halted = unitkit.run_apply({**second, "status": rolling.status}, memory, env)
+    said = "Rollout of revision 2 halted: cluster b failed: Reconciliation timed out after 5m"
+    if on_failure == "revert":
+        said += "; reverted a to revision 1; reverted b to revision 1"
+    else:
+        said += "; onFailure is halt: the clusters that took it keep it"
+    assert outcome(halted.status) == ("Error", "RolloutHalted", said)
+    assert halted.status["rollout"] == {"revision": 2, "groups": 3, "halted": "b",
+                                        "message": "Reconciliation timed out after 5m"}
+    (objects,) = recorded["objects"]
+    carried = {o["metadata"]["name"]: o["metadata"]["annotations"]["oam-operator.dev/fleet-revision"]
+               for o in objects}
+    # c never took revision 2: it is kept as it is; all in one wave (nothing advances).
+    kept = "1" if on_failure == "revert" else "2"
+    assert carried == {"web-a": kept, "web-b": kept, "web-c": "1"}
+    assert {o["metadata"]["annotations"]["oam-operator.dev/apply-order"] for o in objects} == {"0"}
+    for name in ("web-a", "web-b"):
+        returned = next(o for o in objects if o["metadata"]["name"] == name)
+        assert returned["spec"]["components"][0]["properties"]["object"]["data"] == {"v": kept}
+
+    # It stays halted for revision 2, even once the reverted cluster is Ready again.
+    env.cached_reads.found["web-a"] = cluster_copy(first, "a", 1, "Ready", "ok")
+    again = unitkit.run_apply({**second, "status": halted.status}, memory, env)
+    assert outcome(again.status)[:2] == ("Error", "RolloutHalted")
+
+
+def test_a_cluster_never_ready_before_keeps_the_new_revision(recorded: dict[str, Any]) -> None:
+    first = rollout_app("1", 1)
+    env = environment(RINGS, Watched({"web-a": cluster_copy(first, "a", 1, "Error", "refused")}))
+    env.clients = TenantClients(History())  # type: ignore[arg-type]
+    halted = run_until_settled(first, Memory(), env)
+    assert outcome(halted.status) == ("Error", "RolloutHalted", (
+        "Rollout of revision 1 halted: cluster a failed: refused; a keeps revision 1 (it was never Ready)"))

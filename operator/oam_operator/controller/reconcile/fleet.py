@@ -20,10 +20,12 @@ from __future__ import annotations
 import copy
 import hashlib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from oam_operator.api.meta import API_VERSION
+from oam_operator.operatorpolicies.rollout import TYPE as ROLLOUT
+from oam_operator.operatorpolicies.rollout import Rollout
 from oam_operator.operatorpolicies.topology import TYPE as TOPOLOGY
 from oam_operator.operatorpolicies.topology import Topology
 
@@ -43,6 +45,11 @@ def fleet_label(domain: str) -> str:
 def cluster_annotation(domain: str) -> str:
     """The annotation naming the ClusterProfile a cluster Application delivers to."""
     return f"{domain}/fleet-cluster"
+
+
+def revision_annotation(domain: str) -> str:
+    """The annotation naming the fleet Application's revision a cluster Application carries."""
+    return f"{domain}/fleet-revision"
 
 
 def selected(topology: Topology, profiles: Mapping[str, Mapping[str, Any]]) -> list[str]:
@@ -65,11 +72,15 @@ def child_name(application: str, cluster: str) -> str:
     return f"{name[:MAX_NAME - 11].rstrip('-.')}-{digest}"
 
 
-def child(body: Mapping[str, Any], cluster: str, domain: str) -> dict[str, Any]:
-    """The cluster Application of the fleet Application ``body`` for the ClusterProfile ``cluster``."""
+def child(body: Mapping[str, Any], cluster: str, domain: str, revision: int = 0,
+          spec: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The cluster Application of the fleet Application ``body`` for the ClusterProfile ``cluster``,
+    carrying ``revision`` (its spec: ``spec``, the fleet Application's spec of that revision, by
+    default its current one)."""
     meta = body.get("metadata") or {}
-    spec = copy.deepcopy(dict(body.get("spec") or {}))
-    policies = [policy for policy in spec.get("policies") or () if (policy or {}).get("type") != TOPOLOGY]
+    spec = copy.deepcopy(dict(spec if spec is not None else body.get("spec") or {}))
+    policies = [policy for policy in spec.get("policies") or ()
+                if (policy or {}).get("type") not in (TOPOLOGY, ROLLOUT)]
     if policies:
         spec["policies"] = policies
     else:
@@ -88,6 +99,7 @@ def child(body: Mapping[str, Any], cluster: str, domain: str) -> dict[str, Any]:
                 # Ready only once it says so for its generation (docs/reconciler.md#status-hints):
                 # a cluster Application the operator has not passed yet is not Ready.
                 f"{domain}/status-hint": "has-observed-generation,has-ready-condition",
+                revision_annotation(domain): str(revision),
             },
             "ownerReferences": [{"apiVersion": API_VERSION, "kind": KIND, "name": name,
                                  "uid": str(meta.get("uid") or ""), "controller": True,
@@ -97,17 +109,41 @@ def child(body: Mapping[str, Any], cluster: str, domain: str) -> dict[str, Any]:
     }
 
 
-def encoded(children: list[dict[str, Any]], domain: str) -> EncodedTree:
-    """The cluster Applications as the objects of one wave."""
-    objects = []
-    for manifest in children:
-        out = copy.deepcopy(manifest)
-        annotations = out["metadata"]["annotations"]
-        annotations[f"{domain}/apply-order"] = "0"
-        annotations[f"{domain}/delete-order"] = "0"
-        objects.append(out)
-    plan = BundlePlan(BUNDLE, (), 0, 0, frozenset(identity_of(obj) for obj in objects))
-    return EncodedTree(objects, [plan])
+def groups(clusters: list[str], profiles: Mapping[str, Mapping[str, Any]],
+           rollout: Rollout | None) -> list[list[str]]:
+    """The clusters in the groups they take a new revision in: all at once without a rollout
+    policy; else ordered by the ``orderBy`` label's value (absent last), then by name, in groups
+    of the policy's size."""
+    if rollout is None:
+        return [list(clusters)]
+
+    def order(name: str) -> tuple[bool, str, str]:
+        labels = ((profiles.get(name) or {}).get("metadata") or {}).get("labels") or {}
+        value = labels.get(rollout.order_by) if rollout.order_by else None
+        return value is None, str(value or ""), name
+
+    ordered = sorted(clusters, key=order)
+    size = rollout.group_size(len(ordered))
+    return [ordered[start:start + size] for start in range(0, len(ordered), size)]
+
+
+def encoded(children: list[list[dict[str, Any]]], domain: str) -> EncodedTree:
+    """The cluster Applications as objects, one wave per group: a group is applied once every
+    cluster Application of the groups before it is Ready."""
+    objects: list[dict[str, Any]] = []
+    plans: list[BundlePlan] = []
+    for wave, group in enumerate(children):
+        keys = set()
+        for manifest in group:
+            out = copy.deepcopy(manifest)
+            annotations = out["metadata"]["annotations"]
+            annotations[f"{domain}/apply-order"] = str(wave)
+            annotations[f"{domain}/delete-order"] = "0"
+            objects.append(out)
+            keys.add(identity_of(out))
+        name = BUNDLE if len(children) == 1 else f"{BUNDLE}-{wave + 1}"
+        plans.append(BundlePlan(name, (plans[-1].name,) if plans else (), wave, wave, frozenset(keys)))
+    return EncodedTree(objects, plans)
 
 
 @dataclass(frozen=True)
@@ -121,6 +157,9 @@ class ClusterState:
     revision: int | None
     objects: int | None
     ready_objects: int | None
+    carries: int | None = None  # the fleet Application's revision its spec is (``revision_annotation``)
+    ready_revision: int | None = None  # the fleet Application's revision last Ready everywhere, this cluster included
+    live: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)  # the object as read
 
     @property
     def ready(self) -> bool:
@@ -128,25 +167,40 @@ class ClusterState:
 
     def to_json(self) -> dict[str, Any]:
         value: dict[str, Any] = {"name": self.cluster, "application": self.application, "state": self.state}
-        for key, field in (("message", self.message), ("revision", self.revision), ("objects", self.objects),
-                           ("readyObjects", self.ready_objects)):
-            if field not in (None, ""):
-                value[key] = field
+        for key, said in (("message", self.message), ("revision", self.revision), ("objects", self.objects),
+                          ("readyObjects", self.ready_objects), ("fleetRevision", self.carries),
+                          ("readyRevision", self.ready_revision)):
+            if said not in (None, ""):
+                value[key] = said
         return value
 
 
-def cluster_state(cluster: str, application: str, found: Mapping[str, Any] | None) -> ClusterState:
-    """One cluster's line, from its cluster Application as read (``None``: not there yet)."""
+def cluster_state(cluster: str, application: str, found: Mapping[str, Any] | None, domain: str,
+                  ready_before: int | None = None) -> ClusterState:
+    """One cluster's line, from its cluster Application as read (``None``: not there yet);
+    ``ready_before``: the revision the last line said was Ready there (it moves only when the
+    fleet Application becomes Ready: a rollout's revert target is the revision before it)."""
     if found is None:
-        return ClusterState(cluster, application, "Pending", "not created yet", None, None, None)
+        return ClusterState(cluster, application, "Pending", "not created yet", None, None, None, None, ready_before)
     status = found.get("status") or {}
     meta = found.get("metadata") or {}
-    observed = status.get("observedGeneration")
+    current = status.get("observedGeneration") == meta.get("generation")
     state = str(status.get("state") or "Pending")
-    if state == "Ready" and observed != meta.get("generation"):
-        state = "Processing"  # Ready for an older spec
+    if state in ("Ready", "Error") and not current:
+        state = "Processing"  # its verdict is of an older spec
+    raw = (meta.get("annotations") or {}).get(revision_annotation(domain))
+    carries = int(raw) if raw is not None and str(raw).isdigit() else None
     return ClusterState(cluster, application, state, str(status.get("summary") or ""), status.get("revision"),
-                        status.get("objects"), status.get("readyObjects"))
+                        status.get("objects"), status.get("readyObjects"), carries, ready_before, found)
+
+
+def failed(states: Mapping[str, ClusterState], ordered: Iterable[str], revision: int) -> ClusterState | None:
+    """The first cluster, in rollout order, whose cluster Application failed with ``revision``."""
+    for cluster in ordered:
+        state = states.get(cluster)
+        if state is not None and state.carries == revision and state.state == "Error":
+            return state
+    return None
 
 
 def summary(states: Iterable[ClusterState]) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any
@@ -25,17 +25,20 @@ from oam_operator.api.application import (
     ClusterStatus,
     DriftPolicy,
     DriftStatus,
+    RolloutStatus,
     Waves,
 )
 from oam_operator.api.compact_inventory import CompactInventoryError
 from oam_operator.api.conditions import Condition, ConditionType, Reason, State, conditions_for, find_condition
 from oam_operator.api.meta import GROUP, VERSION, application_path
+from oam_operator.api.revisions import revision_name
 from oam_operator.api.summary import summary_of
 from oam_operator.common.durations import parse_go_duration
 from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.operatorpolicies import AppRef, OperatorPolicies
 from oam_operator.operatorpolicies.graph import MISSING
 from oam_operator.operatorpolicies.missing import DEPENDENCY_MISSING, missing_message
+from oam_operator.operatorpolicies.rollout import Rollout
 from oam_operator.operatorpolicies.topology import declared
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.completion import finished
@@ -134,6 +137,8 @@ class _Found:
     reconciler: Reconciler | None = None
     inventory: list[InventoryItem] | None = None
     clusters: list[str] | None = None  # the clusters a topology policy selects (fleet.py)
+    rollout: bool = False  # a rollout policy rolls the clusters out in groups
+    halt: _Halt | None = None  # the rollout of this revision is halted
 
 
 @dataclass(frozen=True)
@@ -168,6 +173,33 @@ class _Applied:
     changed: bool
     objects: int
     operations: dict[str, int]
+
+
+@dataclass
+class _Halt:
+    """A rollout halted at ``revision`` by ``cluster``'s failure (``message``: what it said);
+    ``revert``: its onFailure; what the pass returned to which revision, and what it could not."""
+
+    revision: int
+    cluster: str
+    message: str
+    revert: bool
+    reverted: list[tuple[str, int]] = field(default_factory=list)
+    unrevertable: list[tuple[str, str]] = field(default_factory=list)
+
+    def verdict(self) -> str:
+        said = f"Rollout of revision {self.revision} halted: cluster {self.cluster} failed: {self.message}"
+        if not self.revert:
+            return f"{said}; onFailure is halt: the clusters that took it keep it"
+        parts = [f"reverted {cluster} to revision {number}" for cluster, number in self.reverted]
+        parts += [f"{cluster} keeps revision {self.revision} ({why})" for cluster, why in self.unrevertable]
+        return f"{said}; " + "; ".join(parts) if parts else said
+
+
+def upcoming_revision(status: ApplicationStatus) -> int:
+    """The revision this pass applies: the status's, or the next one when the input changed since it was counted."""
+    revision = status.revision or (1 if status.last_applied_at else 0)
+    return revision + 1 if status.processing_digest != status.last_processing_digest else revision
 
 
 class _Pass:
@@ -608,25 +640,84 @@ class _Pass:
 
     def cluster_applications(self, subject: Subject) -> PassResult | None:
         """After ``inventory``: with a topology policy, the objects to apply are the cluster
-        Applications of the clusters it selects, not the components' objects. Selecting none
-        applies and prunes nothing (``Waiting``/``NoClusters``)."""
-        topology = subject.policies.topology
+        Applications of the clusters it selects, one wave per rollout group, not the components'
+        objects. Selecting none applies and prunes nothing (``Waiting``/``NoClusters``). A rollout
+        halted by a failed cluster writes the new revision nowhere more: its cluster Applications
+        stay as they are, or return to their last Ready revision (docs/multicluster.md#rollout)."""
+        policies = subject.policies
+        topology = policies.topology
         if topology is None:
             return None
-        clusters = fleet.selected(topology, self.env.all_profiles())
+        profiles = self.env.all_profiles()
+        clusters = fleet.selected(topology, profiles)
         self.found.clusters = clusters
         if not clusters:
             self.status.clusters, self.status.cluster_summary = [], "0/0"
             self.set_state(State.WAITING, Reason.NO_CLUSTERS,
                            f"No ClusterProfile is selected by the topology policy {go_quote(topology.policy)}")
             return self.conclude(self.interval, "pending")
-        children = [fleet.child(self.app.body, cluster, self.domain) for cluster in clusters]
+        revision = upcoming_revision(self.status)
+        ordered = fleet.groups(clusters, profiles, policies.rollout)
+        states = {state.cluster: state for state in self.cluster_states()}
+        halt = self.found.halt = self.halted(policies.rollout, ordered, states, revision)
+        self.found.rollout = policies.rollout is not None
+        if halt is None:
+            waves = [[fleet.child(self.app.body, cluster, self.domain, revision) for cluster in group]
+                     for group in ordered]
+            if policies.rollout is not None:
+                self.status.rollout = RolloutStatus(revision=revision, groups=len(ordered))
+        else:
+            kept = [self.kept_while_halted(states[cluster], revision, halt) for group in ordered for cluster in group]
+            waves = [[manifest for manifest in kept if manifest is not None]]
         if topology.on_removal == "orphan":
-            failed = self.orphan_removed(subject.inventory, {c["metadata"]["name"] for c in children})
+            failed = self.orphan_removed(subject.inventory, {c["metadata"]["name"] for w in waves for c in w})
             if failed is not None:
                 return failed
-        subject.encoded = fleet.encoded(children, self.domain)
+        subject.encoded = fleet.encoded(waves, self.domain)
         return None
+
+    def halted(self, rollout: Rollout | None, ordered: list[list[str]], states: Mapping[str, fleet.ClusterState],
+               revision: int) -> _Halt | None:
+        """Whether the rollout of ``revision`` is halted: it was, or a cluster that took it failed now."""
+        if rollout is None:
+            return None
+        previous = self.status.rollout
+        if previous is not None and previous.revision == revision and previous.halted:
+            return _Halt(revision, previous.halted, previous.message or "", rollout.on_failure == "revert")
+        failed = fleet.failed(states, [cluster for group in ordered for cluster in group], revision)
+        if failed is None:
+            return None
+        halt = _Halt(revision, failed.cluster, failed.message, rollout.on_failure == "revert")
+        self.status.rollout = RolloutStatus(revision=revision, groups=len(ordered), halted=halt.cluster,
+                                            message=halt.message)
+        return halt
+
+    def kept_while_halted(self, state: fleet.ClusterState, revision: int, halt: _Halt) -> dict[str, Any] | None:
+        """A cluster's Application while the rollout of ``revision`` is halted: back to its last
+        Ready revision when it took this one and ``onFailure`` is revert (the fleet Application's
+        spec of that revision, from its history), else as it is; ``None`` when it does not exist."""
+        if state.carries is None:
+            return None
+        if halt.revert and state.carries == revision and state.ready_revision and state.ready_revision < revision:
+            spec = self.spec_of_revision(state.ready_revision)
+            if spec is not None:
+                halt.reverted.append((state.cluster, state.ready_revision))
+                return fleet.child(self.app.body, state.cluster, self.domain, state.ready_revision, spec)
+            halt.unrevertable.append((state.cluster, f"revision {state.ready_revision} is not in the history"))
+        elif halt.revert and state.carries == revision:
+            halt.unrevertable.append((state.cluster, "it was never Ready"))
+        live = state.live or {}
+        return fleet.child(self.app.body, state.cluster, self.domain, state.carries, live.get("spec") or {})
+
+    def spec_of_revision(self, number: int) -> Mapping[str, Any] | None:
+        """The fleet Application's spec of revision ``number``, from its revision history (history.py)."""
+        path = f"/apis/apps/v1/namespaces/{self.namespace}/controllerrevisions/{revision_name(self.name, number)}"
+        try:
+            recorded = self.env.clients.operator_client.request("read", "GET", path)
+        except ApiError:
+            return None
+        spec = (recorded.get("data") or {}).get("spec")
+        return spec if isinstance(spec, Mapping) else None
 
     def orphan_removed(self, inventory: Sequence[InventoryItem], kept: set[str]) -> PassResult | None:
         """``onRemoval: orphan``: a cluster Application about to be pruned is annotated to abandon
@@ -648,6 +739,7 @@ class _Pass:
         """Each selected cluster's line, from its cluster Application: the watch's copy, else a read."""
         states = []
         cached, client = self.env.cached_reads, self.env.clients.operator_client
+        before = {line.name: line.ready_revision for line in self.status.clusters or ()}
         for cluster in self.found.clusters or ():
             name = fleet.child_name(self.name, cluster)
             found: Mapping[str, Any] | None = None
@@ -659,9 +751,8 @@ class _Pass:
                     found = client.request("read", "GET", application_path(self.namespace, name))
                 except ApiError:
                     found = None
-            states.append(fleet.cluster_state(cluster, name, found))
+            states.append(fleet.cluster_state(cluster, name, found, self.domain, before.get(cluster)))
         return states
-
 
     def apply_branch(self) -> PassResult:
         """The apply branch in three stages, each taking what the one before returned: admitted
@@ -716,11 +807,8 @@ class _Pass:
             self.state.backoff.reset()
             status.last_handled_reconcile_at = requested
 
-        if not status.revision and status.last_applied_at:
-            status.revision = 1
-        if status.processing_digest != status.last_processing_digest:
-            status.revision = int(status.revision or 0) + 1
-            status.last_processing_digest = status.processing_digest
+        status.revision = upcoming_revision(status) or None
+        status.last_processing_digest = status.processing_digest
 
         drifted = self.prepare_drift(inventory, encoded.objects)
         before = dump_inventory(inventory)
@@ -757,6 +845,9 @@ class _Pass:
             states = self.cluster_states()
             status.clusters = [ClusterStatus.model_validate(state.to_json()) for state in states]
             status.cluster_summary = fleet.summary(states)
+            failure = self.fleet_failure(states)
+            if failure is not None:
+                return failure
         if applied.done and admitted.policies.health_checks:
             client = self.env.clients.for_application(self.namespace, self.spec.service_account_name or "")
             analyzer = DefaultStatusAnalyzer(self.domain, clock=self.env.clock)
@@ -776,8 +867,11 @@ class _Pass:
             self.state.backoff.reset()
             self.state.error_backoff.reset()
             revision = status.revision if status.revision is not None else 1
-            ready = (f"{len(self.found.clusters or ())} clusters" if admitted.policies.topology is not None
-                     else f"{applied.objects} objects")
+            ready = f"{applied.objects} objects"
+            if admitted.policies.topology is not None:  # what a later rollout returns to (fleet.py)
+                ready = f"{len(self.found.clusters or ())} clusters"
+                for line in status.clusters or ():
+                    line.ready_revision = revision
             self.set_state(State.READY, Reason.READY, f"Applied revision {revision}: {ready} ready")
             return self.conclude(self.until_held_end(), "ready", operations=operations)
         if applied.changed:
@@ -888,10 +982,29 @@ class _Pass:
         """``spec.drift: Report``: drift is left and shown, not corrected."""
         return self.spec.drift == DriftPolicy.REPORT.value
 
+    def fleet_failure(self, states: list[fleet.ClusterState]) -> PassResult | None:
+        """A halted rollout is ``Error``/``RolloutHalted``; without a rollout policy a cluster that
+        failed the current revision is ``Error``/``ClusterFailed``, naming it."""
+        halt = self.found.halt
+        if halt is not None:
+            self.set_state(State.ERROR, Reason.ROLLOUT_HALTED, halt.verdict())
+            return self.conclude(self.state.error_backoff.next(Reason.ROLLOUT_HALTED.value, self.interval), "error",
+                                 error_type="other")
+        if self.found.rollout:
+            return None
+        revision = self.status.revision or 0
+        failed = fleet.failed({state.cluster: state for state in states}, [s.cluster for s in states], revision)
+        if failed is None:
+            return None
+        self.set_state(State.ERROR, Reason.CLUSTER_FAILED, f"Cluster {failed.cluster} failed: {failed.message}")
+        return self.conclude(self.state.error_backoff.next(Reason.CLUSTER_FAILED.value, self.interval), "error",
+                             error_type="other")
+
     def still_processing(self, message: str, delay: float, operations: dict[str, int]) -> PassResult:
         """``Processing`` with ``message``, or ``Error``/``Timeout`` once processing took longer
-        than the timeout."""
-        if self.timed_out():
+        than the timeout — except with a topology policy: each cluster Application times out on
+        its own, and its failure is the fleet Application's verdict (``fleet_failure``)."""
+        if self.topology is None and self.timed_out():
             timed_out = f"Reconciliation timed out after {self.timeout_text}: {message}"
             self.set_state(State.ERROR, Reason.TIMEOUT, timed_out)
             return self.conclude(delay, "error", error_type="other", operations=operations)
