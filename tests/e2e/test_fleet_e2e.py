@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from e2ekit import GROUP, VERSION, Kube, configmap_component
+from e2ekit import GROUP, VERSION, Kube, configmap_component, deployment_component
 from test_multicluster_e2e import Spoke, message, profiles, put_kubeconfig_secret, spokes, wait_message
 
 from tools.devcluster.pytest_plugin import default_wait, wait_until
@@ -141,3 +141,58 @@ def test_a_bad_topology_changes_nothing_already_applied(start_operator: Any, kub
     assert message(refused) == ('policy "fleet": a topology policy chooses the clusters, and spec.profile is set '
                                 "too; set one of them")
     assert cluster_applications(kube, uid) == [f"shop-{one}"] and versions(first) == before
+
+
+def rollout_spec(data: str, *, with_db: bool = False) -> dict[str, Any]:
+    components = [configmap_component("settings", {"version": data})]
+    if with_db:
+        components.append(deployment_component("db"))
+    return {"timeout": "10s", "components": components, "policies": [
+        topology({"matchLabels": {"fleet": "rollout"}}),
+        {"name": "slowly", "type": "rollout", "properties": {"maxConcurrent": 1, "orderBy": "ring"}}]}
+
+
+def settings_on(spoke: Spoke) -> str | None:
+    found = spoke.core.list_namespaced_config_map(spoke.namespace, field_selector="metadata.name=settings").items
+    return str(found[0].data["version"]) if found else None
+
+
+def deployments_on(spoke: Spoke) -> list[str]:
+    return [d.metadata.name for d in spoke.apps.list_namespaced_deployment(spoke.namespace).items]
+
+
+def test_a_rollout_halts_at_the_failing_cluster_and_reverts_it(start_operator: Any, kube: Kube, spokes: list[Spoke],
+                                                               profiles: list[str]) -> None:
+    first, second = spokes
+    put_kubeconfig_secret(kube, "spoke-1", first)
+    put_kubeconfig_secret(kube, "spoke-2", second)
+    one = labelled_profile(kube, profiles, "one", "spoke-1", fleet="rollout", ring="1")
+    two = labelled_profile(kube, profiles, "two", "spoke-2", fleet="rollout", ring="2")
+    start_operator(kube.namespace)
+    kube.apply_app("shop", rollout_spec("1"))
+    ready = wait_clusters(kube, "shop", "2/2")
+    assert ready["status"]["rollout"] == {"revision": 1, "groups": 2}
+    assert (settings_on(first), settings_on(second)) == ("1", "1")
+    untouched = versions(second)
+
+    # Revision 2 needs a Deployment no controller makes Available on the spokes: the first group's
+    # cluster times out (10 s), the rollout halts there, and the second cluster never sees it.
+    kube.apply_app("shop", rollout_spec("2", with_db=True))
+    halted = wait_message(kube, "shop", f"Rollout of revision 2 halted: cluster {one} failed: ", prefix=True)
+    said = message(halted)
+    assert said.endswith(f"; reverted {one} to revision 1"), said
+    assert "Reconciliation timed out after 10s" in said
+    assert (halted["status"]["state"], halted["status"]["rollout"]["halted"]) == ("Error", one)
+    # The failed cluster runs revision 1 again: its ConfigMap as it was, the Deployment pruned.
+    wait_until(lambda: settings_on(first) == "1" and deployments_on(first) == [], default_wait(kube.cluster),
+               "the first cluster to run revision 1 again")
+    assert versions(second) == untouched and deployments_on(second) == []
+    lines = {line["name"]: line for line in kube.app("shop")["status"]["clusters"]}
+    assert (lines[one]["fleetRevision"], lines[two]["fleetRevision"]) == (1, 1)
+
+    # A fixed spec starts a new rollout: group by group, to Ready.
+    kube.apply_app("shop", rollout_spec("3"))
+    done = wait_clusters(kube, "shop", "2/2")
+    assert done["status"]["rollout"] == {"revision": 3, "groups": 2}
+    assert message(done) == "Applied revision 3: 2 clusters ready"
+    assert (settings_on(first), settings_on(second)) == ("3", "3")

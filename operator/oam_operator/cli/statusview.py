@@ -174,6 +174,9 @@ class StatusView:
     #: the remote cluster holding the objects and the profile naming it (docs/multicluster.md)
     cluster: str | None = None
     profile: str = ""
+    #: with a topology policy: each cluster's line (docs/multicluster.md#topology)
+    clusters: tuple[Mapping[str, Any], ...] = ()
+    rollout: Mapping[str, Any] | None = None
 
     @property
     def current(self) -> bool:
@@ -301,6 +304,8 @@ def build_view(app: Mapping[str, Any], domain: str = DEFAULT_DOMAIN) -> StatusVi
         ),
         drift=tuple(dict(d) for d in _mappings(status.get("drift"))),
         cluster=_text(status.get("cluster")) or None,
+        clusters=tuple(dict(c) for c in _mappings(status.get("clusters"))),
+        rollout=dict(_mapping(status.get("rollout"))) or None,
         profile=_text(status.get("profile")),
     )
 
@@ -420,6 +425,29 @@ def _header(view: StatusView, color: bool) -> list[str]:
         shown = [f"{_dependency_name(d, view.namespace)} ({_paint(d['state'], color)})" for d in view.dependencies]
         lines.append("Depends on: " + ", ".join(shown))
     lines.extend(_drift_line(d, view.namespace, color) for d in view.drift)
+    lines.extend(_cluster_lines(view, color))
+    return lines
+
+
+def _cluster_lines(view: StatusView, color: bool) -> list[str]:
+    """A topology's clusters: ``Clusters: <ready>/<selected>`` (and the rollout), then one line each."""
+    if not view.clusters:
+        return []
+    ready = sum(1 for c in view.clusters if c.get("state") == "Ready")
+    head = f"Clusters: {ready}/{len(view.clusters)} ready"
+    rollout = view.rollout or {}
+    if rollout:
+        head += f"  Rollout: revision {_int(rollout.get('revision'))} in {_int(rollout.get('groups'))} groups"
+        if rollout.get("halted"):
+            head += f", halted by {_text(rollout.get('halted'))}"
+    lines = [head]
+    width = max(len(_text(c.get("name"))) for c in view.clusters) + 2
+    state_width = max(len(_text(c.get("state"))) for c in view.clusters) + 2
+    for line in view.clusters:
+        carries = f"r{_int(line.get('fleetRevision'))}" if line.get("fleetRevision") is not None else "-"
+        text = ("  " + _text(line.get("name")).ljust(width) + _cell(_text(line.get("state")), state_width, color)
+                + carries.ljust(6) + _text(line.get("message")))
+        lines.append(text.rstrip())
     return lines
 
 
@@ -506,7 +534,9 @@ def to_json(view: StatusView) -> dict[str, Any]:
         "unassigned": [item.to_json() for item in view.unassigned],
     } | ({"cluster": view.cluster} if view.cluster else {}) | (
         {"dependencies": [dict(d) for d in view.dependencies]} if view.dependencies else {}) | (
-        {"drift": [dict(d) for d in view.drift]} if view.drift else {})
+        {"drift": [dict(d) for d in view.drift]} if view.drift else {}) | (
+        {"clusters": [dict(c) for c in view.clusters]} if view.clusters else {}) | (
+        {"rollout": dict(view.rollout)} if view.rollout else {})
 
 
 def render_json(view: StatusView) -> str:

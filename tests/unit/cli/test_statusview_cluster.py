@@ -32,3 +32,21 @@ def test_no_cluster_line_for_the_operators_own_cluster() -> None:
     view = build_view(app(profile="default"))
     assert not any(line.startswith("Cluster:") for line in render_text(view, tree=True).splitlines())
     assert "cluster" not in to_json(view)
+
+
+def test_a_topologys_clusters_and_its_rollout_are_listed() -> None:
+    clusters = [{"name": "eu-west", "application": "web-eu-west", "state": "Ready", "message": "Applied revision 1",
+                 "fleetRevision": 1, "readyRevision": 1},
+                {"name": "us", "application": "web-us", "state": "Error", "message": "Reconciliation timed out",
+                 "fleetRevision": 2},
+                {"name": "ap", "application": "web-ap", "state": "Pending", "message": "not created yet"}]
+    view = build_view(app(clusters=clusters, clusterSummary="1/3",
+                          rollout={"revision": 2, "groups": 3, "halted": "us", "message": "timed out"}))
+    assert render_text(view).splitlines()[2:] == [
+        "Clusters: 1/3 ready  Rollout: revision 2 in 3 groups, halted by us",
+        "  eu-west  Ready    r1    Applied revision 1",
+        "  us       Error    r2    Reconciliation timed out",
+        "  ap       Pending  -     not created yet",
+    ]
+    document = to_json(view)
+    assert document["clusters"] == clusters and document["rollout"]["halted"] == "us"

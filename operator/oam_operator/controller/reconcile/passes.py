@@ -646,7 +646,10 @@ class _Pass:
         stay as they are, or return to their last Ready revision (docs/multicluster.md#rollout)."""
         policies = subject.policies
         topology = policies.topology
+        if policies.rollout is None:
+            self.status.rollout = None
         if topology is None:
+            self.status.clusters = self.status.cluster_summary = None
             return None
         profiles = self.env.all_profiles()
         clusters = fleet.selected(topology, profiles)
