@@ -288,7 +288,10 @@ class RolloutStatus(ApiModel):
     groups: int = Field(description="Number of groups the clusters take it in.")
     halted: str | None = Field(default=None,
                                description="The cluster whose failure halted it; absent while it goes on.")
-    message: str | None = Field(default=None, description="What halted it.")
+    message: str | None = Field(default=None, description="What halted it: the failed cluster's summary.")
+    actions: list[str] | None = Field(
+        default=None, description="What the halt did to the clusters that took the revision (reverted, or kept and "
+        "why), as the Ready message says it.")
 
 
 class DriftStatus(ApiModel):

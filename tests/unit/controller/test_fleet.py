@@ -305,8 +305,9 @@ def test_a_failed_cluster_halts_the_rollout_and_returns_the_changed_ones(recorde
     else:
         said += "; onFailure is halt: the clusters that took it keep it"
     assert outcome(halted.status) == ("Error", "RolloutHalted", said)
+    actions = {"actions": ["reverted a to revision 1", "reverted b to revision 1"]} if on_failure == "revert" else {}
     assert halted.status["rollout"] == {"revision": 2, "groups": 3, "halted": "b",
-                                        "message": "Reconciliation timed out after 5m"}
+                                        "message": "Reconciliation timed out after 5m", **actions}
     (objects,) = recorded["objects"]
     carried = {o["metadata"]["name"]: o["metadata"]["annotations"]["oam-operator.dev/fleet-revision"]
                for o in objects}
@@ -318,10 +319,11 @@ def test_a_failed_cluster_halts_the_rollout_and_returns_the_changed_ones(recorde
         returned = next(o for o in objects if o["metadata"]["name"] == name)
         assert returned["spec"]["components"][0]["properties"]["object"]["data"] == {"v": kept}
 
-    # It stays halted for revision 2, even once the reverted cluster is Ready again.
-    env.cached_reads.found["web-a"] = cluster_copy(first, "a", 1, "Ready", "ok")
+    # It stays halted for revision 2, saying the same, once the reverted clusters run revision 1 again.
+    for cluster in "ab":
+        env.cached_reads.found[f"web-{cluster}"] = cluster_copy(first, cluster, 1, "Ready", "ok")
     again = unitkit.run_apply({**second, "status": halted.status}, memory, env)
-    assert outcome(again.status)[:2] == ("Error", "RolloutHalted")
+    assert outcome(again.status) == ("Error", "RolloutHalted", said)
 
 
 def test_a_cluster_never_ready_before_keeps_the_new_revision(recorded: dict[str, Any]) -> None:

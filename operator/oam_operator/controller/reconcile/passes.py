@@ -184,16 +184,17 @@ class _Halt:
     cluster: str
     message: str
     revert: bool
-    reverted: list[tuple[str, int]] = field(default_factory=list)
-    unrevertable: list[tuple[str, str]] = field(default_factory=list)
+    actions: list[str] = field(default_factory=list)  # what it did, kept in ``status.rollout`` across passes
+
+    def did(self, action: str) -> None:
+        if action not in self.actions:
+            self.actions.append(action)
 
     def verdict(self) -> str:
         said = f"Rollout of revision {self.revision} halted: cluster {self.cluster} failed: {self.message}"
         if not self.revert:
             return f"{said}; onFailure is halt: the clusters that took it keep it"
-        parts = [f"reverted {cluster} to revision {number}" for cluster, number in self.reverted]
-        parts += [f"{cluster} keeps revision {self.revision} ({why})" for cluster, why in self.unrevertable]
-        return f"{said}; " + "; ".join(parts) if parts else said
+        return f"{said}; " + "; ".join(self.actions) if self.actions else said
 
 
 def upcoming_revision(status: ApplicationStatus) -> int:
@@ -672,6 +673,8 @@ class _Pass:
         else:
             kept = [self.kept_while_halted(states[cluster], revision, halt) for group in ordered for cluster in group]
             waves = [[manifest for manifest in kept if manifest is not None]]
+            if self.status.rollout is not None:
+                self.status.rollout.actions = list(halt.actions) or None
         if topology.on_removal == "orphan":
             failed = self.orphan_removed(subject.inventory, {c["metadata"]["name"] for w in waves for c in w})
             if failed is not None:
@@ -686,7 +689,8 @@ class _Pass:
             return None
         previous = self.status.rollout
         if previous is not None and previous.revision == revision and previous.halted:
-            return _Halt(revision, previous.halted, previous.message or "", rollout.on_failure == "revert")
+            return _Halt(revision, previous.halted, previous.message or "", rollout.on_failure == "revert",
+                         list(previous.actions or ()))
         failed = fleet.failed(states, [cluster for group in ordered for cluster in group], revision)
         if failed is None:
             return None
@@ -704,11 +708,12 @@ class _Pass:
         if halt.revert and state.carries == revision and state.ready_revision and state.ready_revision < revision:
             spec = self.spec_of_revision(state.ready_revision)
             if spec is not None:
-                halt.reverted.append((state.cluster, state.ready_revision))
+                halt.did(f"reverted {state.cluster} to revision {state.ready_revision}")
                 return fleet.child(self.app.body, state.cluster, self.domain, state.ready_revision, spec)
-            halt.unrevertable.append((state.cluster, f"revision {state.ready_revision} is not in the history"))
+            halt.did(f"{state.cluster} keeps revision {revision} (revision {state.ready_revision} is not in the "
+                     "history)")
         elif halt.revert and state.carries == revision:
-            halt.unrevertable.append((state.cluster, "it was never Ready"))
+            halt.did(f"{state.cluster} keeps revision {revision} (it was never Ready)")
         live = state.live or {}
         return fleet.child(self.app.body, state.cluster, self.domain, state.carries, live.get("spec") or {})
 
