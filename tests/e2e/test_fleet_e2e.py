@@ -73,8 +73,11 @@ def test_a_topology_follows_the_profiles_labels(start_operator: Any, kube: Kube,
     one = labelled_profile(kube, profiles, "one", "spoke-1", env="prod")
     two = labelled_profile(kube, profiles, "two", "spoke-2", env="test")
     start_operator(kube.namespace)
+    # The second cluster's ConfigMap says so: an override for it alone.
+    override = {"name": "second", "type": "override", "properties": {"clusters": [two], "components": [
+        {"name": "settings", "properties": {"object": {"data": {"key": "second"}}}}]}}
     spec = {"components": [configmap_component("settings")],
-            "policies": [topology({"matchLabels": {"env": "prod"}})]}
+            "policies": [topology({"matchLabels": {"env": "prod"}}), override]}
     kube.apply_app("shop", spec)
 
     # Only the selected profile's cluster gets the Application.
@@ -84,7 +87,7 @@ def test_a_topology_follows_the_profiles_labels(start_operator: Any, kube: Kube,
     assert cluster_applications(kube, uid) == [f"shop-{one}"]
     (line,) = app["status"]["clusters"]
     assert (line["name"], line["application"], line["state"]) == (one, f"shop-{one}", "Ready")
-    assert sorted(first.configmaps()) == ["settings"] and second.configmaps() == {}
+    assert first.configmaps() == {"settings": {"key": "settings"}} and second.configmaps() == {}
     assert not [name for kind, name in kube.owned() if kind == "ConfigMap"]  # nothing on the hub itself
     child = kube.app(f"shop-{one}")
     assert child["spec"]["profile"] == one and child["metadata"]["ownerReferences"][0]["uid"] == uid
@@ -93,7 +96,7 @@ def test_a_topology_follows_the_profiles_labels(start_operator: Any, kube: Kube,
     before = versions(first)
     relabel(kube, two, env="prod")
     wait_clusters(kube, "shop", "2/2")
-    assert sorted(second.configmaps()) == ["settings"]
+    assert second.configmaps() == {"settings": {"key": "second"}}  # the override, there only
     assert versions(first) == before
     assert cluster_applications(kube, uid) == sorted([f"shop-{one}", f"shop-{two}"])
 
@@ -105,18 +108,18 @@ def test_a_topology_follows_the_profiles_labels(start_operator: Any, kube: Kube,
     assert cluster_applications(kube, uid) == [f"shop-{one}"]
 
     # A selector that matches nothing waits and deletes nothing anywhere.
-    kube.apply_app("shop", {**spec, "policies": [topology({"matchLabels": {"env": "none"}})]})
+    kube.apply_app("shop", {**spec, "policies": [topology({"matchLabels": {"env": "none"}}), override]})
     waiting = wait_message(kube, "shop", 'No ClusterProfile is selected by the topology policy "fleet"')
     assert (waiting["status"]["state"], waiting["status"]["clusterSummary"]) == ("Waiting", "0/0")
     assert cluster_applications(kube, uid) == [f"shop-{one}"] and versions(first) == before
 
     # Orphan: a cluster that leaves the selection keeps its objects, no longer tracked.
-    kube.apply_app("shop", {**spec, "policies": [topology({"matchLabels": {"env": "test"}}, "orphan")]})
+    kube.apply_app("shop", {**spec, "policies": [topology({"matchLabels": {"env": "test"}}, "orphan"), override]})
     wait_clusters(kube, "shop", "1/1")
     wait_until(lambda: cluster_applications(kube, uid) == [f"shop-{two}"], default_wait(kube.cluster),
                "the first cluster's Application to go")
     assert versions(first) == before  # left in place
-    assert sorted(second.configmaps()) == ["settings"]
+    assert second.configmaps() == {"settings": {"key": "second"}}
 
     # Deleting the fleet Application deletes its cluster Applications and their objects.
     kube.custom.delete_namespaced_custom_object(GROUP, VERSION, kube.namespace, "applications", "shop")

@@ -1,5 +1,5 @@
 """The operator's own policy types: ``app-dependency``, ``reconciliation``, ``health-checks``,
-``topology`` and ``rollout``.
+``topology``, ``rollout`` and ``override``.
 
 The transform refuses these types ("no handler for policy type …",
 docs/transform.md#policy-types-the-transform-refuses): a
@@ -21,6 +21,7 @@ from oam_operator.oam.engine.transformer import Transformer
 from .app_dependency import AppDependencyPolicy, AppRef
 from .graph import AppGraph, AppNode, DependencyState, cycle_message, node_from_object, waiting_message
 from .health_checks import HealthChecksPolicy
+from .override import Override, OverridePolicy
 from .reconciliation import ReconciliationPolicy, ReconciliationSettings
 from .resolve import CROSS_NAMESPACE_SETTING, OperatorPolicies, ResolvedCheck, read_operator_policies
 from .rollout import Rollout, RolloutPolicy
@@ -36,6 +37,8 @@ __all__ = [
     "DependencyState",
     "HealthChecksPolicy",
     "OperatorPolicies",
+    "Override",
+    "OverridePolicy",
     "ReconciliationPolicy",
     "ReconciliationSettings",
     "ResolvedCheck",
@@ -50,7 +53,7 @@ __all__ = [
     "waiting_message",
 ]
 
-OPERATOR_POLICY_TYPES = ("app-dependency", "health-checks", "reconciliation", "rollout", "topology")
+OPERATOR_POLICY_TYPES = ("app-dependency", "health-checks", "override", "reconciliation", "rollout", "topology")
 
 
 def register_operator_policies(transformer: Transformer) -> Transformer:
@@ -58,6 +61,7 @@ def register_operator_policies(transformer: Transformer) -> Transformer:
     transformer.register_policy("app-dependency", AppDependencyPolicy())
     transformer.register_policy("health-checks", HealthChecksPolicy())
     transformer.register_policy("reconciliation", ReconciliationPolicy())
+    transformer.register_policy("override", OverridePolicy())
     transformer.register_policy("rollout", RolloutPolicy())
     transformer.register_policy("topology", TopologyPolicy())
     return transformer

@@ -25,7 +25,7 @@ from oam_operator.oam.errors import TransformError
 from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.policies.result import PolicyResult
 
-from . import app_dependency, health_checks, reconciliation, rollout, topology
+from . import app_dependency, health_checks, override, reconciliation, rollout, topology
 from .app_dependency import AppRef
 from .health_checks import HealthCheck
 from .reconciliation import ReconciliationSettings
@@ -106,6 +106,10 @@ def read_operator_policies(
     if clusters is not None and spec.get("profile"):
         raise TransformError(f"policy {go_quote(clusters.policy)}: a topology policy chooses the clusters, and "
                              "spec.profile is set too; set one of them")
+    overrides = result.extensions.get(override.EXTENSION_KEY) or []
+    if clusters is None and overrides:
+        raise TransformError(f"policy {go_quote(overrides[0])}: an override policy needs a topology policy, which "
+                             "chooses the clusters it overrides on")
     groups = rollout.recorded(result)
     if groups is not None and clusters is None:
         raise TransformError(f"policy {go_quote(groups.policy)}: a rollout policy needs a topology policy, which "

@@ -81,10 +81,10 @@ def _walk_descriptions(type_: str, node: Any) -> None:
 
 def test_registration_adds_exactly_the_operators_types_with_contracts() -> None:
     transformer = operator()
-    assert transformer.policy_types() == ["app-dependency", "dependency", "health-checks", "placement",
+    assert transformer.policy_types() == ["app-dependency", "dependency", "health-checks", "override", "placement",
                                           "reconciliation", "rollout", "topology"]
     contracts = transformer.handler_contracts().policies
-    for type_ in ("app-dependency", "health-checks", "reconciliation", "rollout", "topology"):
+    for type_ in ("app-dependency", "health-checks", "override", "reconciliation", "rollout", "topology"):
         assert (contracts[type_].family, contracts[type_].version) == (type_, "v1alpha1")
         schema = transformer.handler_schemas().policies[type_]
 

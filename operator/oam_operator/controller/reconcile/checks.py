@@ -31,7 +31,11 @@ from oam_operator.api.conditions import Reason, State
 from oam_operator.controller.reconcile.settings import Settings
 from oam_operator.oam.engine.transformer import TransformResult
 from oam_operator.oam.errors import OamError
+from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.operatorpolicies import OperatorPolicies, read_operator_policies
+from oam_operator.operatorpolicies.override import TYPE as OVERRIDE
+from oam_operator.operatorpolicies.override import applied
+from oam_operator.operatorpolicies.override import declared as declared_overrides
 from oam_operator.operatorpolicies.topology import declared
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ObjectValidationError
@@ -194,6 +198,26 @@ def _transform(subject: Subject) -> Refusal | None:
     return None
 
 
+def _overrides(subject: Subject) -> Refusal | None:
+    """Each override policy's components, merged, against their schemas: the transform of the
+    Application with that override alone (docs/multicluster.md#overrides), its words after the policy's name."""
+    fleet_types = (OVERRIDE, "topology", "rollout")
+    for found in declared_overrides(subject.spec):
+        spec = dict(subject.spec)
+        spec["components"] = applied(spec.get("components") or [], [found])
+        spec["policies"] = [p for p in spec.get("policies") or () if (p or {}).get("type") not in fleet_types]
+        try:
+            subject.transform.transform({**subject.body, "spec": spec}, cluster_id=subject.cluster_id,
+                                        domain=subject.settings.domain, profile=None)
+        except OamError as error:
+            return _refusal("overrides", Reason.TRANSFORM_FAILED, f"policy {go_quote(found.policy)}: {error}",
+                            "transform", Requeue.INTERVAL)
+        except ObjectValidationError as error:
+            return _refusal("overrides", Reason.INVALID_OBJECTS,
+                            f"Policy {go_quote(found.policy)}: {error}", "validation")
+    return None
+
+
 def _self_reference(subject: Subject) -> Refusal | None:
     itself = self_reference(subject.namespace, subject.name, subject.objects(), f"{subject.settings.domain}/component")
     return None if itself is None else _refusal("self-reference", Reason.INVALID_OBJECTS, itself, "validation")
@@ -258,6 +282,7 @@ ORDER: tuple[Check | Step, ...] = (
     Check("tenancy", _tenancy, (Reason.NOT_PERMITTED,)),
     Step("reconciler", lambda steps, subject: steps.prepare_reconciler(subject)),  # with the Application's identity
     Check("transform", _transform, (Reason.TRANSFORM_FAILED, Reason.INVALID_OBJECTS)),
+    Check("overrides", _overrides, (Reason.TRANSFORM_FAILED, Reason.INVALID_OBJECTS)),
     Step("gate", lambda steps, subject: steps.gate(subject)),  # the operator policies' timing and dependencies
     Check("self-reference", _self_reference, (Reason.INVALID_OBJECTS,)),
     Check("flux-apis", _flux_apis, (Reason.MISSING_API,), needs_cluster=True, admission=Handling.SKIP),

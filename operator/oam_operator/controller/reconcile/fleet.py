@@ -24,6 +24,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from oam_operator.api.meta import API_VERSION
+from oam_operator.operatorpolicies.override import TYPE as OVERRIDE
+from oam_operator.operatorpolicies.override import applied
+from oam_operator.operatorpolicies.override import declared as declared_overrides
 from oam_operator.operatorpolicies.rollout import TYPE as ROLLOUT
 from oam_operator.operatorpolicies.rollout import Rollout
 from oam_operator.operatorpolicies.topology import TYPE as TOPOLOGY
@@ -63,6 +66,11 @@ def selected(topology: Topology, profiles: Mapping[str, Mapping[str, Any]]) -> l
     return sorted(chosen)
 
 
+def labels_of(profiles: Mapping[str, Mapping[str, Any]], name: str) -> Mapping[str, str]:
+    """The labels of the ClusterProfile ``name``."""
+    return ((profiles.get(name) or {}).get("metadata") or {}).get("labels") or {}
+
+
 def child_name(application: str, cluster: str) -> str:
     """``<application>-<cluster>``; past the 253 characters of a name, shortened with a digest."""
     name = f"{application}-{cluster}"
@@ -73,14 +81,18 @@ def child_name(application: str, cluster: str) -> str:
 
 
 def child(body: Mapping[str, Any], cluster: str, domain: str, revision: int = 0,
-          spec: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The cluster Application of the fleet Application ``body`` for the ClusterProfile ``cluster``,
-    carrying ``revision`` (its spec: ``spec``, the fleet Application's spec of that revision, by
-    default its current one)."""
+          spec: Mapping[str, Any] | None = None, labels: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The cluster Application of the fleet Application ``body`` for the ClusterProfile ``cluster``
+    (labelled ``labels``), carrying ``revision``: its spec is ``spec`` (the fleet Application's
+    spec of that revision, by default its current one) with the override policies that select
+    the cluster applied, and without the fleet's own policies."""
     meta = body.get("metadata") or {}
     spec = copy.deepcopy(dict(spec if spec is not None else body.get("spec") or {}))
+    chosen = [found for found in declared_overrides(spec) if found.selects(cluster, labels or {})]
+    if chosen:
+        spec["components"] = applied(spec.get("components") or [], chosen)
     policies = [policy for policy in spec.get("policies") or ()
-                if (policy or {}).get("type") not in (TOPOLOGY, ROLLOUT)]
+                if (policy or {}).get("type") not in (TOPOLOGY, ROLLOUT, OVERRIDE)]
     if policies:
         spec["policies"] = policies
     else:

@@ -666,12 +666,14 @@ class _Pass:
         halt = self.found.halt = self.halted(policies.rollout, ordered, states, revision)
         self.found.rollout = policies.rollout is not None
         if halt is None:
-            waves = [[fleet.child(self.app.body, cluster, self.domain, revision) for cluster in group]
-                     for group in ordered]
+            body, domain = self.app.body, self.domain
+            waves = [[fleet.child(body, cluster, domain, revision, labels=fleet.labels_of(profiles, cluster))
+                      for cluster in group] for group in ordered]
             if policies.rollout is not None:
                 self.status.rollout = RolloutStatus(revision=revision, groups=len(ordered))
         else:
-            kept = [self.kept_while_halted(states[cluster], revision, halt) for group in ordered for cluster in group]
+            kept = [self.kept_while_halted(states[cluster], revision, halt, fleet.labels_of(profiles, cluster))
+                    for group in ordered for cluster in group]
             waves = [[manifest for manifest in kept if manifest is not None]]
             if self.status.rollout is not None:
                 self.status.rollout.actions = list(halt.actions) or None
@@ -699,7 +701,8 @@ class _Pass:
                                             message=halt.message)
         return halt
 
-    def kept_while_halted(self, state: fleet.ClusterState, revision: int, halt: _Halt) -> dict[str, Any] | None:
+    def kept_while_halted(self, state: fleet.ClusterState, revision: int, halt: _Halt,
+                          labels: Mapping[str, str]) -> dict[str, Any] | None:
         """A cluster's Application while the rollout of ``revision`` is halted: back to its last
         Ready revision when it took this one and ``onFailure`` is revert (the fleet Application's
         spec of that revision, from its history), else as it is; ``None`` when it does not exist."""
@@ -709,7 +712,7 @@ class _Pass:
             spec = self.spec_of_revision(state.ready_revision)
             if spec is not None:
                 halt.did(f"reverted {state.cluster} to revision {state.ready_revision}")
-                return fleet.child(self.app.body, state.cluster, self.domain, state.ready_revision, spec)
+                return fleet.child(self.app.body, state.cluster, self.domain, state.ready_revision, spec, labels)
             halt.did(f"{state.cluster} keeps revision {revision} (revision {state.ready_revision} is not in the "
                      "history)")
         elif halt.revert and state.carries == revision:
