@@ -333,3 +333,20 @@ def test_a_cluster_never_ready_before_keeps_the_new_revision(recorded: dict[str,
     halted = run_until_settled(first, Memory(), env)
     assert outcome(halted.status) == ("Error", "RolloutHalted", (
         "Rollout of revision 1 halted: cluster a failed: refused; a keeps revision 1 (it was never Ready)"))
+
+
+def test_an_unreachable_cluster_that_ran_out_of_time_has_failed() -> None:
+    """An unreachable cluster's Application retries (Pending), and after its timeout says Timeout:
+    that fails a rollout as an Error does; a Pending retry within the timeout does not."""
+    def copy(reason: str, state: str = "Pending", observed: int = 2) -> dict[str, Any]:
+        made = {"metadata": {"generation": 2, "annotations": {"oam-operator.dev/fleet-revision": "2"}},
+                "status": {"observedGeneration": observed, "state": state, "summary": "Cluster unreachable",
+                           "conditions": [{"type": "Ready", "status": "False", "reason": reason}]}}
+        return made
+
+    timed_out = fleet.cluster_state("eu", "web-eu", copy("Timeout"), DOMAIN)
+    assert timed_out.failed and fleet.failed({"eu": timed_out}, ["eu"], 2) == timed_out
+    assert not fleet.cluster_state("eu", "web-eu", copy("Retrying"), DOMAIN).failed
+    assert fleet.cluster_state("eu", "web-eu", copy("Refused", "Error"), DOMAIN).failed
+    older = fleet.cluster_state("eu", "web-eu", copy("Timeout", observed=1), DOMAIN)  # of an older spec
+    assert (older.state, older.failed) == ("Processing", False)

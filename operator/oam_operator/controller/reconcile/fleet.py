@@ -172,6 +172,13 @@ class ClusterState:
     carries: int | None = None  # the fleet Application's revision its spec is (``revision_annotation``)
     ready_revision: int | None = None  # the fleet Application's revision last Ready everywhere, this cluster included
     live: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)  # the object as read
+    reason: str = ""  # its Ready condition's reason
+
+    @property
+    def failed(self) -> bool:
+        """Failed its current spec: ``Error``, or out of time (``Timeout``: an unreachable cluster
+        ends ``Pending``/``Timeout``, never ``Error``)."""
+        return self.state == "Error" or (self.reason == "Timeout" and self.state != "Processing")
 
     @property
     def ready(self) -> bool:
@@ -200,17 +207,22 @@ def cluster_state(cluster: str, application: str, found: Mapping[str, Any] | Non
     state = str(status.get("state") or "Pending")
     if state in ("Ready", "Error") and not current:
         state = "Processing"  # its verdict is of an older spec
+    if state == "Pending" and not current:
+        state = "Processing"
     raw = (meta.get("annotations") or {}).get(revision_annotation(domain))
     carries = int(raw) if raw is not None and str(raw).isdigit() else None
+    ready = next((c for c in status.get("conditions") or () if isinstance(c, Mapping) and c.get("type") == "Ready"),
+                 None)
     return ClusterState(cluster, application, state, str(status.get("summary") or ""), status.get("revision"),
-                        status.get("objects"), status.get("readyObjects"), carries, ready_before, found)
+                        status.get("objects"), status.get("readyObjects"), carries, ready_before, found,
+                        str((ready or {}).get("reason") or "") if current else "")
 
 
 def failed(states: Mapping[str, ClusterState], ordered: Iterable[str], revision: int) -> ClusterState | None:
     """The first cluster, in rollout order, whose cluster Application failed with ``revision``."""
     for cluster in ordered:
         state = states.get(cluster)
-        if state is not None and state.carries == revision and state.state == "Error":
+        if state is not None and state.carries == revision and state.failed:
             return state
     return None
 
