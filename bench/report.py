@@ -681,6 +681,29 @@ def multicluster_section(step: dict[str, Any] | None) -> str:
           fmt(r.get("steady_requests_per_app_minute"), 2), f"{fmt(r.get('peak_rss_mib'), 0)} MiB") for r in rows])
 
 
+def topology_section(step: dict[str, Any] | None) -> str:
+    """One Application to many clusters (bench/bench_topology.py, docs/multicluster.md#measured-fleet-delivery)."""
+    head = "## One Application to many clusters through a topology policy (`bench/bench_topology.py`)\n\n"
+    if step is None:
+        return head + "_Not run in this report's results (`bench/run_all.py --only topology --merge`)._"
+    failure = _failure(step, "topology")
+    runs = [r.get("figures") or {} for r in step.get("runs", [])]
+    rows = (runs[0] if runs else {}).get("rows") or []
+    if failure or not rows:
+        return head + (failure or "_No figures._")
+    text = head + (
+        f"Run {step.get('date_utc')}. The operator as a real process on a fresh minimal hub with minimal spokes; "
+        "the first row is the same ConfigMaps applied to one spoke by `profile:`. Requests are the operator's own "
+        "count (hub and spokes) from the apply to Ready; the hub status is the largest Application's.\n\n")
+    return text + table(
+        ("run", "Applications", "clusters", "Ready", "time to Ready", "requests", "requests / cluster", "writes",
+         "largest hub status", "peak RSS"),
+        [(str(r.get("run")), str(r.get("apps")), str(r.get("clusters")), f"{r.get('ready')}/{r.get('apps')}",
+          f"{fmt(r.get('ready_s'), 1)} s", str(r.get("requests")), fmt(r.get("requests_per_cluster"), 1),
+          str(r.get("writes")), f"{r.get('status_bytes')} bytes", f"{fmt(r.get('peak_rss_mib'), 0)} MiB")
+         for r in rows])
+
+
 def urlsource_section(step: dict[str, Any] | None) -> str:
     """A 4.5 MB URL source pass after pass (bench/bench_url_source.py, docs/operator.md#url-sources-are-cached)."""
     head = "## 8. A 4.5 MB URL source, pass after pass, before and after the cache (`bench/bench_url_source.py`)\n\n"
@@ -833,7 +856,7 @@ def render(results: dict[str, Any], out: Path) -> str:
                 floor_section(steps.get("floor")), i_text,
                 p_text, fairness_section(steps.get("fairness")),
                 ui_section(steps.get("ui")), multicluster_section(steps.get("multicluster")),
-                urlsource_section(steps.get("urlsource"))]
+                topology_section(steps.get("topology")), urlsource_section(steps.get("urlsource"))]
     return "\n\n".join(s.rstrip() for s in sections) + "\n"
 
 

@@ -47,6 +47,10 @@ Steps (``--only`` picks some, comma-separated):
   ``--multicluster-apps`` Applications on the hub, then spread over that many minimal spokes:
   time to Ready, requests and writes per Application, steady requests per Application and
   minute, peak RSS (docs/multicluster.md#measured);
+- ``topology`` — ``bench_topology.py --json``: one Application of 10 ConfigMaps to one spoke by
+  ``profile:``, then to 1, 4 and 8 spokes by a topology policy, then 300 Applications × 3 spokes:
+  time to Ready, the operator's requests per cluster, the largest hub status
+  (docs/multicluster.md#measured-fleet-delivery);
 - ``urlsource`` — ``bench_url_source.py --json``: a 4.5 MB ``manifests`` URL source served on
   127.0.0.1, the operator's transform of it pass after pass, without the URL-source cache
   (before) and with it (a server with an ETag, and one without validators): CPU and wall seconds
@@ -84,7 +88,7 @@ ROOT = BENCH.parent
 RESULTS = BENCH / "results"
 LOGS = RESULTS / "logs"
 STEPS = ("transform", "reconciler", "kubectl-noop", "peer", "operator", "scale", "floor", "inventory", "fairness",
-         "ui", "multicluster", "urlsource")
+         "ui", "multicluster", "topology", "urlsource")
 
 sys.path.insert(0, str(ROOT))
 
@@ -651,6 +655,15 @@ def step_multicluster(args: argparse.Namespace) -> dict[str, Any]:
     return {"runs": [run], "ok": bool(run["figures"]) and run["exit_code"] == 0}
 
 
+def step_topology(args: argparse.Namespace) -> dict[str, Any]:
+    """``bench_topology.py``: one Application to 1, 4 and 8 spokes through a topology policy, then a fleet."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "topology.json"
+        run = _run_script("bench_topology.py", ["--json", str(out)], "topology", timeout=3600)
+        run["figures"] = json.loads(out.read_text()) if out.exists() else None
+    return {"runs": [run], "ok": bool(run["figures"]) and run["exit_code"] == 0}
+
+
 def step_urlsource(args: argparse.Namespace) -> dict[str, Any]:
     """``bench_url_source.py``: a 4.5 MB URL source pass after pass, before and after the cache."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -675,6 +688,7 @@ STEP_FUNCS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
     "fairness": step_fairness,
     "ui": step_ui,
     "multicluster": step_multicluster,
+    "topology": step_topology,
     "urlsource": step_urlsource,
 }
 

@@ -58,6 +58,8 @@ def test_least_privilege_mode(chart_install: Any, chart_operator: Any, full_clus
         assert not can_i(identity, "get", "namespaces", namespace=None)  # only kube-system by name
         assert can_i(identity, "impersonate", "serviceaccounts", namespace=full_namespace)
         assert can_i(identity, "patch", "applications/status", "oam-operator.dev", namespace=full_namespace)
+        for verb in ("create", "delete"):  # a topology's cluster Applications (docs/multicluster.md#topology)
+            assert can_i(identity, verb, "applications", "oam-operator.dev", namespace=full_namespace)
         for verb in ("list", "create", "patch", "delete"):  # the revision history (docs/chart.md#rbac)
             assert can_i(identity, verb, "controllerrevisions", "apps", namespace=full_namespace)
         # the watch of owned objects: read only, cluster-wide, Secrets never
@@ -98,6 +100,29 @@ def test_least_privilege_mode(chart_install: Any, chart_operator: Any, full_clus
     wait_until(lambda: apps.read_namespaced_deployment("tenant", full_namespace).spec.template.spec.containers[0]
                .image == "registry.invalid/web:1", default_wait(full_cluster), "the hand edit to be corrected")
     assert "not watching" not in operator.log()  # no owned kind was refused to the watch
+
+    # A topology's cluster Application, written with the operator's own identity, delivers with the
+    # tenant's: a ClusterProfile without a kubeconfig is the operator's own cluster.
+    custom = client.CustomObjectsApi(full_kube_api)
+    profile = f"{full_namespace}-here"
+    custom.create_cluster_custom_object("oam-operator.dev", "v1alpha1", "clusterprofiles", {
+        "apiVersion": "oam-operator.dev/v1alpha1", "kind": "ClusterProfile",
+        "metadata": {"name": profile, "labels": {"fleet": full_namespace}}, "spec": {}})
+    try:
+        apply_application(full_kube_api, full_namespace, "fleet", {
+            "serviceAccountName": "deployer", "components": config_and_deployment("fleet"),
+            "policies": [{"name": "here", "type": "topology",
+                          "properties": {"clusterSelector": {"matchLabels": {"fleet": full_namespace}}}}]})
+        fleet = wait_state(full_kube_api, full_cluster, full_namespace, "fleet", "Ready", "Ready")
+        assert fleet["status"]["clusterSummary"] == "1/1"
+        assert ready_condition(fleet)["message"] == "Applied revision 1: 1 clusters ready"
+        assert ("Deployment", "fleet") in owned_objects(full_kube_api, full_namespace)
+        delete_application(full_kube_api, full_cluster, full_namespace, "fleet")
+        assert custom.list_namespaced_custom_object("oam-operator.dev", "v1alpha1", full_namespace, "applications",
+                                                    label_selector="oam-operator.dev/fleet")["items"] == []
+    finally:
+        custom.delete_cluster_custom_object("oam-operator.dev", "v1alpha1", "clusterprofiles", profile)
+    assert "Forbidden" not in operator.log()
 
     delete_application(full_kube_api, full_cluster, full_namespace, "anonymous")
     delete_application(full_kube_api, full_cluster, full_namespace, "tenant")

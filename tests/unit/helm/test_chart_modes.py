@@ -12,7 +12,8 @@ Render = Callable[..., list[dict[str, Any]]]
 
 FULL = {("*", "*", "", "*")}
 LEAST = {
-    ("oam-operator.dev", "applications", "", verb) for verb in ("get", "list", "watch", "patch", "update")
+    ("oam-operator.dev", "applications", "", verb)
+    for verb in ("get", "list", "watch", "create", "patch", "update", "delete")  # delete, create: a topology's
 } | {
     ("oam-operator.dev", "applications/status", "", verb) for verb in ("get", "patch", "update")
 } | {

@@ -195,9 +195,10 @@ unless cache.enabled=false (docs/chart.md#watches-of-owned-objects). */}}
 
 {{/* The least-privilege rules that live in a namespace (a Role in namespace-scoped mode). */}}
 {{- define "oam-operator.leastPrivilegeNamespacedRules" -}}
+{{- /* create and delete: the cluster Applications of a topology policy (docs/multicluster.md#topology). */}}
 - apiGroups: [oam-operator.dev]
   resources: [applications]
-  verbs: [get, list, watch, patch, update]
+  verbs: [get, list, watch, create, patch, update, delete]
 - apiGroups: [oam-operator.dev]
   resources: [applications/status]
   verbs: [get, patch, update]
