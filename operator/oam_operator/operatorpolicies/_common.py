@@ -7,18 +7,32 @@ adds ``policy "<name>": ``), in the style of the built-in ``dependency`` handler
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from oam_operator.common.dns1123 import dns1123_label_errors
 from oam_operator.common.durations import CRD_DURATION_PATTERN, format_seconds, parse_go_duration
 from oam_operator.oam.errors import PolicyError
 from oam_operator.oam.formatting.gofmt import go_quote
+from oam_operator.oam.policies.result import PolicyResult
 
 #: The prefix of the keys these handlers own in ``PolicyResult.extensions``. Fixed (not the
 #: configurable annotation domain): it names the operator that reads the values back.
 EXTENSION_PREFIX = "oam-operator.dev/"
 
 _DURATION = re.compile(CRD_DURATION_PATTERN)
+
+
+def record_once(result: PolicyResult, key: str, policy_type: str, value: Callable[[], dict[str, Any]]) -> None:
+    """Record ``value()`` (with its ``policy`` name) under ``key``: a policy type an Application may
+    have once (``reconciliation``, ``topology``, ``rollout``); a second is refused, naming the
+    first, before its own properties are read."""
+    previous = result.extensions.get(key)
+    if previous is not None:
+        raise PolicyError(
+            f"only one {policy_type} policy is allowed; policy {go_quote(previous['policy'])} already sets it"
+        )
+    result.extensions[key] = value()
 
 
 def required_list(props: dict[str, Any], key: str) -> list[Any]:

@@ -17,10 +17,9 @@ from oam_operator.oam.document.document import ApplicationPolicy
 from oam_operator.oam.document.schema import PropertySchema
 from oam_operator.oam.engine.handlers import BuiltinType, Schema
 from oam_operator.oam.errors import PolicyError
-from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.policies.result import PolicyResult
 
-from ._common import EXTENSION_PREFIX, duration
+from ._common import EXTENSION_PREFIX, duration, record_once
 
 TYPE = "reconciliation"
 EXTENSION_KEY = EXTENSION_PREFIX + TYPE
@@ -98,15 +97,13 @@ class ReconciliationPolicy(BuiltinType):
         return _schema()
 
     def apply(self, policy: ApplicationPolicy, components: list[str], result: PolicyResult) -> None:
-        previous = result.extensions.get(EXTENSION_KEY)
-        if previous is not None:
-            raise PolicyError(
-                f"only one reconciliation policy is allowed; policy {go_quote(previous['policy'])} already sets it"
-            )
-        settings = parse(policy.name, policy.properties)
-        value: dict[str, Any] = {"policy": policy.name}
-        for key, field in (("interval", settings.interval), ("timeout", settings.timeout),
-                           ("retryInterval", settings.retry_interval), ("suspend", settings.suspend)):
-            if field is not None:
-                value[key] = field
-        result.extensions[EXTENSION_KEY] = value
+        record_once(result, EXTENSION_KEY, TYPE, lambda: _recorded_value(parse(policy.name, policy.properties)))
+
+
+def _recorded_value(settings: ReconciliationSettings) -> dict[str, Any]:
+    value: dict[str, Any] = {"policy": settings.policy}
+    for key, field in (("interval", settings.interval), ("timeout", settings.timeout),
+                       ("retryInterval", settings.retry_interval), ("suspend", settings.suspend)):
+        if field is not None:
+            value[key] = field
+    return value

@@ -25,7 +25,7 @@ from oam_operator.oam.errors import PolicyError
 from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.policies.result import PolicyResult
 
-from ._common import EXTENSION_PREFIX
+from ._common import EXTENSION_PREFIX, record_once
 
 TYPE = "rollout"
 EXTENSION_KEY = EXTENSION_PREFIX + TYPE
@@ -117,9 +117,4 @@ class RolloutPolicy(BuiltinType):
         return _schema()
 
     def apply(self, policy: ApplicationPolicy, components: list[str], result: PolicyResult) -> None:
-        previous = result.extensions.get(EXTENSION_KEY)
-        if previous is not None:
-            raise PolicyError(
-                f"only one rollout policy is allowed; policy {go_quote(previous['policy'])} already sets it"
-            )
-        result.extensions[EXTENSION_KEY] = parse(policy.name, policy.properties).to_json()
+        record_once(result, EXTENSION_KEY, TYPE, lambda: parse(policy.name, policy.properties).to_json())

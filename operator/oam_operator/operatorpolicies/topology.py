@@ -24,7 +24,7 @@ from oam_operator.oam.errors import PolicyError
 from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.policies.result import PolicyResult
 
-from ._common import EXTENSION_PREFIX, entry_map
+from ._common import EXTENSION_PREFIX, entry_map, record_once
 
 TYPE = "topology"
 EXTENSION_KEY = EXTENSION_PREFIX + TYPE
@@ -203,9 +203,4 @@ class TopologyPolicy(BuiltinType):
         return _schema()
 
     def apply(self, policy: ApplicationPolicy, components: list[str], result: PolicyResult) -> None:
-        previous = result.extensions.get(EXTENSION_KEY)
-        if previous is not None:
-            raise PolicyError(
-                f"only one topology policy is allowed; policy {go_quote(previous['policy'])} already sets it"
-            )
-        result.extensions[EXTENSION_KEY] = parse(policy.name, policy.properties).to_json()
+        record_once(result, EXTENSION_KEY, TYPE, lambda: parse(policy.name, policy.properties).to_json())
