@@ -25,9 +25,9 @@ def test_kubectl_wait_and_get_show_the_application(start_operator: Any, kube: Ku
     assert waited.stdout.strip() == "application.oam-operator.dev/app condition met"
     listed = subprocess.run([*kubectl, "get", "oapp"], capture_output=True, text=True, timeout=30)
     header, row = listed.stdout.splitlines()[:2]
-    assert header.split() == ["NAME", "READY", "STATUS", "AGE"]
+    assert header.split() == ["NAME", "READY", "STATUS", "CLUSTERS", "AGE"]  # CLUSTERS: empty, no topology
     assert row.split()[:2] == ["app", "True"]
-    status = row[header.index("STATUS"):header.index("AGE")].strip()
+    status = row[header.index("STATUS"):header.index("CLUSTERS")].strip()
     assert status == kube.app("app")["status"]["summary"] and status.startswith("Applied revision 1: ")
 
 

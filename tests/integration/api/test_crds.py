@@ -413,11 +413,16 @@ def test_printer_columns_show_with_kubectl_get_oapp(cluster: ClusterHandle, cust
 
     lines = kubectl(cluster, "get", "oapp", "-n", namespace).stdout.splitlines()
     cells = table_cells(lines)
-    assert list(cells) == ["NAME", "READY", "STATUS", "AGE"]
+    assert list(cells) == ["NAME", "READY", "STATUS", "CLUSTERS", "AGE"]
     assert (cells["NAME"], cells["READY"], cells["STATUS"]) == ("shop", "True", "Applied revision 4: 3 objects ready")
+    assert cells["CLUSTERS"] == ""  # no topology policy (docs/multicluster.md#topology)
+    custom.patch_namespaced_custom_object_status(GROUP, VERSION, namespace, "applications", "shop",
+                                                 {"status": {"clusterSummary": "3/4"}})
+    assert table_cells(kubectl(cluster, "get", "oapp", "-n", namespace).stdout.splitlines())["CLUSTERS"] == "3/4"
 
     wide = table_cells(kubectl(cluster, "get", "oamapp", "-n", namespace, "-o", "wide").stdout.splitlines())
-    assert list(wide) == ["NAME", "READY", "STATUS", "AGE", "STATE", "OBJECTS", "REVISION", "MESSAGE", "DRIFT"]
+    assert list(wide) == ["NAME", "READY", "STATUS", "CLUSTERS", "AGE", "STATE", "OBJECTS", "REVISION", "MESSAGE",
+                          "DRIFT"]
     assert (wide["STATE"], wide["OBJECTS"], wide["REVISION"], wide["MESSAGE"], wide["DRIFT"]) == (
         "Ready", "3", "4", "Applied revision 4: 3 objects ready", DRIFT)  # the drift text in full (issue 44)
 
