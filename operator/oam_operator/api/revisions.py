@@ -33,6 +33,7 @@ __all__ = [
     "outcome_annotations",
     "read_revision",
     "revision_name",
+    "revision_path",
     "selector",
 ]
 
@@ -84,6 +85,12 @@ def revision_name(application: str, number: int) -> str:
         return application + suffix
     hashed = hashlib.sha256(application.encode("utf-8")).hexdigest()[:10]
     return f"{application[:_MAX_NAME - len(suffix) - 11]}-{hashed}{suffix}"
+
+
+def revision_path(namespace: str, name: str = "") -> str:
+    """The API path of the ControllerRevisions of ``namespace``, or of the one named ``name``."""
+    base = f"/apis/apps/v1/namespaces/{namespace}/controllerrevisions"
+    return f"{base}/{name}" if name else base
 
 
 def outcome_annotations(domain: str, outcome: Outcome) -> dict[str, str | None]:

@@ -42,6 +42,7 @@ from oam_operator.api.revisions import (
     manifest,
     outcome_annotations,
     revision_name,
+    revision_path,
     selector,
 )
 from oam_operator.reconciler.client import ClusterClient
@@ -150,12 +151,8 @@ class RevisionRecorder:
 
     # -- requests --------------------------------------------------------------------------------
 
-    def _path(self, namespace: str, name: str = "") -> str:
-        base = f"/apis/apps/v1/namespaces/{namespace}/controllerrevisions"
-        return f"{base}/{name}" if name else base
-
     def _list(self, app: Application) -> list[dict[str, Any]]:
-        found = self.client.request("list", "GET", self._path(app.namespace),
+        found = self.client.request("list", "GET", revision_path(app.namespace),
                                     query=[("labelSelector", selector(self.domain, app.uid))])
         return list(found.get("items") or [])
 
@@ -183,14 +180,14 @@ class RevisionRecorder:
         its own canonical JSON: ``data`` is immutable and compared byte for byte, and a later
         merge patch of the annotations re-encodes it that way; stored as the client's
         ``json.dumps`` wrote it (spaces after ``:``), every patch was refused as a change of it."""
-        self.client.request("create", "POST", self._path(namespace), body=json.dumps(document),
+        self.client.request("create", "POST", revision_path(namespace), body=json.dumps(document),
                             content_type="application/yaml")
 
     def _take_over(self, document: dict[str, Any]) -> None:
         """A revision of that name exists: ours (an earlier attempt whose answer was lost) gets
         the outcome; a leftover of a deleted namesake is replaced; another's is left alone."""
         meta, label = document["metadata"], application_label(self.domain)
-        path = self._path(str(meta["namespace"]), str(meta["name"]))
+        path = revision_path(str(meta["namespace"]), str(meta["name"]))
         found = self.client.request("read", "GET", path)
         labels = (found.get("metadata") or {}).get("labels") or {}
         if labels.get(label) == meta["labels"][label]:
@@ -204,7 +201,7 @@ class RevisionRecorder:
                         meta["namespace"], meta["name"])
 
     def _patch(self, app: Application, number: int, outcome: Outcome) -> None:
-        path = self._path(app.namespace, revision_name(app.name, number))
+        path = revision_path(app.namespace, revision_name(app.name, number))
         try:
             self.client.request("patch", "PATCH", path,
                                 body={"metadata": {"annotations": outcome_annotations(self.domain, outcome)}},
@@ -218,7 +215,7 @@ class RevisionRecorder:
         by_number = {int(r.get("revision") or 0): str((r.get("metadata") or {}).get("name")) for r in existing}
         for number in to_prune(list(by_number), limit):
             try:
-                self.client.request("delete", "DELETE", self._path(namespace, by_number[number]))
+                self.client.request("delete", "DELETE", revision_path(namespace, by_number[number]))
             except ApiError as error:
                 if error.status != 404:
                     raise

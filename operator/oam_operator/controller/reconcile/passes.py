@@ -31,7 +31,7 @@ from oam_operator.api.application import (
 from oam_operator.api.compact_inventory import CompactInventoryError
 from oam_operator.api.conditions import Condition, ConditionType, Reason, State, conditions_for, find_condition
 from oam_operator.api.meta import GROUP, VERSION, application_path
-from oam_operator.api.revisions import revision_name
+from oam_operator.api.revisions import revision_name, revision_path
 from oam_operator.api.summary import summary_of
 from oam_operator.common.durations import parse_go_duration
 from oam_operator.oam.formatting.gofmt import go_quote
@@ -722,7 +722,7 @@ class _Pass:
 
     def spec_of_revision(self, number: int) -> Mapping[str, Any] | None:
         """The fleet Application's spec of revision ``number``, from its revision history (history.py)."""
-        path = f"/apis/apps/v1/namespaces/{self.namespace}/controllerrevisions/{revision_name(self.name, number)}"
+        path = revision_path(self.namespace, revision_name(self.name, number))
         try:
             recorded = self.env.clients.operator_client.request("read", "GET", path)
         except ApiError:
