@@ -93,6 +93,46 @@ def _with_dependencies(document: dict[str, Any], result: Any, namespace: str) ->
     return {**document, "waitsFor": waits} if waits else document
 
 
+def _profile_of(text: str) -> Any:
+    """The ClusterProfile document, its delivery fields (``spec.kubeConfig``,
+    ``spec.allowedNamespaces``: the operator's, never the transform's) left out as the operator
+    leaves them out, so a resource as ``kubectl get clusterprofile -o yaml`` prints it builds."""
+    from oam_operator.controller.reconcile.delivery import DELIVERY_FIELDS
+    from oam_operator.oam import parse_cluster_profile
+    from oam_operator.oam.document.document import cluster_profile_from_object
+    from oam_operator.oam.document.loader import load_one
+
+    value, _ = load_one(text, "ClusterProfile")
+    spec = value.get("spec") if isinstance(value, dict) else None
+    if not isinstance(spec, dict) or not any(key in spec for key in DELIVERY_FIELDS):
+        return parse_cluster_profile(text)  # with the document's line numbers in its errors
+    value["spec"] = {key: field for key, field in spec.items() if key not in DELIVERY_FIELDS}
+    return cluster_profile_from_object(value)
+
+
+def _for_cluster(document: dict[str, Any], lines: Any, profile_document: Any, domain: str,
+                 transformer: Any) -> Any:
+    """The decoded cluster Application of the profile when ``document`` is a fleet Application
+    (docs/multicluster.md#one-cluster-offline), else ``None``; ``fail`` when the profile is not
+    one of its clusters."""
+    from oam_operator.cli.fleetbuild import NotSelected, cluster_document, profile_identity
+    from oam_operator.oam.document.document import decode_application, validate_application
+    from oam_operator.oam.errors import OamError
+
+    name, labels = profile_identity(profile_document if isinstance(profile_document, dict) else {})
+    try:
+        made = cluster_document(document, name, labels, domain)
+        if made is None:
+            return None
+        app = decode_application(made, lines)
+        validate_application(app, transformer.component_types(), transformer.trait_types())
+    except NotSelected as refused:
+        fail(str(refused))
+    except OamError as exc:
+        fail(f"transforming application: {exc}")
+    return app
+
+
 def run_build(
     file: str,
     profile_path: str | None,
@@ -123,7 +163,6 @@ def run_build(
         GenerationError,
         OamError,
         dump_objects,
-        parse_cluster_profile,
         tree_document,
     )
     from oam_operator.oam.document.document import decode_application, validate_application
@@ -162,9 +201,12 @@ def run_build(
     if profile_path is not None:
         profile_text = _read_file(profile_path, "profile")
         try:
-            profile = parse_cluster_profile(profile_text)
+            profile = _profile_of(profile_text)
         except OamError as exc:
             fail(f"parsing profile file {go_quote(profile_path)}: {exc}")
+        if isinstance(document, dict):  # a fleet Application: what this cluster's Application applies
+            app = _for_cluster(document, lines, load_one(profile_text, "ClusterProfile")[0], app.default_domain,
+                               transformer) or app
     try:
         result = pipeline.transform(app, profile=profile, namespace=namespace, domain=domain,
                                     component_label=component_label)
