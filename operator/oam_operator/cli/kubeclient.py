@@ -47,6 +47,7 @@ __all__ = [
     "connect",
     "describe_api_error",
     "get_application",
+    "list_applications",
 ]
 
 REQUEST_TIMEOUT = 30.0
@@ -130,6 +131,17 @@ def get_application(conn: Connection, namespace: str, name: str) -> dict[str, An
     except Exception as exc:
         raise describe_api_error(exc, "reading", namespace, name, conn.server) from exc
     return cast(dict[str, Any], result)
+
+
+def list_applications(conn: Connection, namespace: str, label_selector: str) -> list[dict[str, Any]]:
+    """The Applications of ``namespace`` that ``label_selector`` selects: one list call."""
+    try:
+        result = client.CustomObjectsApi(conn.api).list_namespaced_custom_object(
+            GROUP, VERSION, namespace, PLURAL, label_selector=label_selector, _request_timeout=REQUEST_TIMEOUT
+        )
+    except Exception as exc:
+        raise describe_api_error(exc, "listing", namespace, "", conn.server) from exc
+    return [item for item in cast(dict[str, Any], result).get("items") or () if isinstance(item, dict)]
 
 
 def annotate_application(conn: Connection, namespace: str, name: str, annotations: Mapping[str, str]) -> dict[str, Any]:

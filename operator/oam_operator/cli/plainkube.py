@@ -37,7 +37,8 @@ import yaml
 from oam_operator import __version__
 from oam_operator.cli.apifailure import GROUP, PLURAL, VERSION, ApiFailure, describe_http_error
 
-__all__ = ["PlainConnection", "PlainKubeconfig", "connect_plain", "get_application", "read_plain_kubeconfig"]
+__all__ = ["PlainConnection", "PlainKubeconfig", "connect_plain", "get_application", "list_applications",
+           "read_plain_kubeconfig"]
 
 REQUEST_TIMEOUT = 30.0
 _CLUSTER_KEYS = frozenset({"server", "certificate-authority", "certificate-authority-data",
@@ -241,3 +242,17 @@ def get_application(conn: PlainConnection, namespace: str, name: str) -> dict[st
     if not isinstance(result, dict):
         raise ApiFailure(f'reading application "{name}" in namespace "{namespace}": the server sent no object')
     return result
+
+
+def list_applications(conn: PlainConnection, namespace: str, label_selector: str) -> list[dict[str, Any]]:
+    """The Applications of ``namespace`` that ``label_selector`` selects: one list call."""
+    quote = urllib.parse.quote
+    code, reason, body = _request(
+        conn, f"/apis/{GROUP}/{VERSION}/namespaces/{quote(namespace, safe='')}/{PLURAL}"
+        f"?labelSelector={quote(label_selector, safe='')}"
+    )
+    if code != 200:
+        raise describe_http_error(code, reason, body, "listing", namespace, "")
+    result = json.loads(body)
+    items = result.get("items") if isinstance(result, dict) else None
+    return [item for item in items or () if isinstance(item, dict)]

@@ -118,6 +118,7 @@ def run_status(
         return _error(failure.message)
     ns = namespace or conn.namespace
     timed_out = False
+    children: list[dict[str, Any]] | None = None
     try:
         if wait:
             result = wait_for(
@@ -136,17 +137,42 @@ def run_status(
             click.echo(json.dumps(items, indent=2))
             return exit_code(build_view(app, domain))
         else:
-            view = build_view(get_application(conn, ns, name), domain)
+            app = get_application(conn, ns, name)
+            view = build_view(app, domain)
             code = exit_code(view)
+            children = _cluster_applications(conn, app, domain) if tree and view.clusters and output == "text" \
+                else None
     except ApiFailure as failure:
         return _error(failure.message)
     finally:
         conn.close()
     color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    click.echo(render_json(view) if output == "json" else render_text(view, tree=tree, color=color), nl=False)
+    text = render_json(view) if output == "json" else render_text(view, tree=tree, color=color)
+    if not wait and children is not None:  # a fleet Application: each cluster's tree under it
+        from oam_operator.cli.fleetstatus import cluster_tree_lines
+
+        text += "".join(line + "\n" for line in cluster_tree_lines(view, children, domain, color))
+    click.echo(text, nl=False)
     if timed_out:
         click.echo(f"Timed out after {timeout} waiting for Application {ns}/{name} to become Ready", err=True)
     return code
+
+
+def _cluster_applications(conn: Connection | PlainConnection, app: dict[str, Any],
+                          domain: str) -> list[dict[str, Any]]:
+    """A fleet Application's cluster Applications: one list call by its label (cli/fleetstatus.py)."""
+    from oam_operator.cli import plainkube
+    from oam_operator.cli.fleetstatus import fleet_selector
+
+    selector = fleet_selector(app, domain)
+    namespace = str((app.get("metadata") or {}).get("namespace") or "")
+    if selector is None:
+        return []
+    if isinstance(conn, plainkube.PlainConnection):
+        return plainkube.list_applications(conn, namespace, selector)
+    from oam_operator.cli import kubeclient
+
+    return kubeclient.list_applications(conn, namespace, selector)
 
 
 class _Progress:

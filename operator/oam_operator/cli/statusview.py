@@ -64,6 +64,7 @@ __all__ = [
     "StatusView",
     "WaitResult",
     "build_view",
+    "bundle_lines",
     "exit_code",
     "progress_line",
     "render_json",
@@ -501,6 +502,16 @@ def _item_lines(items: Sequence[ItemView], app_namespace: str, label_width: int,
 def render_text(view: StatusView, tree: bool = False, color: bool = False) -> str:
     """The text of docs/operator.md#the-command-line: header, message, bundle lines and, with ``tree``, their items."""
     lines = _header(view, color)
+    body = bundle_lines(view, tree, color)
+    if body:
+        lines.append("")
+    return "\n".join(lines + body) + "\n"
+
+
+def bundle_lines(view: StatusView, tree: bool = False, color: bool = False) -> list[str]:
+    """The lines under the header: each bundle and, with ``tree``, its items (also under each
+    cluster of a fleet Application's tree, ``cli/fleetstatus.py``)."""
+    lines: list[str] = []
     sections: list[tuple[str, Sequence[ItemView]]] = [
         (line, bundle.items if tree else ())
         for line, bundle in zip(_bundle_lines(view.bundles, color), view.bundles, strict=True)
@@ -511,14 +522,12 @@ def render_text(view: StatusView, tree: bool = False, color: bool = False) -> st
         sections += [
             (title, items) for title, items in (("(no bundle)", view.unassigned), ("(pruning)", view.pruning)) if items
         ]
-    if sections:
-        lines.append("")
     every_item = [item for _, items in sections for item in items]
     label_width = max([36, *(len(item.label(view.namespace)) for item in every_item)]) + 2
     for title, items in sections:
         lines.append(title)
         lines.extend(_item_lines(items, view.namespace, label_width, color))
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def to_json(view: StatusView) -> dict[str, Any]:
