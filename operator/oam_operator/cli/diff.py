@@ -108,7 +108,7 @@ def _load_target(target: str, namespace: str | None, conn: Any,
     return get_application(conn, ns, target), ns
 
 
-def _live_application(conn: Any, namespace: str, name: str) -> dict[str, Any] | None:
+def live_application(conn: Any, namespace: str, name: str) -> dict[str, Any] | None:
     from oam_operator.cli.kubeclient import ApiFailure, get_application
 
     try:
@@ -139,6 +139,29 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str,
     ``on_cluster`` is told the remote cluster compared with, ``operator_namespace`` is where a
     profile's kubeconfig Secret is when it names no namespace (``None``: the environment's;
     docs/multicluster.md#diff-against-the-remote-cluster)."""
+    body, ns = load_body(target, namespace, conn, domain, revision, live_only)
+    return diff_body(body, ns, conn, domain, show_bookkeeping, on_cluster, operator_namespace)
+
+
+def load_body(target: str, namespace: str | None, conn: Any, domain: str, revision: int | None = None,
+              live_only: bool = False) -> tuple[dict[str, Any], str]:
+    """The Application ``target`` names (a FILE, else a live one; of ``revision`` when given) and
+    its namespace."""
+    body, ns = _load_target(target, namespace, conn, live_only)
+    if revision is not None:  # what revision N applied, against the live cluster (cli/history.py)
+        if not live_only and os.path.isfile(target):
+            raise DiffError(f"--revision compares a live Application's revision: {target} is a file")
+        from oam_operator.cli.history import revision_spec
+
+        body = {**body, "spec": revision_spec(conn, ns, target, revision, domain)}
+    return body, ns
+
+
+def diff_body(body: Mapping[str, Any], ns: str, conn: Any, domain: str, show_bookkeeping: bool = False,
+              on_cluster: Callable[[str], None] | None = None,
+              operator_namespace: str | None = None) -> tuple[list[WavePlan], list[str]]:
+    """``compute_diff`` of the Application ``body`` of namespace ``ns`` (also a fleet
+    Application's cluster Application, cli/fleetdiff.py)."""
     from oam_operator.cli.remotediff import RemoteRefused, remote_cluster
     from oam_operator.controller.reconcile.checks import Subject, first_refusal, served_by
     from oam_operator.controller.reconcile.composition import OperatorTransform
@@ -152,15 +175,8 @@ def compute_diff(target: str, namespace: str | None, conn: Any, domain: str,
     from oam_operator.reconciler.ratelimit import RateLimiter
     from oam_operator.reconciler.reconciler import Reconciler
 
-    body, ns = _load_target(target, namespace, conn, live_only)
-    if revision is not None:  # what revision N applied, against the live cluster (cli/history.py)
-        if not live_only and os.path.isfile(target):
-            raise DiffError(f"--revision compares a live Application's revision: {target} is a file")
-        from oam_operator.cli.history import revision_spec
-
-        body = {**body, "spec": revision_spec(conn, ns, target, revision, domain)}
     name = str((body.get("metadata") or {}).get("name") or "")
-    live_app = _live_application(conn, ns, name)
+    live_app = live_application(conn, ns, name)
     client = ClusterClient(conn.api, rate_limiter=RateLimiter(0, 1), user_agent="oam-operator-diff")
     remote = None
     try:
@@ -272,6 +288,7 @@ def run_diff(target: str, namespace: str | None, kubeconfig: str | None, context
              revision: int | None = None, show_bookkeeping: bool = False,
              operator_namespace: str | None = None) -> int:
     from oam_operator.cli.kubeclient import ApiFailure, connect
+    from oam_operator.operatorpolicies.topology import declared
 
     try:
         conn = connect(kubeconfig, context)
@@ -280,8 +297,16 @@ def run_diff(target: str, namespace: str | None, kubeconfig: str | None, context
         return EXIT_ERROR
     clusters: list[str] = []
     try:
-        waves, prunes = compute_diff(target, namespace, conn, domain, revision, show_bookkeeping,
-                                     on_cluster=clusters.append, operator_namespace=operator_namespace)
+        body, ns = load_body(target, namespace, conn, domain, revision)
+        topology = declared(body.get("spec") or {})
+        if topology is not None:  # a fleet Application: each cluster's diff (cli/fleetdiff.py)
+            from oam_operator.cli.fleetdiff import fleet_diff, fleet_exit_code, render_fleet
+
+            found = fleet_diff(body, ns, conn, domain, topology, show_bookkeeping, operator_namespace)
+            click.echo(render_fleet(found), nl=False)
+            return fleet_exit_code(found)
+        waves, prunes = diff_body(body, ns, conn, domain, show_bookkeeping, on_cluster=clusters.append,
+                                  operator_namespace=operator_namespace)
     except (DiffError, ApiFailure) as error:
         click.echo(f"Error: {getattr(error, 'message', None) or error}", err=True)
         return EXIT_ERROR

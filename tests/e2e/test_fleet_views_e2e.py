@@ -1,0 +1,115 @@
+"""The per-cluster views of a fleet Application against real control planes
+(docs/multicluster.md#the-clusters-in-status-and-diff, docs/multicluster.md#one-cluster-offline):
+``status --tree`` lists each cluster with its cluster Application's items, ``diff`` has one
+section per selected cluster compared with that cluster plus the hub's cluster Applications
+created or pruned, and ``build --profile`` of a profile as the cluster holds it prints what its
+cluster Application applies. One test, step by step, to keep the suite's time low.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+from e2ekit import GROUP, VERSION, Kube, configmap_component
+from test_fleet_e2e import labelled_profile, topology, wait_clusters
+from test_multicluster_e2e import Spoke, profiles, put_kubeconfig_secret, spokes
+
+__all__ = ["profiles", "spokes"]  # the fixtures this module uses from the multicluster tests
+
+
+def cli(kube: Kube, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_PROXY", "no_proxy", "OAM_OPERATOR_OPERATOR_NAMESPACE")}
+    env["NO_PROXY"] = "127.0.0.1,localhost"
+    return subprocess.run([str(Path(sys.executable).parent / "oam-operator"), *args],
+                          capture_output=True, text=True, timeout=120, check=False, env=env)
+
+
+def diff(kube: Kube, target: str) -> subprocess.CompletedProcess[str]:
+    return cli(kube, "diff", target, "-n", kube.namespace, "--kubeconfig", kube.cluster.kubeconfig,
+               "--operator-namespace", kube.namespace)
+
+
+def document(kube: Kube, spec: dict[str, Any], path: Path) -> str:
+    path.write_text(yaml.safe_dump({"apiVersion": f"{GROUP}/{VERSION}", "kind": "Application",
+                                    "metadata": {"name": "shop", "namespace": kube.namespace}, "spec": spec}))
+    return str(path)
+
+
+def test_status_diff_and_build_show_each_cluster(start_operator: Any, kube: Kube, spokes: list[Spoke],
+                                                 profiles: list[str], tmp_path: Path) -> None:
+    first, second = spokes
+    put_kubeconfig_secret(kube, "spoke-1", first)
+    put_kubeconfig_secret(kube, "spoke-2", second)
+    one = labelled_profile(kube, profiles, "one", "spoke-1", env="prod")
+    two = labelled_profile(kube, profiles, "two", "spoke-2", env="test")
+    start_operator(kube.namespace)
+    override = {"name": "second", "type": "override", "properties": {"clusters": [two], "components": [
+        {"name": "settings", "properties": {"object": {"data": {"key": "second"}}}}]}}
+    spec = {"components": [configmap_component("settings")],
+            "policies": [topology({"matchLabels": {"env": "prod"}}), override]}
+    kube.apply_app("shop", spec)
+    wait_clusters(kube, "shop", "1/1")
+    ns = kube.namespace
+    heading_one = f"Cluster {one} (Application {ns}/shop-{one}):"
+    compared_one = f"  Compared with cluster {first.handle.server} (ClusterProfile {one})"
+    compared_two = f"  Compared with cluster {second.handle.server} (ClusterProfile {two})"
+
+    # status --tree: the cluster, its cluster Application's bundle and items under it.
+    status = cli(kube, "status", "shop", "-n", ns, "--tree", "--kubeconfig", kube.cluster.kubeconfig)
+    assert (status.returncode, status.stderr) == (0, "")
+    lines = status.stdout.splitlines()
+    at = lines.index(f"Cluster {one} (Application shop-{one})  State: Ready  Objects: 1/1 ready")
+    assert lines[at + 1].split() == [f"shop-{one}", "Ready", "1/1"]  # its bundle, named after it
+    assert lines[at + 2].split()[:3] == ["└──", "ConfigMap", "settings"]
+
+    # diff NAME: in sync on the one selected cluster.
+    result = diff(kube, "shop")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == "\n".join([heading_one, compared_one, "  no changes"]) + "\n"
+
+    # diff FILE selecting both: the second cluster's section creates its override's ConfigMap,
+    # and its cluster Application would be created on the hub.
+    both = document(kube, {**spec, "policies": [
+        topology({"matchExpressions": [{"key": "env", "operator": "In", "values": ["prod", "test"]}]}), override]},
+        tmp_path / "both.yaml")
+    result = diff(kube, both)
+    assert (result.returncode, result.stderr) == (1, "")
+    assert result.stdout.splitlines() == [
+        heading_one, compared_one, "  no changes",
+        f"Cluster {two} (Application {ns}/shop-{two}):", compared_two, f"  Wave shop-{two}:",
+        f"    create ConfigMap {ns}/settings",
+        "Cluster Applications on the hub:", f"  create Application {ns}/shop-{two}"]
+    assert second.configmaps() == {}  # a dry run only
+
+    # diff FILE moving to the second cluster: the first's cluster Application would be pruned.
+    moved = document(kube, {**spec, "policies": [topology({"matchLabels": {"env": "test"}}), override]},
+                     tmp_path / "moved.yaml")
+    result = diff(kube, moved)
+    assert result.returncode == 1 and result.stdout.splitlines()[-2:] == [
+        f"  create Application {ns}/shop-{two}",
+        f"  prune Application {ns}/shop-{one} (ClusterProfile {one} is no longer selected; onRemoval: delete)"]
+
+    # One cluster that cannot be compared is its section's error; the others are still shown.
+    kube.core.delete_namespaced_secret("spoke-2", ns)
+    result = diff(kube, both)
+    assert result.returncode == 2
+    assert result.stdout.splitlines()[:5] == [
+        heading_one, compared_one, "  no changes", f"Cluster {two} (Application {ns}/shop-{two}):",
+        f"  Error: ClusterProfile {two}: kubeconfig Secret {ns}/spoke-2 not found"]
+
+    # build --profile of the profile as the cluster holds it: its override merged, or refused.
+    for name in (one, two):
+        held = kube.custom.get_cluster_custom_object(GROUP, VERSION, "clusterprofiles", name)
+        (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump(held))
+    built = cli(kube, "build", both, "--profile", str(tmp_path / f"{two}.yaml"))
+    assert (built.returncode, built.stderr) == (0, "")
+    assert yaml.safe_load(built.stdout)["data"] == {"key": "second"}
+    refused = cli(kube, "build", moved, "--profile", str(tmp_path / f"{one}.yaml"))
+    assert (refused.returncode, refused.stdout) == (1, "")
+    assert refused.stderr == (f"Error: ClusterProfile {one} (labels: env=prod) is not selected by the topology "
+                              'policy "fleet": the Application delivers nothing to it\n')
