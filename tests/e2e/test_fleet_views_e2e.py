@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,11 @@ import yaml
 from e2ekit import GROUP, VERSION, Kube, configmap_component
 from test_fleet_e2e import labelled_profile, topology, wait_clusters
 from test_multicluster_e2e import Spoke, profiles, put_kubeconfig_secret, spokes
+from test_ui_e2e import browser, page, start_ui
 
-__all__ = ["profiles", "spokes"]  # the fixtures this module uses from the multicluster tests
+from tools.devcluster.pytest_plugin import default_wait
+
+__all__ = ["browser", "page", "profiles", "spokes", "start_ui"]  # fixtures of the multicluster and UI tests
 
 
 def cli(kube: Kube, *args: str) -> subprocess.CompletedProcess[str]:
@@ -40,8 +44,9 @@ def document(kube: Kube, spec: dict[str, Any], path: Path) -> str:
     return str(path)
 
 
-def test_status_diff_and_build_show_each_cluster(start_operator: Any, kube: Kube, spokes: list[Spoke],
-                                                 profiles: list[str], tmp_path: Path) -> None:
+def test_status_diff_build_and_the_ui_show_each_cluster(
+        start_operator: Any, kube: Kube, spokes: list[Spoke], profiles: list[str], tmp_path: Path,
+        start_ui: Callable[..., str], page: Any) -> None:
     first, second = spokes
     put_kubeconfig_secret(kube, "spoke-1", first)
     put_kubeconfig_secret(kube, "spoke-2", second)
@@ -66,6 +71,20 @@ def test_status_diff_and_build_show_each_cluster(start_operator: Any, kube: Kube
     at = lines.index(f"Cluster {one} (Application shop-{one})  State: Ready  Objects: 1/1 ready")
     assert lines[at + 1].split() == [f"shop-{one}", "Ready", "1/1"]  # its bundle, named after it
     assert lines[at + 2].split()[:3] == ["└──", "ConfigMap", "settings"]
+
+    # The UI: the list's CLUSTERS, the detail's clusters, each a link to its cluster Application.
+    url = start_ui("--kubeconfig", kube.cluster.kubeconfig, "-n", ns)
+    wait = default_wait(kube.cluster) * 1000
+    page.goto(url)
+    page.wait_for_selector(f"tr[data-app='{ns}/shop'] td[data-col=clusters]:text-is('1/1')", timeout=wait)
+    page.goto(f"{url}#/app/{ns}/shop")
+    row = page.locator(f"tr[data-cluster='{one}']")
+    row.wait_for(timeout=wait)
+    assert page.locator("#cluster-summary").inner_text() == "1/1 ready"
+    assert row.locator("td").all_inner_texts()[:4] == [one, "Ready", "r1", "1/1"]
+    row.locator("a").click()
+    page.wait_for_selector(f".root-node:text-is('Application {ns}/shop-{one}')", timeout=wait)
+    assert page.locator("#app-state").inner_text() == "Ready"
 
     # diff NAME: in sync on the one selected cluster.
     result = diff(kube, "shop")

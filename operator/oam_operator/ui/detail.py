@@ -11,7 +11,7 @@ from oam_operator.cli.statusview import BundleView, StatusView, build_view, to_j
 from oam_operator.ui.availability import action_blocks
 from oam_operator.ui.conditions import condition_tone, drift_condition
 
-__all__ = ["application_detail", "bundle_waits", "event_rows"]
+__all__ = ["application_detail", "bundle_waits", "cluster_rows", "event_rows"]
 
 _READY_ITEM = frozenset({"Ready", "Completed"})
 
@@ -39,6 +39,25 @@ def _pending_items(bundle: BundleView, namespace: str) -> list[str]:
         f"{item.label(namespace)} ({item.phase or 'no phase'}, {item.status or 'no status'})"
         for item in bundle.items if item.status not in _READY_ITEM
     ]
+
+
+def cluster_rows(view: StatusView) -> list[dict[str, Any]]:
+    """A fleet Application's clusters as the detail lists them (docs/ui.md#one-application): each
+    line of ``status.clusters[]`` with the namespace its cluster Application is in (for the link)
+    and every field present, so an odd line never breaks the page."""
+    rows = []
+    for line in view.clusters:
+        rows.append({"name": str(line.get("name") or ""), "application": str(line.get("application") or ""),
+                     "namespace": view.namespace, "state": str(line.get("state") or ""),
+                     "message": str(line.get("message") or ""), "revision": _number(line, "revision"),
+                     "fleetRevision": _number(line, "fleetRevision"), "objects": _number(line, "objects"),
+                     "readyObjects": _number(line, "readyObjects")})
+    return rows
+
+
+def _number(line: Mapping[str, Any], key: str) -> int | None:
+    value = line.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def event_rows(events: Iterable[Mapping[str, Any]], namespace: str, name: str) -> list[dict[str, Any]]:
@@ -76,4 +95,5 @@ def application_detail(app: Mapping[str, Any], domain: str) -> dict[str, Any]:
         "suspended": suspended, "drifted": drift_condition(app) is not None,
         "blocked": action_blocks(suspended),
         "dependencies": [dict(d) for d in view.dependencies],
+        "clusters": cluster_rows(view),
     }

@@ -34,6 +34,7 @@ class AppRow:
     created: str
     drifted: bool = False
     detail: str = ""  # the whole text the (shortened) summary stands for: the list's tooltip
+    clusters: str = ""  # a fleet Application's <ready>/<selected>: kubectl's CLUSTERS column
 
     @property
     def key(self) -> str:
@@ -44,7 +45,7 @@ class AppRow:
             "namespace": self.namespace, "name": self.name, "state": self.state, "ready": self.ready,
             "message": self.message, "revision": self.revision, "readyObjects": self.ready_objects,
             "objects": self.objects, "suspended": self.suspended, "age": age_text(self.created, now),
-            "created": self.created, "drifted": self.drifted, "detail": self.detail,
+            "created": self.created, "drifted": self.drifted, "detail": self.detail, "clusters": self.clusters,
         }
 
 
@@ -56,6 +57,7 @@ def row_of(app: Mapping[str, Any]) -> AppRow:
     created = metadata.get("creationTimestamp") if isinstance(metadata, Mapping) else None
     status = app.get("status") if isinstance(app.get("status"), Mapping) else {}
     summary = status.get("summary") if isinstance(status, Mapping) else None
+    clusters = status.get("clusterSummary") if isinstance(status, Mapping) else None
     first_line = view.message.splitlines()[0] if view.message else ""
     message = summary if isinstance(summary, str) and summary else first_line
     drift = drift_condition(app)
@@ -66,6 +68,7 @@ def row_of(app: Mapping[str, Any]) -> AppRow:
         ready_objects=view.ready_objects, objects=view.objects,
         suspended=isinstance(spec, Mapping) and spec.get("suspend") is True,
         created=created if isinstance(created, str) else "",
+        clusters=clusters if isinstance(clusters, str) else "",
     )
 
 

@@ -88,3 +88,21 @@ def test_a_drifted_application_says_so_in_its_detail() -> None:
     assert application_detail(app, "oam-operator.dev")["drifted"] is False
     app["status"]["conditions"].append({"type": "Drifted", "status": "True", "message": "Deployment web drifted"})
     assert application_detail(app, "oam-operator.dev")["drifted"] is True
+
+
+def test_a_fleet_applications_clusters_are_listed_with_their_applications_namespace() -> None:
+    app = shop(("Ready", "Ready", "Ready"))
+    app["status"]["clusterSummary"] = "1/2"
+    app["status"]["clusters"] = [
+        {"name": "eu", "application": "shop-eu", "state": "Ready", "message": "Applied revision 1: 1 objects ready",
+         "revision": 1, "objects": 1, "readyObjects": 1, "fleetRevision": 2},
+        {"name": "us", "application": "shop-us", "state": "Pending", "message": "not created yet", "objects": "odd"}]
+    detail = application_detail(app, "oam-operator.dev")
+    assert detail["clusters"] == [
+        {"name": "eu", "application": "shop-eu", "namespace": "shop", "state": "Ready",
+         "message": "Applied revision 1: 1 objects ready", "revision": 1, "fleetRevision": 2, "objects": 1,
+         "readyObjects": 1},
+        {"name": "us", "application": "shop-us", "namespace": "shop", "state": "Pending",
+         "message": "not created yet", "revision": None, "fleetRevision": None, "objects": None,
+         "readyObjects": None}]
+    assert application_detail(shop(("Ready", "Ready", "Ready")), "oam-operator.dev")["clusters"] == []

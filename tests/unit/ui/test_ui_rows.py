@@ -26,8 +26,14 @@ def test_a_row_has_state_first_message_line_revision_counts_and_age() -> None:
     assert row.to_json(NOW) == {
         "namespace": "shop", "name": "web", "state": "Ready", "ready": "True", "message": "all ready",
         "revision": 4, "readyObjects": 2, "objects": 3, "suspended": False, "age": "2m",
-        "created": "2026-03-01T11:58:00Z", "drifted": False, "detail": "all ready",
+        "created": "2026-03-01T11:58:00Z", "drifted": False, "detail": "all ready", "clusters": "",
     }
+
+
+def test_a_fleet_applications_row_has_kubectls_clusters_column() -> None:
+    body = app("fleet")
+    body["status"]["clusterSummary"] = "1/2"
+    assert row_of(body).to_json(NOW)["clusters"] == "1/2"
 
 
 def test_an_application_without_status_reads_as_none_with_the_status_commands_message() -> None:

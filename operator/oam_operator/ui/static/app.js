@@ -101,7 +101,7 @@ function listShell() {
   <div class="table-wrap"><table aria-describedby="count"><thead><tr>
     <th scope="col">Namespace</th><th scope="col">Name</th><th scope="col">State</th>
     <th scope="col" class="wide">Status</th><th scope="col">Revision</th>
-    <th scope="col" class="wide">Objects</th><th scope="col">Age</th>
+    <th scope="col" class="wide">Objects</th><th scope="col" class="wide">Clusters</th><th scope="col">Age</th>
   </tr></thead><tbody id="rows">${placeholder("loading", "Loading Applications…")}</tbody></table></div>`;
   const redraw = () => drawList();
   document.getElementById("q").addEventListener("input", redraw);
@@ -109,7 +109,7 @@ function listShell() {
   document.getElementById("filters").addEventListener("submit", (e) => { e.preventDefault(); redraw(); });
 }
 function placeholder(kind, text) {
-  return `<tr class="placeholder" data-placeholder="${kind}"><td colspan="7">${text}</td></tr>`;
+  return `<tr class="placeholder" data-placeholder="${kind}"><td colspan="8">${text}</td></tr>`;
 }
 // What an empty table says: why it is empty, and what to do about it.
 function emptyList(state, filtered) {
@@ -127,7 +127,7 @@ async function drawList() {
     <td><a href="#/app/${encodeURIComponent(r.namespace)}/${encodeURIComponent(r.name)}">${esc(r.name)}</a></td>
     <td class="state-${cls(r.state)}${r.drifted ? " tone-warn" : ""}" data-col="state">${esc(r.state)}${r.suspended ? " (suspended)" : ""}${r.drifted ? " (drifted)" : ""}</td>
     <td class="wide" data-col="message"${r.detail && r.detail !== r.message ? ` title="${esc(r.detail)}"` : ""}>${esc(r.message)}</td><td data-col="revision">${esc(r.revision)}</td>
-    <td class="wide">${esc(r.readyObjects)}/${esc(r.objects)}</td>
+    <td class="wide">${esc(r.readyObjects)}/${esc(r.objects)}</td><td class="wide" data-col="clusters">${esc(r.clusters)}</td>
     <td>${r.created ? `<time datetime="${esc(r.created)}" title="${esc(r.created)}">${esc(r.age)}</time>` : esc(r.age)}</td></tr>`);
   document.getElementById("rows").innerHTML = rows.join("") || emptyList(body.state, Boolean(q || state));
   const waiting = body.state.synced ? "" : " (waiting for the cluster)";
@@ -298,6 +298,15 @@ function closeObject() {
 }
 document.addEventListener("keydown", (e) => { if (e.key === "Escape") closeObject(); });
 
+// A fleet Application's clusters (docs/ui.md#one-application): each links to its cluster Application.
+function clusterTable(clusters) {
+  if (!clusters.length) return "";
+  const ready = clusters.filter((c) => c.state === "Ready").length;
+  const count = (c) => (c.objects === null ? "–" : `${c.readyObjects ?? 0}/${c.objects}`);
+  return `<section aria-labelledby="clusters-h"><h3 id="clusters-h">Clusters</h3><p class="muted" id="cluster-summary">${ready}/${clusters.length} ready</p>
+    <div class="table-wrap"><table aria-label="clusters"><thead><tr><th scope="col">Cluster</th><th scope="col">State</th><th scope="col">Revision</th><th scope="col">Ready</th><th scope="col" class="wide">Message</th></tr></thead><tbody>${clusters.map((c) =>
+    `<tr data-cluster="${esc(c.name)}"><td><a href="#/app/${encodeURIComponent(c.namespace)}/${encodeURIComponent(c.application)}" title="Application ${esc(c.namespace)}/${esc(c.application)}">${esc(c.name)}</a></td><td class="state-${cls(c.state)}">${esc(c.state)}</td><td>${c.fleetRevision === null ? "–" : "r" + esc(c.fleetRevision)}</td><td>${count(c)}</td><td class="wide">${esc(c.message)}</td></tr>`).join("")}</tbody></table></div></section>`;
+}
 function eventTable(events, once) {
   if (!events.length) return `<p class="muted">no Events</p>`;
   return `<div class="table-wrap"><table><thead><tr><th scope="col">Type</th><th scope="col">Reason</th><th scope="col">Message</th><th scope="col" class="wide">Count</th><th scope="col">Last seen</th></tr></thead><tbody>${events.map((e) =>
@@ -330,7 +339,7 @@ async function drawApp(r) {
       <span>Objects: ${a.readyObjects}/${a.objects} ready</span>
       <span>Suspended: <span id="app-suspended">${a.suspended ? "yes" : "no"}</span></span></div>
     <p id="app-message">${message}</p>${deps}
-    ${drift}<h3>Resource tree</h3><p class="muted">Open an object for its live manifest, its Events and its diff.</p>
+    ${clusterTable(a.clusters)}${drift}<h3>Resource tree</h3><p class="muted">Open an object for its live manifest, its Events and its diff.</p>
     <ul class="tree root" aria-label="resource tree"><li><span class="root-node">Application ${esc(a.namespace)}/${esc(a.name)}</span>
     <ul class="tree">${waves.join("") || `<li class="muted">no bundles yet</li>`}${extra.join("")}</ul></li></ul>
     <h3>Conditions</h3><div class="table-wrap"><table><thead><tr><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col" class="wide">Message</th><th scope="col">Since</th></tr></thead><tbody>${conditions}</tbody></table></div>
