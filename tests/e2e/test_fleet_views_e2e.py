@@ -82,6 +82,15 @@ def test_status_diff_build_and_the_ui_show_each_cluster(
     row.wait_for(timeout=wait)
     assert page.locator("#cluster-summary").inner_text() == "1/1 ready"
     assert row.locator("td").all_inner_texts()[:4] == [one, "Ready", "r1", "1/1"]
+    # Its diff is the CLI's, one section per cluster: the UI, started without the operator's
+    # namespace in its environment, cannot find the profile's Secret, and says so in that section.
+    page.get_by_role("button", name="Show diff").click()
+    page.wait_for_function("() => !document.getElementById('diff').textContent.startsWith('computing')",
+                           timeout=wait)
+    assert page.locator("#diff").inner_text().splitlines() == [
+        f"Cluster {one} (Application {ns}/shop-{one}):",
+        f"  Error: ClusterProfile {one}: its kubeconfig Secret spoke-1 is in the operator's namespace: name it "
+        "with --operator-namespace (OAM_OPERATOR_OPERATOR_NAMESPACE)"]
     row.locator("a").click()
     page.wait_for_selector(f".root-node:text-is('Application {ns}/shop-{one}')", timeout=wait)
     assert page.locator("#app-state").inner_text() == "Ready"

@@ -130,23 +130,11 @@ def shard_of(body: Mapping[str, Any], live_app: Mapping[str, Any] | None, label:
     return ""
 
 
-def compute_diff(target: str, namespace: str | None, conn: Any, domain: str,
-                 revision: int | None = None, show_bookkeeping: bool = False,
-                 live_only: bool = False, on_cluster: Callable[[str], None] | None = None,
-                 operator_namespace: str | None = None) -> tuple[list[WavePlan], list[str]]:
-    """The waves' creates and changes and the prunes; raises ``DiffError`` or ``ApiFailure``.
-    ``live_only``: ``target`` names a live Application, never a file (the UI's diff).
-    ``on_cluster`` is told the remote cluster compared with, ``operator_namespace`` is where a
-    profile's kubeconfig Secret is when it names no namespace (``None``: the environment's;
-    docs/multicluster.md#diff-against-the-remote-cluster)."""
-    body, ns = load_body(target, namespace, conn, domain, revision, live_only)
-    return diff_body(body, ns, conn, domain, show_bookkeeping, on_cluster, operator_namespace)
-
-
 def load_body(target: str, namespace: str | None, conn: Any, domain: str, revision: int | None = None,
               live_only: bool = False) -> tuple[dict[str, Any], str]:
     """The Application ``target`` names (a FILE, else a live one; of ``revision`` when given) and
-    its namespace."""
+    its namespace; raises ``DiffError`` or ``ApiFailure``. ``live_only``: ``target`` names a live
+    Application, never a file (the UI's diff)."""
     body, ns = _load_target(target, namespace, conn, live_only)
     if revision is not None:  # what revision N applied, against the live cluster (cli/history.py)
         if not live_only and os.path.isfile(target):
@@ -160,8 +148,11 @@ def load_body(target: str, namespace: str | None, conn: Any, domain: str, revisi
 def diff_body(body: Mapping[str, Any], ns: str, conn: Any, domain: str, show_bookkeeping: bool = False,
               on_cluster: Callable[[str], None] | None = None,
               operator_namespace: str | None = None) -> tuple[list[WavePlan], list[str]]:
-    """``compute_diff`` of the Application ``body`` of namespace ``ns`` (also a fleet
-    Application's cluster Application, cli/fleetdiff.py)."""
+    """The waves' creates and changes and the prunes of the Application ``body`` of namespace
+    ``ns`` (also a fleet Application's cluster Application, cli/fleetdiff.py); raises
+    ``DiffError``. ``on_cluster`` is told the remote cluster compared with, ``operator_namespace``
+    is where a profile's kubeconfig Secret is when it names no namespace (``None``: the
+    environment's; docs/multicluster.md#diff-against-the-remote-cluster)."""
     from oam_operator.cli.remotediff import RemoteRefused, remote_cluster
     from oam_operator.controller.reconcile.checks import Subject, first_refusal, served_by
     from oam_operator.controller.reconcile.composition import OperatorTransform

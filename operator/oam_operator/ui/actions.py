@@ -49,10 +49,17 @@ def run_action(conn: Connection, action: str, namespace: str, name: str, domain:
 
 def diff_text(conn: Connection, namespace: str, name: str, domain: str) -> str:
     """``oam-operator diff NAME -n NAMESPACE``'s output for the live Application."""
-    from oam_operator.cli.diff import DiffError, compute_diff, render
+    from oam_operator.cli.diff import DiffError, diff_body, load_body, render
+    from oam_operator.operatorpolicies.topology import declared
 
     try:  # live_only: a file named like the Application in the working directory is not read
-        waves, prunes = compute_diff(name, namespace, conn, domain, live_only=True)
+        body, ns = load_body(name, namespace, conn, domain, live_only=True)
+        topology = declared(body.get("spec") or {})
+        if topology is not None:  # a fleet Application: each cluster's section (cli/fleetdiff.py)
+            from oam_operator.cli.fleetdiff import fleet_diff, render_fleet
+
+            return render_fleet(fleet_diff(body, ns, conn, domain, topology))
+        waves, prunes = diff_body(body, ns, conn, domain)
     except (DiffError, ApiFailure) as error:
         raise ActionError(getattr(error, "message", None) or str(error)) from None
     return render(waves, prunes)

@@ -135,14 +135,22 @@ def object_events(conn: Connection, ref: ObjectRef) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda row: row["time"], reverse=True)
 
 
+#: An object of a fleet Application is a cluster Application: its diff is on its own page.
+FLEET_OBJECT_DIFF = "{label} is a cluster Application: open it for the diff on its cluster\n"
+
+
 def object_diff(conn: Connection, namespace: str, name: str, ref: ObjectRef, domain: str) -> str:
     """The part of ``oam-operator diff NAME -n NAMESPACE`` about this object: its unified diff,
     ``would be created``, ``would be pruned`` or ``no changes``."""
-    from oam_operator.cli.diff import DiffError, compute_diff
+    from oam_operator.cli.diff import DiffError, diff_body, load_body
     from oam_operator.cli.kubeclient import ApiFailure
+    from oam_operator.operatorpolicies.topology import declared
 
     try:
-        waves, prunes = compute_diff(name, namespace, conn, domain, live_only=True)
+        body, ns = load_body(name, namespace, conn, domain, live_only=True)
+        if declared(body.get("spec") or {}) is not None:  # its objects are cluster Applications
+            return FLEET_OBJECT_DIFF.format(label=ref.label)
+        waves, prunes = diff_body(body, ns, conn, domain)
     except (DiffError, ApiFailure) as error:
         raise ObjectError(getattr(error, "message", None) or str(error), 502) from None
     for wave in waves:
