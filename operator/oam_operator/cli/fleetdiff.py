@@ -95,7 +95,10 @@ def fleet_exit_code(diff: FleetDiff) -> int:
 def plan_hub(body: Mapping[str, Any], namespace: str, selected: list[str], live: list[Mapping[str, Any]],
              topology: Topology, domain: str) -> tuple[list[str], list[tuple[str, str, str]]]:
     """The cluster Applications the hub would gain and lose: of the ``selected`` profiles, those
-    not among the ``live`` ones (the fleet label's), and the live ones no profile selects now."""
+    not among the ``live`` ones (the fleet label's), and the live ones no profile selects now.
+    With no profile selected the operator changes nothing (``NoClusters``): none."""
+    if not selected:
+        return [], []
     name = str((body.get("metadata") or {}).get("name") or "")
     wanted = {fleet.child_name(name, cluster): cluster for cluster in selected}
     present = {str((app.get("metadata") or {}).get("name") or ""): app for app in live}

@@ -57,3 +57,8 @@ def test_the_hub_gains_the_newly_selected_and_loses_the_unselected() -> None:
                                Topology("fleet", on_removal="orphan"), "oam-operator.dev")
     assert creates == ["shop/web-us"]
     assert prunes == [("shop/web-old", "old", "orphan")]
+
+
+def test_with_no_profile_selected_the_hub_loses_nothing() -> None:
+    live = [{"metadata": {"name": "web-eu", "annotations": {"oam-operator.dev/fleet-cluster": "eu"}}}]
+    assert plan_hub({"metadata": {"name": "web"}}, "shop", [], live, Topology("fleet"), "oam-operator.dev") == ([], [])

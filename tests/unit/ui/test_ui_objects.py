@@ -51,3 +51,10 @@ def test_the_manifest_has_no_managed_fields_and_hides_a_secrets_values() -> None
     text = manifest_text({"kind": "Deployment", "spec": {"replicas": 2}, "apiVersion": "apps/v1",
                           "metadata": {"name": "api"}})  # kubectl's order, whatever the API's
     assert text == "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  replicas: 2\n"
+
+
+def test_an_object_of_a_fleet_application_points_to_its_own_page_for_the_diff() -> None:
+    from oam_operator.ui.objects import FLEET_OBJECT_DIFF
+
+    assert FLEET_OBJECT_DIFF.format(label="Application shop/web-eu") == (
+        "Application shop/web-eu is a cluster Application: open it for the diff on its cluster\n")
