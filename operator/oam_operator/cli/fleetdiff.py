@@ -117,6 +117,7 @@ def fleet_diff(body: Mapping[str, Any], namespace: str, conn: Any, domain: str, 
                show_bookkeeping: bool = False, operator_namespace: str | None = None) -> FleetDiff:
     """Each selected cluster's diff and the hub's cluster Applications created or pruned; raises
     ``DiffError`` for what the operator refuses of the fleet Application itself."""
+    from oam_operator.cli.apifailure import ApiFailure
     from oam_operator.cli.diff import live_application  # the live fleet Application, for its uid
     from oam_operator.reconciler.client import ClusterClient
     from oam_operator.reconciler.errors import ApiError
@@ -151,8 +152,8 @@ def fleet_diff(body: Mapping[str, Any], namespace: str, conn: Any, domain: str, 
             section.output = render(waves, prunes)
         except DiffError as error:
             section.error = str(error)
-        except Exception as error:  # an ApiFailure of the CLI's client: this cluster's, not the others'
-            section.error = getattr(error, "message", None) or str(error)
+        except ApiFailure as failure:  # the CLI's client's: this cluster's, not the others'
+            section.error = failure.message
         section.compared_with = compared[0] if compared else ""
         result.sections.append(section)
     return result
