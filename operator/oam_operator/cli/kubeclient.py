@@ -133,14 +133,15 @@ def get_application(conn: Connection, namespace: str, name: str) -> dict[str, An
     return cast(dict[str, Any], result)
 
 
-def list_applications(conn: Connection, namespace: str, label_selector: str) -> list[dict[str, Any]]:
-    """The Applications of ``namespace`` that ``label_selector`` selects: one list call."""
+def list_applications(conn: Connection, namespace: str, label_selector: str, of: str) -> list[dict[str, Any]]:
+    """The Applications of ``namespace`` that ``label_selector`` selects: one list call; failures
+    name the Application ``of`` they belong to (a fleet Application's cluster Applications)."""
     try:
         result = client.CustomObjectsApi(conn.api).list_namespaced_custom_object(
             GROUP, VERSION, namespace, PLURAL, label_selector=label_selector, _request_timeout=REQUEST_TIMEOUT
         )
     except Exception as exc:
-        raise describe_api_error(exc, "listing", namespace, "", conn.server) from exc
+        raise describe_api_error(exc, _LISTING, namespace, of, conn.server) from exc
     return [item for item in cast(dict[str, Any], result).get("items") or () if isinstance(item, dict)]
 
 
@@ -163,3 +164,6 @@ def patch_application(
     except Exception as exc:
         raise describe_api_error(exc, action, namespace, name, conn.server) from exc
     return cast(dict[str, Any], result)
+
+
+_LISTING = "listing the cluster Applications of"  # ... application "<name>" in namespace "<ns>": <why>

@@ -244,15 +244,19 @@ def get_application(conn: PlainConnection, namespace: str, name: str) -> dict[st
     return result
 
 
-def list_applications(conn: PlainConnection, namespace: str, label_selector: str) -> list[dict[str, Any]]:
-    """The Applications of ``namespace`` that ``label_selector`` selects: one list call."""
+def list_applications(conn: PlainConnection, namespace: str, label_selector: str, of: str) -> list[dict[str, Any]]:
+    """The Applications of ``namespace`` that ``label_selector`` selects: one list call; failures
+    name the Application ``of`` they belong to (a fleet Application's cluster Applications)."""
     quote = urllib.parse.quote
     code, reason, body = _request(
         conn, f"/apis/{GROUP}/{VERSION}/namespaces/{quote(namespace, safe='')}/{PLURAL}"
         f"?labelSelector={quote(label_selector, safe='')}"
     )
     if code != 200:
-        raise describe_http_error(code, reason, body, "listing", namespace, "")
+        raise describe_http_error(code, reason, body, _LISTING, namespace, of)
     result = json.loads(body)
     items = result.get("items") if isinstance(result, dict) else None
     return [item for item in items or () if isinstance(item, dict)]
+
+
+_LISTING = "listing the cluster Applications of"  # ... application "<name>" in namespace "<ns>": <why>

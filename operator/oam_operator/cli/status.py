@@ -165,14 +165,15 @@ def _cluster_applications(conn: Connection | PlainConnection, app: dict[str, Any
     from oam_operator.cli.fleetstatus import fleet_selector
 
     selector = fleet_selector(app, domain)
-    namespace = str((app.get("metadata") or {}).get("namespace") or "")
+    meta = app.get("metadata") or {}
+    namespace, name = str(meta.get("namespace") or ""), str(meta.get("name") or "")
     if selector is None:
         return []
     if isinstance(conn, plainkube.PlainConnection):
-        return plainkube.list_applications(conn, namespace, selector)
+        return plainkube.list_applications(conn, namespace, selector, name)
     from oam_operator.cli import kubeclient
 
-    return kubeclient.list_applications(conn, namespace, selector)
+    return kubeclient.list_applications(conn, namespace, selector, name)
 
 
 class _Progress:

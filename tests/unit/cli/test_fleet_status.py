@@ -4,8 +4,13 @@ docs/multicluster.md#the-clusters-in-status-and-diff)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import pytest
+
+from oam_operator.cli import plainkube
+from oam_operator.cli.apifailure import ApiFailure
 from oam_operator.cli.fleetstatus import NOT_CREATED, cluster_tree_lines, fleet_selector
 from oam_operator.cli.statusview import build_view
 
@@ -50,3 +55,24 @@ def test_a_cluster_application_without_bundles_says_so() -> None:
 def test_the_cluster_applications_are_listed_by_the_fleet_label() -> None:
     assert fleet_selector(application("web"), "example.org") == "example.org/fleet=uid-web"
     assert fleet_selector({"metadata": {"name": "web"}}, "example.org") is None
+
+
+def test_the_list_call_asks_by_label_and_names_the_fleet_application_when_refused(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[str] = []
+
+    def answer(_conn: Any, path: str) -> tuple[int, str, str]:
+        asked.append(path)
+        if "refused" in path:
+            return 403, "Forbidden", json.dumps({"message": 'applications is forbidden: User "u" cannot list'})
+        return 200, "OK", json.dumps({"items": [application("web-eu")]})
+
+    monkeypatch.setattr(plainkube, "_request", answer)
+    found = plainkube.list_applications(None, "shop", "oam-operator.dev/fleet=uid-web", "web")  # type: ignore[arg-type]
+    assert [a["metadata"]["name"] for a in found] == ["web-eu"]
+    assert asked == ["/apis/oam-operator.dev/v1alpha1/namespaces/shop/applications"
+                     "?labelSelector=oam-operator.dev%2Ffleet%3Duid-web"]
+    with pytest.raises(ApiFailure) as refused:
+        plainkube.list_applications(None, "refused", "x=y", "web")  # type: ignore[arg-type]
+    assert refused.value.message == ('listing the cluster Applications of application "web" in namespace "refused": '
+                                     '403 Forbidden: applications is forbidden: User "u" cannot list')
