@@ -71,6 +71,9 @@ def test_status_diff_build_and_the_ui_show_each_cluster(
     at = lines.index(f"Cluster {one} (Application shop-{one})  State: Ready  Objects: 1/1 ready")
     assert lines[at + 1].split() == [f"shop-{one}", "Ready", "1/1"]  # its bundle, named after it
     assert lines[at + 2].split()[:3] == ["└──", "ConfigMap", "settings"]
+    waited = cli(kube, "status", "shop", "-n", ns, "--tree", "--wait", "--timeout", "30s",
+                 "--kubeconfig", kube.cluster.kubeconfig)
+    assert (waited.returncode, waited.stdout) == (0, status.stdout)  # --wait ends with the same tree
 
     # The UI: the list's CLUSTERS, the detail's clusters, each a link to its cluster Application.
     url = start_ui("--kubeconfig", kube.cluster.kubeconfig, "-n", ns)

@@ -119,15 +119,23 @@ def run_status(
     ns = namespace or conn.namespace
     timed_out = False
     children: list[dict[str, Any]] | None = None
+    read: list[dict[str, Any]] = []  # the Application as last read
+
+    def view_of() -> StatusView:
+        read[:] = [get_application(conn, ns, name)]
+        return build_view(read[0], domain)
+
     try:
         if wait:
             result = wait_for(
-                lambda: build_view(get_application(conn, ns, name), domain),
+                view_of,
                 parse_go_duration(timeout).total_seconds(),
                 retry=lambda exc: isinstance(exc, ApiFailure) and exc.transient,
                 on_view=_Progress(),
             )
             view, code, timed_out = result.view, result.code, result.timed_out
+            if tree and view.clusters and output == "text" and read:
+                children = _cluster_applications(conn, read[0], domain)
         elif output == "inventory":  # the c-o-r JSON shape, decoded from the compact form
             app = get_application(conn, ns, name)
             try:
@@ -137,18 +145,17 @@ def run_status(
             click.echo(json.dumps(items, indent=2))
             return exit_code(build_view(app, domain))
         else:
-            app = get_application(conn, ns, name)
-            view = build_view(app, domain)
+            view = view_of()
             code = exit_code(view)
-            children = _cluster_applications(conn, app, domain) if tree and view.clusters and output == "text" \
-                else None
+            if tree and view.clusters and output == "text":
+                children = _cluster_applications(conn, read[0], domain)
     except ApiFailure as failure:
         return _error(failure.message)
     finally:
         conn.close()
     color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
     text = render_json(view) if output == "json" else render_text(view, tree=tree, color=color)
-    if not wait and children is not None:  # a fleet Application: each cluster's tree under it
+    if children is not None:  # a fleet Application: each cluster's tree under it
         from oam_operator.cli.fleetstatus import cluster_tree_lines
 
         text += "".join(line + "\n" for line in cluster_tree_lines(view, children, domain, color))
