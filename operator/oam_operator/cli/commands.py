@@ -27,7 +27,8 @@ def main() -> None:
 
 @main.command()
 @click.argument("file")
-@click.option("--profile", "profile_path", metavar="FILE", help="ClusterProfile document (capabilities).")
+@click.option("--profile", "profile_path", metavar="FILE",
+              help="ClusterProfile document (capabilities; of a fleet Application, the cluster to build for).")
 @click.option("-n", "--namespace", metavar="NS", help="Namespace of the generated objects.")
 @click.option("--domain", metavar="D", help="Domain of the tier annotation and the component label.")
 @click.option("--no-component-label", is_flag=True, help="Do not stamp <domain>/component labels.")
