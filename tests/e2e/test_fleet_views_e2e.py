@@ -117,6 +117,17 @@ def test_status_diff_build_and_the_ui_show_each_cluster(
         "Cluster Applications on the hub:", f"  create Application {ns}/shop-{two}"]
     assert second.configmaps() == {}  # a dry run only
 
+    # diff FILE changing a component: the cluster's object and its cluster Application's spec.
+    edited = document(kube, {**spec, "components": [configmap_component("settings", {"key": "edited"})]},
+                      tmp_path / "edited.yaml")
+    result = diff(kube, edited)
+    assert (result.returncode, result.stderr) == (1, "")
+    lines = result.stdout.splitlines()
+    assert lines[:4] == [heading_one, compared_one, f"  Wave shop-{one}:", f"    change ConfigMap {ns}/settings"]
+    hub = lines.index("Cluster Applications on the hub:")
+    assert lines[hub + 1] == f"  change Application {ns}/shop-{one}"
+    assert "    -          key: settings" in lines[hub:] and "    +          key: edited" in lines[hub:]
+
     # diff FILE moving to the second cluster: the first's cluster Application would be pruned.
     moved = document(kube, {**spec, "policies": [topology({"matchLabels": {"env": "test"}}), override]},
                      tmp_path / "moved.yaml")

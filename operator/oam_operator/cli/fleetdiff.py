@@ -53,6 +53,7 @@ class FleetDiff:
     policy: str
     sections: list[ClusterSection] = field(default_factory=list)
     creates: list[str] = field(default_factory=list)  # <namespace>/<name> of cluster Applications
+    changes: list[tuple[str, str]] = field(default_factory=list)  # (<namespace>/<name>, unified diff of its spec)
     prunes: list[tuple[str, str, str]] = field(default_factory=list)  # (<namespace>/<name>, profile, onRemoval)
 
 
@@ -74,9 +75,12 @@ def render_fleet(diff: FleetDiff) -> str:
             lines.append(f"  Error: {section.error}")
         else:
             lines.extend("  " + line for line in section.output.rstrip("\n").split("\n"))
-    if diff.creates or diff.prunes:
+    if diff.creates or diff.changes or diff.prunes:
         lines.append("Cluster Applications on the hub:")
         lines.extend(f"  create Application {name}" for name in diff.creates)
+        for name, text in diff.changes:
+            lines.append(f"  change Application {name}")
+            lines.extend("    " + line for line in text.rstrip("\n").split("\n"))
         lines.extend(f"  prune Application {name} (ClusterProfile {profile} is no longer selected; "
                      f"onRemoval: {on_removal})" for name, profile, on_removal in diff.prunes)
     return "\n".join(lines) + "\n"
@@ -87,7 +91,7 @@ def fleet_exit_code(diff: FleetDiff) -> int:
     anywhere, else 0."""
     if any(section.error for section in diff.sections):
         return EXIT_ERROR
-    if diff.creates or diff.prunes or any(section.changed for section in diff.sections):
+    if diff.creates or diff.changes or diff.prunes or any(section.changed for section in diff.sections):
         return EXIT_CHANGES
     return EXIT_NONE
 
@@ -124,39 +128,70 @@ def fleet_diff(body: Mapping[str, Any], namespace: str, conn: Any, domain: str, 
     from oam_operator.reconciler.ratelimit import RateLimiter
 
     _refuse_fleet(body, domain)
-    name = str((body.get("metadata") or {}).get("name") or "")
+    meta = body.get("metadata") or {}
+    name = str(meta.get("name") or "")
     client = ClusterClient(conn.api, rate_limiter=RateLimiter(0, 1), user_agent="oam-operator-diff")
     try:
-        profiles = {str(p["metadata"]["name"]): p for p in client.request("list", "GET", _PROFILES).get("items") or ()}
-        live_fleet = live_application(conn, namespace, name)
-        uid = str(((live_fleet or {}).get("metadata") or {}).get("uid") or "")
-        live: list[Mapping[str, Any]] = []
-        if uid:
-            path = f"/apis/oam-operator.dev/v1alpha1/namespaces/{namespace}/applications"
-            selector = f"{fleet.fleet_label(domain)}={uid}"
-            live = list(client.request("list", "GET", path, query=[("labelSelector", selector)]).get("items") or ())
-    except ApiError as error:
-        raise DiffError(str(error)) from None
+        try:
+            profiles = {str(p["metadata"]["name"]): p
+                        for p in client.request("list", "GET", _PROFILES).get("items") or ()}
+            live_fleet = live_application(conn, namespace, name)
+            uid = str(((live_fleet or {}).get("metadata") or {}).get("uid") or "")
+            live: list[Mapping[str, Any]] = []
+            if uid:  # its cluster Applications carry its uid: a FILE's is the live one's
+                body = {**body, "metadata": {**meta, "uid": uid}}
+                selector = f"{fleet.fleet_label(domain)}={uid}"
+                live = list(client.request("list", "GET", _applications(namespace),
+                                           query=[("labelSelector", selector)]).get("items") or ())
+        except ApiError as error:
+            raise DiffError(str(error)) from None
+        selected = fleet.selected(topology, profiles)
+        result = FleetDiff(topology.policy)
+        result.creates, result.prunes = plan_hub(body, namespace, selected, live, topology, domain)
+        present = {str((app.get("metadata") or {}).get("name") or ""): app for app in live}
+        for cluster in selected:
+            made = fleet.child(body, cluster, domain, labels=fleet.labels_of(profiles, cluster))
+            section = ClusterSection(cluster, f"{namespace}/{made['metadata']['name']}")
+            compared: list[str] = []
+            try:
+                held = present.get(made["metadata"]["name"])
+                changed = _spec_change(client, made, held, domain) if held is not None else ""
+                if changed:
+                    result.changes.append((section.application, changed))
+                waves, prunes = diff_body(made, namespace, conn, domain, show_bookkeeping, compared.append,
+                                          operator_namespace)
+                section.output = render(waves, prunes)
+            except DiffError as error:
+                section.error = str(error)
+            except ApiFailure as failure:  # the CLI's client's: this cluster's, not the others'
+                section.error = failure.message
+            section.compared_with = compared[0] if compared else ""
+            result.sections.append(section)
+        return result
     finally:
         client.close()
-    selected = fleet.selected(topology, profiles)
-    result = FleetDiff(topology.policy)
-    result.creates, result.prunes = plan_hub(body, namespace, selected, live, topology, domain)
-    for cluster in selected:
-        made = fleet.child(body, cluster, domain, labels=fleet.labels_of(profiles, cluster))
-        section = ClusterSection(cluster, f"{namespace}/{made['metadata']['name']}")
-        compared: list[str] = []
-        try:
-            waves, prunes = diff_body(made, namespace, conn, domain, show_bookkeeping, compared.append,
-                                      operator_namespace)
-            section.output = render(waves, prunes)
-        except DiffError as error:
-            section.error = str(error)
-        except ApiFailure as failure:  # the CLI's client's: this cluster's, not the others'
-            section.error = failure.message
-        section.compared_with = compared[0] if compared else ""
-        result.sections.append(section)
-    return result
+
+
+def _applications(namespace: str) -> str:
+    return f"/apis/oam-operator.dev/v1alpha1/namespaces/{namespace}/applications"
+
+
+def _spec_change(client: Any, made: Mapping[str, Any], live: Mapping[str, Any], domain: str) -> str:
+    """The unified diff of the live cluster Application's spec and the spec the fleet Application
+    would write (a server-side dry run, as the operator applies it, so defaults match); ``""``
+    when equal. Raises ``DiffError``."""
+    from oam_operator.cli.diff import unified
+    from oam_operator.reconciler.client import APPLY_PATCH
+    from oam_operator.reconciler.errors import ApiError
+
+    name = str(made["metadata"]["name"])
+    try:
+        dry = client.request("apply", "PATCH", f"{_applications(str(made['metadata']['namespace']))}/{name}",
+                             body=dict(made), content_type=APPLY_PATCH,
+                             query=[("fieldManager", domain), ("force", "true"), ("dryRun", "All")])
+    except ApiError as error:
+        raise DiffError(f"Application {made['metadata']['namespace']}/{name}: {error}") from None
+    return unified({"spec": live.get("spec") or {}}, {"spec": dry.get("spec") or {}}, f"Application/{name}")
 
 
 def _refuse_fleet(body: Mapping[str, Any], domain: str) -> None:

@@ -62,3 +62,19 @@ def test_the_hub_gains_the_newly_selected_and_loses_the_unselected() -> None:
 def test_with_no_profile_selected_the_hub_loses_nothing() -> None:
     live = [{"metadata": {"name": "web-eu", "annotations": {"oam-operator.dev/fleet-cluster": "eu"}}}]
     assert plan_hub({"metadata": {"name": "web"}}, "shop", [], live, Topology("fleet"), "oam-operator.dev") == ([], [])
+
+
+def test_a_cluster_application_whose_spec_changes_is_a_hub_change_with_its_hunks() -> None:
+    hunks = "--- live/Application/web-eu\n+++ desired/Application/web-eu\n@@ -1 +1 @@\n-  a: 1\n+  a: 2\n"
+    found = FleetDiff("fleet", [ClusterSection("eu", "shop/web-eu", COMPARED, "no changes\n")],
+                      changes=[("shop/web-eu", hunks)])
+    assert render_fleet(found).splitlines()[3:] == [
+        "Cluster Applications on the hub:",
+        "  change Application shop/web-eu",
+        "    --- live/Application/web-eu",
+        "    +++ desired/Application/web-eu",
+        "    @@ -1 +1 @@",
+        "    -  a: 1",
+        "    +  a: 2",
+    ]
+    assert fleet_exit_code(found) == 1
