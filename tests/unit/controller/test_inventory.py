@@ -252,3 +252,67 @@ def test_a_standard_profile_connects_with_the_token_and_writes_no_status() -> No
     with pytest.raises(DeliveryRefused):
         clusters.target("spoke-a", profile, "team-a")
     assert observed == []
+
+
+def test_standard_profile_events_wake_who_uses_it_on_health_provider_and_labels() -> None:
+    from kubernetes.client import ApiClient, Configuration
+
+    from oam_operator.controller.reconcile.seams import Memory
+    from oam_operator.controller.reconcile.settings import Settings
+    from oam_operator.controller.service.runtime import Runtime
+    from oam_operator.reconciler.client import ClusterClient
+
+    configuration = Configuration()
+    configuration.host = "http://127.0.0.1:9"
+    woken: list[str] = []
+    runtime = Runtime(Settings(cluster_id="c", inventory_namespaces="fleet"), ClusterClient(ApiClient(configuration)),
+                      None, waker=woken.append)
+    assert runtime.standard is not None
+    runtime.memory.update({"u-fleet": Memory(status={"clusterSummary": "1/1"}),
+                           "u-uses": Memory(status={"profile": "spoke-a"}),
+                           "u-other": Memory(status={"profile": "us"})})
+
+    def event(body: dict[str, Any] | None, version: str) -> list[str]:
+        woken.clear()
+        if body is not None:
+            body = {**body, "metadata": {**body["metadata"], "uid": "1", "resourceVersion": version}}
+        runtime.standard._store(("fleet", "spoke-a"), body)  # type: ignore[union-attr]
+        return sorted(woken)
+
+    healthy = [{"type": "ControlPlaneHealthy", "status": "True"}]
+    assert event(standard(providers=[provider()], conditions=healthy), "1") == ["u-fleet", "u-uses"]  # came
+    assert runtime.profile("spoke-a") is not None and "spoke-a" in runtime.env.all_profiles()
+    later = standard(providers=[provider()], conditions=healthy)
+    later["status"]["version"] = {"kubernetes": "1.37"}
+    assert event(later, "2") == []  # nothing it delivers by
+    sick = standard(providers=[provider()], conditions=[{"type": "ControlPlaneHealthy", "status": "False"}])
+    assert event(sick, "3") == ["u-uses"]  # health
+    assert event(standard(providers=[provider()], labels={"env": "prod"},
+                          conditions=[{"type": "ControlPlaneHealthy", "status": "False"}]), "4") == ["u-fleet"]
+    assert event(None, "5") == ["u-fleet", "u-uses"]  # went
+    assert runtime.profile("spoke-a") is None
+
+
+def test_a_changed_token_secret_wakes_the_applications_of_its_profile() -> None:
+    from kubernetes.client import ApiClient, Configuration
+
+    from oam_operator.controller.reconcile.seams import Memory
+    from oam_operator.controller.reconcile.settings import Settings
+    from oam_operator.controller.service.runtime import Runtime
+    from oam_operator.reconciler.client import ClusterClient
+
+    configuration = Configuration()
+    configuration.host = "http://127.0.0.1:9"
+    woken: list[str] = []
+    settings = Settings(cluster_id="c", inventory_namespaces="fleet", operator_namespace="oam-system")
+    runtime = Runtime(settings, ClusterClient(ApiClient(configuration)), None, waker=woken.append)
+    runtime.memory.update({"u-uses": Memory(status={"profile": "spoke-a"}),
+                           "u-other": Memory(status={"profile": "us"})})
+    body = standard(providers=[provider(cluster_name="spoke-a-token")])
+    runtime.standard._store(("fleet", "spoke-a"), {**body, "metadata": {**body["metadata"], "uid": "1"}})  # type: ignore[union-attr]
+    woken.clear()
+    runtime._on_secret_change("oam-system", "spoke-a-token")
+    assert woken == ["u-uses"]
+    woken.clear()
+    runtime._on_secret_change("oam-system", "spoke-a")  # the profile's name is not its Secret's here
+    assert woken == []
