@@ -162,6 +162,9 @@ class _Listing:
     def profiles(self) -> dict[tuple[str, str], Any]:
         return dict(self.items)
 
+    def get(self, key: tuple[str, str]) -> Any:
+        return self.items.get(key)
+
 
 def test_a_shadowed_profile_is_logged_once_while_it_is(caplog: pytest.LogCaptureFixture) -> None:
     listing = _Listing()

@@ -57,6 +57,11 @@ class StandardProfiles:
     def stop(self) -> None:
         self._stopped.set()
 
+    def get(self, key: Key) -> Mapping[str, Any] | None:
+        """The standard profile ``key`` as last watched, ``None``: none."""
+        with self._lock:
+            return self._profiles.get(key)
+
     def profiles(self) -> dict[Key, Mapping[str, Any]]:
         """Every standard profile as last watched."""
         with self._lock:

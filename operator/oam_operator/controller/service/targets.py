@@ -33,10 +33,14 @@ class TargetProfiles:
 
     def get(self, name: str) -> Mapping[str, Any] | None:
         """The profile called ``name``, ``None`` when neither kind holds it."""
-        found = self.own.get(name)
-        if found is not None or self.standard is None:
-            return found
-        return self._standard_named(name, self.standard.profiles())
+        own = self.own.get(name)
+        if own is not None or self.standard is None:
+            return own
+        for namespace in self.standard.namespaces:  # the first namespace holding the name
+            found = self.standard.get((namespace, name))
+            if found is not None:
+                return found
+        return None
 
     def all(self) -> dict[str, Mapping[str, Any]]:
         """Every profile by name (a topology selects among them)."""
