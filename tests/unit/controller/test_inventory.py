@@ -319,3 +319,33 @@ def test_a_changed_token_secret_wakes_the_applications_of_its_profile() -> None:
     woken.clear()
     runtime._on_secret_change("oam-system", "spoke-a")  # the profile's name is not its Secret's here
     assert woken == []
+
+
+def test_without_inventory_namespaces_nothing_is_watched() -> None:
+    from kubernetes.client import ApiClient, Configuration
+
+    from oam_operator.controller.reconcile.settings import Settings
+    from oam_operator.controller.service.runtime import Runtime
+    from oam_operator.reconciler.client import ClusterClient
+
+    configuration = Configuration()
+    configuration.host = "http://127.0.0.1:9"
+    runtime = Runtime(Settings(cluster_id="c"), ClusterClient(ApiClient(configuration)), None)
+    assert runtime.standard is None and runtime.targets.all() == {}
+
+
+def test_a_namespace_that_cannot_be_read_is_logged_and_tried_again(caplog: pytest.LogCaptureFixture) -> None:
+    from oam_operator.reconciler.errors import PermanentApiError
+
+    class Missing:
+        def request(self, verb: str, method: str, path: str, **_: Any) -> Any:
+            store.stop()  # one try is enough here
+            raise PermanentApiError("404 Not Found: the server could not find the requested resource", status=404,
+                                    reason="NotFound", verb=verb)
+
+    store = StandardProfiles(Missing(), ["fleet"])  # type: ignore[arg-type]
+    with caplog.at_level(logging.WARNING, logger="oam_operator.controller"):
+        store._run("fleet")
+    assert [r.getMessage() for r in caplog.records] == [
+        "cannot read clusterprofiles.multicluster.x-k8s.io in namespace fleet (404 Not Found: the server could not "
+        "find the requested resource): retrying every 30s"]
