@@ -197,3 +197,20 @@ def test_an_unhealthy_standard_profile_waits_pending_deleting_nothing(
     assert (result.status["state"], ready["reason"], ready["message"]) == ("Pending", "Retrying", message)
     assert result.delay is not None and result.delay > 0
     assert fake.calls == [] and result.status["compactInventory"] == status["compactInventory"]
+
+
+def test_an_unhealthy_standard_profile_times_out_once_processing_passed_its_timeout(
+        reconciler: tuple[FakeReconciler, Built]) -> None:
+    """Its timeout counts from when processing started (``processingSince``); a pass that has not
+    started it (a new Application, or one restarted by a new digest) stays Retrying."""
+    from oam_operator.controller.reconcile.inventory import ControlPlaneUnhealthy
+
+    message = "ClusterProfile fleet/spoke (multicluster.x-k8s.io): ControlPlaneHealthy is Unknown: no message; " \
+              "the operator connects once it is True"
+    started = {"observedGeneration": 1, "cluster": "remote-id", "processingSince": "2020-01-01T00:00:00Z"}
+    result = apply_pass(application(profile="spoke", status=started), Memory(),
+                        environment(ControlPlaneUnhealthy(message)))
+    ready = ready_condition(result.status)
+    assert (result.status["state"], ready["reason"], ready["message"]) == ("Pending", "Timeout", message)
+    fresh = apply_pass(application(profile="spoke"), Memory(), environment(ControlPlaneUnhealthy(message)))
+    assert ready_condition(fresh.status)["reason"] == "Retrying" and "processingSince" not in fresh.status
