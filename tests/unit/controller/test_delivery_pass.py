@@ -214,3 +214,18 @@ def test_an_unhealthy_standard_profile_times_out_once_processing_passed_its_time
     assert (result.status["state"], ready["reason"], ready["message"]) == ("Pending", "Timeout", message)
     fresh = apply_pass(application(profile="spoke"), Memory(), environment(ControlPlaneUnhealthy(message)))
     assert ready_condition(fresh.status)["reason"] == "Retrying" and "processingSince" not in fresh.status
+
+
+def test_deletion_waits_while_a_standard_profile_is_unhealthy(reconciler: tuple[FakeReconciler, Built]) -> None:
+    from oam_operator.controller.reconcile.inventory import ControlPlaneUnhealthy
+
+    fake, _ = reconciler
+    message = ("ClusterProfile fleet/spoke (multicluster.x-k8s.io): ControlPlaneHealthy is False: etcd is down; "
+               "the operator connects once it is True")
+    status = {"profile": "spoke", "cluster": "remote-id", "compactInventory": compact(item_of(CONFIG))}
+    result = delete_pass(application(profile="spoke", status=status, deleting=True), Memory(),
+                         environment(ControlPlaneUnhealthy(message)))
+    ready = ready_condition(result.status)
+    assert not result.finished and fake.calls == []
+    assert (result.status["state"], ready["reason"], ready["message"]) == ("DeletionPending", "DeletionRetrying",
+                                                                            message)
