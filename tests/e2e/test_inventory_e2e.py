@@ -153,6 +153,14 @@ def test_a_standard_profile_delivers_through_the_secretreader_token(
     assert spoke.configmaps() == {"settings": {"key": "settings"}}
     assert not [name for kind, name in kube.owned() if kind == "ConfigMap"]  # nothing on the hub
 
+    # A rotated token connects anew without a restart: a refused one is retried naming the cluster.
+    server = spoke_cluster(spoke)["server"]
+    put_secret(kube, "std-token", {"token": b"not-a-valid-token"})
+    refused = wait_message(kube, "shop", f"Cluster {server} (ClusterProfile {std}): 401", prefix=True)
+    assert refused["status"]["state"] == "Pending"
+    put_secret(kube, "std-token", {"token": tokens[0].encode()})
+    kube.wait_ready("shop")
+
     # ControlPlaneHealthy False: Pending with the condition's message, nothing deleted there.
     before = spoke.core.read_namespaced_config_map("settings", spoke.namespace).metadata.resource_version
     inventory.set_status(std, accessed(spoke, "std-token"), healthy("False", "etcd is down"))
