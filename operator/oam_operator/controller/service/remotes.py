@@ -14,7 +14,13 @@ are closed. The remote cluster's id (its ``kube-system`` UID, with the hub's the
 the owner ids there, docs/multicluster.md#owner-id-on-the-remote-cluster) is read once per
 connection.
 
-Bad input is a ``DeliveryRefused`` (the exact message of delivery.py); a cluster that cannot be
+A standard ``multicluster.x-k8s.io`` ClusterProfile (docs/multicluster.md#the-standard-cluster-inventory)
+goes the same way: its access provider and the token of its Secret (read through the same Secret
+watches) make a kubeconfig (reconcile/inventory.py), its connection keyed by that Secret and the
+profile, and changed with either; nothing is written to it, and while its ``ControlPlaneHealthy``
+is not True the pass does not connect (``ControlPlaneUnhealthy``).
+
+Bad input is a ``DeliveryRefused`` (the exact message of delivery.py or inventory.py); a cluster that cannot be
 reached, or refuses the credentials, a ``TransientApiError`` whose message names the cluster:
 the pass retries on its backoff and nothing is deleted anywhere.
 """
