@@ -44,6 +44,7 @@ def next_steps(namespace: str, names: list[str], spoke_kubeconfig: str | None) -
     steps.append((f"oam-operator ui -n {namespace} --open", "the same in a browser"))
     if spoke_kubeconfig is not None:
         steps += [(f"kubectl --kubeconfig {spoke_kubeconfig} get all -n {namespace}", "the objects, on the spoke"),
-                  (f"kubectl describe clusterprofile {demo_spoke.PROFILE}", "the connection, on the hub")]
+                  (f"kubectl describe clusterprofiles.oam-operator.dev {demo_spoke.PROFILE}",
+                   "the connection, on the hub")]
     width = max(len(command) for command, _ in steps if len(command) <= ALIGNED)  # a long one is not padded to
     return [f"  {command:<{width}}  # {comment}" for command, comment in steps]

@@ -12,6 +12,11 @@ nothing orphaned, each Application in the state it had (Ready stays Ready). The 
 previous release's CRDs and operator back against what this version wrote and must not rewrite
 the objects either.
 
+The hub also has SIG-Multicluster's ClusterProfile CRD (the tests' own minimal one), whose plural
+is the operator's ClusterProfile's too, and one standard ClusterProfile in the namespace that this
+version reads (``--inventory-namespaces``): neither the release nor this version writes it, and
+the shared plural changes nothing of the above (docs/multicluster.md#the-standard-cluster-inventory).
+
 A control plane of this module's own (minimal profile, audit log on): ConfigMaps need no
 controllers. The duration of each phase is printed (``-s``).
 """
@@ -44,6 +49,7 @@ DOMAIN = "oam-operator.dev"
 WRITES = frozenset({"create", "update", "patch", "delete", "deletecollection"})
 BIG = 3000  # objects of the large Application: its inventory is the largest status the release writes
 NAMESPACE = "upgrade"
+STANDARD_CRDS = ROOT / "tests" / "e2e" / "data" / "cluster-inventory"  # clusterprofiles.multicluster.x-k8s.io
 
 
 def previous_release() -> dict[str, str]:
@@ -126,7 +132,8 @@ def run_operator(plane: Plane, name: str, tmp_path: Path, source: Path | None) -
     # release told, so the grace is kept past the test's waits and "no Event" still means "nothing
     # told again".
     return OperatorProcess.start(log_path, kubeconfig=plane.handle.kubeconfig, namespaces=[NAMESPACE],
-                                 operator_namespace=NAMESPACE, extra=[*flags, "--missing-dependency-grace", "1h"],
+                                 operator_namespace=NAMESPACE, extra=[*flags, "--missing-dependency-grace", "1h",
+                                                                      "--inventory-namespaces", NAMESPACE],
                                  name=name)
 
 
@@ -215,6 +222,19 @@ def writes_of(plane: Plane, offset: int, instance: str) -> list[dict[str, Any]]:
     return found
 
 
+def reads_standard(plane: Plane, offset: int, instance: str) -> bool:
+    """Whether the process named ``instance`` listed or watched the standard ClusterProfiles since ``offset``."""
+    with plane.audit_log.open("rb") as log:
+        log.seek(offset)
+        for line in log:
+            event = json.loads(line)
+            ref = event.get("objectRef") or {}
+            if (ref.get("apiGroup") == "multicluster.x-k8s.io" and event.get("verb") in ("list", "watch")
+                    and str(event.get("userAgent") or "").endswith(f"({instance})")):
+                return True
+    return False
+
+
 def take_over(plane: Plane, tmp_path: Path, name: str, source: Path | None) -> tuple[OperatorProcess, float]:
     """Start an operator and wait until it has passed every Application and all have settled."""
     started = time.monotonic()
@@ -255,7 +275,12 @@ def test_an_upgrade_from_the_previous_release_and_back_writes_no_object(plane: P
     release = previous_release()
     source = extract_release(release["commit"], tmp_path / "release")
     install_crds(plane, source / "crds")
+    install_crds(plane, STANDARD_CRDS)  # a hub with a cluster inventory before the upgrade
     client.CoreV1Api(plane.api).create_namespace({"metadata": {"name": NAMESPACE}})
+    standard = client.CustomObjectsApi(plane.api).create_namespaced_custom_object(
+        "multicluster.x-k8s.io", "v1alpha1", NAMESPACE, "clusterprofiles", {
+            "apiVersion": "multicluster.x-k8s.io/v1alpha1", "kind": "ClusterProfile",
+            "metadata": {"name": "inventory", "namespace": NAMESPACE}, "spec": {"clusterManager": {"name": "e2e"}}})
     timings: dict[str, float] = {}
 
     started = time.monotonic()
@@ -279,6 +304,7 @@ def test_an_upgrade_from_the_previous_release_and_back_writes_no_object(plane: P
     new, timings["upgrade: every Application passed"] = take_over(plane, tmp_path, "current", None)
     new.stop(timeout=60)
     upgraded = assert_no_object_written(plane, offset, "current", before, statuses)
+    assert reads_standard(plane, offset, "current")  # it did read the inventory it must not write
 
     # Downgrade by one release: the chart renders the CRDs as templates, so they go back too.
     install_crds(plane, source / "crds")
@@ -286,6 +312,9 @@ def test_an_upgrade_from_the_previous_release_and_back_writes_no_object(plane: P
     down, timings["downgrade: every Application passed"] = take_over(plane, tmp_path, "downgraded", source)
     down.stop(timeout=60)
     downgraded = assert_no_object_written(plane, offset, "downgraded", before, statuses)
+    now = client.CustomObjectsApi(plane.api).get_namespaced_custom_object(
+        "multicluster.x-k8s.io", "v1alpha1", NAMESPACE, "clusterprofiles", "inventory")
+    assert now["metadata"]["resourceVersion"] == standard["metadata"]["resourceVersion"]  # never written
     sys.stdout.write(f"\nupgrade from {release['version']} ({release['commit'][:7]}): "
                      f"status writes {dict(upgraded)}, downgrade: {dict(downgraded)}\n")
     for phase, seconds in timings.items():

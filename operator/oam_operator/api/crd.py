@@ -102,7 +102,9 @@ def build_crds() -> list[dict[str, Any]]:
         kind="ClusterProfile",
         plural="clusterprofiles",
         scope="Cluster",
-        short_names=["oamprofile"],
+        # The plural is also the standard multicluster.x-k8s.io kind's: ``kubectl get oamprofile``
+        # is always this one (docs/multicluster.md#the-two-kinds-with-kubectl).
+        short_names=["oamprofile", "oamprofiles"],
         status_subresource=True,
         columns=[{"name": "Engine", "type": "string", "jsonPath": ".spec.gitopsEngine"},
                  {"name": "Ready", "type": "string", "jsonPath": f"{_READY}.status"}, _AGE,

@@ -371,7 +371,7 @@ def test_kubectl_explain_documents_the_components(cluster: ClusterHandle, crds: 
     assert "Trait type, for example scaler, ingress or env." in traits
     status = kubectl(cluster, "explain", "application.status.inventory").stdout
     assert "lastAppliedAt" in status and "managedTypes" in status
-    profile = kubectl(cluster, "explain", "clusterprofile.spec").stdout
+    profile = kubectl(cluster, "explain", "clusterprofile.spec", "--api-version", f"{GROUP}/{VERSION}").stdout
     assert "gitopsEngine" in profile and "capabilities" in profile
 
 

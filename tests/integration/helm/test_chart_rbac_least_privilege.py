@@ -3,15 +3,19 @@ objects (403); an Application whose spec.serviceAccountName has a Role reaches R
 impersonation; one without gets Error/NotPermitted (--require-service-account is forced). With
 cache.enabled (the default) its identity may read, never write, the owned kinds but Secrets, so
 the watch of owned objects runs and corrects a hand edit
-(docs/chart.md#watches-of-owned-objects)."""
+(docs/chart.md#watches-of-owned-objects). With clusterProfiles.inventory.namespaces it reads, never
+writes, the standard multicluster.x-k8s.io ClusterProfiles there, and nowhere else
+(docs/chart.md#the-standard-cluster-inventory)."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
-from kubernetes import client
+import yaml
+from kubernetes import client, dynamic
 from kubernetes.client.exceptions import ApiException
 
 from tests.integration.integrationkit import (
@@ -28,6 +32,8 @@ from tests.integration.integrationkit import (
 from tools.devcluster import ClusterHandle
 from tools.devcluster.pytest_plugin import default_wait, wait_until
 
+STANDARD_CRD = (Path(__file__).resolve().parents[2] / "e2e" / "data" / "cluster-inventory"
+                / "multicluster.x-k8s.io_clusterprofiles.yaml")
 NOT_PERMITTED = "spec.serviceAccountName is required (the operator runs with --require-service-account)"
 
 
@@ -39,8 +45,13 @@ def release_args(release: Any) -> list[str]:
 
 def test_least_privilege_mode(chart_install: Any, chart_operator: Any, full_cluster: ClusterHandle,
                               full_namespace: str, full_kube_api: Any) -> None:
+    # The standard ClusterProfile CRD (the tests' own), so that the inventory's watch runs.
+    dynamic.DynamicClient(full_kube_api).resources.get(
+        api_version="apiextensions.k8s.io/v1", kind="CustomResourceDefinition").server_side_apply(
+        body=yaml.safe_load(STANDARD_CRD.read_text()), field_manager="oam-test", force_conflicts=True)
     release = chart_install({"rbac": {"mode": "leastPrivilege"},
-                             "operator": {"watchNamespaces": [full_namespace], "defaultInterval": "30s"}})
+                             "operator": {"watchNamespaces": [full_namespace], "defaultInterval": "30s"},
+                             "clusterProfiles": {"inventory": {"namespaces": [full_namespace]}}})
     operator = chart_operator(release)
     user = f"system:serviceaccount:{full_namespace}:{release.service_account}"
 
@@ -71,6 +82,12 @@ def test_least_privilege_mode(chart_install: Any, chart_operator: Any, full_clus
         assert can_i(identity, "watch", "rolebindings", "rbac.authorization.k8s.io", namespace=None)
         assert can_i(identity, "list", "roles", "rbac.authorization.k8s.io", namespace=None)
         assert not can_i(identity, "create", "rolebindings", "rbac.authorization.k8s.io", namespace=full_namespace)
+        # the standard cluster inventory: read only, in the inventory namespace only
+        for verb in ("get", "list", "watch"):
+            assert can_i(identity, verb, "clusterprofiles", "multicluster.x-k8s.io", namespace=full_namespace)
+        assert not can_i(identity, "patch", "clusterprofiles", "multicluster.x-k8s.io", namespace=full_namespace)
+        assert not can_i(identity, "update", "clusterprofiles", "multicluster.x-k8s.io", namespace=full_namespace)
+        assert not can_i(identity, "list", "clusterprofiles", "multicluster.x-k8s.io", namespace="default")
     finally:
         identity.close()
 
@@ -90,6 +107,7 @@ def test_least_privilege_mode(chart_install: Any, chart_operator: Any, full_clus
     # kopf had every right it needs: no forbidden request, no fallback (which costs a minute).
     assert "Forbidden" not in operator.log() and "Not enough permissions" not in operator.log()
     assert "not permitted to watch" not in operator.log()  # the grant watch runs
+    assert "cannot read clusterprofiles.multicluster.x-k8s.io" not in operator.log()  # the inventory's watch runs
 
     # The operator watches its Deployments: a hand edit is corrected (with the tenant's identity)
     # long before the reapply interval (60m), the only other correction of an unwatched kind.

@@ -335,7 +335,7 @@ def test_cluster_profile_names_scope_and_columns() -> None:
     spec = crd["spec"]
     assert crd["metadata"]["name"] == "clusterprofiles.oam-operator.dev"
     assert spec["scope"] == "Cluster"
-    assert spec["names"]["shortNames"] == ["oamprofile"]
+    assert spec["names"]["shortNames"] == ["oamprofile", "oamprofiles"]  # the plural is shared (KEP-4322)
     assert spec["names"]["categories"] == ["oam"]
     assert spec["names"]["singular"] == "clusterprofile"
     (version,) = spec["versions"]

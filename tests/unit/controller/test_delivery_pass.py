@@ -179,3 +179,53 @@ def test_a_kubeconfig_of_the_operators_own_cluster_is_no_switch(reconciler: tupl
     result = apply_pass(application(profile="spoke", status=status), Memory(), environment(own))
     assert result.status["state"] == "Ready" and built.owners == ["c/shop/web"]
     assert fake.calls == ["apply"]
+
+
+def test_an_unhealthy_standard_profile_waits_pending_deleting_nothing(
+        reconciler: tuple[FakeReconciler, Built]) -> None:
+    """docs/multicluster.md#the-standard-cluster-inventory: ControlPlaneHealthy False is no refusal
+    but a wait, on the Retrying backoff; the inventory stays as it was."""
+    from oam_operator.controller.reconcile.inventory import ControlPlaneUnhealthy
+
+    fake, _ = reconciler
+    message = ("ClusterProfile fleet/spoke (multicluster.x-k8s.io): ControlPlaneHealthy is False: etcd is down; "
+               "the operator connects once it is True")
+    status = {"observedGeneration": 1, "cluster": "remote-id", "compactInventory": compact(item_of(CONFIG))}
+    result = apply_pass(application(profile="spoke", status=status), Memory(),
+                        environment(ControlPlaneUnhealthy(message)))
+    ready = ready_condition(result.status)
+    assert (result.status["state"], ready["reason"], ready["message"]) == ("Pending", "Retrying", message)
+    assert result.delay is not None and result.delay > 0
+    assert fake.calls == [] and result.status["compactInventory"] == status["compactInventory"]
+
+
+def test_an_unhealthy_standard_profile_times_out_once_processing_passed_its_timeout(
+        reconciler: tuple[FakeReconciler, Built]) -> None:
+    """Its timeout counts from when processing started (``processingSince``); a pass that has not
+    started it (a new Application, or one restarted by a new digest) stays Retrying."""
+    from oam_operator.controller.reconcile.inventory import ControlPlaneUnhealthy
+
+    message = "ClusterProfile fleet/spoke (multicluster.x-k8s.io): ControlPlaneHealthy is Unknown: no message; " \
+              "the operator connects once it is True"
+    started = {"observedGeneration": 1, "cluster": "remote-id", "processingSince": "2020-01-01T00:00:00Z"}
+    result = apply_pass(application(profile="spoke", status=started), Memory(),
+                        environment(ControlPlaneUnhealthy(message)))
+    ready = ready_condition(result.status)
+    assert (result.status["state"], ready["reason"], ready["message"]) == ("Pending", "Timeout", message)
+    fresh = apply_pass(application(profile="spoke"), Memory(), environment(ControlPlaneUnhealthy(message)))
+    assert ready_condition(fresh.status)["reason"] == "Retrying" and "processingSince" not in fresh.status
+
+
+def test_deletion_waits_while_a_standard_profile_is_unhealthy(reconciler: tuple[FakeReconciler, Built]) -> None:
+    from oam_operator.controller.reconcile.inventory import ControlPlaneUnhealthy
+
+    fake, _ = reconciler
+    message = ("ClusterProfile fleet/spoke (multicluster.x-k8s.io): ControlPlaneHealthy is False: etcd is down; "
+               "the operator connects once it is True")
+    status = {"profile": "spoke", "cluster": "remote-id", "compactInventory": compact(item_of(CONFIG))}
+    result = delete_pass(application(profile="spoke", status=status, deleting=True), Memory(),
+                         environment(ControlPlaneUnhealthy(message)))
+    ready = ready_condition(result.status)
+    assert not result.finished and fake.calls == []
+    assert (result.status["state"], ready["reason"], ready["message"]) == ("DeletionPending", "DeletionRetrying",
+                                                                            message)

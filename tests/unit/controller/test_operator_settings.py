@@ -61,6 +61,8 @@ DEFAULTS = {
     "leader_election_retry_period": "2s",
     "operator_namespace": "",
     "profile_secret_namespaces": (),
+    "inventory_namespaces": (),
+    "inventory_access_provider": "secretreader",
 }
 
 # One valid non-default value per setting, as text (environment) and as the parsed value.
@@ -114,6 +116,8 @@ VALUES: dict[str, tuple[str, Any]] = {
     "leader_election_retry_period": ("1s", "1s"),
     "operator_namespace": ("oam-system", "oam-system"),
     "profile_secret_namespaces": ("team-a,team-b", ("team-a", "team-b")),
+    "inventory_namespaces": ("fleet, fleet-b", ("fleet", "fleet-b")),
+    "inventory_access_provider": ("token-reader", "token-reader"),
 }
 
 
@@ -280,6 +284,8 @@ INVALID = [
     ("leader_election_retry_period", "soon", "must be a duration such as 30s, 10m or 1h30m"),
     ("operator_namespace", "oam.system", "must be a DNS-1123 label"),
     ("profile_secret_namespaces", "team_a", 'namespace "team_a" must be a DNS-1123 label'),
+    ("inventory_namespaces", "Fleet", 'namespace "Fleet" must be a DNS-1123 label'),
+    ("inventory_access_provider", "Secret_Reader", "must be a DNS-1123 subdomain"),
 ]
 
 

@@ -94,7 +94,8 @@ def test_every_operator_value_reaches_its_flag(render: Render) -> None:
                                                                         "priority": 7},
         "replicas": 1,  # kopf peering pauses instances of equal priority: one instance
         "leaderElection": {"enabled": False},
-        "clusterProfiles": {"secretNamespaces": ["team-x", "team-y"]},
+        "clusterProfiles": {"secretNamespaces": ["team-x", "team-y"],
+                            "inventory": {"namespaces": ["fleet"], "accessProvider": "token-reader"}},
     }
     objects = render(values)
     settings = settings_of(args(objects))
@@ -117,6 +118,7 @@ def test_every_operator_value_reaches_its_flag(render: Render) -> None:
         "leader_election": False, "leader_election_id": "oam-operator", "leader_election_lease_duration": "15s",
         "leader_election_renew_deadline": "10s", "leader_election_retry_period": "2s", "operator_namespace": "",
         "profile_secret_namespaces": ["team-x", "team-y"],
+        "inventory_namespaces": ["fleet"], "inventory_access_provider": "token-reader",
     }
     assert settings_of(args(objects)).kube_api_qps_explicit
     env = container(objects)["env"]

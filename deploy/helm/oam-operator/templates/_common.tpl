@@ -163,6 +163,12 @@ unless cache.enabled=false (docs/chart.md#watches-of-owned-objects). */}}
 {{- with .Values.clusterProfiles.secretNamespaces }}
 - --profile-secret-namespaces={{ join "," . }}
 {{- end }}
+{{- with .Values.clusterProfiles.inventory }}
+{{- if .namespaces }}
+- --inventory-namespaces={{ join "," .namespaces }}
+- --inventory-access-provider={{ .accessProvider }}
+{{- end }}
+{{- end }}
 {{- with .Values.leaderElection }}
 - {{ include "oam-operator.boolFlag" (dict "flag" "leader-election" "value" .enabled) }}
 {{- if .enabled }}

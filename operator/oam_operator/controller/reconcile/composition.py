@@ -33,8 +33,8 @@ from oam_operator.oam.remote.addresses import AddressPolicy, parse_networks
 from oam_operator.operatorpolicies import register_operator_policies
 
 from .autoscaled import release_autoscaled_replicas
-from .delivery import for_transform
 from .encode import EncodedTree, encode
+from .inventory import transform_view
 
 ALLOW_HINT = "the operator allows internal networks listed in --url-source-allowed-networks"
 DISABLED_HINT = "this operator runs with --no-url-sources: put the manifests inline"
@@ -131,7 +131,7 @@ class OperatorTransform:
         parsed = None
         if profile is not None:
             try:
-                parsed = cluster_profile_from_object(for_transform(profile))
+                parsed = cluster_profile_from_object(transform_view(profile))
             except OamError as error:
                 raise TransformError(f"ClusterProfile {go_quote(profile_name)}", error) from None
         sources = self.pipeline.sources

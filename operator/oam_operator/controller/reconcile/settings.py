@@ -369,6 +369,11 @@ class Settings(BaseModel):
     operator_namespace: Annotated[str, BeforeValidator(_name("label", empty=True))] = ""
     #: namespaces besides the operator's whose Secrets ClusterProfiles may name (docs/multicluster.md)
     profile_secret_namespaces: Annotated[tuple[str, ...], BeforeValidator(_namespaces)] = ()
+    #: namespaces whose multicluster.x-k8s.io ClusterProfiles are targets too
+    #: (docs/multicluster.md#the-standard-cluster-inventory)
+    inventory_namespaces: Annotated[tuple[str, ...], BeforeValidator(_namespaces)] = ()
+    #: the access provider of those ClusterProfiles the operator connects through
+    inventory_access_provider: Annotated[str, BeforeValidator(_name("subdomain", empty=False))] = "secretreader"
 
     @classmethod
     def describe(cls, name: str) -> str:
@@ -564,6 +569,10 @@ DESCRIPTIONS: dict[str, str] = {
     "POD_NAMESPACE, else the Pod's ServiceAccount namespace).",
     "profile_secret_namespaces": "Namespaces besides the operator's whose Secrets a ClusterProfile's "
     "kubeConfig.secretRef may name (comma-separated; default: none).",
+    "inventory_namespaces": "Namespaces whose multicluster.x-k8s.io ClusterProfiles (the standard cluster inventory) "
+    "are targets too (comma-separated; default: none, not read).",
+    "inventory_access_provider": "The access provider of those ClusterProfiles the operator connects through; the "
+    "token is key token of the Secret <operator namespace>/<clusterName>.",
 }
 
 
@@ -584,7 +593,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
                                     "priority", "dev"),
     "Admission webhook": ("admission", "admission_address", "admission_port", "admission_cert_dir",
                           "admission_secret", "admission_hosts", "admission_webhook_configuration"),
-    "Remote clusters": ("profile_secret_namespaces",),
+    "Remote clusters": ("profile_secret_namespaces", "inventory_namespaces", "inventory_access_provider"),
     "URL sources and charts": ("url_sources", "url_source_allowed_networks", "helm_binary"),
     "Metrics and logs": ("metrics_port", "health_port", "log_format", "log_level"),
 }
@@ -600,6 +609,7 @@ _METAVARS: dict[str, str] = {
     "leader_election_retry_period": "DURATION", "peering": "NAME", "priority": "INT", "admission_address": "IP",
     "admission_port": "PORT", "admission_cert_dir": "DIR", "admission_secret": "NAMESPACE/NAME",
     "admission_hosts": "HOSTS", "admission_webhook_configuration": "NAME", "profile_secret_namespaces": "NAMESPACES",
+    "inventory_namespaces": "NAMESPACES", "inventory_access_provider": "NAME",
     "url_source_allowed_networks": "CIDRS", "helm_binary": "PROGRAM", "metrics_port": "PORT", "health_port": "PORT",
 }
 _ENUMS: dict[str, type[StrEnum]] = {

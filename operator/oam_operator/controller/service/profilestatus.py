@@ -2,7 +2,7 @@
 
 A refusal of a profile's kubeconfig (missing Secret or key, a kubeconfig that cannot be used)
 or a cluster that does not answer shows in the status of each Application using it and, through
-this condition, in ``kubectl describe clusterprofile``. The passes report what they found
+this condition, in ``kubectl describe clusterprofiles.oam-operator.dev``. The passes report what they found
 (``observe``); a Ready condition is patched onto the profile's status subresource only when
 it differs from what the profile already says, so a fleet of passes finding the same answer
 writes once. The writes go through the passes' client, fenced by leader election: only the
@@ -80,6 +80,6 @@ class ProfileStatus:
             with self._lock:
                 self._written.pop(name, None)  # tried again by the next pass
                 self._forbidden = error.status == 403
+            never = " (no more tries: the operator may not patch clusterprofiles.oam-operator.dev/status)"
             log.info("could not write the status of ClusterProfile %s%s: %s", name,
-                     " (no more tries: the operator may not patch clusterprofiles/status)" if error.status == 403
-                     else "", error)
+                     never if error.status == 403 else "", error)

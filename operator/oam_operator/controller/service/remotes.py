@@ -14,13 +14,20 @@ are closed. The remote cluster's id (its ``kube-system`` UID, with the hub's the
 the owner ids there, docs/multicluster.md#owner-id-on-the-remote-cluster) is read once per
 connection.
 
-Bad input is a ``DeliveryRefused`` (the exact message of delivery.py); a cluster that cannot be
+A standard ``multicluster.x-k8s.io`` ClusterProfile (docs/multicluster.md#the-standard-cluster-inventory)
+goes the same way: its access provider and the token of its Secret (read through the same Secret
+watches) make a kubeconfig (reconcile/inventory.py), its connection keyed by that Secret and the
+profile, and changed with either; nothing is written to it, and while its ``ControlPlaneHealthy``
+is not True the pass does not connect (``ControlPlaneUnhealthy``).
+
+Bad input is a ``DeliveryRefused`` (the exact message of delivery.py or inventory.py); a cluster that cannot be
 reached, or refuses the credentials, a ``TransientApiError`` whose message names the cluster:
 the pass retries on its backoff and nothing is deleted anywhere.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -46,6 +53,16 @@ from ..reconcile.delivery import (
     secret_key_of,
 )
 from ..reconcile.delivery import secret_value as read_secret_value
+from ..reconcile.inventory import (
+    TOKEN_KEY,
+    ControlPlaneUnhealthy,
+    access_of,
+    display,
+    is_standard,
+    kubeconfig_of,
+    token_of,
+    unhealthy,
+)
 from ..reconcile.tenancy import TenantClients
 from .fence import FencedRateLimiter
 from .ownedwatch import OwnedObjects
@@ -63,7 +80,7 @@ class Stoppable(Protocol):
 
 @dataclass
 class _Connection:
-    version: tuple[str, str]  # the Secret's uid and resourceVersion
+    version: tuple[str, ...]  # the Secret's uid and resourceVersion (and a standard profile's cluster)
     server: str
     client: ClusterClient
     clients: TenantClients
@@ -106,13 +123,18 @@ class RemoteClusters:
         self.make_client = make_client or self._client_from
         self.watches = watches
         self.grants = grants
-        self._connections: dict[tuple[str, str, str], _Connection] = {}
+        #: by (Secret namespace, name, key), or ("", token Secret namespace, name, profile) of a standard one
+        self._connections: dict[tuple[str, ...], _Connection] = {}
         self._lock = threading.Lock()
 
     def target(self, profile_name: str, profile: Mapping[str, Any] | None, namespace: str | None) -> Target | None:
         """Where an Application of ``namespace`` using ``profile`` goes (``namespace=None``: its
         deletion, which the namespace rule never stops); raises ``DeliveryRefused`` or
-        ``TransientApiError`` (docs/multicluster.md#refusals)."""
+        ``TransientApiError`` (docs/multicluster.md#refusals); a standard ClusterProfile whose control
+        plane is not healthy raises ``ControlPlaneUnhealthy``
+        (docs/multicluster.md#the-standard-cluster-inventory)."""
+        if profile is not None and is_standard(profile):
+            return self._reach_standard(profile_name, profile)
         spec = (profile or {}).get("spec") or {}
         if not isinstance(spec, Mapping):
             return None
@@ -145,6 +167,36 @@ class RemoteClusters:
         if not connection.cluster_id:
             label = Target(profile_name, connection.server, "", connection.clients).label
             self._identify(connection, label)
+        return Target(profile_name, connection.server, connection.cluster_id, connection.clients, connection.owned,
+                      connection.owner_cluster)
+
+    def _reach_standard(self, profile_name: str, profile: Mapping[str, Any]) -> Target:
+        """A standard ClusterProfile's cluster: its health first, then its access provider and the
+        token Secret (read through the same Secret watches as the kubeconfig Secrets). Nothing is
+        written to the profile: its cluster manager owns it."""
+        waiting = unhealthy(profile)
+        if waiting is not None:
+            raise ControlPlaneUnhealthy(waiting)
+        access = access_of(profile, self.settings.inventory_access_provider, self.operator_namespace)
+        ref = SecretKey(access.secret_namespace, access.secret_name, TOKEN_KEY)
+        try:
+            secret = self.secrets.secret(ref.namespace, ref.name)
+        except ApiError as error:
+            raise error.with_context(f"reading the token Secret {ref} of ClusterProfile {display(profile)}") from None
+        token = token_of(profile, access, secret)
+        kubeconfig = kubeconfig_of(profile, access, token)
+        meta = (secret or {}).get("metadata") or {}
+        # The connection changes with the Secret and with the provider's cluster (its server, CA, …).
+        version = (str(meta.get("uid") or ""), str(meta.get("resourceVersion") or ""),
+                   json.dumps(kubeconfig.document.get("clusters"), sort_keys=True))
+        key = ("", ref.namespace, ref.name, profile_name)
+        with self._lock:
+            connection = self._connections.get(key)
+        if connection is None or connection.version != version:
+            where = f"ClusterProfile {display(profile)}"
+            connection = self._connect(where, where, key, version, kubeconfig)
+        if not connection.cluster_id:
+            self._identify(connection, Target(profile_name, connection.server, "", connection.clients).label)
         return Target(profile_name, connection.server, connection.cluster_id, connection.clients, connection.owned,
                       connection.owner_cluster)
 
@@ -183,11 +235,17 @@ class RemoteClusters:
             if known is not None and known.version == version:
                 return known
         kubeconfig = parse_kubeconfig(profile_name, ref, read_secret_value(profile_name, ref, secret))
+        return self._connect(f'ClusterProfile {profile_name}: Secret {ref} key "{ref.key}"', f"kubeconfig Secret {ref}",
+                             key, version, kubeconfig)
+
+    def _connect(self, where: str, what: str, key: tuple[str, ...], version: tuple[str, ...],
+                 kubeconfig: Kubeconfig) -> _Connection:
+        """A new connection of ``key`` at ``version``, unless another pass made it first (``where``
+        begins a refusal, ``what`` names the changed source in the log)."""
         try:
             client = self.make_client(kubeconfig)
         except (ConfigException, ValueError) as error:  # say, certificate data that is not base64
-            raise DeliveryRefused(f'ClusterProfile {profile_name}: Secret {ref} key "{ref.key}": the kubeconfig '
-                                  f"cannot be loaded: {error}") from None
+            raise DeliveryRefused(f"{where}: the kubeconfig cannot be loaded: {error}") from None
         settings = self.settings
         connection = _Connection(version, kubeconfig.server, client, TenantClients(
             client, default_service_account=settings.default_service_account,
@@ -200,7 +258,7 @@ class RemoteClusters:
                 return replaced
             self._connections[key] = connection
         if replaced is not None:
-            log.info("kubeconfig Secret %s changed: reconnecting to %s", ref, kubeconfig.server)
+            log.info("%s changed: reconnecting to %s", what, kubeconfig.server)
             replaced.close()
         return connection
 

@@ -37,7 +37,9 @@ from oam_operator.reconciler.status import DefaultStatusAnalyzer
 from ..reconcile.appindex import AppIndex
 from ..reconcile.application import Application
 from ..reconcile.composition import OperatorTransform
+from ..reconcile.delivery import DeliveryRefused
 from ..reconcile.history import RevisionRecorder
+from ..reconcile.inventory import access_of, delivery_view, is_standard
 from ..reconcile.passes import apply_pass, delete_pass
 from ..reconcile.readiness import WATCHED, no_longer_progressing
 from ..reconcile.seams import ApplicationGone, Environment, Event, Memory, PassResult
@@ -48,10 +50,12 @@ from .fence import FencedRateLimiter
 from .freshview import FreshView, still_there
 from .grantwatch import GrantWatch
 from .incluster import in_cluster
+from .inventory import StandardProfiles
 from .ownedwatch import ObjectKey, OwnedObjects, WatchedKind
 from .profilestatus import ProfileStatus
 from .readysince import not_ready_since
 from .remotes import RemoteClusters
+from .targets import TargetProfiles
 
 log = logging.getLogger("oam_operator.controller")
 
@@ -141,7 +145,13 @@ class Runtime:
         self.lease_client = lease_client  # leader election's own (leaseclient.py); None when it is off
         self.metrics = metrics
         self.memory: dict[str, Memory] = {}
-        self.profiles: dict[str, dict[str, Any]] = {}
+        self.profiles: dict[str, dict[str, Any]] = {}  # the operator's own kind, by name
+        #: The standard inventory's ClusterProfiles (inventory.py); ``None`` without --inventory-namespaces
+        self.standard: StandardProfiles | None = None
+        if settings.inventory_namespaces:
+            self.standard = StandardProfiles(self.client, settings.inventory_namespaces, self._on_standard_change)
+        #: Both kinds by name (targets.py)
+        self.targets = TargetProfiles(self.profiles, self.standard)
         self.transform = OperatorTransform.from_settings(settings)
         self.apps = AppIndex(allow_cross_namespace=settings.allow_cross_namespace_dependencies)
         self.cluster_id = cluster_id or settings.cluster_id
@@ -172,7 +182,7 @@ class Runtime:
         self.remotes = RemoteClusters(self.pass_client, settings, settings.lease_namespace(os.environ),
                                       user_agent=agent, watches=self._remote_watches,
                                       on_secret_change=self._on_secret_change,
-                                      status=ProfileStatus(self.pass_client, self.profile),
+                                      status=ProfileStatus(self.pass_client, self.profiles.get),
                                       hub_id=self.cluster_id, grants=self._remote_grants)
         self.env = self._environment()
         if metrics is not None:
@@ -186,7 +196,7 @@ class Runtime:
                                 use_operator_identity=self.settings.use_operator_identity)
         return Environment(
             settings=self.settings, transform=self.transform, clients=clients, cluster_id=self.cluster_id,
-            profiles=self.profile, all_profiles=lambda: dict(self.profiles), on_transform=self._observe_transform,
+            profiles=self.profile, all_profiles=self.targets.all, on_transform=self._observe_transform,
             apps=self.apps,
             reconciler_metrics=prometheus_metrics(metrics.operations_total) if metrics is not None else None,
             watched=owned.watched if owned is not None else None,
@@ -246,6 +256,8 @@ class Runtime:
                 self.metrics.watch_cache_objects.set_function(lambda: sizes()[0])
                 self.metrics.watch_cache_bytes.set_function(lambda: sizes()[1])
         self.grants.start()
+        if self.standard is not None:
+            self.standard.start()
         if self.metrics is not None:
             self.metrics.build_info.labels(version=__version__).set(1)
 
@@ -401,9 +413,9 @@ class Runtime:
     def _on_secret_change(self, namespace: str, name: str) -> None:
         """profilesecrets.py: a kubeconfig Secret changed (rotated, deleted, created): wake the
         Applications whose profile names it, so they reconnect at once."""
-        operator_namespace = self.remotes.operator_namespace
-        profiles = {profile for profile, body in list(self.profiles.items())
-                    if _names_secret(body, operator_namespace) == (namespace, name)}
+        operator_namespace, provider = self.remotes.operator_namespace, self.settings.inventory_access_provider
+        profiles = {profile for profile, body in self.targets.all().items()
+                    if _names_secret(body, operator_namespace, provider) == (namespace, name)}
         if not profiles:
             return
         with self._lock:
@@ -428,14 +440,23 @@ class Runtime:
         Applications to wake — those using or asking for it when its spec changed, or it came
         or went, and those with a topology policy when its labels changed, or it came or went
         (docs/multicluster.md#topology)."""
-        old = self.profiles.get(name)
-        if body is None:
-            self.profiles.pop(name, None)
-        else:
-            self.profiles[name] = body
-        came_or_went = (old is None) != (body is None)
-        spec_changed = came_or_went or (old or {}).get("spec") != (body or {}).get("spec")
-        labels_changed = came_or_went or _labels(old) != _labels(body)
+        old, new = self.targets.own_changed(name, body)
+        return self._woken_by(name, old, new)
+
+    def _on_standard_change(self, key: tuple[str, str], old: Mapping[str, Any] | None,
+                            new: Mapping[str, Any] | None) -> None:
+        """inventory.py: a standard ClusterProfile changed; wake as for the operator's own kind
+        (its access provider and ControlPlaneHealthy are part of what it delivers by)."""
+        before, after = self.targets.standard_changed(key, old)
+        for uid in self._woken_by(key[1], before, after):
+            self.waker(uid)
+
+    def _woken_by(self, name: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> list[str]:
+        """The uids to wake when the profile called ``name`` was ``old`` and is ``new``."""
+        provider = self.settings.inventory_access_provider
+        came_or_went = (old is None) != (new is None)
+        spec_changed = came_or_went or delivery_view(old, provider) != delivery_view(new, provider)
+        labels_changed = came_or_went or _labels(old) != _labels(new)
         if not spec_changed and not labels_changed:
             return []
         woken = []
@@ -449,7 +470,8 @@ class Runtime:
         return woken
 
     def profile(self, name: str) -> Mapping[str, Any] | None:
-        return self.profiles.get(name)
+        """The ClusterProfile called ``name``, of either kind (targets.py)."""
+        return self.targets.get(name)
 
     # -- passes ---------------------------------------------------------------------------------
 
@@ -633,6 +655,8 @@ class Runtime:
 
     def close(self) -> None:
         self.grants.stop()
+        if self.standard is not None:
+            self.standard.stop()
         if self.owned is not None:
             self.owned.stop()
         self.remotes.close()
@@ -671,8 +695,15 @@ def pass_failure(result: PassResult) -> tuple[int, str, str] | None:
     return level, str(ready.get("reason", "")), str(ready.get("message", ""))
 
 
-def _names_secret(profile: Mapping[str, Any], operator_namespace: str) -> tuple[str, str] | None:
-    """(namespace, name) of the kubeconfig Secret a ClusterProfile names, ``None``: none."""
+def _names_secret(profile: Mapping[str, Any], operator_namespace: str, provider: str) -> tuple[str, str] | None:
+    """(namespace, name) of the kubeconfig Secret a ClusterProfile names, or of the token Secret of
+    a standard one (docs/multicluster.md#the-standard-cluster-inventory); ``None``: none."""
+    if is_standard(profile):
+        try:
+            access = access_of(profile, provider, operator_namespace)
+        except DeliveryRefused:
+            return None
+        return access.secret_namespace, access.secret_name
     spec = profile.get("spec")
     kube_config = spec.get("kubeConfig") if isinstance(spec, Mapping) else None
     ref = kube_config.get("secretRef") if isinstance(kube_config, Mapping) else None
