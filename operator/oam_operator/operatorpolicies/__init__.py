@@ -1,5 +1,5 @@
 """The operator's own policy types: ``app-dependency``, ``reconciliation``, ``health-checks``,
-``topology``, ``rollout`` and ``override``.
+``topology``, ``rollout``, ``override`` and ``change-window``.
 
 The transform refuses these types ("no handler for policy type …",
 docs/transform.md#policy-types-the-transform-refuses): a
@@ -19,6 +19,7 @@ from __future__ import annotations
 from oam_operator.oam.engine.transformer import Transformer
 
 from .app_dependency import AppDependencyPolicy, AppRef
+from .change_window import ChangeWindowPolicy, Window, Windows
 from .graph import AppGraph, AppNode, DependencyState, cycle_message, node_from_object, waiting_message
 from .health_checks import HealthChecksPolicy
 from .override import Override, OverridePolicy
@@ -34,6 +35,7 @@ __all__ = [
     "AppGraph",
     "AppNode",
     "AppRef",
+    "ChangeWindowPolicy",
     "DependencyState",
     "HealthChecksPolicy",
     "OperatorPolicies",
@@ -46,6 +48,8 @@ __all__ = [
     "RolloutPolicy",
     "Topology",
     "TopologyPolicy",
+    "Window",
+    "Windows",
     "cycle_message",
     "node_from_object",
     "read_operator_policies",
@@ -53,7 +57,9 @@ __all__ = [
     "waiting_message",
 ]
 
-OPERATOR_POLICY_TYPES = ("app-dependency", "health-checks", "override", "reconciliation", "rollout", "topology")
+OPERATOR_POLICY_TYPES = (
+    "app-dependency", "change-window", "health-checks", "override", "reconciliation", "rollout", "topology",
+)
 
 
 def register_operator_policies(transformer: Transformer) -> Transformer:
@@ -64,4 +70,5 @@ def register_operator_policies(transformer: Transformer) -> Transformer:
     transformer.register_policy("override", OverridePolicy())
     transformer.register_policy("rollout", RolloutPolicy())
     transformer.register_policy("topology", TopologyPolicy())
+    transformer.register_policy("change-window", ChangeWindowPolicy())
     return transformer
