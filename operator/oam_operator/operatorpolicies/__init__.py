@@ -11,7 +11,7 @@ imports ``oam`` (and the stdlib-only ``durations``), never kopf or a cluster cli
 
 The handlers validate and record; the operator acts (``controller/reconcile/orchestration.py``):
 ``read_operator_policies`` reads a transform result back, ``graph`` answers the questions of
-the dependency gate.
+the dependency gate; ``change_window_clock`` answers whether a change window is open.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from oam_operator.oam.engine.transformer import Transformer
 
 from .app_dependency import AppDependencyPolicy, AppRef
 from .change_window import ChangeWindowPolicy, Window, Windows
+from .change_window_clock import ChangeWindows, Closed, closed, combine, is_open, next_opening
 from .graph import AppGraph, AppNode, DependencyState, cycle_message, node_from_object, waiting_message
 from .health_checks import HealthChecksPolicy
 from .override import Override, OverridePolicy
@@ -36,6 +37,8 @@ __all__ = [
     "AppNode",
     "AppRef",
     "ChangeWindowPolicy",
+    "ChangeWindows",
+    "Closed",
     "DependencyState",
     "HealthChecksPolicy",
     "OperatorPolicies",
@@ -50,7 +53,11 @@ __all__ = [
     "TopologyPolicy",
     "Window",
     "Windows",
+    "closed",
+    "combine",
     "cycle_message",
+    "is_open",
+    "next_opening",
     "node_from_object",
     "read_operator_policies",
     "register_operator_policies",

@@ -7,7 +7,7 @@ default). ``driftWhileClosed`` says what happens to drift while the window is cl
 ``Correct`` (the default: a hand edit is not a change, so it is corrected as ever) or ``Report``
 (left and reported, as with ``spec.drift: Report``). One change-window policy per Application;
 the value goes to ``extensions["oam-operator.dev/change-window"]``. A ClusterProfile's windows
-are read by :func:`parse_windows` too, with the profile as their owner; when a window is open is
+are read by :func:`for_profile`, with the profile as their owner; when windows are open is
 ``change_window_clock.py``'s question.
 
 The schedule is parsed and iterated by ``cronsim`` (PyPI), not by hand: it has no dependencies,
@@ -240,6 +240,11 @@ def parse_windows(owner: str, props: Mapping[str, Any], policy: str = "") -> Win
 def parse(policy_name: str, props: Mapping[str, Any]) -> Windows:
     """A change-window policy's windows, owned by ``policy "<name>"``."""
     return parse_windows(f"policy {go_quote(policy_name)}", props, policy_name)
+
+
+def for_profile(profile: str, props: Mapping[str, Any]) -> Windows:
+    """A ClusterProfile's windows (the same properties as the policy's), owned by ``ClusterProfile "<name>"``."""
+    return parse_windows(f"ClusterProfile {go_quote(profile)}", props)
 
 
 def recorded(result: PolicyResult) -> Windows | None:

@@ -1,4 +1,5 @@
-"""The ``change-window`` policy (docs/operator.md#change-windows): read back, and its refusals word for word."""
+"""The ``change-window`` policy (docs/operator.md#change-windows): its refusals word for word, and
+the window arithmetic on a fake clock (every ``now`` is passed in) across daylight-saving changes."""
 
 from __future__ import annotations
 
@@ -8,8 +9,18 @@ from typing import Any
 import pytest
 
 from oam_operator.oam.errors import PolicyError
-from oam_operator.operatorpolicies import Window, Windows, read_operator_policies
-from oam_operator.operatorpolicies.change_window import parse, parse_windows
+from oam_operator.operatorpolicies import (
+    ChangeWindows,
+    Window,
+    Windows,
+    closed,
+    combine,
+    is_open,
+    next_opening,
+    read_operator_policies,
+)
+from oam_operator.operatorpolicies.change_window import for_profile, parse, parse_windows
+from oam_operator.operatorpolicies.change_window_clock import HORIZON, REASON, STATE, rfc3339
 from tests.unit.operatorpolicies.test_operator_policy_handlers import document, operator, policy, refusal, run
 
 SCHEMA = 'policy "w" (type "change-window"): properties.'
@@ -131,3 +142,176 @@ def test_windows_without_the_schema_are_refused_in_the_same_words(props: dict[st
     with pytest.raises(PolicyError) as refused:
         parse_windows('ClusterProfile "prod"', props)
     assert refused.value.message == message
+
+
+# --- the arithmetic: one owner, across daylight-saving changes ------------------------------
+
+
+BERLIN_SPRING, BERLIN_AUTUMN = "2027-03-28", "2027-10-31"  # 02:00 CET -> 03:00 CEST; 03:00 CEST -> 02:00 CET
+NEW_YORK_SPRING, NEW_YORK_AUTUMN = "2027-03-14", "2027-11-07"  # 02:00 EST -> 03:00 EDT; 02:00 EDT -> 01:00 EST
+
+
+@pytest.mark.parametrize(("zone", "day", "opens", "closes"), [
+    # 02:30 does not exist: the window opens when the gap ends (03:00 local), for its full hour.
+    ("Europe/Berlin", BERLIN_SPRING, "01:00", "02:00"),
+    ("America/New_York", NEW_YORK_SPRING, "07:00", "08:00"),
+    # 02:30 happens twice in Berlin: the window opens once, at the first (CEST), for one elapsed hour.
+    ("Europe/Berlin", BERLIN_AUTUMN, "00:30", "01:30"),
+    # New York repeats 01:00-02:00, so 02:30 is plain EST there.
+    ("America/New_York", NEW_YORK_AUTUMN, "07:30", "08:30"),
+    # The day before and after: 02:30 local as ever.
+    ("Europe/Berlin", "2027-03-27", "01:30", "02:30"),
+    ("Europe/Berlin", "2027-03-29", "00:30", "01:30"),
+    ("Europe/Berlin", "2027-11-01", "01:30", "02:30"),
+])
+def test_a_deny_window_at_0230_across_daylight_saving(zone: str, day: str, opens: str, closes: str) -> None:
+    freeze = windows(window(timeZone=zone))
+    start, end = at(f"{day} {opens}"), at(f"{day} {closes}")
+    assert is_open(freeze, start - timedelta(seconds=1))
+    assert not is_open(freeze, start) and not is_open(freeze, end - timedelta(seconds=1))
+    assert is_open(freeze, end)
+    assert next_opening(freeze, start) == end
+    assert next_opening(freeze, end) == end
+    found = closed(freeze, start + timedelta(minutes=5))
+    assert found is not None and found.message == (
+        f'Change window closed until {rfc3339(end)}: deny window "30 2 * * *" for 1h ({zone}) of policy "w"')
+
+
+def test_an_allow_window_at_0230_opens_once_on_each_change_day() -> None:
+    nightly = windows(window("allow", timeZone="Europe/Berlin"))
+    assert next_opening(nightly, at(f"{BERLIN_SPRING} 00:00")) == at(f"{BERLIN_SPRING} 01:00")
+    assert next_opening(nightly, at(f"{BERLIN_AUTUMN} 00:00")) == at(f"{BERLIN_AUTUMN} 00:30")
+    # After the autumn window closed (02:30 CET, the second 02:30), the next opening is the next night.
+    assert not is_open(nightly, at(f"{BERLIN_AUTUMN} 01:30"))
+    assert next_opening(nightly, at(f"{BERLIN_AUTUMN} 01:30")) == at("2027-11-01 01:30")
+    found = closed(nightly, at(f"{BERLIN_AUTUMN} 01:45"))  # 02:45 CET, inside the repeated hour
+    assert found is not None and found.message == (
+        'Change window closed until 2027-11-01T01:30:00Z: outside the allow windows of policy "w"')
+
+
+def test_a_wildcard_schedule_follows_elapsed_time_across_daylight_saving() -> None:
+    """``*/30 * * * *`` opens every half hour that happens: none in the skipped hour, both repeated ones."""
+    half_hours = windows(window("allow", "*/30 * * * *", "1m", timeZone="Europe/Berlin"))
+    assert next_opening(half_hours, at(f"{BERLIN_SPRING} 00:31")) == at(f"{BERLIN_SPRING} 01:00")  # 01:30 CET -> 03:00 CEST
+    opened = []
+    now = at(f"{BERLIN_AUTUMN} 00:01")
+    for _ in range(5):
+        now = next_opening(half_hours, now + timedelta(minutes=1)) or now
+        opened.append(rfc3339(now))
+    assert opened == ["2027-10-31T00:30:00Z", "2027-10-31T01:00:00Z", "2027-10-31T01:30:00Z", "2027-10-31T02:00:00Z",
+                      "2027-10-31T02:30:00Z"]  # 02:30 CEST, 02:00 CET, 02:30 CET, 03:00 CET, 03:30 CET
+
+
+def test_a_duration_is_elapsed_time_across_the_change() -> None:
+    """22:00 for 10h on the spring night closes at 09:00 CEST: ten hours later, not 08:00 on the clock."""
+    night = windows(window(schedule="0 22 * * *", duration="10h", timeZone="Europe/Berlin"))
+    assert next_opening(night, at("2027-03-27 21:30")) == at("2027-03-28 07:00")
+    assert datetime(2027, 3, 28, 7, tzinfo=UTC).astimezone(night.windows[0].zone).hour == 9
+
+
+# --- allow and deny together; a profile's and an Application's --------------------------------
+
+
+WORKDAYS = window("allow", "0 9 * * 1-5", "8h", timeZone="Europe/Berlin")  # Mon-Fri 09:00-17:00
+FRIDAY_AFTERNOON = window("deny", "0 15 * * 5", "2h", timeZone="Europe/Berlin")  # Fri 15:00-17:00
+
+
+@pytest.mark.parametrize(("now", "open_", "opens"), [
+    ("2027-06-14 07:00", True, "2027-06-14 07:00"),  # Monday 09:00 CEST
+    ("2027-06-14 06:59", False, "2027-06-14 07:00"),
+    ("2027-06-14 15:00", False, "2027-06-15 07:00"),  # Monday 17:00: closed until Tuesday
+    ("2027-06-18 12:59", True, "2027-06-18 12:59"),  # Friday 14:59
+    ("2027-06-18 13:00", False, "2027-06-21 07:00"),  # Friday 15:00: the deny, then the weekend
+    ("2027-06-19 12:00", False, "2027-06-21 07:00"),  # Saturday
+])
+def test_a_change_lands_in_an_allow_window_outside_every_deny_window(now: str, open_: bool, opens: str) -> None:
+    weekly = windows(WORKDAYS, FRIDAY_AFTERNOON)
+    assert is_open(weekly, at(now)) is open_
+    assert next_opening(weekly, at(now)) == at(opens)
+
+
+def test_the_message_names_the_deny_window_before_the_allow_windows() -> None:
+    found = closed(windows(WORKDAYS, FRIDAY_AFTERNOON), at("2027-06-18 13:30"))
+    assert found is not None
+    assert (found.message, STATE, REASON) == (
+        'Change window closed until 2027-06-21T07:00:00Z: deny window "0 15 * * 5" for 2h (Europe/Berlin) of policy '
+        '"w"', "Waiting", "ChangeWindowClosed")
+    found = closed(windows(WORKDAYS, FRIDAY_AFTERNOON), at("2027-06-19 12:00"))
+    assert found is not None and found.message == (
+        'Change window closed until 2027-06-21T07:00:00Z: outside the allow windows of policy "w"')
+
+
+def test_only_deny_windows_leave_every_other_time_open() -> None:
+    christmas = windows(window("deny", "0 0 24 12 *", "72h"))
+    assert is_open(christmas, at("2027-12-23 23:59"))
+    assert next_opening(christmas, at("2027-12-25 12:00")) == at("2027-12-27 00:00")
+
+
+def test_deny_windows_that_meet_or_overlap_close_as_one() -> None:
+    """One closing as the next opens leaves no gap, in one window's openings or across two."""
+    meeting = windows(window("deny", "0 22 * * *", "1h"), window("deny", "0 23 * * *", "2h"))
+    assert next_opening(meeting, at("2027-06-14 22:10")) == at("2027-06-15 01:00")
+    overlapping = windows(window("deny", "0 */2 * * *", "3h"))  # opens every 2h for 3h: always closed
+    found = closed(overlapping, at("2027-06-14 12:00"))
+    assert found is not None and found.opens_at is None
+    assert found.searched_until == at("2027-06-14 12:00") + HORIZON
+    assert found.message == (
+        'Change window closed with no opening before 2028-06-14T12:00:00Z: deny window "0 */2 * * *" for 3h (UTC) of '
+        'policy "w"')
+
+
+def test_a_window_opening_too_rarely_is_not_found_within_the_horizon() -> None:
+    leap_day = windows(window("allow", "0 0 29 2 *", "24h"))
+    assert next_opening(leap_day, at("2027-03-01 00:00")) == at("2028-02-29 00:00")  # 365 days ahead
+    found = closed(leap_day, at("2028-03-01 00:00"))  # the next is in 2032
+    assert found is not None and (found.opens_at, found.searched_until) == (None, at("2029-03-02 00:00"))
+    assert found.message == ('Change window closed with no opening before 2029-03-02T00:00:00Z: outside the allow '
+                             'windows of policy "w"')
+
+
+def test_the_search_stops_after_its_budget_saying_how_far_it_got() -> None:
+    every_minute = windows(window("deny", "* * * * *", "1m"))
+    now = at("2027-06-14 12:00")
+    found = closed(every_minute, now)
+    assert found is not None and found.opens_at is None and now < found.searched_until < now + HORIZON
+    assert found.message == (f"Change window closed with no opening before {rfc3339(found.searched_until)}: deny "
+                             'window "* * * * *" for 1m (UTC) of policy "w"')
+
+
+def test_the_profile_and_the_application_both_apply() -> None:
+    """The Application's windows narrow the profile's: open only while both are."""
+    profile = for_profile("prod", {"windows": [window("allow", "0 8 * * *", "12h")]})  # 08-20
+    application = windows(window("allow", "0 18 * * *", "4h"), name="evening")  # 18-22
+    both = combine(profile, application)
+    assert both == ChangeWindows((profile, application))
+    assert [is_open(both, at(f"2027-06-14 {h}:00")) for h in ("09", "18", "19", "20", "21")] == [
+        False, True, True, False, False]
+    assert next_opening(both, at("2027-06-14 20:00")) == at("2027-06-15 18:00")
+    found = closed(both, at("2027-06-14 09:00"))
+    assert found is not None and found.message == (
+        'Change window closed until 2027-06-14T18:00:00Z: outside the allow windows of policy "evening"')
+    found = closed(both, at("2027-06-14 21:00"))
+    assert found is not None and found.message == (
+        'Change window closed until 2027-06-15T18:00:00Z: outside the allow windows of ClusterProfile "prod"')
+    freeze = parse_windows('ClusterProfile "prod"', {"windows": [window("deny", "0 0 * * 6", "48h")]})
+    weekend = combine(freeze, application)
+    found = closed(weekend, at("2027-06-19 19:00"))  # a Saturday evening
+    assert found is not None and found.message == (
+        'Change window closed until 2027-06-21T18:00:00Z: deny window "0 0 * * 6" for 48h (UTC) of ClusterProfile '
+        '"prod"')
+    assert combine(None, application) == ChangeWindows((application,))
+    assert is_open(combine(None, None), at("2027-06-19 19:00"))
+
+
+def test_drift_is_corrected_while_closed_unless_an_owner_says_report() -> None:
+    correct, report = windows(window()), windows(window(), driftWhileClosed="Report")
+    assert combine(None, correct).corrects_drift_while_closed
+    assert not combine(correct, report).corrects_drift_while_closed
+    assert report.drift_while_closed == "Report"
+
+
+def test_the_clock_must_say_its_zone() -> None:
+    with pytest.raises(ValueError, match="aware"):
+        is_open(windows(window()), datetime(2027, 6, 14, 12))
+    berlin_noon = datetime.fromisoformat("2027-06-14T12:00:00+02:00")
+    assert next_opening(windows(window("allow", "0 10 * * *", "1h")), berlin_noon) == berlin_noon
