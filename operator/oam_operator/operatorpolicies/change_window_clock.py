@@ -64,6 +64,11 @@ class Closed:
     searched_until: datetime  # UTC
 
     @property
+    def wake_at(self) -> datetime:
+        """When to look again: the opening, else where the search stopped (the next search goes on from there)."""
+        return self.opens_at or self.searched_until
+
+    @property
     def message(self) -> str:
         """The Ready message of ``Waiting``/``ChangeWindowClosed``."""
         if self.opens_at is None:

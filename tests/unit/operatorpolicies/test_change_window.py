@@ -265,6 +265,9 @@ def test_a_window_opening_too_rarely_is_not_found_within_the_horizon() -> None:
     assert next_opening(leap_day, at("2027-03-01 00:00")) == at("2028-02-29 00:00")  # 365 days ahead
     found = closed(leap_day, at("2028-03-01 00:00"))  # the next is in 2032
     assert found is not None and (found.opens_at, found.searched_until) == (None, at("2029-03-02 00:00"))
+    assert found.wake_at == at("2029-03-02 00:00")
+    soon = closed(leap_day, at("2027-03-01 00:00"))
+    assert soon is not None and soon.wake_at == soon.opens_at == at("2028-02-29 00:00")
     assert found.message == ('Change window closed with no opening before 2029-03-02T00:00:00Z: outside the allow '
                              'windows of policy "w"')
 
