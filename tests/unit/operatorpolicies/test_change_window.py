@@ -7,6 +7,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from cronsim import CronSim
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from oam_operator.oam.errors import PolicyError
 from oam_operator.operatorpolicies import (
@@ -19,14 +22,14 @@ from oam_operator.operatorpolicies import (
     next_opening,
     read_operator_policies,
 )
-from oam_operator.operatorpolicies.change_window import for_profile, parse, parse_windows
+from oam_operator.operatorpolicies.change_window import KINDS, for_profile, parse, parse_windows
 from oam_operator.operatorpolicies.change_window_clock import HORIZON, REASON, STATE, rfc3339
 from tests.unit.operatorpolicies.test_operator_policy_handlers import document, operator, policy, refusal, run
 
 SCHEMA = 'policy "w" (type "change-window"): properties.'
 
 
-def window(kind: str = "deny", schedule: str = "30 2 * * *", duration: str = "1h", **more: Any) -> dict[str, Any]:
+def window(kind: Any = "deny", schedule: str = "30 2 * * *", duration: Any = "1h", **more: Any) -> dict[str, Any]:
     return {"kind": kind, "schedule": schedule, "duration": duration, **more}
 
 
@@ -318,3 +321,64 @@ def test_the_clock_must_say_its_zone() -> None:
         is_open(windows(window()), datetime(2027, 6, 14, 12))
     berlin_noon = datetime.fromisoformat("2027-06-14T12:00:00+02:00")
     assert next_opening(windows(window("allow", "0 10 * * *", "1h")), berlin_noon) == berlin_noon
+
+
+# --- against an oracle: every minute around the changes ---------------------------------------
+
+
+SCHEDULES = ("30 2 * * *", "0 2 * * *", "15 1-3 * * *", "*/20 * * * *", "0 * * * *", "0 22 * * 6,0", "45 23 * * *")
+DURATIONS = ("1m", "20m", "1h", "90m", "5h")
+ZONES = ("UTC", "Europe/Berlin", "America/New_York")
+CHANGE_DAYS = (BERLIN_SPRING, BERLIN_AUTUMN, NEW_YORK_SPRING, NEW_YORK_AUTUMN)
+
+
+def _spans(w: Window, start: datetime, end: datetime) -> list[tuple[datetime, datetime]]:
+    """The window's openings up to ``end``, each start listed once from two days before (no change there)."""
+    listed: list[tuple[datetime, datetime]] = []
+    for opened in CronSim(w.schedule, (start - timedelta(days=2)).astimezone(w.zone)):
+        instant = opened.astimezone(UTC)
+        if instant > end:
+            return listed
+        listed.append((instant, instant + w.length))
+    return listed
+
+
+def _oracle_open(owners: tuple[Windows, ...], start: datetime, minutes: int) -> list[bool]:
+    """Each minute from ``start``, by the rule itself: an allow window open or none, and no deny window open,
+    for every owner."""
+    end = start + timedelta(minutes=minutes)
+    table = [[(w.kind, _spans(w, start, end)) for w in owner.windows] for owner in owners]
+
+    def owner_open(found: list[tuple[str, list[tuple[datetime, datetime]]]], t: datetime) -> bool:
+        allows = [any(s <= t < e for s, e in spans) for kind, spans in found if kind == "allow"]
+        denies = [any(s <= t < e for s, e in spans) for kind, spans in found if kind == "deny"]
+        return (not allows or any(allows)) and not any(denies)
+
+    return [all(owner_open(found, start + timedelta(minutes=m)) for found in table) for m in range(minutes)]
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(KINDS), st.sampled_from(SCHEDULES), st.sampled_from(DURATIONS),
+                          st.sampled_from(ZONES)), min_size=1, max_size=3),
+       st.lists(st.tuples(st.sampled_from(KINDS), st.sampled_from(SCHEDULES), st.sampled_from(DURATIONS),
+                          st.sampled_from(ZONES)), max_size=2),
+       st.sampled_from(CHANGE_DAYS), st.integers(min_value=-180, max_value=360))
+def test_is_open_and_next_opening_agree_with_an_oracle_minute_by_minute(
+        application: list[tuple[str, str, str, str]], profile: list[tuple[str, str, str, str]], day: str,
+        offset: int) -> None:
+    def owned(owner: str, entries: list[tuple[str, str, str, str]]) -> Windows | None:
+        if not entries:
+            return None
+        return parse_windows(owner, {"windows": [window(k, s, d, timeZone=z) for k, s, d, z in entries]})
+
+    both = combine(owned('ClusterProfile "p"', profile), owned('policy "w"', application))
+    start = at(f"{day} 00:00") + timedelta(minutes=offset)
+    minutes = 30 * 60
+    expected = _oracle_open(both.owners, start, minutes)
+    assert [is_open(both, start + timedelta(minutes=m)) for m in range(0, minutes, 7)] == expected[::7]
+    first = next((m for m, open_ in enumerate(expected) if open_), None)
+    found = next_opening(both, start)
+    if first is not None:
+        assert found == start + timedelta(minutes=first)
+    else:
+        assert found is None or found >= start + timedelta(minutes=minutes)
