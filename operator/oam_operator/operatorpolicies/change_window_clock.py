@@ -65,7 +65,7 @@ class Closed:
 
     @property
     def wake_at(self) -> datetime:
-        """When to look again: the opening, else where the search stopped (the next search goes on from there)."""
+        """When to look again: the opening, else where the search stopped (a pass then searches again)."""
         return self.opens_at or self.searched_until
 
     @property
