@@ -1,5 +1,5 @@
 """The operator's own policy types: ``app-dependency``, ``reconciliation``, ``health-checks``,
-``topology``, ``rollout`` and ``override``.
+``topology``, ``rollout``, ``override`` and ``change-window``.
 
 The transform refuses these types ("no handler for policy type …",
 docs/transform.md#policy-types-the-transform-refuses): a
@@ -11,7 +11,7 @@ imports ``oam`` (and the stdlib-only ``durations``), never kopf or a cluster cli
 
 The handlers validate and record; the operator acts (``controller/reconcile/orchestration.py``):
 ``read_operator_policies`` reads a transform result back, ``graph`` answers the questions of
-the dependency gate.
+the dependency gate; ``change_window_clock`` answers whether a change window is open.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from __future__ import annotations
 from oam_operator.oam.engine.transformer import Transformer
 
 from .app_dependency import AppDependencyPolicy, AppRef
+from .change_window import ChangeWindowPolicy, Window, Windows
+from .change_window_clock import ChangeWindows, Closed, closed, combine, is_open, next_opening
 from .graph import AppGraph, AppNode, DependencyState, cycle_message, node_from_object, waiting_message
 from .health_checks import HealthChecksPolicy
 from .override import Override, OverridePolicy
@@ -34,6 +36,9 @@ __all__ = [
     "AppGraph",
     "AppNode",
     "AppRef",
+    "ChangeWindowPolicy",
+    "ChangeWindows",
+    "Closed",
     "DependencyState",
     "HealthChecksPolicy",
     "OperatorPolicies",
@@ -46,14 +51,22 @@ __all__ = [
     "RolloutPolicy",
     "Topology",
     "TopologyPolicy",
+    "Window",
+    "Windows",
+    "closed",
+    "combine",
     "cycle_message",
+    "is_open",
+    "next_opening",
     "node_from_object",
     "read_operator_policies",
     "register_operator_policies",
     "waiting_message",
 ]
 
-OPERATOR_POLICY_TYPES = ("app-dependency", "health-checks", "override", "reconciliation", "rollout", "topology")
+OPERATOR_POLICY_TYPES = (
+    "app-dependency", "change-window", "health-checks", "override", "reconciliation", "rollout", "topology",
+)
 
 
 def register_operator_policies(transformer: Transformer) -> Transformer:
@@ -64,4 +77,5 @@ def register_operator_policies(transformer: Transformer) -> Transformer:
     transformer.register_policy("override", OverridePolicy())
     transformer.register_policy("rollout", RolloutPolicy())
     transformer.register_policy("topology", TopologyPolicy())
+    transformer.register_policy("change-window", ChangeWindowPolicy())
     return transformer

@@ -25,8 +25,9 @@ from oam_operator.oam.errors import TransformError
 from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.policies.result import PolicyResult
 
-from . import app_dependency, health_checks, override, reconciliation, rollout, topology
+from . import app_dependency, change_window, health_checks, override, reconciliation, rollout, topology
 from .app_dependency import AppRef
+from .change_window import Windows
 from .health_checks import HealthCheck
 from .reconciliation import ReconciliationSettings
 from .rollout import Rollout
@@ -59,6 +60,7 @@ class OperatorPolicies:
     health_checks: tuple[ResolvedCheck, ...] = field(default=())
     topology: Topology | None = None  # the clusters it goes to (topology.py); ``None``: its profile's
     rollout: Rollout | None = None  # how those clusters take a new revision (rollout.py)
+    change_window: Windows | None = None  # when a new revision may land (change_window.py)
 
     @property
     def suspend(self) -> bool:
@@ -114,7 +116,7 @@ def read_operator_policies(
     if groups is not None and clusters is None:
         raise TransformError(f"policy {go_quote(groups.policy)}: a rollout policy needs a topology policy, which "
                              "chooses the clusters it rolls out to")
-    return OperatorPolicies(tuple(refs), settings, tuple(checks), clusters, groups)
+    return OperatorPolicies(tuple(refs), settings, tuple(checks), clusters, groups, change_window.recorded(result))
 
 
 def _resolve_check(check: HealthCheck, namespace: str) -> ResolvedCheck:

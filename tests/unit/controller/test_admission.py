@@ -90,6 +90,30 @@ def test_a_bad_topology_is_refused_as_in_status_and_a_good_one_admitted() -> Non
     assert refusal(validator, "CREATE", app(config_map("settings"), policies=[where])) is None
 
 
+@pytest.mark.parametrize(("properties", "expected"), [
+    ({"windows": [{"kind": "deny", "schedule": "0 25 * * *", "duration": "2h"}]},
+     'policy "freeze": windows[0].schedule "0 25 * * *" is not a cron schedule: its hour field "25" is not 0-23 (or *, '
+     "a list, a range or a step of them)"),
+    ({"windows": [{"kind": "deny", "schedule": "0 22 * * 5", "duration": "2h", "timeZone": "Europe/Paris_"}]},
+     'policy "freeze": windows[0].timeZone "Europe/Paris_" is not a time zone: an IANA name such as UTC, '
+     'Europe/Berlin or America/New_York; did you mean "Europe/Paris"?'),
+    ({"windows": [{"kind": "later", "schedule": "0 22 * * 5", "duration": "2h"}]},
+     'policy "freeze" (type "change-window"): properties.windows[0].kind: unknown kind "later" (valid: allow, deny)'),
+    ({"windows": [{"kind": "deny", "schedule": "0 22 * * 5", "duration": "0s"}]},
+     'policy "freeze": windows[0].duration must be longer than 0s, not "0s"'),
+])
+def test_a_bad_change_window_is_refused_as_in_status(properties: dict[str, Any], expected: str) -> None:
+    """docs/operator.md#change-windows: refused before anything is applied, in the words status shows."""
+    validator, env = _parts()
+    body = app(config_map("settings"), policies=[{"name": "freeze", "type": "change-window",
+                                                  "properties": properties}])
+    assert refusal(validator, "CREATE", body) == expected
+    assert status_message(env, body) == ("TransformFailed", expected)
+    good = {"windows": [{"kind": "deny", "schedule": "0 22 * * 5", "duration": "2h", "timeZone": "Europe/Berlin"}]}
+    assert refusal(validator, "CREATE", app(config_map("settings"), policies=[
+        {"name": "freeze", "type": "change-window", "properties": good}])) is None
+
+
 def test_a_generated_object_the_api_server_would_refuse_is_refused_as_in_status() -> None:
     validator, env = _parts()
     body = app(config_map("Bad_Name"))

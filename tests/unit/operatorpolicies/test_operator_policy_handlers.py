@@ -1,4 +1,4 @@
-"""The operator's own policy handlers (app-dependency, reconciliation, health-checks, topology), offline.
+"""The operator's own policy handlers (app-dependency, reconciliation, health-checks, topology, …), offline.
 
 Through the transform's public API only: ``register_policy`` (via ``register_operator_policies``),
 ``validate_authored_properties`` and ``transform``; refusals name the policy once, like the
@@ -14,6 +14,7 @@ import pytest
 from oam_operator.oam import OamError, TransformContext, Transformer, application_from_object, new_builtin_transformer
 from oam_operator.oam.policies.result import PolicyResult
 from oam_operator.operatorpolicies import (
+    OPERATOR_POLICY_TYPES,
     AppRef,
     OperatorPolicies,
     ReconciliationSettings,
@@ -81,10 +82,10 @@ def _walk_descriptions(type_: str, node: Any) -> None:
 
 def test_registration_adds_exactly_the_operators_types_with_contracts() -> None:
     transformer = operator()
-    assert transformer.policy_types() == ["app-dependency", "dependency", "health-checks", "override", "placement",
-                                          "reconciliation", "rollout", "topology"]
+    assert transformer.policy_types() == ["app-dependency", "change-window", "dependency", "health-checks", "override",
+                                          "placement", "reconciliation", "rollout", "topology"]
     contracts = transformer.handler_contracts().policies
-    for type_ in ("app-dependency", "health-checks", "override", "reconciliation", "rollout", "topology"):
+    for type_ in OPERATOR_POLICY_TYPES:
         assert (contracts[type_].family, contracts[type_].version) == (type_, "v1alpha1")
         schema = transformer.handler_schemas().policies[type_]
 
