@@ -398,6 +398,10 @@ class _Pass:
             error = error.with_context(self.target.label)  # which cluster failed (docs/multicluster.md#faults)
         if isinstance(error, ReconcilerError) and error.retryable:
             self.state.error_backoff.reset()
+            if not deleting:
+                # Processing has started even if nothing could be read yet: a cluster that never
+                # answers runs out of time too (docs/multicluster.md#rollout: Pending/Timeout).
+                self.processing()
             if deleting:
                 self.set_state(State.DELETION_PENDING, Reason.DELETION_RETRYING, capitalised(str(error)))
             elif self.timed_out():
