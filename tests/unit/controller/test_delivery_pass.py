@@ -5,8 +5,8 @@ waiting for the cluster. The cluster lookup (``Environment.targets``) is scripte
 from __future__ import annotations
 
 import dataclasses
-from datetime import timedelta
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
