@@ -249,6 +249,8 @@ def test_a_rollout_to_four_spokes_halts_reverts_resumes_and_never_writes_ahead(
     make_available(spokes[0], "db")
     wait_until(lambda: deployments_on(spokes[1]) == ["db"], default_wait(kube.cluster), "the second group to take it")
     reached = time.monotonic()
+    rolling = wait_message(kube, "shop", f"Rolling out revision 2: group 2 of 4 ({p2})")
+    assert (rolling["status"]["state"], condition(rolling, "Ready")["reason"]) == ("Processing", "Processing")
     back = {"version": "1"}
     wait_until(lambda: (settings_on(spokes[0]), settings_on(spokes[1])) == (back, {**back, "cluster": "second"})
                and deployments_on(spokes[0]) == deployments_on(spokes[1]) == [],
@@ -293,6 +295,7 @@ def test_a_rollout_to_four_spokes_halts_reverts_resumes_and_never_writes_ahead(
                "the first group to take revision 4")
     third.stop_component("kube-apiserver")
     try:
+        wait_message(kube, "shop", f"Rolling out revision 4: group 3 of 5 ({p3})")
         halted = wait_message(kube, "shop", f"Rollout of revision 4 halted: cluster {p3} failed: ", prefix=True)
         said = message(halted)
         assert said.endswith(f"; reverted {p1} to revision 3; reverted {p2} to revision 3; "

@@ -172,9 +172,9 @@ def test_orphan_annotates_a_removed_cluster_application_before_it_is_pruned(reco
         ("/apis/oam-operator.dev/v1alpha1/namespaces/shop/applications/web-us",
          {"metadata": {"annotations": {"oam-operator.dev/abandon": "true"}}})]
     assert [o["metadata"]["name"] for o in recorded["objects"][0]] == ["web-eu"]
-    # The watch has no copy of web-eu: it is read before the apply (has the rollout failed?) and
-    # after it (what the status says), and is not there yet.
-    assert env.clients.operator_client.reads == ["/apis/oam-operator.dev/v1alpha1/namespaces/shop/applications/web-eu"] * 2
+    # The watch has no copy of web-eu: it is read once, after the apply (what the status says), and
+    # is not there yet. Without a rollout policy nothing is read before the apply.
+    assert env.clients.operator_client.reads == ["/apis/oam-operator.dev/v1alpha1/namespaces/shop/applications/web-eu"]
 
 
 def test_spec_profile_beside_a_topology_is_refused(recorded: dict[str, Any]) -> None:
@@ -291,7 +291,7 @@ def test_a_failed_cluster_halts_the_rollout_and_returns_the_changed_ones(recorde
     waves = [(o["metadata"]["name"], o["metadata"]["annotations"]["oam-operator.dev/apply-order"],
               o["metadata"]["annotations"]["oam-operator.dev/fleet-revision"]) for o in recorded["objects"][-1]]
     assert waves == [("web-a", "0", "2"), ("web-b", "1", "2"), ("web-c", "2", "2")]
-    assert outcome(rolling.status)[:2] == ("Processing", "Processing")
+    assert outcome(rolling.status) == ("Processing", "Processing", "Rolling out revision 2: group 1 of 3 (a)")
 
     # The first cluster takes revision 2; the second fails it: the rollout halts there.
     env.clients.operator_client.specs[1] = dict(first["spec"])
@@ -350,3 +350,18 @@ def test_an_unreachable_cluster_that_ran_out_of_time_has_failed() -> None:
     assert fleet.cluster_state("eu", "web-eu", copy("Refused", "Error"), DOMAIN).failed
     older = fleet.cluster_state("eu", "web-eu", copy("Timeout", observed=1), DOMAIN)  # of an older spec
     assert (older.state, older.failed) == ("Processing", False)
+
+
+def test_a_rollout_says_which_group_it_waits_for() -> None:
+    """docs/multicluster.md#rollout: the first group not all Ready for the revision, its clusters named."""
+    body = rollout_app("2", 2)
+
+    def state(cluster: str, revision: int, ready: str) -> fleet.ClusterState:
+        return fleet.cluster_state(cluster, f"web-{cluster}", cluster_copy(body, cluster, revision, ready, "ok"), DOMAIN)
+
+    ordered = [["a"], ["b", "c"], ["d"]]
+    states = [state("a", 2, "Ready"), state("b", 2, "Ready"), state("c", 2, "Processing"), state("d", 1, "Ready")]
+    assert fleet.rollout_progress(ordered, states, 2) == "Rolling out revision 2: group 2 of 3 (b, c)"
+    assert fleet.rollout_progress(ordered, [state("a", 1, "Ready")], 2) == "Rolling out revision 2: group 1 of 3 (a)"
+    done = [state(cluster, 2, "Ready") for cluster in "abcd"]
+    assert fleet.rollout_progress(ordered, done, 2) is None

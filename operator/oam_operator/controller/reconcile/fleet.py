@@ -227,6 +227,16 @@ def failed(states: Mapping[str, ClusterState], ordered: Iterable[str], revision:
     return None
 
 
+def rollout_progress(ordered: list[list[str]], states: Iterable[ClusterState], revision: int) -> str | None:
+    """Where a rollout of ``revision`` stands (docs/multicluster.md#rollout): the first group whose
+    clusters are not all Ready for it; ``None`` when every group is."""
+    done = {state.cluster for state in states if state.ready and state.carries == revision}
+    for number, group in enumerate(ordered, start=1):
+        if not set(group) <= done:
+            return f"Rolling out revision {revision}: group {number} of {len(ordered)} ({', '.join(group)})"
+    return None
+
+
 def summary(states: Iterable[ClusterState]) -> str:
     """``<ready>/<selected>``: kubectl's CLUSTERS column."""
     states = list(states)
