@@ -300,6 +300,9 @@ def test_a_rollout_to_four_spokes_halts_reverts_resumes_and_never_writes_ahead(
         said = message(halted)
         assert said.endswith(f"; reverted {p1} to revision 3; reverted {p2} to revision 3; "
                              f"reverted {p3} to revision 3"), said
+        assert f"failed: Cluster {spokes[2].handle.server} (ClusterProfile {p3}): " in said, said
+        assert "connection error: " in said.split("; reverted")[0], said  # its reason, not cut off
+        assert (halted["status"]["state"], halted["status"]["rollout"]["halted"]) == ("Error", p3)
     finally:
         third.start_component("kube-apiserver")
     wait_until(lambda: settings_on(spokes[2]) == {"version": "3"}, default_wait(kube.cluster),

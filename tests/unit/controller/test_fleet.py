@@ -365,3 +365,20 @@ def test_a_rollout_says_which_group_it_waits_for() -> None:
     assert fleet.rollout_progress(ordered, [state("a", 1, "Ready")], 2) == "Rolling out revision 2: group 1 of 3 (a)"
     done = [state(cluster, 2, "Ready") for cluster in "abcd"]
     assert fleet.rollout_progress(ordered, done, 2) is None
+
+
+def test_a_failed_cluster_is_named_with_its_whole_message_not_its_summary(recorded: dict[str, Any]) -> None:
+    """The summary is cut for a column (api/summary.py); the fleet Application's verdict names the
+    cluster's Ready message whole, so an unreachable cluster's reason is not cut off."""
+    whole = "Cluster https://10.0.0.7:6443 (ClusterProfile eu): connection error: [Errno 111] Connection refused"
+    cut = "Cluster https://10.0.0.7:6443 (ClusterProfile eu): connection…"
+    body = fleet_app({"clusters": ["eu"]}, generation=1)
+    failing = fleet.child(body, "eu", DOMAIN, 1)
+    failing["metadata"]["generation"] = 1
+    failing["status"] = {"observedGeneration": 1, "state": "Pending", "summary": cut,
+                         "conditions": [{"type": "Ready", "status": "False", "reason": "Timeout", "message": whole}]}
+    line = fleet.cluster_state("eu", "web-eu", failing, DOMAIN)
+    assert (line.message, line.why, line.failed) == (cut, whole, True)
+    result = unitkit.run_apply(body, Memory(), environment({"eu": PROFILES["eu"]}, Watched({"web-eu": failing})))
+    assert outcome(result.status) == ("Error", "ClusterFailed", f"Cluster eu failed: {whole}")
+    assert result.status["clusters"][0]["message"] == cut  # the list keeps the summary

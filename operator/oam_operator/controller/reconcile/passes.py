@@ -702,7 +702,7 @@ class _Pass:
         failed = fleet.failed(states, [cluster for group in ordered for cluster in group], revision)
         if failed is None:
             return None
-        halt = _Halt(revision, failed.cluster, failed.message, rollout.on_failure == "revert")
+        halt = _Halt(revision, failed.cluster, failed.why, rollout.on_failure == "revert")
         self.status.rollout = RolloutStatus(revision=revision, groups=len(ordered), halted=halt.cluster,
                                             message=halt.message)
         return halt
@@ -1016,7 +1016,7 @@ class _Pass:
         failed = fleet.failed({state.cluster: state for state in states}, [s.cluster for s in states], revision)
         if failed is None:
             return None
-        self.set_state(State.ERROR, Reason.CLUSTER_FAILED, f"Cluster {failed.cluster} failed: {failed.message}")
+        self.set_state(State.ERROR, Reason.CLUSTER_FAILED, f"Cluster {failed.cluster} failed: {failed.why}")
         return self.conclude(self.state.error_backoff.next(Reason.CLUSTER_FAILED.value, self.interval), "error",
                              error_type="other")
 
