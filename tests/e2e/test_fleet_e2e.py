@@ -141,24 +141,6 @@ def test_a_topology_follows_the_profiles_labels(start_operator: Any, kube: Kube,
     assert versions(first) == before
 
 
-def test_a_bad_topology_changes_nothing_already_applied(start_operator: Any, kube: Kube, spokes: list[Spoke],
-                                                      profiles: list[str]) -> None:
-    first = spokes[0]
-    put_kubeconfig_secret(kube, "spoke-1", first)
-    one = labelled_profile(kube, profiles, "one", "spoke-1", env="prod")
-    start_operator(kube.namespace)
-    spec = {"components": [configmap_component("settings")],
-            "policies": [topology({"matchLabels": {"env": "prod"}})]}
-    kube.apply_app("shop", spec)
-    uid = wait_clusters(kube, "shop", "1/1")["metadata"]["uid"]
-    before = versions(first)
-    kube.apply_app("shop", {**spec, "profile": one})
-    refused = kube.wait_state("shop", "Error", "TransformFailed")
-    assert message(refused) == ('policy "fleet": a topology policy chooses the clusters, and spec.profile is set '
-                                "too; set one of them")
-    assert cluster_applications(kube, uid) == [f"shop-{one}"] and versions(first) == before
-
-
 def settings_on(spoke: Spoke) -> dict[str, str] | None:
     """The data of the ConfigMap ``settings`` on ``spoke`` (``None``: not there)."""
     found = spoke.core.list_namespaced_config_map(spoke.namespace, field_selector="metadata.name=settings").items
@@ -326,5 +308,14 @@ def test_a_rollout_to_four_spokes_halts_reverts_resumes_and_never_writes_ahead(
     assert generations(kube, apps) == {name: generation + 1 for name, generation in before.items()}
     written = [sorted(audit.since(mark)) for audit, mark in zip(audits, marks, strict=True)]
     assert written == [[("patch", "configmaps", "settings")]] * 4, written
+
+    # A bad topology (spec.profile beside it) is refused and changes nothing applied anywhere.
+    marks, before = [audit.mark() for audit in audits], generations(kube, apps)
+    kube.apply_app("shop", {**rollout_spec("5", override_on=p2), "profile": p1})
+    refused = kube.wait_state("shop", "Error", "TransformFailed")
+    assert message(refused) == ('policy "fleet": a topology policy chooses the clusters, and spec.profile is set '
+                                "too; set one of them")
+    assert generations(kube, apps) == before
+    assert [audit.since(mark) for audit, mark in zip(audits, marks, strict=True)] == [[], [], [], []]
     for spoke in spokes:
         spoke.close()
