@@ -179,20 +179,26 @@ class Audit:
         return writes
 
 
-def rollout_spec(version: str, *, with_db: bool = False, override_on: str = "") -> dict[str, Any]:
+def rollout_spec(version: str, *, with_db: bool = False, override_on: str = "", timeout: str = "10s"
+                 ) -> dict[str, Any]:
     """Revision ``version`` of the fleet: the ConfigMap ``settings`` says it (``with_db``: and a
-    Deployment no controller of a spoke makes Available), one cluster by ring label at a time."""
+    Deployment no controller of a spoke makes Available: the test holds a group until it makes
+    it so), one cluster by ring label at a time, each cluster Application out of time after
+    ``timeout``."""
     components = [configmap_component("settings", {"version": version})]
     if with_db:
         components.append(deployment_component("db"))
     override = {"name": "second", "type": "override", "properties": {"clusters": [override_on], "components": [
         {"name": "settings", "properties": {"object": {"data": {"cluster": "second"}}}}]}}
-    return {"timeout": TIMEOUT, "components": components, "policies": [
+    return {"timeout": timeout, "components": components, "policies": [
         topology({"matchLabels": {"fleet": "rollout"}}),
         {"name": "slowly", "type": "rollout", "properties": {"maxConcurrent": 1, "orderBy": "ring"}}, override]}
 
 
-TIMEOUT = "10s"  # each cluster Application's: the failing revision fails within it
+def take(spoke: Spoke, kube: Kube) -> None:
+    """Let the group of ``spoke`` through: its Deployment, once written, made Available."""
+    wait_until(lambda: deployments_on(spoke) == ["db"], default_wait(kube.cluster), f"db on {spoke.handle.name}")
+    make_available(spoke, "db")
 
 
 def generations(kube: Kube, names: list[str]) -> dict[str, int]:
@@ -269,14 +275,16 @@ def test_a_rollout_to_four_spokes_halts_reverts_resumes_and_never_writes_ahead(
     assert [audit.since(mark) for audit, mark in zip(audits, marks, strict=True)] == [[], [], [], []]
     assert generations(kube, apps[:4]) == before
 
-    # The third spoke unreachable mid-rollout: its cluster Application retries, runs out of time,
-    # and fails the rollout; its objects are still there once its API server is back.
+    # The third spoke unreachable mid-rollout (stopped while the first group waits for the test):
+    # its cluster Application retries, runs out of time, and fails the rollout; its objects are
+    # still there once its API server is back.
     third = control_plane(spokes[2].handle)
-    kube.apply_app("shop", rollout_spec("4", override_on=p2))
-    wait_until(lambda: (settings_on(spokes[0]) or {}).get("version") == "4", default_wait(kube.cluster),
-               "the first group to take revision 4")
+    kube.apply_app("shop", rollout_spec("4", with_db=True, override_on=p2))
+    wait_until(lambda: deployments_on(spokes[0]) == ["db"], default_wait(kube.cluster), "the first group to take it")
     third.stop_component("kube-apiserver")
     try:
+        take(spokes[0], kube)
+        take(spokes[1], kube)
         wait_message(kube, "shop", f"Rolling out revision 4: group 3 of 5 ({p3})")
         halted = wait_message(kube, "shop", f"Rollout of revision 4 halted: cluster {p3} failed: ", prefix=True)
         said = message(halted)
@@ -291,27 +299,32 @@ def test_a_rollout_to_four_spokes_halts_reverts_resumes_and_never_writes_ahead(
                "the third spoke's objects, as they were")
     assert [verb for verb, _, _ in audits[2].since(0) if verb == "delete"] == []
     wait_until(lambda: [settings_on(spoke) for spoke in spokes] == [
-        {"version": "3"}, {"version": "3", "cluster": "second"}, {"version": "3"}, {"version": "3"}],
+        {"version": "3"}, {"version": "3", "cluster": "second"}, {"version": "3"}, {"version": "3"}]
+        and [deployments_on(spoke) for spoke in spokes] == [[], [], [], []],
         default_wait(kube.cluster), "every spoke to run revision 3")
 
-    # The operator killed mid-rollout resumes the same rollout: no cluster skipped, none written twice.
+    # The operator killed mid-rollout (the second group waiting for the test) resumes the same
+    # rollout: no cluster skipped, none written twice. A long timeout: the kill must not fail it.
     marks, before = [audit.mark() for audit in audits], generations(kube, apps)
-    kube.apply_app("shop", rollout_spec("5", override_on=p2))
-    wait_until(lambda: (settings_on(spokes[1]) or {}).get("version") == "5", default_wait(kube.cluster),
-               "the second group to take revision 5")
+    fifth = rollout_spec("5", with_db=True, override_on=p2, timeout="2m")
+    kube.apply_app("shop", fifth)
+    take(spokes[0], kube)
+    wait_until(lambda: deployments_on(spokes[1]) == ["db"], default_wait(kube.cluster), "the second group to take it")
     operator.kill()
     start_operator(kube.namespace, "--no-leader-election")  # no wait for the killed one's Lease
+    for spoke in spokes[1:]:
+        take(spoke, kube)
     done = wait_clusters(kube, "shop", "5/5")
     assert message(done) == "Applied revision 5: 5 clusters ready"
     assert done["status"]["rollout"] == {"revision": 5, "groups": 5}
     assert [(settings_on(spoke) or {}).get("version") for spoke in spokes] == ["5"] * 4
     assert generations(kube, apps) == {name: generation + 1 for name, generation in before.items()}
     written = [sorted(audit.since(mark)) for audit, mark in zip(audits, marks, strict=True)]
-    assert written == [[("patch", "configmaps", "settings")]] * 4, written
+    assert written == [[("patch", "configmaps", "settings"), ("patch", "deployments", "db")]] * 4, written
 
     # A bad topology (spec.profile beside it) is refused and changes nothing applied anywhere.
     marks, before = [audit.mark() for audit in audits], generations(kube, apps)
-    kube.apply_app("shop", {**rollout_spec("5", override_on=p2), "profile": p1})
+    kube.apply_app("shop", {**fifth, "profile": p1})
     refused = kube.wait_state("shop", "Error", "TransformFailed")
     assert message(refused) == ('policy "fleet": a topology policy chooses the clusters, and spec.profile is set '
                                 "too; set one of them")
