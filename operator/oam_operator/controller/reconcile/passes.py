@@ -398,16 +398,14 @@ class _Pass:
             error = error.with_context(self.target.label)  # which cluster failed (docs/multicluster.md#faults)
         if isinstance(error, ReconcilerError) and error.retryable:
             self.state.error_backoff.reset()
-            if not deleting:
+            if deleting:
+                self.set_state(State.DELETION_PENDING, Reason.DELETION_RETRYING, capitalised(str(error)))
+            else:
                 # Processing has started even if nothing could be read yet: a cluster that never
                 # answers runs out of time too (docs/multicluster.md#rollout: Pending/Timeout).
                 self.processing()
-            if deleting:
-                self.set_state(State.DELETION_PENDING, Reason.DELETION_RETRYING, capitalised(str(error)))
-            elif self.timed_out():
-                self.set_state(State.PENDING, Reason.TIMEOUT, capitalised(str(error)))
-            else:
-                self.set_state(State.PENDING, Reason.RETRYING, capitalised(str(error)))
+                reason = Reason.TIMEOUT if self.timed_out() else Reason.RETRYING
+                self.set_state(State.PENDING, reason, capitalised(str(error)))
             delay = error.retry_after if error.retry_after is not None else self.state.backoff.next("Retrying")
             status_code = getattr(error, "status", None)
             # The operator's own API server did not answer at all: the status cannot be written
@@ -668,7 +666,7 @@ class _Pass:
         ordered = fleet.groups(clusters, profiles, policies.rollout)
         # Only a rollout reads the cluster Applications before applying them (has one failed?);
         # the verdict reads them after, for the status.
-        states = {state.cluster: state for state in self.cluster_states()} if policies.rollout else {}
+        states = {state.cluster: state for state in self.cluster_states()} if policies.rollout is not None else {}
         halt = self.found.halt = self.halted(policies.rollout, ordered, states, revision)
         self.found.groups = ordered if policies.rollout is not None else None
         if halt is None:
