@@ -382,3 +382,41 @@ def test_a_failed_cluster_is_named_with_its_whole_message_not_its_summary(record
     result = unitkit.run_apply(body, Memory(), environment({"eu": PROFILES["eu"]}, Watched({"web-eu": failing})))
     assert outcome(result.status) == ("Error", "ClusterFailed", f"Cluster eu failed: {whole}")
     assert result.status["clusters"][0]["message"] == cut  # the list keeps the summary
+
+
+def test_a_cluster_selected_while_halted_gets_nothing_until_the_spec_changes(recorded: dict[str, Any]) -> None:
+    """docs/multicluster.md#rollout: a halted rollout writes nothing new, not even to a cluster
+    that joined the selection; a new spec delivers to it with the others."""
+    def every_profile(data: str, generation: int, status: dict[str, Any] | None = None) -> dict[str, Any]:
+        body = rollout_app(data, generation, status)
+        body["spec"]["policies"][0]["properties"] = {"clusterSelector": {}}
+        return body
+
+    first = every_profile("1", 1)
+    profiles = dict(RINGS)
+    env = environment(RINGS, Watched({f"web-{c}": cluster_copy(first, c, 1, "Ready", "ok") for c in "abc"}))
+    env.all_profiles = lambda: dict(profiles)
+    env.clients = TenantClients(History())  # type: ignore[arg-type]
+    env.clients.operator_client.specs[1] = dict(first["spec"])
+    memory = Memory()
+    ready = run_until_settled(first, memory, env)
+    second = every_profile("2", 2, ready.status)
+    recorded["fake"].done = False
+    rolling = run_until_settled(second, memory, env)
+    env.cached_reads.found["web-a"] = cluster_copy(second, "a", 2, "Error", "refused")
+    halted = unitkit.run_apply({**second, "status": rolling.status}, memory, env)
+    assert outcome(halted.status)[:2] == ("Error", "RolloutHalted")
+
+    profiles["d"] = profile("d", ring="4")  # labelled in while halted
+    recorded["objects"].clear()
+    still = unitkit.run_apply({**second, "status": halted.status}, memory, env)
+    assert outcome(still.status) == outcome(halted.status)
+    assert "web-d" not in {o["metadata"]["name"] for o in recorded["objects"][-1]}
+    line = next(line for line in still.status["clusters"] if line["name"] == "d")
+    assert (line["state"], line["message"]) == ("Pending", "not created yet")
+
+    recorded["objects"].clear()
+    run_until_settled(every_profile("3", 3, still.status), memory, env)
+    carried = {o["metadata"]["name"]: o["metadata"]["annotations"]["oam-operator.dev/fleet-revision"]
+               for o in recorded["objects"][-1]}
+    assert carried["web-d"] == "3"  # in the last wave, as any cluster of its ring
