@@ -420,3 +420,30 @@ def test_a_cluster_selected_while_halted_gets_nothing_until_the_spec_changes(rec
     carried = {o["metadata"]["name"]: o["metadata"]["annotations"]["oam-operator.dev/fleet-revision"]
                for o in recorded["objects"][-1]}
     assert carried["web-d"] == "3"  # in the last wave, as any cluster of its ring
+
+
+def test_a_no_op_pass_of_a_fleet_with_an_override_transforms_once(recorded: dict[str, Any],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The overrides check's verdict is kept (controller/reconcile/verdicts.py): the second pass
+    transforms the Application alone, not each override again."""
+    override = {"name": "eu-only", "type": "override", "properties": {"clusters": ["eu"], "components": [
+        {"name": "c", "properties": {"object": {"data": {"k": "eu"}}}}]}}
+    body = application(components=[{"name": "c", "type": "passthrough", "properties": {"object": {
+        "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}}}}],
+        policies=[{"name": "where", "type": "topology", "properties": {"clusters": ["eu", "us"]}}, override])
+    ready = {"metadata": {"generation": 1}, "status": {"observedGeneration": 1, "state": "Ready", "summary": "ok"}}
+    env = environment(PROFILES, Watched({"web-eu": ready, "web-us": ready}))
+    transforms: list[str] = []
+    transform = env.transform.transform
+
+    def counted(subject_body: Any, **kwargs: Any) -> Any:
+        transforms.append(subject_body["metadata"]["name"])
+        return transform(subject_body, **kwargs)
+
+    monkeypatch.setattr(env.transform, "transform", counted)
+    memory = Memory()
+    first = unitkit.run_apply(body, memory, env)
+    assert len(transforms) == 2  # the Application, then it with the override
+    transforms.clear()
+    unitkit.run_apply({**body, "status": first.status}, memory, env)
+    assert len(transforms) == 1
