@@ -567,16 +567,17 @@ class ControlPlane:
         self.stop_component(name)
         self.start_component(name, timeout)
 
-    def stop_component(self, name: str) -> None:
+    def stop_component(self, name: str, grace: float = STOP_GRACE_SECONDS) -> None:
         """Stop one component and remember its command line for ``start_component``: a cluster
         that is down for a while (the multi-cluster e2e tests' unreachable remote,
-        docs/devcluster.md#hub-and-spokes)."""
+        docs/devcluster.md#hub-and-spokes). ``grace``: the seconds between SIGTERM and SIGKILL (an
+        API server with clients' watches open can take all of the default 10 s; 0 drops it at once)."""
         component = self._component(name)
         try:
             argv = [arg.decode() for arg in Path(f"/proc/{component.pid}/cmdline").read_bytes().split(b"\0") if arg]
         except OSError as error:
             raise DevclusterError(f"{name} is not running: {error}") from None
-        self._terminate(component)
+        self._terminate(component, grace)
         self._stopped_argv[name] = argv
 
     def start_component(self, name: str, timeout: float = 60.0) -> None:
@@ -664,7 +665,7 @@ class ControlPlane:
     def _registry_id(self) -> str:
         return self.run_dir.as_posix().strip("/").replace("/", "_")
 
-    def _terminate(self, component: ComponentState) -> None:
+    def _terminate(self, component: ComponentState, grace: float = STOP_GRACE_SECONDS) -> None:
         process = self._processes.get(component.name)
         if not same_process(component.pid, component.start_time):
             if process is not None:
@@ -673,7 +674,7 @@ class ControlPlane:
             return
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(component.pgid, signal.SIGTERM)
-        deadline = time.monotonic() + STOP_GRACE_SECONDS
+        deadline = time.monotonic() + grace
         while time.monotonic() < deadline:
             if process is not None:
                 if process.poll() is not None:

@@ -2,9 +2,10 @@
 
 Importing this module sets ``KUBECONFIG`` before anything imports ``kubernetes`` (which
 reads it once, at import): ``tests/conftest.py`` imports it as its very first statement.
-Fixtures: ``cluster``, ``full_cluster`` and ``spoke_clusters`` (session), ``namespace``, ``full_namespace``,
-``kube_api`` and ``full_kube_api`` (function). ``OAM_REQUIRE_CLUSTER=1`` turns a missing
-control plane into a failure; ``OAM_TEST_KUBECONFIG`` runs against an existing cluster.
+Fixtures: ``cluster``, ``full_cluster``, ``spoke_clusters`` and ``four_spokes`` (session),
+``namespace``, ``full_namespace``, ``kube_api`` and ``full_kube_api`` (function).
+``OAM_REQUIRE_CLUSTER=1`` turns a missing control plane into a failure; ``OAM_TEST_KUBECONFIG``
+runs against an existing cluster.
 """
 
 from __future__ import annotations
@@ -82,8 +83,9 @@ class _Clusters:
         self.failures = 0
         self.log_offsets: dict[str, dict[str, dict[str, int]]] = {}
 
-    def get(self, profile: str, key: str | None = None) -> dc.ClusterHandle:
-        """The control plane ``key`` (default: the profile's name) of ``profile``, started on first use."""
+    def get(self, profile: str, key: str | None = None, *, audit: bool = False) -> dc.ClusterHandle:
+        """The control plane ``key`` (default: the profile's name) of ``profile``, started on first
+        use; ``audit``: its API server writes an audit log (``audit_log``)."""
         key = key or profile
         if EXTERNAL_KUBECONFIG:
             if key != profile:
@@ -100,7 +102,8 @@ class _Clusters:
                 if require_cluster():
                     pytest.fail(message, pytrace=False)
                 pytest.skip(message)
-            self.planes[key] = dc.start(profile, name=f"test-{key}", run_dir=RUN_ROOT / key, binaries=binaries)
+            self.planes[key] = dc.start(profile, name=f"test-{key}", run_dir=RUN_ROOT / key, binaries=binaries,
+                                        audit=audit)
         return self.planes[key].handle
 
     def plane(self, handle: dc.ClusterHandle) -> dc.ControlPlane:
@@ -182,13 +185,35 @@ def full_cluster() -> dc.ClusterHandle:
 
 
 SPOKES = ("spoke-a", "spoke-b")
+#: Started only by the tests that ask for four spokes (``four_spokes``).
+MORE_SPOKES = ("spoke-c", "spoke-d")
+
+
+def _spokes(keys: tuple[str, ...]) -> list[dc.ClusterHandle]:
+    # Every spoke writes an audit log: it costs nothing measurable at start (about 3 s with or
+    # without it), and a test may count the writes a spoke received (``audit_log``).
+    return [CLUSTERS.get("minimal", key=spoke, audit=True) for spoke in keys]
 
 
 @pytest.fixture(scope="session")
 def spoke_clusters() -> list[dc.ClusterHandle]:
     """Two more minimal control planes, each its own etcd and kube-apiserver: the remote
     clusters a hub's ClusterProfiles deliver to (docs/devcluster.md#hub-and-spokes)."""
-    return [CLUSTERS.get("minimal", key=spoke) for spoke in SPOKES]
+    return _spokes(SPOKES)
+
+
+@pytest.fixture(scope="session")
+def four_spokes(spoke_clusters: list[dc.ClusterHandle]) -> list[dc.ClusterHandle]:
+    """``spoke_clusters`` and two more (``spoke-c``, ``spoke-d``), started by the first test that
+    asks for four (docs/devcluster.md#hub-and-spokes)."""
+    return [*spoke_clusters, *_spokes(MORE_SPOKES)]
+
+
+def audit_log(handle: dc.ClusterHandle) -> Path:
+    """The audit log of a session control plane started with ``audit`` (JSON lines, metadata level)."""
+    if handle.run_dir is None:
+        raise LookupError(f"{handle.name} has no run directory, so no audit log")
+    return Path(handle.run_dir) / "logs" / "audit.log"
 
 
 def control_plane(handle: dc.ClusterHandle) -> dc.ControlPlane:
@@ -241,7 +266,7 @@ def full_kube_api(full_cluster: dc.ClusterHandle) -> Iterator[Any]:
 # Hooks
 
 
-CLUSTER_FIXTURES = {"cluster", "namespace", "kube_api", "spoke_clusters"}
+CLUSTER_FIXTURES = {"cluster", "namespace", "kube_api", "spoke_clusters", "four_spokes"}
 FULL_FIXTURES = {"full_cluster", "full_namespace", "full_kube_api"}
 
 

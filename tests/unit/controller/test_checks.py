@@ -157,3 +157,45 @@ def test_placeholders_of_a_network_free_transform_are_left_out() -> None:
     assert checked.encoded is not None
     assert [is_placeholder(obj) for obj in checked.encoded.objects].count(True) == 1
     assert [obj["kind"] for obj in checked.objects()] == ["ConfigMap"]
+
+
+def test_the_overrides_verdict_is_kept_while_its_input_is_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A no-op pass of a fleet Application transforms once, as any Application's does: the
+    overrides check's verdict is kept by the digest of what it depends on (verdicts.py)."""
+    env = pass_environment()
+    calls: list[str] = []
+    transform = env.transform.transform
+
+    def counted(body: Any, **kwargs: Any) -> Any:
+        calls.append(str(body["spec"]["components"][0]["properties"]))
+        return transform(body, **kwargs)
+
+    monkeypatch.setattr(env.transform, "transform", counted)
+
+    def fleet(patch: dict[str, Any]) -> dict[str, Any]:
+        web = {"name": "web", "type": "webservice", "properties": {"image": "nginx:1.27"}}
+        override = {"name": "eu-only", "type": "override", "properties": {"clusters": ["eu"], "components": [
+            {"name": "web", "properties": patch}]}}
+        return app(web, policies=[{"name": "where", "type": "topology", "properties": {"clusters": ["eu"]}},
+                                  override])
+
+    def check(body: dict[str, Any]) -> Any:
+        return first_refusal(subject(body, transform=env.transform), preview)
+
+    body = fleet({"replicas": 2})
+    assert check(body) is None
+    assert calls == ["{'image': 'nginx:1.27'}", "{'image': 'nginx:1.27', 'replicas': 2}"]  # its own, the override's
+    calls.clear()
+    assert check(body) is None
+    assert calls == ["{'image': 'nginx:1.27'}"]  # the same input: the kept verdict
+    refused = fleet({"replica": 2})
+    said = check(refused)
+    assert said is not None and (said.check, said.reason) == ("overrides", Reason.TRANSFORM_FAILED)
+    assert said.message.startswith('policy "eu-only": component "web" (type "webservice"): properties: '
+                                   'unsupported field "replica"')
+    calls.clear()
+    assert check(refused) == said and len(calls) == 1  # a refusal is kept too
+    env.transform.forget("shop", "web")  # deleted: nothing kept
+    calls.clear()
+    assert check(refused) == said and len(calls) == 2
+    assert TRANSFORM.without_network().override_verdicts is None  # admission keeps none

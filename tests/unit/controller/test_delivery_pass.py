@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -20,12 +21,14 @@ from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import TransientApiError
 from tests.unit import unitkit
 from tests.unit.unitkit import (
+    Clock,
     FakeReconciler,
     application,
     compact,
     item_of,
     pass_environment,
     ready_condition,
+    stamp,
 )
 
 SERVER = "https://spoke.example:6443"
@@ -136,6 +139,25 @@ def test_an_apply_failing_on_the_remote_names_the_cluster(reconciler: tuple[Fake
     assert (result.status["state"], ready["reason"]) == ("Pending", "Retrying")
     assert ready["message"] == f"Cluster {SERVER} (ClusterProfile spoke): connection error: timed out"
     assert not result.unreachable  # the hub answers: its status says which cluster did not
+
+
+def test_a_cluster_that_never_answers_runs_out_of_time(reconciler: tuple[FakeReconciler, Built]) -> None:
+    """Processing starts with the first retry, though nothing could be read: past the timeout the
+    pass says Pending/Timeout, what fails a rollout (docs/multicluster.md#rollout)."""
+    fake, _ = reconciler
+    fake.error = TransientApiError("connection error: refused", status=0, reason="ConnectionError", verb="read")
+    clock, memory = Clock(), Memory()
+    env = environment(TARGET)
+    env.clock = clock
+    body = application(profile="spoke", timeout="10s")
+    first = unitkit.run_apply(body, memory, env)
+    assert first.status["processingSince"] == stamp(clock.now)
+    assert ready_condition(first.status)["reason"] == "Retrying"
+    clock.advance(timedelta(seconds=10))
+    later = unitkit.run_apply({**body, "status": first.status}, memory, env)
+    ready = ready_condition(later.status)
+    assert (later.status["state"], ready["reason"]) == ("Pending", "Timeout")
+    assert ready["message"] == f"Cluster {SERVER} (ClusterProfile spoke): connection error: refused"
 
 
 def test_a_profile_switched_to_another_cluster_is_refused(reconciler: tuple[FakeReconciler, Built]) -> None:

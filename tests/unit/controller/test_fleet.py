@@ -172,9 +172,9 @@ def test_orphan_annotates_a_removed_cluster_application_before_it_is_pruned(reco
         ("/apis/oam-operator.dev/v1alpha1/namespaces/shop/applications/web-us",
          {"metadata": {"annotations": {"oam-operator.dev/abandon": "true"}}})]
     assert [o["metadata"]["name"] for o in recorded["objects"][0]] == ["web-eu"]
-    # The watch has no copy of web-eu: it is read before the apply (has the rollout failed?) and
-    # after it (what the status says), and is not there yet.
-    assert env.clients.operator_client.reads == ["/apis/oam-operator.dev/v1alpha1/namespaces/shop/applications/web-eu"] * 2
+    # The watch has no copy of web-eu: it is read once, after the apply (what the status says), and
+    # is not there yet. Without a rollout policy nothing is read before the apply.
+    assert env.clients.operator_client.reads == ["/apis/oam-operator.dev/v1alpha1/namespaces/shop/applications/web-eu"]
 
 
 def test_spec_profile_beside_a_topology_is_refused(recorded: dict[str, Any]) -> None:
@@ -291,7 +291,7 @@ def test_a_failed_cluster_halts_the_rollout_and_returns_the_changed_ones(recorde
     waves = [(o["metadata"]["name"], o["metadata"]["annotations"]["oam-operator.dev/apply-order"],
               o["metadata"]["annotations"]["oam-operator.dev/fleet-revision"]) for o in recorded["objects"][-1]]
     assert waves == [("web-a", "0", "2"), ("web-b", "1", "2"), ("web-c", "2", "2")]
-    assert outcome(rolling.status)[:2] == ("Processing", "Processing")
+    assert outcome(rolling.status) == ("Processing", "Processing", "Rolling out revision 2: group 1 of 3 (a)")
 
     # The first cluster takes revision 2; the second fails it: the rollout halts there.
     env.clients.operator_client.specs[1] = dict(first["spec"])
@@ -350,3 +350,100 @@ def test_an_unreachable_cluster_that_ran_out_of_time_has_failed() -> None:
     assert fleet.cluster_state("eu", "web-eu", copy("Refused", "Error"), DOMAIN).failed
     older = fleet.cluster_state("eu", "web-eu", copy("Timeout", observed=1), DOMAIN)  # of an older spec
     assert (older.state, older.failed) == ("Processing", False)
+
+
+def test_a_rollout_says_which_group_it_waits_for() -> None:
+    """docs/multicluster.md#rollout: the first group not all Ready for the revision, its clusters named."""
+    body = rollout_app("2", 2)
+
+    def state(cluster: str, revision: int, ready: str) -> fleet.ClusterState:
+        return fleet.cluster_state(cluster, f"web-{cluster}", cluster_copy(body, cluster, revision, ready, "ok"), DOMAIN)
+
+    ordered = [["a"], ["b", "c"], ["d"]]
+    states = [state("a", 2, "Ready"), state("b", 2, "Ready"), state("c", 2, "Processing"), state("d", 1, "Ready")]
+    assert fleet.rollout_progress(ordered, states, 2) == "Rolling out revision 2: group 2 of 3 (b, c)"
+    assert fleet.rollout_progress(ordered, [state("a", 1, "Ready")], 2) == "Rolling out revision 2: group 1 of 3 (a)"
+    done = [state(cluster, 2, "Ready") for cluster in "abcd"]
+    assert fleet.rollout_progress(ordered, done, 2) is None
+
+
+def test_a_failed_cluster_is_named_with_its_whole_message_not_its_summary(recorded: dict[str, Any]) -> None:
+    """The summary is cut for a column (api/summary.py); the fleet Application's verdict names the
+    cluster's Ready message whole, so an unreachable cluster's reason is not cut off."""
+    whole = "Cluster https://10.0.0.7:6443 (ClusterProfile eu): connection error: [Errno 111] Connection refused"
+    cut = "Cluster https://10.0.0.7:6443 (ClusterProfile eu): connection…"
+    body = fleet_app({"clusters": ["eu"]}, generation=1)
+    failing = fleet.child(body, "eu", DOMAIN, 1)
+    failing["metadata"]["generation"] = 1
+    failing["status"] = {"observedGeneration": 1, "state": "Pending", "summary": cut,
+                         "conditions": [{"type": "Ready", "status": "False", "reason": "Timeout", "message": whole}]}
+    line = fleet.cluster_state("eu", "web-eu", failing, DOMAIN)
+    assert (line.message, line.why, line.failed) == (cut, whole, True)
+    result = unitkit.run_apply(body, Memory(), environment({"eu": PROFILES["eu"]}, Watched({"web-eu": failing})))
+    assert outcome(result.status) == ("Error", "ClusterFailed", f"Cluster eu failed: {whole}")
+    assert result.status["clusters"][0]["message"] == cut  # the list keeps the summary
+
+
+def test_a_cluster_selected_while_halted_gets_nothing_until_the_spec_changes(recorded: dict[str, Any]) -> None:
+    """docs/multicluster.md#rollout: a halted rollout writes nothing new, not even to a cluster
+    that joined the selection; a new spec delivers to it with the others."""
+    def every_profile(data: str, generation: int, status: dict[str, Any] | None = None) -> dict[str, Any]:
+        body = rollout_app(data, generation, status)
+        body["spec"]["policies"][0]["properties"] = {"clusterSelector": {}}
+        return body
+
+    first = every_profile("1", 1)
+    profiles = dict(RINGS)
+    env = environment(RINGS, Watched({f"web-{c}": cluster_copy(first, c, 1, "Ready", "ok") for c in "abc"}))
+    env.all_profiles = lambda: dict(profiles)
+    env.clients = TenantClients(History())  # type: ignore[arg-type]
+    env.clients.operator_client.specs[1] = dict(first["spec"])
+    memory = Memory()
+    ready = run_until_settled(first, memory, env)
+    second = every_profile("2", 2, ready.status)
+    recorded["fake"].done = False
+    rolling = run_until_settled(second, memory, env)
+    env.cached_reads.found["web-a"] = cluster_copy(second, "a", 2, "Error", "refused")
+    halted = unitkit.run_apply({**second, "status": rolling.status}, memory, env)
+    assert outcome(halted.status)[:2] == ("Error", "RolloutHalted")
+
+    profiles["d"] = profile("d", ring="4")  # labelled in while halted
+    recorded["objects"].clear()
+    still = unitkit.run_apply({**second, "status": halted.status}, memory, env)
+    assert outcome(still.status) == outcome(halted.status)
+    assert "web-d" not in {o["metadata"]["name"] for o in recorded["objects"][-1]}
+    line = next(line for line in still.status["clusters"] if line["name"] == "d")
+    assert (line["state"], line["message"]) == ("Pending", "not created yet")
+
+    recorded["objects"].clear()
+    run_until_settled(every_profile("3", 3, still.status), memory, env)
+    carried = {o["metadata"]["name"]: o["metadata"]["annotations"]["oam-operator.dev/fleet-revision"]
+               for o in recorded["objects"][-1]}
+    assert carried["web-d"] == "3"  # in the last wave, as any cluster of its ring
+
+
+def test_a_no_op_pass_of_a_fleet_with_an_override_transforms_once(recorded: dict[str, Any],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The overrides check's verdict is kept (controller/reconcile/verdicts.py): the second pass
+    transforms the Application alone, not each override again."""
+    override = {"name": "eu-only", "type": "override", "properties": {"clusters": ["eu"], "components": [
+        {"name": "c", "properties": {"object": {"data": {"k": "eu"}}}}]}}
+    body = application(components=[{"name": "c", "type": "passthrough", "properties": {"object": {
+        "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}}}}],
+        policies=[{"name": "where", "type": "topology", "properties": {"clusters": ["eu", "us"]}}, override])
+    ready = {"metadata": {"generation": 1}, "status": {"observedGeneration": 1, "state": "Ready", "summary": "ok"}}
+    env = environment(PROFILES, Watched({"web-eu": ready, "web-us": ready}))
+    transforms: list[str] = []
+    transform = env.transform.transform
+
+    def counted(subject_body: Any, **kwargs: Any) -> Any:
+        transforms.append(subject_body["metadata"]["name"])
+        return transform(subject_body, **kwargs)
+
+    monkeypatch.setattr(env.transform, "transform", counted)
+    memory = Memory()
+    first = unitkit.run_apply(body, memory, env)
+    assert len(transforms) == 2  # the Application, then it with the override
+    transforms.clear()
+    unitkit.run_apply({**body, "status": first.status}, memory, env)
+    assert len(transforms) == 1

@@ -84,6 +84,9 @@ def test_the_status_is_counted_as_the_pass_will_write_it_not_as_it_was() -> None
     refusal = size_refusal(OBJECTS, [], "shop", body(fits, grown), BUNDLE)
     assert refusal is not None and refusal.startswith("The Application's status would be 76347 bytes; the limit "
                                                       "is 76317 bytes, ")
+    # A topology's lines grow with its clusters: {"clusters":[{"name":"eu"}]} is 26 bytes more than {}.
+    refusal = size_refusal(OBJECTS, [], "shop", body(fits, {**old, "clusters": [{"name": "eu"}]}), BUNDLE)
+    assert refusal is not None and refusal.startswith("The Application's status would be 76343 bytes; ")
 
 
 def test_the_managed_fields_of_status_writes_are_in_the_reserve_others_count() -> None:

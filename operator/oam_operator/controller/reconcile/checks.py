@@ -34,7 +34,7 @@ from oam_operator.oam.errors import OamError
 from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.operatorpolicies import OperatorPolicies, read_operator_policies
 from oam_operator.operatorpolicies.override import TYPE as OVERRIDE
-from oam_operator.operatorpolicies.override import applied
+from oam_operator.operatorpolicies.override import Override, applied
 from oam_operator.operatorpolicies.override import declared as declared_overrides
 from oam_operator.operatorpolicies.topology import declared
 from oam_operator.reconciler.client import ClusterClient
@@ -50,6 +50,7 @@ from .progress import capitalised
 from .seams import PassResult
 from .selfref import self_reference
 from .tenancy import NotPermitted
+from .verdicts import digest_of
 
 __all__ = ["CHECKS", "ORDER", "Check", "Handling", "PassSteps", "Refusal", "Requeue", "Step", "Subject",
            "first_refusal", "served_by"]
@@ -200,9 +201,28 @@ def _transform(subject: Subject) -> Refusal | None:
 
 def _overrides(subject: Subject) -> Refusal | None:
     """Each override policy's components, merged, against their schemas: the transform of the
-    Application with that override alone (docs/multicluster.md#overrides), its words after the policy's name."""
+    Application with that override alone (docs/multicluster.md#overrides), its words after the
+    policy's name. The operator keeps the verdict while its input is the same (verdicts.py)."""
+    found = declared_overrides(subject.spec)
+    if not found:
+        return None
+    memo, application = subject.transform.override_verdicts, f"{subject.namespace}/{subject.name}"
+    digest = digest_of([subject.namespace, subject.name, subject.cluster_id, subject.settings.domain,
+                        subject.spec.get("components"), subject.spec.get("policies")])
+    if memo is not None:
+        known, verdict = memo.lookup(application, digest)
+        if known:
+            kept: Refusal | None = verdict
+            return kept
+    refusal = _override_refusal(subject, found)
+    if memo is not None:
+        memo.keep(application, digest, refusal)
+    return refusal
+
+
+def _override_refusal(subject: Subject, overrides: list[Override]) -> Refusal | None:
     fleet_types = (OVERRIDE, "topology", "rollout")
-    for found in declared_overrides(subject.spec):
+    for found in overrides:
         spec = dict(subject.spec)
         spec["components"] = applied(spec.get("components") or [], [found])
         spec["policies"] = [p for p in spec.get("policies") or () if (p or {}).get("type") not in fleet_types]

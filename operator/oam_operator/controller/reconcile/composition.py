@@ -35,6 +35,7 @@ from oam_operator.operatorpolicies import register_operator_policies
 from .autoscaled import release_autoscaled_replicas
 from .encode import EncodedTree, encode
 from .inventory import transform_view
+from .verdicts import VerdictMemo
 
 ALLOW_HINT = "the operator allows internal networks listed in --url-source-allowed-networks"
 DISABLED_HINT = "this operator runs with --no-url-sources: put the manifests inline"
@@ -93,6 +94,9 @@ class OperatorTransform:
     def __init__(self, pipeline: Pipeline, *, reads_network: bool = True) -> None:
         self.pipeline = pipeline
         self.reads_network = reads_network
+        #: The ``overrides`` check's verdicts (a ``checks.Refusal`` or ``None``) between the passes
+        #: of each Application (verdicts.py); admission's network-free transform keeps none.
+        self.override_verdicts: VerdictMemo[Any] | None = VerdictMemo() if reads_network else None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> OperatorTransform:
@@ -101,9 +105,11 @@ class OperatorTransform:
         return cls(pipeline)
 
     def forget(self, namespace: str, name: str) -> None:
-        """The Application is being deleted: the URL sources only it read are dropped."""
+        """The Application is being deleted: the URL sources only it read, and its verdicts, are dropped."""
         if self.pipeline.sources is not None:
             self.pipeline.sources.forget(f"{namespace}/{name}")
+        if self.override_verdicts is not None:
+            self.override_verdicts.forget(f"{namespace}/{name}")
 
     def without_network(self) -> OperatorTransform:
         """The same transformer, with URL sources and charts deferred (admission's transform)."""

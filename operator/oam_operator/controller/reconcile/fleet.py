@@ -173,6 +173,12 @@ class ClusterState:
     ready_revision: int | None = None  # the fleet Application's revision last Ready everywhere, this cluster included
     live: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)  # the object as read
     reason: str = ""  # its Ready condition's reason
+    said: str = ""  # its Ready condition's message, whole (``message`` is the summary, cut for a column)
+
+    @property
+    def why(self) -> str:
+        """What it said, whole: what a failure names (the summary may cut the reason off)."""
+        return self.said or self.message
 
     @property
     def failed(self) -> bool:
@@ -215,7 +221,8 @@ def cluster_state(cluster: str, application: str, found: Mapping[str, Any] | Non
                  None)
     return ClusterState(cluster, application, state, str(status.get("summary") or ""), status.get("revision"),
                         status.get("objects"), status.get("readyObjects"), carries, ready_before, found,
-                        str((ready or {}).get("reason") or "") if current else "")
+                        str((ready or {}).get("reason") or "") if current else "",
+                        str((ready or {}).get("message") or "") if current else "")
 
 
 def failed(states: Mapping[str, ClusterState], ordered: Iterable[str], revision: int) -> ClusterState | None:
@@ -224,6 +231,16 @@ def failed(states: Mapping[str, ClusterState], ordered: Iterable[str], revision:
         state = states.get(cluster)
         if state is not None and state.carries == revision and state.failed:
             return state
+    return None
+
+
+def rollout_progress(ordered: list[list[str]], states: Iterable[ClusterState], revision: int) -> str | None:
+    """Where a rollout of ``revision`` stands (docs/multicluster.md#rollout): the first group whose
+    clusters are not all Ready for it; ``None`` when every group is."""
+    done = {state.cluster for state in states if state.ready and state.carries == revision}
+    for number, group in enumerate(ordered, start=1):
+        if not set(group) <= done:
+            return f"Rolling out revision {revision}: group {number} of {len(ordered)} ({', '.join(group)})"
     return None
 
 

@@ -13,7 +13,8 @@ after objects were created, leaving the Application without a status.
 Objects counted are the union of the desired objects and the inventory's (pruned objects
 still take room until they are gone). The status is counted whole: the inventory of those
 objects, one ``bundles[]`` entry per bundle, the lists of the last status that grow with the
-Application (``drift``, ``dependencies``) and ``STATUS_RESERVE`` for the conditions, summary and
+Application (``drift``, ``dependencies``; a topology's ``clusters`` and ``rollout``,
+docs/multicluster.md#topology) and ``STATUS_RESERVE`` for the conditions, summary and
 small fields a pass writes. The rest of the Application is measured as the API server stores it:
 its JSON without ``status``, managed fields included but those of status writes (``REQUEST_RESERVE``
 holds them), so the figures do not change with the first status write.
@@ -42,7 +43,7 @@ REQUEST_RESERVE = 4_096
 STATUS_RESERVE = 4_096
 INVENTORY_HEADER = 96  # format, since, the keys, the policy table of a few policies
 #: Status fields counted as the last status has them: those that grow with the Application.
-_KEPT = ("drift", "dependencies", "lastHandledReconcileAt")
+_KEPT = ("drift", "dependencies", "lastHandledReconcileAt", "clusters", "rollout")
 
 
 def _identity(group: str, kind: str, namespace: str, name: str) -> tuple[str, str, str, str]:

@@ -137,7 +137,7 @@ class _Found:
     reconciler: Reconciler | None = None
     inventory: list[InventoryItem] | None = None
     clusters: list[str] | None = None  # the clusters a topology policy selects (fleet.py)
-    rollout: bool = False  # a rollout policy rolls the clusters out in groups
+    groups: list[list[str]] | None = None  # a rollout policy's groups, in order (what its progress names)
     halt: _Halt | None = None  # the rollout of this revision is halted
 
 
@@ -400,10 +400,12 @@ class _Pass:
             self.state.error_backoff.reset()
             if deleting:
                 self.set_state(State.DELETION_PENDING, Reason.DELETION_RETRYING, capitalised(str(error)))
-            elif self.timed_out():
-                self.set_state(State.PENDING, Reason.TIMEOUT, capitalised(str(error)))
             else:
-                self.set_state(State.PENDING, Reason.RETRYING, capitalised(str(error)))
+                # Processing has started even if nothing could be read yet: a cluster that never
+                # answers runs out of time too (docs/multicluster.md#rollout: Pending/Timeout).
+                self.processing()
+                reason = Reason.TIMEOUT if self.timed_out() else Reason.RETRYING
+                self.set_state(State.PENDING, reason, capitalised(str(error)))
             delay = error.retry_after if error.retry_after is not None else self.state.backoff.next("Retrying")
             status_code = getattr(error, "status", None)
             # The operator's own API server did not answer at all: the status cannot be written
@@ -662,9 +664,11 @@ class _Pass:
             return self.conclude(self.interval, "pending")
         revision = upcoming_revision(self.status)
         ordered = fleet.groups(clusters, profiles, policies.rollout)
-        states = {state.cluster: state for state in self.cluster_states()}
+        # Only a rollout reads the cluster Applications before applying them (has one failed?);
+        # the verdict reads them after, for the status.
+        states = {state.cluster: state for state in self.cluster_states()} if policies.rollout is not None else {}
         halt = self.found.halt = self.halted(policies.rollout, ordered, states, revision)
-        self.found.rollout = policies.rollout is not None
+        self.found.groups = ordered if policies.rollout is not None else None
         if halt is None:
             body, domain = self.app.body, self.domain
             waves = [[fleet.child(body, cluster, domain, revision, labels=fleet.labels_of(profiles, cluster))
@@ -696,7 +700,7 @@ class _Pass:
         failed = fleet.failed(states, [cluster for group in ordered for cluster in group], revision)
         if failed is None:
             return None
-        halt = _Halt(revision, failed.cluster, failed.message, rollout.on_failure == "revert")
+        halt = _Halt(revision, failed.cluster, failed.why, rollout.on_failure == "revert")
         self.status.rollout = RolloutStatus(revision=revision, groups=len(ordered), halted=halt.cluster,
                                             message=halt.message)
         return halt
@@ -852,11 +856,12 @@ class _Pass:
         """Ready once everything is applied and the health checks pass; else still processing, with
         where the apply stands and when to look again."""
         status, operations = self.status, applied.operations
+        states: list[fleet.ClusterState] = []
         if admitted.policies.topology is not None:
             states = self.cluster_states()
             status.clusters = [ClusterStatus.model_validate(state.to_json()) for state in states]
             status.cluster_summary = fleet.summary(states)
-            failure = self.fleet_failure(states)
+            failure = self.fleet_failure(states, rolling=admitted.policies.rollout is not None)
             if failure is not None:
                 return failure
         if applied.done and admitted.policies.health_checks:
@@ -894,6 +899,8 @@ class _Pass:
         bundle_ready, bundle_objects = self.bundle_counts(bundle.name if bundle else None)
         message = apply_progress(report, self.namespace, bundle.name if bundle else None, bundle_ready,
                                  bundle_objects, max(applied.items_after - applied.items_before, 0))
+        if self.found.groups is not None and report.outcome != "checkpoint":
+            message = fleet.rollout_progress(self.found.groups, states, status.revision or 0) or message
         delay = self.state.backoff.next("Processing")
         watched = self.env.watched
         if watched is not None and report.outcome == "waiting" and waits_for_wake_up(
@@ -993,21 +1000,21 @@ class _Pass:
         """``spec.drift: Report``: drift is left and shown, not corrected."""
         return self.spec.drift == DriftPolicy.REPORT.value
 
-    def fleet_failure(self, states: list[fleet.ClusterState]) -> PassResult | None:
-        """A halted rollout is ``Error``/``RolloutHalted``; without a rollout policy a cluster that
-        failed the current revision is ``Error``/``ClusterFailed``, naming it."""
+    def fleet_failure(self, states: list[fleet.ClusterState], *, rolling: bool) -> PassResult | None:
+        """A halted rollout is ``Error``/``RolloutHalted``; without a rollout policy (``rolling``) a
+        cluster that failed the current revision is ``Error``/``ClusterFailed``, naming it."""
         halt = self.found.halt
         if halt is not None:
             self.set_state(State.ERROR, Reason.ROLLOUT_HALTED, halt.verdict())
             return self.conclude(self.state.error_backoff.next(Reason.ROLLOUT_HALTED.value, self.interval), "error",
                                  error_type="other")
-        if self.found.rollout:
+        if rolling:
             return None
         revision = self.status.revision or 0
         failed = fleet.failed({state.cluster: state for state in states}, [s.cluster for s in states], revision)
         if failed is None:
             return None
-        self.set_state(State.ERROR, Reason.CLUSTER_FAILED, f"Cluster {failed.cluster} failed: {failed.message}")
+        self.set_state(State.ERROR, Reason.CLUSTER_FAILED, f"Cluster {failed.cluster} failed: {failed.why}")
         return self.conclude(self.state.error_backoff.next(Reason.CLUSTER_FAILED.value, self.interval), "error",
                              error_type="other")
 
