@@ -236,3 +236,34 @@ def test_a_topology_selects_by_label_across_both_kinds(
     wait_until(lambda: clusters("1/1"), default_wait(kube.cluster), "shop to be Ready on 1/1 clusters")
     wait_until(lambda: second.configmaps() == {}, default_wait(kube.cluster), "the second cluster's objects to go")
     assert first.configmaps() == {"settings": {"key": "settings"}}
+
+
+def test_a_rollout_counts_an_unhealthy_standard_cluster_failed_at_its_timeout(
+        start_operator: Any, kube: Kube, spokes: list[Spoke], tokens: list[str], standard_crd: None,
+        profiles: list[str]) -> None:
+    first, second = spokes
+    ns = kube.namespace
+    put_kubeconfig_secret(kube, "spoke-1", first)
+    own = f"{ns}-own"
+    kube.custom.create_cluster_custom_object(GROUP, VERSION, "clusterprofiles", {
+        "apiVersion": f"{GROUP}/{VERSION}", "kind": "ClusterProfile",
+        "metadata": {"name": own, "labels": {"fleet": "inv", "ring": "1"}},
+        "spec": {"kubeConfig": {"secretRef": {"name": "spoke-1"}}}})
+    profiles.append(own)
+    put_secret(kube, f"{ns}-std", {"token": tokens[1].encode()})
+    std = Inventory(kube).create("std", accessed(second, f"{ns}-std"), healthy("Unknown", "no heartbeat"),
+                                 fleet="inv", ring="2")
+    start_operator(ns, "--inventory-namespaces", ns)
+    kube.apply_app("shop", {"timeout": "10s", "components": [configmap_component("settings")], "policies": [
+        {"name": "fleet", "type": "topology", "properties": {"clusterSelector": {"matchLabels": {"fleet": "inv"}}}},
+        {"name": "slowly", "type": "rollout", "properties": {"maxConcurrent": 1, "orderBy": "ring",
+                                                             "onFailure": "halt"}}]})
+
+    halted = wait_message(kube, "shop", f"Rollout of revision 1 halted: cluster {std} failed: ", prefix=True)
+    assert (halted["status"]["state"], halted["status"]["rollout"]["halted"]) == ("Error", std)
+    child = kube.app(f"shop-{std}")
+    ready = next(c for c in child["status"]["conditions"] if c["type"] == "Ready")
+    assert (child["status"]["state"], ready["reason"]) == ("Pending", "Timeout")
+    assert ready["message"] == (f"ClusterProfile {ns}/{std} (multicluster.x-k8s.io): ControlPlaneHealthy is Unknown: "
+                                "no heartbeat; the operator connects once it is True")
+    assert first.configmaps() == {"settings": {"key": "settings"}} and second.configmaps() == {}

@@ -324,7 +324,7 @@ def test_an_unreachable_spoke_loses_nothing_and_deletion_waits_for_it(
     kube.wait_ready("app")
     label = f"Cluster {spoke.handle.server} (ClusterProfile {profile}): "
 
-    plane.stop_component("kube-apiserver")
+    plane.stop_component("kube-apiserver", grace=0)
     try:
         kube.apply_app("app", {"profile": profile, "components": [configmap_component("cfg", {"v": "2"})]})
         app = wait_message(kube, "app", label, prefix=True)
@@ -337,7 +337,7 @@ def test_an_unreachable_spoke_loses_nothing_and_deletion_waits_for_it(
     kube.wait_ready("app")
     assert spoke.configmaps() == {"cfg": {"v": "2"}}
 
-    plane.stop_component("kube-apiserver")
+    plane.stop_component("kube-apiserver", grace=0)
     try:
         kube.custom.delete_namespaced_custom_object(GROUP, VERSION, kube.namespace, "applications", "app")
         app = wait_message(kube, "app", label, prefix=True)
@@ -459,7 +459,7 @@ def test_the_abandon_annotation_releases_an_application_whose_spoke_is_down(
     kube.apply_app("app", {"profile": profile, "components": [configmap_component("kept")]})
     kube.wait_ready("app")
 
-    plane.stop_component("kube-apiserver")
+    plane.stop_component("kube-apiserver", grace=0)
     try:
         kube.custom.delete_namespaced_custom_object(GROUP, VERSION, kube.namespace, "applications", "app")
         app = wait_message(kube, "app", f"Cluster {spoke.handle.server} (ClusterProfile {profile}): ", prefix=True)
