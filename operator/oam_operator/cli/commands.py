@@ -309,8 +309,11 @@ _REVISION = _RevisionNumber()
               help="Also compare the operator's own annotations (<domain>/owner-id, <domain>/digest).")
 @click.option("--operator-namespace", envvar="OAM_OPERATOR_OPERATOR_NAMESPACE", metavar="NS",
               help="The operator's namespace: where a ClusterProfile's kubeconfig Secret is when it names none.")
+@click.option("--inventory-namespaces", envvar="OAM_OPERATOR_INVENTORY_NAMESPACES", metavar="NS,...",
+              help="The operator's inventory namespaces: where standard (multicluster.x-k8s.io) ClusterProfiles are.")
 def diff(target: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str,
-         revision: int | None, show_bookkeeping: bool, operator_namespace: str | None) -> None:
+         revision: int | None, show_bookkeeping: bool, operator_namespace: str | None,
+         inventory_namespaces: str | None) -> None:
     """Show what applying an Application would change: per wave, creates, changes and prunes.
 
     Server-side dry-run of exactly what the operator sends. Exit 0 no changes, 1 changes, 2 error.
@@ -319,7 +322,7 @@ def diff(target: str, namespace: str | None, kubeconfig: str | None, context: st
 
     try:
         code = run_diff(target, namespace, kubeconfig, context, domain, revision, show_bookkeeping,
-                        operator_namespace)
+                        operator_namespace, inventory_namespaces)
     except Exception as exc:
         click.echo(f"Error: internal error: {type(exc).__name__}: {exc}", err=True)
         code = EXIT_ERROR
