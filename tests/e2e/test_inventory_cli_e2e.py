@@ -1,0 +1,102 @@
+"""The CLI reaches the clusters of standard ClusterProfiles as the operator does
+(docs/multicluster.md#the-standard-cluster-inventory, docs/multicluster.md#diff-against-the-remote-cluster):
+``diff`` resolves a profile name across both kinds with ``--inventory-namespaces``, compares with
+the spoke through the access provider's server and the token Secret (read with the user's
+credentials), warns of an unhealthy control plane and still compares, refuses with the
+operator's words; a fleet diff selects over both kinds.
+
+No operator runs: ``diff FILE`` needs none (nothing is delivered, so each comparison is a create).
+The standard CRD, the spokes' tokens and the standard profiles are test_inventory_e2e.py's.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+from e2ekit import GROUP, VERSION, Kube, configmap_component
+from test_inventory_e2e import Inventory, accessed, healthy, profiles, spoke_cluster, spokes, standard_crd, tokens
+from test_multicluster_e2e import Spoke, put_kubeconfig_secret, put_secret
+
+__all__ = ["profiles", "spokes", "standard_crd", "tokens"]  # the fixtures this module uses
+
+
+def diff(kube: Kube, target: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_PROXY", "no_proxy")}
+    env["NO_PROXY"] = "127.0.0.1,localhost"
+    for name in ("OAM_OPERATOR_OPERATOR_NAMESPACE", "OAM_OPERATOR_INVENTORY_NAMESPACES"):
+        env.pop(name, None)  # the options say where the profiles and Secrets are
+    return subprocess.run([str(Path(sys.executable).parent / "oam-operator"), "diff", str(target), "-n",
+                           kube.namespace, "--kubeconfig", kube.cluster.kubeconfig, "--operator-namespace",
+                           kube.namespace, *options], capture_output=True, text=True, timeout=120, check=False,
+                          env=env)
+
+
+def application(tmp_path: Path, name: str, spec: dict[str, Any]) -> Path:
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump({"apiVersion": f"{GROUP}/{VERSION}", "kind": "Application",
+                                    "metadata": {"name": name}, "spec": spec}))
+    return path
+
+
+def test_diff_reaches_standard_profiles_and_a_fleet_across_both_kinds(
+        crds_installed: None, kube: Kube, spokes: list[Spoke], tokens: list[str], standard_crd: None,
+        profiles: list[str], tmp_path: Path) -> None:
+    first, second = spokes
+    ns = kube.namespace
+    put_kubeconfig_secret(kube, "spoke-1", first)
+    own = f"{ns}-own"
+    kube.custom.create_cluster_custom_object(GROUP, VERSION, "clusterprofiles", {
+        "apiVersion": f"{GROUP}/{VERSION}", "kind": "ClusterProfile", "metadata": {"name": own, "labels": {"env": "cli"}},
+        "spec": {"kubeConfig": {"secretRef": {"name": "spoke-1"}}}})
+    profiles.append(own)
+    inventory = Inventory(kube)
+    put_secret(kube, "std-token", {"token": tokens[1].encode()})
+    std = inventory.create("std", accessed(second, "std-token"), healthy(), env="cli")
+    where = f"ClusterProfile {ns}/{std} (multicluster.x-k8s.io)"
+    server = spoke_cluster(second)["server"]
+    shop = application(tmp_path, "shop", {"profile": std, "components": [configmap_component("settings")]})
+
+    # Without the inventory namespaces the name is unknown, in the operator's words.
+    result = diff(kube, shop)
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", f"Error: ClusterProfile {std} not found\n")
+
+    # With them: compared with the spoke, through the access provider and the token Secret.
+    result = diff(kube, shop, "--inventory-namespaces", ns)
+    assert (result.returncode, result.stderr) == (1, "")
+    assert result.stdout.splitlines() == [f"Compared with cluster {server} (ClusterProfile {where[len('ClusterProfile '):]})",
+                                          "Wave shop:", f"  create ConfigMap {ns}/settings"]
+
+    # A fleet across both kinds: one section per selected cluster, in name order.
+    fleet = application(tmp_path, "fleet", {"components": [configmap_component("settings")], "policies": [
+        {"name": "everywhere", "type": "topology", "properties": {"clusterSelector": {"matchLabels": {"env": "cli"}}}}]})
+    result = diff(kube, fleet, "--inventory-namespaces", ns)
+    assert (result.returncode, result.stderr) == (1, "")
+    lines = result.stdout.splitlines()
+    headings = [line for line in lines if line.startswith(("Cluster ", "  Compared with "))]
+    assert headings == [
+        f"Cluster {own} (Application {ns}/fleet-{own}):",
+        f"  Compared with cluster {spoke_cluster(first)['server']} (ClusterProfile {own})",
+        f"Cluster {std} (Application {ns}/fleet-{std}):",
+        f"  Compared with cluster {server} (ClusterProfile {ns}/{std} (multicluster.x-k8s.io))",
+        "Cluster Applications on the hub:",
+    ]
+    assert lines[-2:] == [f"  create Application {ns}/fleet-{own}", f"  create Application {ns}/fleet-{std}"]
+
+    # ControlPlaneHealthy False: a warning, and compared with all the same.
+    inventory.set_status(std, accessed(second, "std-token"), healthy("False", "etcd is down"))
+    result = diff(kube, shop, "--inventory-namespaces", ns)
+    assert result.returncode == 1
+    assert result.stderr == (f"warning: {where}: ControlPlaneHealthy is False: etcd is down; the operator connects "
+                             "once it is True\n")
+    assert result.stdout.startswith(f"Compared with cluster {server} (ClusterProfile {ns}/{std} (")
+
+    # The token Secret gone: the operator's refusal.
+    kube.core.delete_namespaced_secret("std-token", ns)
+    result = diff(kube, shop, "--inventory-namespaces", ns)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == f'Error: {where}: token Secret {ns}/std-token of access provider "secretreader" not found\n'
