@@ -68,8 +68,9 @@ def test_diff_reaches_standard_profiles_and_a_fleet_across_both_kinds(
     # With them: compared with the spoke, through the access provider and the token Secret.
     result = diff(kube, shop, "--inventory-namespaces", ns)
     assert (result.returncode, result.stderr) == (1, "")
-    assert result.stdout.splitlines() == [f"Compared with cluster {server} (ClusterProfile {where[len('ClusterProfile '):]})",
-                                          "Wave shop:", f"  create ConfigMap {ns}/settings"]
+    assert result.stdout.splitlines() == [
+        f"Compared with cluster {server} (ClusterProfile {ns}/{std} (multicluster.x-k8s.io))",
+        "Wave shop:", f"  create ConfigMap {ns}/settings"]
 
     # A fleet across both kinds: one section per selected cluster, in name order.
     fleet = application(tmp_path, "fleet", {"components": [configmap_component("settings")], "policies": [
