@@ -17,21 +17,23 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from e2ekit import GROUP, VERSION, Kube, configmap_component
+from kubernetes import client
 from test_inventory_e2e import Inventory, accessed, healthy, profiles, spoke_cluster, spokes, standard_crd, tokens
 from test_multicluster_e2e import Spoke, put_kubeconfig_secret, put_secret
 
 __all__ = ["profiles", "spokes", "standard_crd", "tokens"]  # the fixtures this module uses
 
 
-def diff(kube: Kube, target: Path, *options: str) -> subprocess.CompletedProcess[str]:
+def diff(kube: Kube, target: Path, *options: str, kubeconfig: str = "") -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("NO_PROXY", "no_proxy")}
     env["NO_PROXY"] = "127.0.0.1,localhost"
     for name in ("OAM_OPERATOR_OPERATOR_NAMESPACE", "OAM_OPERATOR_INVENTORY_NAMESPACES"):
         env.pop(name, None)  # the options say where the profiles and Secrets are
     return subprocess.run([str(Path(sys.executable).parent / "oam-operator"), "diff", str(target), "-n",
-                           kube.namespace, "--kubeconfig", kube.cluster.kubeconfig, "--operator-namespace",
+                           kube.namespace, "--kubeconfig", kubeconfig or kube.cluster.kubeconfig, "--operator-namespace",
                            kube.namespace, *options], capture_output=True, text=True, timeout=120, check=False,
                           env=env)
 
@@ -43,9 +45,35 @@ def application(tmp_path: Path, name: str, spec: dict[str, Any]) -> Path:
     return path
 
 
+def reader_kubeconfig(kube: Kube, tmp_path: Path, request: pytest.FixtureRequest) -> str:
+    """A ServiceAccount that may read the profiles of both kinds, Applications and the hub's
+    namespaces, but no Secret: a kubeconfig with its token."""
+    ns, rbac = kube.namespace, client.RbacAuthorizationV1Api(kube.api)
+    kube.core.create_namespaced_service_account(ns, {"metadata": {"name": "reader"}})
+    subjects = [{"kind": "ServiceAccount", "name": "reader", "namespace": ns}]
+    rbac.create_cluster_role({"metadata": {"name": f"{ns}-reader"}, "rules": [
+        {"apiGroups": [GROUP], "resources": ["clusterprofiles", "applications"], "verbs": ["get", "list"]},
+        {"apiGroups": ["multicluster.x-k8s.io"], "resources": ["clusterprofiles"], "verbs": ["get", "list"]},
+        {"apiGroups": [""], "resources": ["namespaces"], "verbs": ["get"]}]})
+    request.addfinalizer(lambda: rbac.delete_cluster_role(f"{ns}-reader"))
+    rbac.create_cluster_role_binding({"metadata": {"name": f"{ns}-reader"}, "subjects": subjects, "roleRef": {
+        "apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": f"{ns}-reader"}})
+    request.addfinalizer(lambda: rbac.delete_cluster_role_binding(f"{ns}-reader"))
+    token = kube.core.create_namespaced_service_account_token(
+        "reader", ns, {"spec": {"expirationSeconds": 3600}}).status.token
+    cluster = yaml.safe_load(Path(kube.cluster.kubeconfig).read_text())["clusters"][0]
+    path = tmp_path / "reader.kubeconfig"
+    path.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "clusters": [cluster],
+        "users": [{"name": "reader", "user": {"token": token}}],
+        "contexts": [{"name": "reader", "context": {"cluster": cluster["name"], "user": "reader"}}],
+        "current-context": "reader"}))
+    return str(path)
+
+
 def test_diff_reaches_standard_profiles_and_a_fleet_across_both_kinds(
         crds_installed: None, kube: Kube, spokes: list[Spoke], tokens: list[str], standard_crd: None,
-        profiles: list[str], tmp_path: Path) -> None:
+        profiles: list[str], tmp_path: Path, request: pytest.FixtureRequest) -> None:
     first, second = spokes
     ns = kube.namespace
     put_kubeconfig_secret(kube, "spoke-1", first)
@@ -95,6 +123,12 @@ def test_diff_reaches_standard_profiles_and_a_fleet_across_both_kinds(
     assert result.stderr == (f"warning: {where}: ControlPlaneHealthy is False: etcd is down; the operator connects "
                              "once it is True\n")
     assert result.stdout.startswith(f"Compared with cluster {server} (ClusterProfile {ns}/{std} (")
+
+    # A user who may not read the token Secret.
+    result = diff(kube, shop, "--inventory-namespaces", ns, kubeconfig=reader_kubeconfig(kube, tmp_path, request))
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (f"Error: {where} delivers to the cluster with the token in the Secret {ns}/std-token, "
+                             "which you may not read: the diff needs get on it\n")
 
     # The token Secret gone: the operator's refusal.
     kube.core.delete_namespaced_secret("std-token", ns)
