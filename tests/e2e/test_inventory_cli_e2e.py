@@ -5,7 +5,8 @@ the spoke through the access provider's server and the token Secret (read with t
 credentials), warns of an unhealthy control plane and still compares, refuses with the
 operator's words; a fleet diff selects over both kinds.
 
-No operator runs: ``diff FILE`` needs none (nothing is delivered, so each comparison is a create).
+``diff FILE`` needs no operator (nothing delivered yet: each comparison is a create); the
+operator then delivers the Application, and ``diff NAME`` and ``status`` see it on the spoke.
 The standard CRD, the spokes' tokens and the standard profiles are test_inventory_e2e.py's.
 """
 
@@ -27,15 +28,18 @@ from test_multicluster_e2e import Spoke, put_kubeconfig_secret, put_secret
 __all__ = ["profiles", "spokes", "standard_crd", "tokens"]  # the fixtures this module uses
 
 
-def diff(kube: Kube, target: Path, *options: str, kubeconfig: str = "") -> subprocess.CompletedProcess[str]:
+def cli(kube: Kube, *args: str, kubeconfig: str = "") -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("NO_PROXY", "no_proxy")}
     env["NO_PROXY"] = "127.0.0.1,localhost"
     for name in ("OAM_OPERATOR_OPERATOR_NAMESPACE", "OAM_OPERATOR_INVENTORY_NAMESPACES"):
         env.pop(name, None)  # the options say where the profiles and Secrets are
-    return subprocess.run([str(Path(sys.executable).parent / "oam-operator"), "diff", str(target), "-n",
-                           kube.namespace, "--kubeconfig", kubeconfig or kube.cluster.kubeconfig, "--operator-namespace",
-                           kube.namespace, *options], capture_output=True, text=True, timeout=120, check=False,
-                          env=env)
+    return subprocess.run([str(Path(sys.executable).parent / "oam-operator"), *args, "-n", kube.namespace,
+                           "--kubeconfig", kubeconfig or kube.cluster.kubeconfig], capture_output=True, text=True,
+                          timeout=120, check=False, env=env)
+
+
+def diff(kube: Kube, target: Path | str, *options: str, kubeconfig: str = "") -> subprocess.CompletedProcess[str]:
+    return cli(kube, "diff", str(target), "--operator-namespace", kube.namespace, *options, kubeconfig=kubeconfig)
 
 
 def application(tmp_path: Path, name: str, spec: dict[str, Any]) -> Path:
@@ -72,7 +76,7 @@ def reader_kubeconfig(kube: Kube, tmp_path: Path, request: pytest.FixtureRequest
 
 
 def test_diff_reaches_standard_profiles_and_a_fleet_across_both_kinds(
-        crds_installed: None, kube: Kube, spokes: list[Spoke], tokens: list[str], standard_crd: None,
+        start_operator: Any, kube: Kube, spokes: list[Spoke], tokens: list[str], standard_crd: None,
         profiles: list[str], tmp_path: Path, request: pytest.FixtureRequest) -> None:
     first, second = spokes
     ns = kube.namespace
@@ -116,13 +120,25 @@ def test_diff_reaches_standard_profiles_and_a_fleet_across_both_kinds(
     ]
     assert lines[-2:] == [f"  create Application {ns}/fleet-{own}", f"  create Application {ns}/fleet-{std}"]
 
+    # Delivered by the operator: the live Application is in sync there, and status names the cluster.
+    start_operator(ns, "--inventory-namespaces", ns)
+    kube.apply_app("shop", {"profile": std, "components": [configmap_component("settings")]})
+    kube.wait_ready("shop")
+    result = diff(kube, "shop", "--inventory-namespaces", ns)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == (f"Compared with cluster {server} (ClusterProfile {ns}/{std} (multicluster.x-k8s.io))\n"
+                             "no changes\n")
+    status = cli(kube, "status", "shop")
+    assert f"Cluster: {second.cluster_id} (ClusterProfile {std})" in status.stdout.splitlines()
+
     # ControlPlaneHealthy False: a warning, and compared with all the same.
     inventory.set_status(std, accessed(second, "std-token"), healthy("False", "etcd is down"))
     result = diff(kube, shop, "--inventory-namespaces", ns)
-    assert result.returncode == 1
+    assert result.returncode == 0  # the operator delivered it before
     assert result.stderr == (f"warning: {where}: ControlPlaneHealthy is False: etcd is down; the operator connects "
                              "once it is True\n")
-    assert result.stdout.startswith(f"Compared with cluster {server} (ClusterProfile {ns}/{std} (")
+    assert result.stdout == (f"Compared with cluster {server} (ClusterProfile {ns}/{std} (multicluster.x-k8s.io))\n"
+                             "no changes\n")
 
     # A user who may not read the token Secret.
     result = diff(kube, shop, "--inventory-namespaces", ns, kubeconfig=reader_kubeconfig(kube, tmp_path, request))
