@@ -96,13 +96,18 @@ def _with_dependencies(document: dict[str, Any], result: Any, namespace: str) ->
 def _profile_of(text: str) -> Any:
     """The ClusterProfile document, its delivery fields (``spec.kubeConfig``,
     ``spec.allowedNamespaces``: the operator's, never the transform's) left out as the operator
-    leaves them out, so a resource as ``kubectl get clusterprofile -o yaml`` prints it builds."""
+    leaves them out, so a resource as ``kubectl get clusterprofile -o yaml`` prints it builds. A
+    standard ClusterProfile (``multicluster.x-k8s.io``) is what the operator's transform sees of
+    it: an empty profile of its name (docs/multicluster.md#the-standard-cluster-inventory)."""
     from oam_operator.controller.reconcile.delivery import DELIVERY_FIELDS
+    from oam_operator.controller.reconcile.inventory import is_standard, transform_view
     from oam_operator.oam import parse_cluster_profile
     from oam_operator.oam.document.document import cluster_profile_from_object
     from oam_operator.oam.document.loader import load_one
 
     value, _ = load_one(text, "ClusterProfile")
+    if isinstance(value, dict) and is_standard(value):
+        return cluster_profile_from_object(transform_view(value))
     spec = value.get("spec") if isinstance(value, dict) else None
     if not isinstance(spec, dict) or not any(key in spec for key in DELIVERY_FIELDS):
         return parse_cluster_profile(text)  # with the document's line numbers in its errors

@@ -298,6 +298,11 @@ class _RevisionNumber(click.ParamType[int, Any]):
 
 
 _REVISION = _RevisionNumber()
+#: The operator's setting, where a profile name may be a standard ClusterProfile
+#: (docs/multicluster.md#the-standard-cluster-inventory).
+_INVENTORY_NAMESPACES = click.option(
+    "--inventory-namespaces", envvar="OAM_OPERATOR_INVENTORY_NAMESPACES", metavar="NS,...",
+    help="The operator's inventory namespaces: where standard (multicluster.x-k8s.io) ClusterProfiles are.")
 
 
 @main.command()
@@ -309,8 +314,10 @@ _REVISION = _RevisionNumber()
               help="Also compare the operator's own annotations (<domain>/owner-id, <domain>/digest).")
 @click.option("--operator-namespace", envvar="OAM_OPERATOR_OPERATOR_NAMESPACE", metavar="NS",
               help="The operator's namespace: where a ClusterProfile's kubeconfig Secret is when it names none.")
+@_INVENTORY_NAMESPACES
 def diff(target: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str,
-         revision: int | None, show_bookkeeping: bool, operator_namespace: str | None) -> None:
+         revision: int | None, show_bookkeeping: bool, operator_namespace: str | None,
+         inventory_namespaces: str | None) -> None:
     """Show what applying an Application would change: per wave, creates, changes and prunes.
 
     Server-side dry-run of exactly what the operator sends. Exit 0 no changes, 1 changes, 2 error.
@@ -319,7 +326,7 @@ def diff(target: str, namespace: str | None, kubeconfig: str | None, context: st
 
     try:
         code = run_diff(target, namespace, kubeconfig, context, domain, revision, show_bookkeeping,
-                        operator_namespace)
+                        operator_namespace, inventory_namespaces)
     except Exception as exc:
         click.echo(f"Error: internal error: {type(exc).__name__}: {exc}", err=True)
         code = EXIT_ERROR
@@ -395,14 +402,17 @@ def ui(
 @click.option("--allow-cross-namespace-objects", "cross_namespace", is_flag=True,
               envvar="OAM_OPERATOR_ALLOW_CROSS_NAMESPACE_OBJECTS",
               help="The operator allows objects in other namespaces: it then reads and creates target namespaces.")
+@_INVENTORY_NAMESPACES
 def rbac(target: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str,
          service_account: str | None, profile_path: str | None, output_format: str, url_sources: bool,
-         allowed_networks: tuple[str, ...], helm_binary: str, cross_namespace: bool) -> None:
+         allowed_networks: tuple[str, ...], helm_binary: str, cross_namespace: bool,
+         inventory_namespaces: str | None) -> None:
     """Print the Roles and bindings an Application's ServiceAccount needs for what the operator does with it."""
     from oam_operator.cli.rbac import operator_settings, run_rbac
 
     guarded(lambda: run_rbac(target, namespace, service_account, profile_path, output_format, kubeconfig, context,
-                             domain, operator_settings(url_sources, allowed_networks, helm_binary, cross_namespace)))
+                             domain, operator_settings(url_sources, allowed_networks, helm_binary, cross_namespace),
+                             inventory_namespaces))
 
 
 SHELLS = ("bash", "zsh", "fish")

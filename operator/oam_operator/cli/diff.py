@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -147,12 +147,17 @@ def load_body(target: str, namespace: str | None, conn: Any, domain: str, revisi
 
 def diff_body(body: Mapping[str, Any], ns: str, conn: Any, domain: str, show_bookkeeping: bool = False,
               on_cluster: Callable[[str], None] | None = None,
-              operator_namespace: str | None = None) -> tuple[list[WavePlan], list[str]]:
+              operator_namespace: str | None = None,
+              inventory_namespaces: Sequence[str] | None = None) -> tuple[list[WavePlan], list[str]]:
     """The waves' creates and changes and the prunes of the Application ``body`` of namespace
     ``ns`` (also a fleet Application's cluster Application, cli/fleetdiff.py); raises
     ``DiffError``. ``on_cluster`` is told the remote cluster compared with, ``operator_namespace``
     is where a profile's kubeconfig Secret is when it names no namespace (``None``: the
-    environment's; docs/multicluster.md#diff-against-the-remote-cluster)."""
+    environment's; docs/multicluster.md#diff-against-the-remote-cluster), ``inventory_namespaces``
+    where a standard ClusterProfile may be (``None``: the environment's;
+    docs/multicluster.md#the-standard-cluster-inventory)."""
+    from oam_operator.cli.profiles import ProfileReader
+    from oam_operator.cli.profiles import inventory_namespaces as inventory_of
     from oam_operator.cli.remotediff import RemoteRefused, remote_cluster
     from oam_operator.controller.reconcile.checks import Subject, first_refusal, served_by
     from oam_operator.controller.reconcile.composition import OperatorTransform
@@ -175,15 +180,7 @@ def diff_body(body: Mapping[str, Any], ns: str, conn: Any, domain: str, show_boo
         owner_cluster = cluster_id  # of the owner ids (docs/multicluster.md#owner-id-on-the-remote-cluster)
         settings = Settings(domain=domain)
 
-        def profiles(profile_name: str) -> dict[str, Any] | None:
-            try:
-                found: dict[str, Any] = client.request(
-                    "read", "GET", f"/apis/oam-operator.dev/v1alpha1/clusterprofiles/{profile_name}")
-            except ApiError as error:
-                if error.status != 404:
-                    raise
-                return None
-            return found
+        profiles = ProfileReader(client, inventory_of(inventory_namespaces)).get  # as the operator resolves
 
         asked = str((body.get("spec") or {}).get("profile") or settings.default_profile or "")
         try:
@@ -195,6 +192,8 @@ def diff_body(body: Mapping[str, Any], ns: str, conn: Any, domain: str, show_boo
             cluster_id, owner_cluster = remote.cluster_id, remote_owner_cluster(remote.cluster_id, cluster_id)
             if on_cluster is not None:
                 on_cluster(remote.label)
+            if remote.warning:  # compared with all the same (cli/remotediff.py)
+                click.echo(f"warning: {remote.warning}", err=True)
         # The operator's own checks and transform (controller/reconcile/checks.py, its ``preview`` column):
         # what it would refuse is an error here, with its words.
         subject = Subject(body, settings, OperatorTransform.from_settings(settings), profiles,
@@ -277,8 +276,9 @@ def render(waves: list[WavePlan], prunes: list[str]) -> str:
 
 def run_diff(target: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str,
              revision: int | None = None, show_bookkeeping: bool = False,
-             operator_namespace: str | None = None) -> int:
+             operator_namespace: str | None = None, inventory_namespaces: str | None = None) -> int:
     from oam_operator.cli.kubeclient import ApiFailure, connect
+    from oam_operator.cli.profiles import inventory_namespaces as inventory_of
     from oam_operator.operatorpolicies.topology import declared
 
     try:
@@ -293,11 +293,13 @@ def run_diff(target: str, namespace: str | None, kubeconfig: str | None, context
         if topology is not None:  # a fleet Application: each cluster's diff (cli/fleetdiff.py)
             from oam_operator.cli.fleetdiff import fleet_diff, fleet_exit_code, render_fleet
 
-            found = fleet_diff(body, ns, conn, domain, topology, show_bookkeeping, operator_namespace)
+            found = fleet_diff(body, ns, conn, domain, topology, show_bookkeeping, operator_namespace,
+                               inventory_of(inventory_namespaces))
             click.echo(render_fleet(found), nl=False)
             return fleet_exit_code(found)
         waves, prunes = diff_body(body, ns, conn, domain, show_bookkeeping, on_cluster=clusters.append,
-                                  operator_namespace=operator_namespace)
+                                  operator_namespace=operator_namespace,
+                                  inventory_namespaces=inventory_of(inventory_namespaces))
     except (DiffError, ApiFailure) as error:
         click.echo(f"Error: {getattr(error, 'message', None) or error}", err=True)
         return EXIT_ERROR

@@ -17,7 +17,7 @@ the others are still shown.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,8 +27,6 @@ from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.operatorpolicies.topology import Topology
 
 __all__ = ["ClusterSection", "FleetDiff", "cluster_heading", "fleet_diff", "fleet_exit_code", "render_fleet"]
-
-_PROFILES = "/apis/oam-operator.dev/v1alpha1/clusterprofiles"
 
 
 @dataclass
@@ -118,11 +116,15 @@ def plan_hub(body: Mapping[str, Any], namespace: str, selected: list[str], live:
 
 
 def fleet_diff(body: Mapping[str, Any], namespace: str, conn: Any, domain: str, topology: Topology,
-               show_bookkeeping: bool = False, operator_namespace: str | None = None) -> FleetDiff:
+               show_bookkeeping: bool = False, operator_namespace: str | None = None,
+               inventory_namespaces: Sequence[str] | None = None) -> FleetDiff:
     """Each selected cluster's diff and the hub's cluster Applications created or pruned; raises
-    ``DiffError`` for what the operator refuses of the fleet Application itself."""
+    ``DiffError`` for what the operator refuses of the fleet Application itself. The selection is
+    over both kinds of ClusterProfile (``inventory_namespaces`` ``None``: the environment's)."""
     from oam_operator.cli.apifailure import ApiFailure
     from oam_operator.cli.diff import live_application  # the live fleet Application, for its uid
+    from oam_operator.cli.profiles import ProfileReader
+    from oam_operator.cli.profiles import inventory_namespaces as inventory_of
     from oam_operator.reconciler.client import ClusterClient
     from oam_operator.reconciler.errors import ApiError
     from oam_operator.reconciler.ratelimit import RateLimiter
@@ -133,8 +135,8 @@ def fleet_diff(body: Mapping[str, Any], namespace: str, conn: Any, domain: str, 
     client = ClusterClient(conn.api, rate_limiter=RateLimiter(0, 1), user_agent="oam-operator-diff")
     try:
         try:
-            profiles = {str(p["metadata"]["name"]): p
-                        for p in client.request("list", "GET", _PROFILES).get("items") or ()}
+            namespaces = inventory_of(inventory_namespaces)
+            profiles = ProfileReader(client, namespaces).all()
             live_fleet = live_application(conn, namespace, name)
             uid = str(((live_fleet or {}).get("metadata") or {}).get("uid") or "")
             live: list[Mapping[str, Any]] = []
@@ -159,7 +161,7 @@ def fleet_diff(body: Mapping[str, Any], namespace: str, conn: Any, domain: str, 
                 if changed:
                     result.changes.append((section.application, changed))
                 waves, prunes = diff_body(made, namespace, conn, domain, show_bookkeeping, compared.append,
-                                          operator_namespace)
+                                          operator_namespace, namespaces)
                 section.output = render(waves, prunes)
             except DiffError as error:
                 section.error = str(error)

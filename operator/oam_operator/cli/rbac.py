@@ -4,7 +4,8 @@
 The Application goes through the operator's own transform (``controller/reconcile/composition.py``), and
 every type of object it generates gets the verbs the reconciler sends for it
 (``controller/reconcile/permissions.py``). FILE wins when a file of that name exists, else the argument
-names a live Application (its ClusterProfile read from the cluster), as in ``diff``. The
+names a live Application (its ClusterProfile read from the cluster, of either kind, resolved as
+``diff`` and the operator resolve it: ``cli/profiles.py``). The
 account is ``--service-account``, else ``spec.serviceAccountName``, else ``default`` (the
 operator's ``--default-service-account``). Plurals and scopes are the built-in rule's, without
 asking the API server, so a FILE needs no cluster.
@@ -96,7 +97,7 @@ def rbac_for(body: Mapping[str, Any], namespace: str, service_account: str | Non
 
 
 def _live(target: str, namespace: str | None, kubeconfig: str | None, context: str | None,
-          ) -> tuple[dict[str, Any], str, dict[str, Any] | None]:
+          inventory_namespaces: str | None = None) -> tuple[dict[str, Any], str, dict[str, Any] | None]:
     """The live Application ``target``, its namespace and its ClusterProfile (``None``: none)."""
     from oam_operator.cli.kubeclient import ApiFailure, connect, get_application
 
@@ -108,28 +109,30 @@ def _live(target: str, namespace: str | None, kubeconfig: str | None, context: s
         ns = namespace or conn.namespace
         body = get_application(conn, ns, target)
         name = str((body.get("spec") or {}).get("profile") or "")
-        return body, ns, _profile(conn, name) if name else None
+        return body, ns, _profile(conn, name, inventory_namespaces) if name else None
     except ApiFailure as failure:
         fail(failure.message)
     finally:
         conn.close()
 
 
-def _profile(conn: Any, name: str) -> dict[str, Any] | None:
-    """The ClusterProfile ``name``; ``None`` when there is none (the operator then refuses the
-    Application with ``ProfileNotFound``, and the objects are the transform's without it)."""
-    from kubernetes import client
+def _profile(conn: Any, name: str, inventory_namespaces: str | None) -> dict[str, Any] | None:
+    """The ClusterProfile ``name``, of either kind; ``None`` when there is none (the operator then
+    refuses the Application with ``ProfileNotFound``, and the objects are the transform's without
+    it). ``inventory_namespaces`` ``None``: the operator's environment variable."""
+    from oam_operator.cli.profiles import ProfileReader
+    from oam_operator.cli.profiles import inventory_namespaces as inventory_of
+    from oam_operator.reconciler.client import ClusterClient
+    from oam_operator.reconciler.errors import ApiError
+    from oam_operator.reconciler.ratelimit import RateLimiter
 
-    from oam_operator.cli.kubeclient import REQUEST_TIMEOUT
-
+    client = ClusterClient(conn.api, rate_limiter=RateLimiter(0, 1), user_agent="oam-operator-rbac")
     try:
-        found = client.CustomObjectsApi(conn.api).get_cluster_custom_object(
-            "oam-operator.dev", "v1alpha1", "clusterprofiles", name, _request_timeout=REQUEST_TIMEOUT)
-    except client.ApiException as error:
-        if error.status == 404:
-            return None
+        return ProfileReader(client, inventory_of(inventory_namespaces)).get(name)
+    except ApiError as error:
         fail(f"reading ClusterProfile {name}: {error.status} {error.reason}")
-    return dict(found) if isinstance(found, dict) else None
+    finally:
+        client.close()
 
 
 def _comment(note: str, width: int = 98) -> str:
@@ -141,7 +144,7 @@ def _comment(note: str, width: int = 98) -> str:
 
 def run_rbac(target: str, namespace: str | None, service_account: str | None, profile_path: str | None,
              output_format: str, kubeconfig: str | None, context: str | None, domain: str,
-             operator: OperatorSettings = OperatorSettings()) -> None:
+             operator: OperatorSettings = OperatorSettings(), inventory_namespaces: str | None = None) -> None:
     import json
 
     from oam_operator.cli.build import size_warnings
@@ -161,7 +164,7 @@ def run_rbac(target: str, namespace: str | None, service_account: str | None, pr
             click.echo(f"warning: {warning}", err=True)
         profile: dict[str, Any] | None = None
     else:
-        body, ns, profile = _live(target, namespace, kubeconfig, context)
+        body, ns, profile = _live(target, namespace, kubeconfig, context, inventory_namespaces)
     if profile_path is not None:
         profile = _read_yaml(profile_path, "ClusterProfile")
     try:

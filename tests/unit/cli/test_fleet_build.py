@@ -120,3 +120,26 @@ def test_an_override_that_does_not_parse_is_refused_not_dropped() -> None:
     document["spec"]["policies"][1]["properties"]["components"][0]["name"] = "nope"
     with pytest.raises(PolicyError, match='policy "eu": components\\[0\\]: "nope" is not a component'):
         cluster_document(document, "eu-west", {"env": "prod", "region": "eu"}, "oam-operator.dev")
+
+
+STANDARD = """\
+apiVersion: multicluster.x-k8s.io/v1alpha1
+kind: ClusterProfile
+metadata: {name: eu-west, namespace: fleet-system, labels: {env: prod, region: eu}}
+spec: {clusterManager: {name: ocm}}
+status:
+  accessProviders: [{name: secretreader, cluster: {server: "https://eu-west:6443"}}]
+"""
+
+
+def test_a_standard_profile_document_selects_by_its_labels_and_has_no_capabilities(tmp_path: Path) -> None:
+    (tmp_path / "app.yaml").write_text(APP)
+    (tmp_path / "profile.yaml").write_text(STANDARD)
+    result = CliRunner().invoke(main, ["build", str(tmp_path / "app.yaml"), "--profile", str(tmp_path / "profile.yaml")])
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert data_of(result.stdout) == {"key": "eu"}
+    (tmp_path / "profile.yaml").write_text(STANDARD.replace("env: prod", "env: test"))
+    result = CliRunner().invoke(main, ["build", str(tmp_path / "app.yaml"), "--profile", str(tmp_path / "profile.yaml")])
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == ('Error: ClusterProfile eu-west (labels: env=test,region=eu) is not selected by the '
+                             'topology policy "fleet": the Application delivers nothing to it\n')

@@ -49,6 +49,7 @@ __all__ = [
     "merged",
     "token_of",
     "transform_view",
+    "typed",
     "unhealthy",
 ]
 
@@ -102,6 +103,14 @@ class Shadowed:
 def is_standard(profile: Mapping[str, Any] | None) -> bool:
     """Whether ``profile`` is a ``multicluster.x-k8s.io`` ClusterProfile (else the operator's own kind)."""
     return str((profile or {}).get("apiVersion") or "").startswith(f"{GROUP}/")
+
+
+def typed(profile: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The standard profile with its apiVersion and kind: a LIST's items may lack them, and
+    ``is_standard`` tells the kinds apart by them."""
+    if profile.get("apiVersion") and profile.get("kind"):
+        return profile
+    return {**profile, "apiVersion": f"{GROUP}/{VERSION}", "kind": "ClusterProfile"}
 
 
 def _meta(profile: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -21,7 +21,7 @@ from typing import Any
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError
 
-from ..reconcile.inventory import GROUP, RESOURCE, VERSION
+from ..reconcile.inventory import GROUP, RESOURCE, VERSION, typed
 
 __all__ = ["StandardProfiles"]
 
@@ -124,16 +124,9 @@ class StandardProfiles:
             if profile is None:
                 self._profiles.pop(key, None)
             else:
-                self._profiles[key] = _typed(profile)
+                self._profiles[key] = typed(profile)
         if _version(old) != _version(profile) and self.on_change is not None:
-            self.on_change(key, old, None if profile is None else _typed(profile))
-
-
-def _typed(profile: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The profile with its apiVersion and kind (a LIST's items may lack them)."""
-    if profile.get("apiVersion") and profile.get("kind"):
-        return profile
-    return {**profile, "apiVersion": f"{GROUP}/{VERSION}", "kind": "ClusterProfile"}
+            self.on_change(key, old, None if profile is None else typed(profile))
 
 
 def _version(profile: Mapping[str, Any] | None) -> tuple[str, str]:
