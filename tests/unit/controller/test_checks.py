@@ -82,6 +82,7 @@ def test_the_pass_reads_one_table_of_the_checks_and_its_own_steps() -> None:
         ("self-reference", False, "refuse", "refuse"),
         ("flux-apis", False, "skip", "refuse"),
         ("inventory", True, "skip", "skip"),
+        ("change-window", True, "skip", "skip"),
         ("fleet", True, "skip", "skip"),
         ("size", False, "refuse", "refuse"),
     ]
