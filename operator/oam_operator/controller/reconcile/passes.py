@@ -650,12 +650,14 @@ class _Pass:
         applied is not held. Drift of the applied revision is corrected unless an owner says
         ``driftWhileClosed: Report`` (then reported, as ``spec.drift: Report``, until they open)."""
         windows = subject.windows
-        shut = closed(windows, self.now) if windows is not None else None
-        if windows is None or shut is None:
+        new_revision = self.status.processing_digest != self.status.last_processing_digest
+        if windows is None or (not new_revision and windows.corrects_drift_while_closed):
+            return None  # nothing the windows decide in this pass: no search
+        shut = closed(windows, self.now)
+        if shut is None:
             return None
-        if self.status.processing_digest == self.status.last_processing_digest:
-            if not windows.corrects_drift_while_closed:
-                self.window = shut
+        if not new_revision:
+            self.window = shut
             return None
         self.state.backoff.reset()
         self.state.error_backoff.reset()
