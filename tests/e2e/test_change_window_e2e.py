@@ -1,7 +1,8 @@
 """Change windows on the real control plane (docs/operator.md#change-windows): a spec change made
 while a deny window is open writes no object while it stays closed, the Application says
 ``Waiting``/``ChangeWindowClosed`` with the opening time, and the change lands right after the
-window closes (the pass is requeued at the opening, not polled)."""
+window closes (the pass is requeued at the opening, not polled); a ClusterProfile's windows hold a
+new Application, and its bad windows refuse it naming the profile."""
 
 from __future__ import annotations
 
@@ -69,3 +70,39 @@ def test_a_spec_change_waits_for_the_deny_window_and_lands_when_it_ends(start_op
     ready = kube.wait_ready("win")
     assert ready["status"]["revision"] == 2
     assert condition(ready, "Ready")["message"] == "Applied revision 2: 1 objects ready"
+
+
+def test_a_profiles_windows_hold_a_new_application_and_a_bad_one_refuses_it(start_operator: Any, kube: Kube) -> None:
+    """A ClusterProfile's ``spec.changeWindows`` (the CRD's field) holds a new Application (its first
+    revision is a change), a schedule that does not parse refuses it naming the profile, and a
+    profile without windows lets it land at once (a profile change wakes its Applications)."""
+    start_operator(kube.namespace)
+    profile = f"windows-{kube.namespace}"
+    start = datetime.now(UTC).replace(second=0, microsecond=0)
+    schedule = f"{start.minute} {start.hour} * * *"
+    kube.custom.create_cluster_custom_object("oam-operator.dev", "v1alpha1", "clusterprofiles", {
+        "apiVersion": "oam-operator.dev/v1alpha1", "kind": "ClusterProfile", "metadata": {"name": profile},
+        "spec": {"changeWindows": {"windows": [{"kind": "deny", "schedule": schedule, "duration": "1h"}]}}})
+    try:
+        kube.apply_app("guarded", {"profile": profile, "components": [configmap_component("settings")]})
+        app = kube.wait_state("guarded", "Waiting", "ChangeWindowClosed")
+        until = (start + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        assert condition(app, "Ready")["message"] == (
+            f'Change window closed until {until}: deny window "{schedule}" for 1h (UTC) of ClusterProfile "{profile}"')
+        assert kube.owned() == []
+
+        kube.custom.patch_cluster_custom_object("oam-operator.dev", "v1alpha1", "clusterprofiles", profile, {
+            "spec": {"changeWindows": {"windows": [{"kind": "deny", "schedule": "0 25 * * *", "duration": "1h"}]}}})
+        app = kube.wait_state("guarded", "Error", "TransformFailed")
+        assert condition(app, "Ready")["message"] == (
+            f'ClusterProfile "{profile}": spec.changeWindows.windows[0].schedule "0 25 * * *" is not a cron '
+            'schedule: its hour field "25" is not 0-23 (or *, a list, a range or a step of them)')
+        assert kube.owned() == []
+
+        kube.custom.patch_cluster_custom_object("oam-operator.dev", "v1alpha1", "clusterprofiles", profile, {
+            "spec": {"changeWindows": None}})
+        ready = kube.wait_ready("guarded")
+        assert condition(ready, "Ready")["message"] == "Applied revision 1: 1 objects ready"
+        assert kube.owned() == [("ConfigMap", "settings")]
+    finally:
+        kube.custom.delete_cluster_custom_object("oam-operator.dev", "v1alpha1", "clusterprofiles", profile)
