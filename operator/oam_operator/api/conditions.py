@@ -40,7 +40,7 @@ class State(StrEnum):
     DELETION_PENDING = "DeletionPending"
     DELETING = "Deleting"
     ERROR = "Error"
-    #: held before applying a new revision until the Applications it depends on are Ready
+    #: held before applying a new revision: until the Applications it depends on are Ready, or a change window opens
     WAITING = "Waiting"
 
 
@@ -68,6 +68,7 @@ class Reason(StrEnum):
     DELETION_PROCESSING = "DeletionProcessing"
     DELETION_BLOCKED = "DeletionBlocked"
     DEPENDENCIES_NOT_READY = "DependenciesNotReady"
+    CHANGE_WINDOW_CLOSED = "ChangeWindowClosed"  # a new revision waits (docs/operator.md#change-windows)
     NO_CLUSTERS = "NoClusters"  # a topology policy selects no ClusterProfile (docs/multicluster.md#topology)
     ROLLOUT_HALTED = "RolloutHalted"  # a cluster failed a rollout policy's rollout (docs/multicluster.md#rollout)
     CLUSTER_FAILED = "ClusterFailed"  # a cluster of a topology without a rollout policy failed

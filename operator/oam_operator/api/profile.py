@@ -3,7 +3,9 @@ properties, and where its Applications are delivered (docs/multicluster.md#the-c
 
 Only the shape is declared; the transform validates the contents of each capability's
 ``rendering`` (and the capability keys), so those stay free-form here. ``kubeConfig`` and
-``allowedNamespaces`` are the operator's, never the transform's (controller/reconcile/delivery.py).
+``allowedNamespaces`` are the operator's, never the transform's (controller/reconcile/delivery.py), and so is
+``changeWindows``, when its Applications' changes may land (docs/operator.md#change-windows): its schema here is
+the shape; the operator reads the values (schedules, zones, durations) with the change-window policy's rules.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from ..common.dns1123 import DNS1123_LABEL_FMT, DNS1123_SUBDOMAIN_FMT
 from .conditions import Condition
 from .meta import API_VERSION, API_VERSION_DESCRIPTION, KIND_DESCRIPTION, ApiModel, ObjectMeta, metadata_field
 
-__all__ = ["Capability", "ClusterProfile", "ClusterProfileSpec", "ClusterProfileStatus", "GitopsEngine",
-           "KubeConfigReference", "SecretKeyReference"]
+__all__ = ["Capability", "ChangeWindow", "ChangeWindowKind", "ChangeWindows", "ClusterProfile", "ClusterProfileSpec",
+           "ClusterProfileStatus", "DriftWhileClosed", "GitopsEngine", "KubeConfigReference", "SecretKeyReference"]
 
 
 class GitopsEngine(StrEnum):
@@ -57,6 +59,47 @@ class KubeConfigReference(ApiModel):
     secret_ref: SecretKeyReference = Field(description="The Secret holding the kubeconfig.")
 
 
+class ChangeWindowKind(StrEnum):
+    """Whether changes may land while a window is open (allow) or may not (deny)."""
+
+    ALLOW = "allow"
+    DENY = "deny"
+
+
+class DriftWhileClosed(StrEnum):
+    """What happens to drift while the windows are closed."""
+
+    CORRECT = "Correct"
+    REPORT = "Report"
+
+
+class ChangeWindow(ApiModel):
+    """One window, as a change-window policy's (docs/operator.md#change-windows)."""
+
+    kind: ChangeWindowKind = Field(description="allow (a change may land while it is open) or deny (none lands "
+                                               "while it is open).")
+    schedule: str = Field(min_length=1, max_length=256,
+                          description="When the window opens: a five-field cron expression (minute hour "
+                                      "day-of-month month day-of-week), such as 0 22 * * 5.")
+    duration: str = Field(min_length=1, max_length=64,
+                          description="How long it stays open after each opening: a duration such as 30m, 2h or "
+                                      "1h30m.")
+    time_zone: str | None = Field(default=None, max_length=64,
+                                  description="The IANA time zone the schedule is read in, such as Europe/Berlin "
+                                              "(default UTC).")
+
+
+class ChangeWindows(ApiModel):
+    """When the changes of the profile's Applications may land; an Application's own windows can only narrow these."""
+
+    windows: list[ChangeWindow] = Field(min_length=1, max_length=100,
+                                        description="The windows. A change lands when an allow window is open (or "
+                                                    "there is none) and no deny window is open.")
+    drift_while_closed: DriftWhileClosed | None = Field(
+        default=None, description="Drift while closed: Correct (the default: re-applied, a hand edit is not a "
+                                  "change) or Report (left and reported until the windows open).")
+
+
 class ClusterProfileSpec(ApiModel):
     """Platform defaults the transform applies to the Applications that use this profile."""
 
@@ -75,6 +118,11 @@ class ClusterProfileSpec(ApiModel):
         default=None,
         description="Namespaces whose Applications may use this profile (default: every namespace).",
         json_schema_extra={"items": {"type": "string", "pattern": f"^{DNS1123_LABEL_FMT}$", "maxLength": 63}},
+    )
+    change_windows: ChangeWindows | None = Field(
+        default=None,
+        description="When the changes of the profile's Applications may land (default: at any time); their own "
+                    "change-window policies can only narrow these.",
     )
 
 

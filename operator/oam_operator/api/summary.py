@@ -22,8 +22,8 @@ import re
 __all__ = ["SUMMARY_WIDTH", "summary_of"]
 
 SUMMARY_WIDTH = 80
-#: What every DriftDetected message ends with (controller/reconcile/drift.py); the column has no room for it.
-DRIFT_TAIL = " changed by another field manager; left as it is (spec.drift: Report)"
+#: Where every DriftDetected message's tail begins (controller/reconcile/drift.py); the column has no room for it.
+DRIFT_TAIL = " changed by another field manager; left as it is"
 _PATH = re.compile(r"(?<![\w/.-])(?:[\w\[\]=-]+\.){2,}([\w\[\]=-]+\.[\w\[\]=-]+)")
 _UID = re.compile(r"\b([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
 
@@ -44,7 +44,7 @@ def summary_of(reason: str, message: str) -> str:
             message = f"Not permitted; see: oam-operator rbac {command}"
     line = " ".join(message.split())
     if reason == "DriftDetected":
-        line = line.removesuffix(DRIFT_TAIL)
+        line = line.partition(DRIFT_TAIL)[0]
     if len(line) <= SUMMARY_WIDTH:
         return line
     line = _shortened(line)

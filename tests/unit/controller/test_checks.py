@@ -82,6 +82,7 @@ def test_the_pass_reads_one_table_of_the_checks_and_its_own_steps() -> None:
         ("self-reference", False, "refuse", "refuse"),
         ("flux-apis", False, "skip", "refuse"),
         ("inventory", True, "skip", "skip"),
+        ("change-window", True, "skip", "skip"),
         ("fleet", True, "skip", "skip"),
         ("size", False, "refuse", "refuse"),
     ]
@@ -199,3 +200,28 @@ def test_the_overrides_verdict_is_kept_while_its_input_is_the_same(monkeypatch: 
     calls.clear()
     assert check(refused) == said and len(calls) == 2
     assert TRANSFORM.without_network().override_verdicts is None  # admission keeps none
+
+
+def test_a_profiles_bad_change_windows_refuse_its_applications_at_admission_and_in_diff() -> None:
+    """As a profile the transform cannot read (docs/operator.md#change-windows): the refusal names
+    the profile and the field, word for word; a good profile's windows and the policy's are both kept."""
+    bad = {"apiVersion": "oam-operator.dev/v1alpha1", "kind": "ClusterProfile", "metadata": {"name": "prod"},
+           "spec": {"changeWindows": {"windows": [{"kind": "deny", "schedule": "* * * *", "duration": "1h"}]}}}
+    body = app(CONFIG, profile="prod")
+    for handling in (admission, preview):
+        refusal = first_refusal(subject(body, profiles={"prod": bad}, transform=TRANSFORM.without_network()),
+                                handling)
+        assert refusal is not None
+        assert (refusal.check, refusal.reason.value, refusal.message) == (
+            "transform", "TransformFailed",
+            'ClusterProfile "prod": spec.changeWindows.windows[0].schedule "* * * *" is not a cron schedule: it has '
+            "4 fields, not 5 (minute hour day-of-month month day-of-week)")
+    good = {**bad, "spec": {"changeWindows": {"windows": [{"kind": "deny", "schedule": "0 0 * * *", "duration": "1h"}],
+                                              "driftWhileClosed": "Report"}}}
+    freeze = {"name": "freeze", "type": "change-window",
+              "properties": {"windows": [{"kind": "allow", "schedule": "0 9 * * 1-5", "duration": "8h"}]}}
+    checked = subject(app(CONFIG, profile="prod", policies=[freeze]), profiles={"prod": good})
+    assert first_refusal(checked, preview) is None
+    assert checked.windows is not None
+    assert [owner.owner for owner in checked.windows.owners] == ['ClusterProfile "prod"', 'policy "freeze"']
+    assert not checked.windows.corrects_drift_while_closed

@@ -32,7 +32,7 @@ from oam_operator.controller.reconcile.settings import Settings
 from oam_operator.oam.engine.transformer import TransformResult
 from oam_operator.oam.errors import OamError
 from oam_operator.oam.formatting.gofmt import go_quote
-from oam_operator.operatorpolicies import OperatorPolicies, read_operator_policies
+from oam_operator.operatorpolicies import ChangeWindows, OperatorPolicies, read_operator_policies
 from oam_operator.operatorpolicies.override import TYPE as OVERRIDE
 from oam_operator.operatorpolicies.override import Override, applied
 from oam_operator.operatorpolicies.override import declared as declared_overrides
@@ -41,6 +41,7 @@ from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ObjectValidationError
 from oam_operator.reconciler.inventory import InventoryItem
 
+from .changewindows import ProfileWindowsRefused, change_windows
 from .composition import OperatorTransform, is_placeholder
 from .depth import depth_refusal
 from .encode import EncodedTree
@@ -110,6 +111,7 @@ class Subject:
     encoded: EncodedTree | None = None
     result: TransformResult | None = None
     policies: OperatorPolicies = field(default_factory=OperatorPolicies)
+    windows: ChangeWindows | None = None  # the profile's and the policy's change windows (changewindows.py)
 
     @property
     def meta(self) -> Mapping[str, Any]:
@@ -192,6 +194,9 @@ def _transform(subject: Subject) -> Refusal | None:
         subject.policies = read_operator_policies(
             subject.result.policy_result, subject.namespace, subject.spec,
             allow_cross_namespace=subject.settings.allow_cross_namespace_dependencies)
+        subject.windows = change_windows(subject.profile_name, subject.profile, subject.policies.change_window)
+    except ProfileWindowsRefused as refused:  # as a profile the transform cannot read: every user refused
+        return _refusal("transform", Reason.TRANSFORM_FAILED, str(refused), "transform", Requeue.INTERVAL)
     except OamError as error:
         return _refusal("transform", Reason.TRANSFORM_FAILED, str(error), "transform", Requeue.INTERVAL)
     except ObjectValidationError as error:
@@ -279,6 +284,7 @@ class PassSteps(Protocol):
     def prepare_reconciler(self, subject: Subject) -> PassResult | None: ...
     def gate(self, subject: Subject) -> PassResult | None: ...
     def read_inventory(self, subject: Subject) -> PassResult | None: ...
+    def hold_for_window(self, subject: Subject) -> PassResult | None: ...
     def cluster_applications(self, subject: Subject) -> PassResult | None: ...
 
 
@@ -307,6 +313,7 @@ ORDER: tuple[Check | Step, ...] = (
     Check("self-reference", _self_reference, (Reason.INVALID_OBJECTS,)),
     Check("flux-apis", _flux_apis, (Reason.MISSING_API,), needs_cluster=True, admission=Handling.SKIP),
     Step("inventory", lambda steps, subject: steps.read_inventory(subject)),  # the persisted inventory
+    Step("change-window", lambda steps, subject: steps.hold_for_window(subject)),  # a new revision waits while closed
     Step("fleet", lambda steps, subject: steps.cluster_applications(subject)),  # a topology's, instead
     Check("size", _size, (Reason.INVALID_OBJECTS,)),
 )

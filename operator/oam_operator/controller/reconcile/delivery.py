@@ -43,7 +43,9 @@ __all__ = [
     "secret_value",
 ]
 
-DELIVERY_FIELDS = ("kubeConfig", "allowedNamespaces")
+#: The operator's own fields of a profile, which the transform's profile document does not know:
+#: where its Applications go, for whom, and when their changes land (docs/operator.md#change-windows).
+DELIVERY_FIELDS = ("kubeConfig", "allowedNamespaces", "changeWindows")
 DEFAULT_KEY = "value"
 #: Fields that make the client read a file or run a program of the operator's Pod.
 _FILE_FIELDS = {"cluster": ("certificate-authority",), "user": ("client-certificate", "client-key", "tokenFile")}

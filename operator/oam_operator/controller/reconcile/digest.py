@@ -11,6 +11,10 @@ from typing import Any
 #: (suspend then resume, a new interval, a new history limit, drift Correct or Report: the
 #: objects applied are the same, only what the operator does about others' changes differs).
 NOT_APPLIED = ("suspend", "interval", "timeout", "revisionHistoryLimit", "drift")
+#: A ClusterProfile's fields that steer the operator, not what it applies: its change windows say
+#: when a revision lands, not what it is (docs/operator.md#change-windows), so changing them is no
+#: new revision of every Application using the profile.
+PROFILE_NOT_APPLIED = ("changeWindows",)
 
 
 def _sha256(document: Mapping[str, Any]) -> str:
@@ -21,6 +25,16 @@ def _sha256(document: Mapping[str, Any]) -> str:
 def applied_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
     """The part of ``spec`` that decides what is applied (``spec`` without ``NOT_APPLIED``)."""
     return {key: value for key, value in spec.items() if key not in NOT_APPLIED}
+
+
+def applied_profile_spec(profile: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """The part of a resolved profile's spec that decides what is applied (``None``: no profile)."""
+    if profile is None:
+        return None
+    spec = profile.get("spec")
+    if not isinstance(spec, Mapping) or not any(key in spec for key in PROFILE_NOT_APPLIED):
+        return spec
+    return {key: value for key, value in spec.items() if key not in PROFILE_NOT_APPLIED}
 
 
 def component_digest(domain: str, spec: Mapping[str, Any], profile_name: str,

@@ -30,8 +30,8 @@ from oam_operator.reconciler.inventory import InventoryItem
 
 from .watched import Drift, ObjectKey
 
-__all__ = ["FLAP_CORRECTIONS", "FLAP_WINDOW", "HOLD_FIRST", "HOLD_MAX", "DriftTracker", "Drifted",
-           "corrected_message", "drifted_condition"]
+__all__ = ["FLAP_CORRECTIONS", "FLAP_WINDOW", "HOLD_FIRST", "HOLD_MAX", "REPORTED", "WINDOW_REPORTED", "DriftTracker",
+           "Drifted", "corrected_message", "drifted_condition"]
 
 FLAP_WINDOW = timedelta(seconds=60)
 FLAP_CORRECTIONS = 3
@@ -39,6 +39,10 @@ HOLD_FIRST = timedelta(seconds=60)
 HOLD_MAX = timedelta(minutes=10)
 SHOWN_FIELDS = 3
 SHOWN_OBJECTS = 3
+#: Why drift is left, as a DriftDetected message ends: the spec says so, or closed change
+#: windows do (docs/operator.md#change-windows).
+REPORTED = "left as it is (spec.drift: Report)"
+WINDOW_REPORTED = "left as it is while the change window is closed (driftWhileClosed: Report)"
 
 
 @dataclass
@@ -120,8 +124,9 @@ def corrected_message(found: Sequence[Drifted], namespace: str) -> str:
     return f"Corrected drift: {_listed(found, namespace)}"
 
 
-def drifted_condition(found: Sequence[Drifted], namespace: str, now: datetime) -> tuple[str, str]:
-    """The ``Drifted`` condition's reason and message for what is left drifting."""
+def drifted_condition(found: Sequence[Drifted], namespace: str, now: datetime,
+                      left: str = REPORTED) -> tuple[str, str]:
+    """The ``Drifted`` condition's reason and message for what is left drifting (``left``: why)."""
     held = [d for d in found if d.held_until is not None]
     if held:
         first = min(d.held_until for d in held if d.held_until is not None)
@@ -130,5 +135,4 @@ def drifted_condition(found: Sequence[Drifted], namespace: str, now: datetime) -
         return "DriftFlapping", (f"{_listed(held, namespace)} kept drifting right after each correction "
                                  f"({FLAP_CORRECTIONS} corrections within {window}): another controller "
                                  f"{_what_it_does(held)}; correcting again in {wait}")
-    return "DriftDetected", (f"{_listed(found, namespace)} changed by another field manager; left as it is "
-                             "(spec.drift: Report)")
+    return "DriftDetected", f"{_listed(found, namespace)} changed by another field manager; {left}"

@@ -35,7 +35,7 @@ from oam_operator.api.revisions import revision_name, revision_path
 from oam_operator.api.summary import summary_of
 from oam_operator.common.durations import parse_go_duration
 from oam_operator.oam.formatting.gofmt import go_quote
-from oam_operator.operatorpolicies import AppRef, OperatorPolicies
+from oam_operator.operatorpolicies import AppRef, Closed, OperatorPolicies, closed
 from oam_operator.operatorpolicies.graph import MISSING
 from oam_operator.operatorpolicies.missing import DEPENDENCY_MISSING, missing_message
 from oam_operator.operatorpolicies.rollout import Rollout
@@ -59,7 +59,7 @@ from .accessreview import missing_permissions, resource_type
 from .application import Application
 from .checks import ORDER, Refusal, Requeue, Step, Subject, served_by
 from .delivery import DeliveryRefused, NamespaceNotAllowed, Target
-from .drift import Drifted, corrected_message, drifted_condition
+from .drift import REPORTED, WINDOW_REPORTED, Drifted, corrected_message, drifted_condition
 from .encode import EncodedTree
 from .inventorycodec import inventory_of, write_inventory
 from .permissions import deletion_permissions, not_permitted_message, required_permissions
@@ -233,6 +233,7 @@ class _Pass:
         self.stamp = _Stamp(baseline=list(self.status.conditions or []))  # what the epilogue writes
         self.events: list[Event] = []
         self.drift_found: _DriftFound | None = None  # what conclude_drift found; None: it did not look
+        self.window: Closed | None = None  # closed change windows that leave drift reported (hold_for_window)
         self.digests = Digests("", "")  # of this pass's input (``restart_on_change``)
         self.found = _Found()  # what the apply branch's steps find, and the delete branch's inventory
         self.forbidden = False  # the pass ended in a 403 (forbidden.py)
@@ -639,6 +640,30 @@ class _Pass:
         subject.inventory = self.found.inventory
         return None
 
+    # -- change windows (docs/operator.md#change-windows) ------------------------------------------------
+
+    def hold_for_window(self, subject: Subject) -> PassResult | None:
+        """After ``inventory``: while the change windows are closed at the pass's clock, a new
+        revision (a new digest not yet applied, a new Application's first included) writes nothing:
+        ``Waiting``/``ChangeWindowClosed``, and the pass runs again when they may open
+        (``Closed.wake_at``), not before. What is applied stays as it is; a revision already being
+        applied is not held. Drift of the applied revision is corrected unless an owner says
+        ``driftWhileClosed: Report`` (then reported, as ``spec.drift: Report``, until they open)."""
+        windows = subject.windows
+        new_revision = self.status.processing_digest != self.status.last_processing_digest
+        if windows is None or (not new_revision and windows.corrects_drift_while_closed):
+            return None  # nothing the windows decide in this pass: no search
+        shut = closed(windows, self.now)
+        if shut is None:
+            return None
+        if not new_revision:
+            self.window = shut
+            return None
+        self.state.backoff.reset()
+        self.state.error_backoff.reset()
+        self.set_state(State.WAITING, Reason.CHANGE_WINDOW_CLOSED, shut.message)
+        return self.conclude(max(0.0, (shut.wake_at - self.now).total_seconds()), "pending", jitter=False)
+
     # -- a topology's cluster Applications (docs/multicluster.md#topology) ------------------------------
 
     def cluster_applications(self, subject: Subject) -> PassResult | None:
@@ -974,10 +999,16 @@ class _Pass:
         if not left:
             self.drift_found = _DriftFound(len(corrected), None)
             return
-        reason, message = drifted_condition(left, self.namespace, now)
+        reason, message = drifted_condition(left, self.namespace, now, self.drift_left_because())
         self.drift_found = _DriftFound(len(corrected), (reason, message.replace("\n", " ")[:MAX_MESSAGE]))
         if _episode(self.status.drift) != previous:
             self.events.append(Event("Warning", reason, message))
+
+    def drift_left_because(self) -> str:
+        """Why drift is left as it is: the spec's ``drift: Report``, else closed change windows."""
+        if self.spec.drift == DriftPolicy.REPORT.value or self.window is None:
+            return REPORTED
+        return WINDOW_REPORTED
 
     def seen_completed(self, ref: ObjectRef) -> bool:
         """The reconciler's question before it creates an absent Job again: did the watch see it
@@ -989,16 +1020,20 @@ class _Pass:
 
     def until_held_end(self) -> float:
         """A Ready pass's delay: the interval, or less when a held correction resumes sooner (no
-        watch event comes for an object held deleted)."""
+        watch event comes for an object held deleted) or closed change windows that leave drift
+        reported may open (then it is corrected)."""
         ends = [entry.held_until for entry in self.status.drift or [] if entry.held_until is not None]
+        if self.window is not None:
+            ends.append(self.window.wake_at)
         if not ends:
             return self.interval
         return max(0.0, min(self.interval, (min(ends) - self.now).total_seconds()))
 
     @property
     def reports_drift(self) -> bool:
-        """``spec.drift: Report``: drift is left and shown, not corrected."""
-        return self.spec.drift == DriftPolicy.REPORT.value
+        """``spec.drift: Report``, or closed change windows with ``driftWhileClosed: Report``: drift
+        is left and shown, not corrected."""
+        return self.spec.drift == DriftPolicy.REPORT.value or self.window is not None
 
     def fleet_failure(self, states: list[fleet.ClusterState], *, rolling: bool) -> PassResult | None:
         """A halted rollout is ``Error``/``RolloutHalted``; without a rollout policy (``rolling``) a

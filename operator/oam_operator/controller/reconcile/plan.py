@@ -25,7 +25,7 @@ from oam_operator.reconciler.objectpolicies import (
 from oam_operator.reconciler.objects import ObjectRef
 from oam_operator.reconciler.options import ReconcilerOptions
 
-from .digest import component_digest, legacy_component_digest
+from .digest import applied_profile_spec, component_digest, legacy_component_digest
 from .settings import Settings
 from .sharding import object_labels
 
@@ -48,7 +48,7 @@ class Digests:
 def digests_of(domain: str, spec: Mapping[str, Any], generation: int, profile_name: str,
                profile: Mapping[str, Any] | None) -> Digests:
     """The digests of ``spec`` under the resolved profile (``profile_name`` ``""``: none applies)."""
-    profile_spec = (profile or {}).get("spec") if profile is not None else None
+    profile_spec = applied_profile_spec(profile)
     return Digests(component_digest(domain, dict(spec), profile_name, profile_spec),
                    legacy_component_digest(domain, generation, dict(spec), profile_name, profile_spec))
 
