@@ -11,7 +11,7 @@ from typing import Any
 from e2ekit import Kube, configmap_component
 from kubernetes.client.exceptions import ApiException
 from test_fleet_e2e import cluster_applications, labelled_profile, wait_clusters
-from test_multicluster_e2e import Spoke, hub_configmaps, message, profiles, put_kubeconfig_secret, spokes
+from test_multicluster_e2e import Spoke, hub_configmaps, message, profiles, put_kubeconfig_secret, run_diff, spokes
 
 from tools.devcluster.pytest_plugin import default_wait, wait_until
 
@@ -65,8 +65,9 @@ def test_a_target_namespace_is_confined_by_default_and_delivered_when_allowed(
         operator = start_operator(kube.namespace)
         kube.apply_app("shop", fleet_spec(profile, target))
         child = wait_refused(kube, f"shop-{profile}")
-        refusal = (f"Object /v1, Kind=ConfigMap {target}/settings is in namespace {target}; "
-                   f"only objects in namespace(s) {kube.namespace} are allowed")
+        words = (f"/v1, Kind=ConfigMap {target}/settings is in namespace {target}; "
+                 f"only objects in namespace(s) {kube.namespace} are allowed")
+        refusal = f"Object {words}"  # the status capitalises the reconciler's words
         assert message(child) == refusal
         assert child["metadata"]["annotations"]["oam-operator.dev/fleet-namespace"] == target
         fleet = kube.wait_state("shop", "Error", "ClusterFailed")
@@ -79,6 +80,12 @@ def test_a_target_namespace_is_confined_by_default_and_delivered_when_allowed(
         app = wait_clusters(kube, "shop", "1/1")
         assert settings_in(spoke, target) == ["settings"]
         assert spoke.configmaps() == {} and hub_configmaps(kube) == []
+        # diff's preview confines to the Application's namespace whatever the operator allows.
+        previewed = f"object {words}"
+        result = run_diff(kube, f"shop-{profile}")
+        assert (result.returncode, result.stdout, result.stderr) == (2, "", f"Error: {previewed}\n")
+        result = run_diff(kube, "shop")
+        assert (result.returncode, result.stdout.splitlines()[-1]) == (2, f"  Error: {previewed}")
 
         # A changed target moves the objects: the old one is pruned from the cluster Application's inventory.
         kube.apply_app("shop", fleet_spec(profile, moved))
