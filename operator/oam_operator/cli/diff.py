@@ -162,6 +162,7 @@ def diff_body(body: Mapping[str, Any], ns: str, conn: Any, domain: str, show_boo
     from oam_operator.controller.reconcile.checks import Subject, first_refusal, served_by
     from oam_operator.controller.reconcile.composition import OperatorTransform
     from oam_operator.controller.reconcile.delivery import owner_cluster as remote_owner_cluster
+    from oam_operator.controller.reconcile.fleetns import moved as moved_to
     from oam_operator.controller.reconcile.inventorycodec import read_inventory
     from oam_operator.controller.reconcile.plan import digests_of, owner_id, reconciler_options
     from oam_operator.controller.reconcile.settings import Settings
@@ -205,7 +206,7 @@ def diff_body(body: Mapping[str, Any], ns: str, conn: Any, domain: str, show_boo
         assert subject.encoded is not None
         encoded, spec, profile, resolved = subject.encoded, subject.spec, subject.profile, subject.resolved_profile
         digest = digests_of(domain, spec, int((body.get("metadata") or {}).get("generation") or 1), resolved,
-                            profile).current
+                            profile, moved_to(body, domain)).current
         shard = shard_of(body, live_app, settings.shard_label)
         options = reconciler_options(settings, spec, ns, {}, shard=shard)  # a preview: no hooks
         try:

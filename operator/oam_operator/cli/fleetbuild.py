@@ -73,4 +73,8 @@ def cluster_document(document: Mapping[str, Any], profile: str, labels: Mapping[
         raise NotSelected(not_selected_message(profile, topology.policy, labels))
     spec = child(document, profile, domain, labels=labels)["spec"]
     spec.pop("profile", None)  # build's --profile is the profile (the operator's field, not the transform's)
+    if topology.namespace:  # where the cluster Application renders (controller/reconcile/fleetns.py)
+        metadata = document.get("metadata")
+        metadata = metadata if isinstance(metadata, Mapping) else {}
+        return {**document, "metadata": {**metadata, "namespace": topology.namespace}, "spec": spec}
     return {**document, "spec": spec}

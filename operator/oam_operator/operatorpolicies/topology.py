@@ -4,7 +4,9 @@
 ``matchExpressions`` with ``In``, ``NotIn``, ``Exists``, ``DoesNotExist``, as Kubernetes reads
 them) or ``properties.clusters`` (ClusterProfile names) — exactly one of the two. ``onRemoval``
 says what happens on a cluster that leaves the selection: ``delete`` (the default: its objects are
-deleted there, in reverse wave order) or ``orphan`` (they stay, no longer tracked). One topology
+deleted there, in reverse wave order) or ``orphan`` (they stay, no longer tracked). ``namespace``
+(optional, a DNS-1123 label) is where every cluster's namespaced objects go instead of the
+Application's own namespace (controller/reconcile/fleetns.py). One topology
 policy per Application; the value goes to ``extensions["oam-operator.dev/topology"]``.
 
 The term is OAM's and KubeVela's; the operator delivers the Application to each selected cluster
@@ -17,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from oam_operator.common.dns1123 import dns1123_label_errors
 from oam_operator.oam.document.document import ApplicationPolicy
 from oam_operator.oam.document.schema import PropertySchema
 from oam_operator.oam.engine.handlers import BuiltinType, Schema
@@ -59,6 +62,7 @@ class Topology:
     match_expressions: tuple[Requirement, ...] = ()
     clusters: tuple[str, ...] = ()
     on_removal: str = "delete"
+    namespace: str = ""  # "": the Application's own namespace
 
     @property
     def by_selector(self) -> bool:
@@ -73,6 +77,8 @@ class Topology:
 
     def to_json(self) -> dict[str, Any]:
         value: dict[str, Any] = {"policy": self.policy, "onRemoval": self.on_removal}
+        if self.namespace:
+            value["namespace"] = self.namespace
         if self.clusters:
             value["clusters"] = list(self.clusters)
         else:
@@ -89,7 +95,8 @@ class Topology:
                    match_labels=tuple(sorted((selector.get("matchLabels") or {}).items())),
                    match_expressions=tuple(Requirement(e["key"], e["operator"], tuple(e.get("values") or ()))
                                            for e in selector.get("matchExpressions") or ()),
-                   clusters=tuple(raw.get("clusters") or ()), on_removal=str(raw.get("onRemoval") or "delete"))
+                   clusters=tuple(raw.get("clusters") or ()), on_removal=str(raw.get("onRemoval") or "delete"),
+                   namespace=str(raw.get("namespace") or ""))
 
 
 def _schema() -> Schema:
@@ -120,6 +127,11 @@ def _schema() -> Schema:
             type="string", enum=list(ON_REMOVAL),
             description="What happens on a cluster that leaves the selection: delete (its objects are deleted "
             "there) or orphan (they stay, no longer tracked).",
+        ),
+        "namespace": PropertySchema(
+            type="string",
+            description="The namespace every selected cluster's namespaced objects go to; by default the "
+            "Application's own. Tenancy holds as for any object outside it (docs/multicluster.md#topology).",
         ),
     }
 
@@ -155,6 +167,7 @@ def parse(policy_name: str, props: dict[str, Any]) -> Topology:
     if on_removal not in ON_REMOVAL:
         shown = go_quote(on_removal) if isinstance(on_removal, str) else repr(on_removal)
         raise PolicyError(f"onRemoval {shown} is not one of {', '.join(ON_REMOVAL)}")
+    namespace = _namespace(props.get("namespace"))
     if clusters is not None:
         names = _strings(clusters, "clusters")
         if not names:
@@ -162,7 +175,7 @@ def parse(policy_name: str, props: dict[str, Any]) -> Topology:
         doubled = sorted({name for name in names if names.count(name) > 1})
         if doubled:
             raise PolicyError(f"clusters names {go_quote(doubled[0])} more than once")
-        return Topology(policy_name, clusters=names, on_removal=on_removal)
+        return Topology(policy_name, clusters=names, on_removal=on_removal, namespace=namespace)
     entry = entry_map(selector, "clusterSelector")
     labels = entry.get("matchLabels") or {}
     if not isinstance(labels, dict) or not all(isinstance(v, str) for v in labels.values()):
@@ -173,7 +186,19 @@ def parse(policy_name: str, props: dict[str, Any]) -> Topology:
     expressions = tuple(_requirement(raw, f"clusterSelector.matchExpressions[{i}]")
                         for i, raw in enumerate(raw_expressions))
     return Topology(policy_name, match_labels=tuple(sorted(labels.items())), match_expressions=expressions,
-                    on_removal=on_removal)
+                    on_removal=on_removal, namespace=namespace)
+
+
+def _namespace(value: Any) -> str:
+    """The target ``namespace`` ("" when absent): a DNS-1123 label, as a namespace's name is."""
+    if value is None or value == "":
+        return ""
+    if not isinstance(value, str):
+        raise PolicyError("namespace must be a string")
+    errors = dns1123_label_errors(value)
+    if errors:
+        raise PolicyError(f"namespace {go_quote(value)} is not a valid namespace: {'; '.join(errors)}")
+    return value
 
 
 def recorded(result: PolicyResult) -> Topology | None:

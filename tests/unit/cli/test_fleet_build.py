@@ -143,3 +143,12 @@ def test_a_standard_profile_document_selects_by_its_labels_and_has_no_capabiliti
     assert (result.exit_code, result.stdout) == (1, "")
     assert result.stderr == ('Error: ClusterProfile eu-west (labels: env=test,region=eu) is not selected by the '
                              'topology policy "fleet": the Application delivers nothing to it\n')
+
+
+def test_a_topology_namespace_is_where_the_profiles_objects_are_built(tmp_path: Path) -> None:
+    app = APP.replace("{clusterSelector: {matchLabels: {env: prod}}}",
+                      "{clusterSelector: {matchLabels: {env: prod}}, namespace: team-b}")
+    code, out, err = build(tmp_path, "eu-west", "{env: prod, region: eu}", app)
+    assert (code, err) == (0, "")
+    (configmap,) = list(yaml.safe_load_all(out))
+    assert configmap["metadata"]["namespace"] == "team-b"  # as the cluster Application renders it (fleetns.py)

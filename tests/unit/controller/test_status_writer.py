@@ -245,7 +245,7 @@ def test_a_finished_deletion_writes_nothing_and_posts_its_events() -> None:
 def test_what_the_pass_learnt_is_remembered() -> None:
     wire, memory = Wire(), Memory(status=READY, persisted=READY)
     writer = wire.writer(READY, memory)
-    assert memory.seen == (1, "2026-12-01T00:00:00Z")  # what this pass was given, for wake-ups
+    assert memory.seen == (1, "2026-12-01T00:00:00Z", None)  # what this pass was given, for wake-ups
     writer.conclude(PassResult(READY, 600.0, "ready", profile_name="strict", namespace_terminating=True))
     assert (memory.profile_name, memory.namespace_terminating) == ("strict", True)
     writer.conclude(PassResult(READY, 600.0, "ready"))  # a pass that did not get that far changes neither

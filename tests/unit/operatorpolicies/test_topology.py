@@ -73,10 +73,24 @@ def test_the_recorded_value_reads_back_as_declared() -> None:
      "clusterSelector.matchExpressions[0].values must be empty for operator Exists"),
     ({"clusterSelector": {"matchExpressions": [{"operator": "Exists"}]}},
      '(type "topology"): properties.clusterSelector.matchExpressions[0]: "key" is required'),
+    ({"clusters": ["a"], "namespace": "Team_B"},
+     'namespace "Team_B" is not a valid namespace: a lowercase RFC 1123 label must consist of lower case '
+     "alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  "
+     "or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"),
+    ({"clusters": ["a"], "namespace": 7},
+     '(type "topology"): properties.namespace: expected string, got int'),
 ])
 def test_bad_topologies_are_refused_with_the_exact_message(properties: dict[str, Any], message: str) -> None:
     said = refusal(policy("where", "topology", **properties))
     assert said == (f'policy "where" {message}' if message.startswith("(type") else f'policy "where": {message}')
+
+
+def test_a_target_namespace_is_recorded_and_read_back() -> None:
+    spec = document(policy("where", "topology", clusters=["a"], namespace="team-b"))
+    assert declared(spec["spec"]) == topology_of(clusters=["a"], namespace="team-b") == Topology(
+        "where", clusters=("a",), namespace="team-b")
+    assert topology_of(clusters=["a"]) == Topology("where", clusters=("a",))  # none: the Application's own
+    assert Topology.from_json(Topology("where", clusters=("a",)).to_json()).namespace == ""
 
 
 def test_two_topology_policies_are_refused() -> None:

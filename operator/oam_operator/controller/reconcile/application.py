@@ -19,6 +19,8 @@ from pydantic import ValidationError
 from oam_operator.api.application import ApplicationSpec
 from oam_operator.api.meta import application_path
 
+from . import fleetns
+
 __all__ = ["Application", "read_spec", "seen"]
 
 _SPEC_FIELDS = {"profile": "profile", "serviceAccountName": "service_account_name", "suspend": "suspend",
@@ -37,10 +39,14 @@ def read_spec(raw: Mapping[str, Any]) -> ApplicationSpec:
         return ApplicationSpec.model_construct(components=[], **fields)
 
 
-def seen(meta: Mapping[str, Any], requested_at_key: str) -> tuple[int, str | None]:
-    """What of an Application wakes its loop when it changes (handlers.py): its generation and its
-    reconcile-request annotation, as the status writer records them for the pass it concludes."""
-    return int(meta.get("generation") or 0), (meta.get("annotations") or {}).get(requested_at_key)
+def seen(meta: Mapping[str, Any], requested_at_key: str) -> tuple[int, str | None, str | None]:
+    """What of an Application wakes its loop when it changes (handlers.py): its generation, its
+    reconcile-request annotation (``<domain>/requested-at``) and a cluster Application's target
+    namespace (fleetns.py: the fleet changes it without a new generation), as the status writer
+    records them for the pass it concludes."""
+    annotations = meta.get("annotations") or {}
+    moved = annotations.get(fleetns.annotation(requested_at_key.rpartition("/")[0]))
+    return int(meta.get("generation") or 0), annotations.get(requested_at_key), moved
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from oam_operator.operatorpolicies import register_operator_policies
 
 from .autoscaled import release_autoscaled_replicas
 from .encode import EncodedTree, encode
+from .fleetns import target as target_namespace
 from .inventory import transform_view
 from .verdicts import VerdictMemo
 
@@ -143,8 +144,9 @@ class OperatorTransform:
         sources = self.pipeline.sources
         try:
             with sources.reading_for(f"{namespace}/{name}") if sources is not None else nullcontext():
-                result = self.pipeline.transform(app, profile=parsed, namespace=namespace, domain=domain,
-                                                 component_label=True, cluster_id=cluster_id)
+                # A cluster Application renders into its topology's namespace (docs/multicluster.md#topology).
+                result = self.pipeline.transform(app, profile=parsed, namespace=target_namespace(body, domain),
+                                                 domain=domain, component_label=True, cluster_id=cluster_id)
         except ProfileNotEvaluated as error:
             raise TransformError(f"ClusterProfile {go_quote(profile_name)}", error.cause) from None
         # Two objects of one identity cannot both be applied; kurel prints both, so ``build`` does

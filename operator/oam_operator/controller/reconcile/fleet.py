@@ -31,7 +31,9 @@ from oam_operator.operatorpolicies.rollout import TYPE as ROLLOUT
 from oam_operator.operatorpolicies.rollout import Rollout
 from oam_operator.operatorpolicies.topology import TYPE as TOPOLOGY
 from oam_operator.operatorpolicies.topology import Topology
+from oam_operator.operatorpolicies.topology import declared as declared_topology
 
+from . import fleetns
 from .encode import BundlePlan, EncodedTree, identity_of
 
 KIND = "Application"
@@ -85,9 +87,12 @@ def child(body: Mapping[str, Any], cluster: str, domain: str, revision: int = 0,
     """The cluster Application of the fleet Application ``body`` for the ClusterProfile ``cluster``
     (labelled ``labels``), carrying ``revision``: its spec is ``spec`` (the fleet Application's
     spec of that revision, by default its current one) with the override policies that select
-    the cluster applied, and without the fleet's own policies."""
+    the cluster applied, and without the fleet's own policies; with the topology's target
+    ``namespace`` when it is not the fleet Application's own (fleetns.py)."""
     meta = body.get("metadata") or {}
     spec = copy.deepcopy(dict(spec if spec is not None else body.get("spec") or {}))
+    topology = declared_topology(spec)
+    target = topology.namespace if topology is not None else ""
     chosen = [found for found in declared_overrides(spec) if found.selects(cluster, labels or {})]
     if chosen:
         spec["components"] = applied(spec.get("components") or [], chosen)
@@ -99,12 +104,14 @@ def child(body: Mapping[str, Any], cluster: str, domain: str, revision: int = 0,
         spec.pop("policies", None)
     spec["profile"] = cluster
     name = str(meta.get("name") or "")
+    namespace = str(meta.get("namespace") or "")
+    moved = {fleetns.annotation(domain): target} if target and target != namespace else {}
     return {
         "apiVersion": API_VERSION,
         "kind": KIND,
         "metadata": {
             "name": child_name(name, cluster),
-            "namespace": str(meta.get("namespace") or ""),
+            "namespace": namespace,
             "labels": {fleet_label(domain): str(meta.get("uid") or "")},
             "annotations": {
                 cluster_annotation(domain): cluster,
@@ -112,6 +119,7 @@ def child(body: Mapping[str, Any], cluster: str, domain: str, revision: int = 0,
                 # a cluster Application the operator has not passed yet is not Ready.
                 f"{domain}/status-hint": "has-observed-generation,has-ready-condition",
                 revision_annotation(domain): str(revision),
+                **moved,
             },
             "ownerReferences": [{"apiVersion": API_VERSION, "kind": KIND, "name": name,
                                  "uid": str(meta.get("uid") or ""), "controller": True,

@@ -54,7 +54,7 @@ from oam_operator.reconciler.objects import ObjectRef
 from oam_operator.reconciler.reconciler import Checkpoint, Reconciler
 from oam_operator.reconciler.status import DefaultStatusAnalyzer
 
-from . import fleet, orchestration
+from . import fleet, fleetns, orchestration
 from .accessreview import missing_permissions, resource_type
 from .application import Application
 from .checks import ORDER, Refusal, Requeue, Step, Subject, served_by
@@ -489,7 +489,8 @@ class _Pass:
         """After ``profile``: record the digest; a changed one restarts processing."""
         status, profile = self.status, subject.profile
         status.profile = subject.resolved_profile
-        digests = digests_of(self.domain, self.app.raw_spec, self.app.generation, subject.resolved_profile, profile)
+        digests = digests_of(self.domain, self.app.raw_spec, self.app.generation, subject.resolved_profile, profile,
+                             fleetns.moved(subject.body, self.domain))
         self.digests, legacy = digests, digests.legacy
         if status.revision_digest:  # the compatible form (``compatible_digests``): ours is in revisionDigest
             if status.last_processing_digest == status.processing_digest:
@@ -527,6 +528,9 @@ class _Pass:
             return self.fail(Reason.CLUSTER_UNUSABLE, str(refused), error_type="other")
         except ReconcilerError as error:
             return self.reconciler_error(error, deleting=False)
+        refused_target = fleetns.refusal(subject.profile_name, subject.profile, subject.body, self.domain)
+        if refused_target is not None:  # docs/multicluster.md#topology: the target namespace too
+            return self.fail(Reason.NOT_PERMITTED, refused_target, error_type="other")
         cluster = target.cluster_id if target is not None else None
         own = self.env.cluster_id  # a kubeconfig of the operator's own cluster is no switch
         if (cluster or own) != (self.status.cluster or own) and self.holds_objects():

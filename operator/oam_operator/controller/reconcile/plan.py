@@ -46,9 +46,13 @@ class Digests:
 
 
 def digests_of(domain: str, spec: Mapping[str, Any], generation: int, profile_name: str,
-               profile: Mapping[str, Any] | None) -> Digests:
-    """The digests of ``spec`` under the resolved profile (``profile_name`` ``""``: none applies)."""
+               profile: Mapping[str, Any] | None, moved_to: str = "") -> Digests:
+    """The digests of ``spec`` under the resolved profile (``profile_name`` ``""``: none applies);
+    ``moved_to``: the topology's target namespace of a cluster Application (fleetns.py), part of
+    what it applies, so a changed one is a new revision (absent, the digest is as before)."""
     profile_spec = applied_profile_spec(profile)
+    if moved_to:
+        spec = {**spec, "targetNamespace": moved_to}
     return Digests(component_digest(domain, dict(spec), profile_name, profile_spec),
                    legacy_component_digest(domain, generation, dict(spec), profile_name, profile_spec))
 

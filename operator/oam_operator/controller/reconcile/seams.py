@@ -51,7 +51,7 @@ class Memory:
     error_backoff: ErrorBackoff = field(default_factory=ErrorBackoff)
     retry_backoff: RetryBackoff = field(default_factory=RetryBackoff)  # failed status writes (backoff.py)
     last_event: tuple[str, str, str] | None = None
-    seen: tuple[int, str | None] | None = None  # (generation, requested-at) of the last pass's body
+    seen: tuple[int, str | None, str | None] | None = None  # application.seen of the last pass's body
     profile_name: str = ""  # the ClusterProfile the Application asks for (wakes it when that one changes)
     namespace_terminating: bool = False
     drift: DriftTracker = field(default_factory=DriftTracker)  # corrections per object (drift.py)
