@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from oam_operator.api.revisions import Revision
+from oam_operator.api.revisions import KEPT_ON_ROLLBACK, Revision, restored_spec
 
 __all__ = [
     "RollbackRefused",
@@ -26,9 +26,6 @@ NONE = "<none>"
 MAX_TABLE_MESSAGE = 60
 #: Spec fields a rollback leaves as they are: they steer the operator, they are not what it
 #: applies (the component digest leaves them out, controller/reconcile/digest.py).
-KEPT_ON_ROLLBACK = ("suspend", "interval", "timeout", "revisionHistoryLimit", "drift")
-
-
 class RollbackRefused(Exception):
     """A rollback that is not done; ``str()`` is the one line after ``Error:``."""
 
@@ -144,8 +141,4 @@ def rollback_target(app: Mapping[str, Any], revisions: Sequence[Revision], wante
 
 def rollback_spec(live: Mapping[str, Any], revision: Revision) -> dict[str, Any]:
     """The spec a rollback writes: the revision's, with the live values of ``KEPT_ON_ROLLBACK``."""
-    spec = _applied(revision.spec)
-    for key in KEPT_ON_ROLLBACK:
-        if key in live:
-            spec[key] = live[key]
-    return spec
+    return restored_spec(revision.spec, live)
