@@ -30,12 +30,24 @@ class RollbackRefused(Exception):
     """A rollback that is not done; ``str()`` is the one line after ``Error:``."""
 
 
+def rollback_mark(revision: Revision) -> str:
+    """What a rollback policy made of ``revision`` (docs/operator.md#automatic-rollback): ``RolledBack``
+    (it failed and was rolled back), ``Restored`` (it is the restore, with ``restores``), or ``""``."""
+    if revision.outcome.state != "Error" or revision.outcome.reason != "RolledBack":
+        return ""
+    return "Restored" if revision.restores is not None else "RolledBack"
+
+
 def table_outcome(revision: Revision) -> str:
-    """``Ready <time>``, ``Error <time> <reason>: <message>`` (shortened), ``Processing``."""
+    """``Ready <time>``, ``Error <time> <reason>: <message>`` (shortened), ``Processing``; a rollback
+    policy's ``RolledBack <time>: <message>`` and ``Restored <time>`` (``rollback_mark``)."""
     outcome = revision.outcome
-    text = " ".join(part for part in (outcome.state, outcome.at) if part)
+    mark = rollback_mark(revision)
+    if mark == "Restored":
+        return " ".join(part for part in (mark, outcome.at) if part)
+    text = " ".join(part for part in (mark or outcome.state, outcome.at) if part)
     if outcome.state == "Error":
-        detail = f"{outcome.reason}: {outcome.message}" if outcome.reason else outcome.message
+        detail = f"{outcome.reason}: {outcome.message}" if outcome.reason and not mark else outcome.message
         detail = detail.replace("\n", " ")
         if len(detail) > MAX_TABLE_MESSAGE:
             detail = detail[:MAX_TABLE_MESSAGE - 1] + "…"
