@@ -13,8 +13,10 @@ from oam_operator.controller.reconcile.passes import apply_pass
 from oam_operator.controller.reconcile.seams import Environment, Event, Memory, PassResult
 from oam_operator.controller.reconcile.statuswriter import StatusWriter, ready_event
 from oam_operator.controller.reconcile.tenancy import TenantClients
+from oam_operator.controller.service.admission import refusal
 from oam_operator.reconciler.errors import PermanentApiError
 from oam_operator.reconciler.report import CallReport
+from tests.unit.controller.test_admission import _parts, app, config_map
 from tests.unit.controller.test_change_window_pass import CONFIG, changed, steady
 from tests.unit.unitkit import (
     DOMAIN,
@@ -135,10 +137,18 @@ def test_a_revision_not_ready_in_time_is_rolled_back_and_never_applied_again(
     assert "rolledBack" not in tried.status and applied_data(fake_reconciler)[-1] == "x"
 
 
+NO_HISTORY = ('policy "undo": a rollback policy restores a recorded revision, and spec.revisionHistoryLimit is 0; '
+              "set it to at least 2")
+
+
 def test_a_rollback_policy_needs_a_revision_history(fake_reconciler: FakeReconciler) -> None:
+    """Refused in the status (what is applied stays as it is: nothing is written) and at admission."""
     body = changed(steady(ROLLBACK, revisionHistoryLimit=0), "w")
     refused = settle(body, Memory(), pass_environment())
-    assert outcome(refused.status) == ("Error", "TransformFailed", (
-        'policy "undo": a rollback policy restores a recorded revision, and spec.revisionHistoryLimit is 0; '
-        "set it to at least 2"))
-    assert fake_reconciler.calls == []
+    assert outcome(refused.status) == ("Error", "TransformFailed", NO_HISTORY)
+    assert fake_reconciler.calls == [] and refused.status["compactInventory"] == body["status"]["compactInventory"]
+    validator, _ = _parts()
+    assert refusal(validator, "CREATE", app(config_map("settings"), revisionHistoryLimit=0,
+                                            policies=[ROLLBACK])) == NO_HISTORY
+    assert refusal(validator, "CREATE", app(config_map("settings"), revisionHistoryLimit=2,
+                                            policies=[ROLLBACK])) is None
