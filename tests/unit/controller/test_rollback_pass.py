@@ -14,7 +14,7 @@ from oam_operator.controller.reconcile.seams import Environment, Event, Memory, 
 from oam_operator.controller.reconcile.statuswriter import StatusWriter, ready_event
 from oam_operator.controller.reconcile.tenancy import TenantClients
 from oam_operator.controller.service.admission import refusal
-from oam_operator.reconciler.errors import PermanentApiError
+from oam_operator.reconciler.errors import ObjectValidationError, PermanentApiError
 from oam_operator.reconciler.report import CallReport
 from tests.unit.controller.test_admission import _parts, app, config_map
 from tests.unit.controller.test_change_window_pass import CONFIG, changed, steady
@@ -152,3 +152,41 @@ def test_a_rollback_policy_needs_a_revision_history(fake_reconciler: FakeReconci
                                             policies=[ROLLBACK])) == NO_HISTORY
     assert refusal(validator, "CREATE", app(config_map("settings"), revisionHistoryLimit=2,
                                             policies=[ROLLBACK])) is None
+
+
+def test_an_error_is_rolled_back_and_a_new_spec_that_fails_too_returns_to_the_restore(
+        fake_reconciler: FakeReconciler) -> None:
+    """An ``Error`` after the apply began (the API server refused an object) counts as a failure;
+    the next spec is tried once and, failing, returns to the newest good revision: the restore."""
+    scripted(fake_reconciler)
+    history = History()
+    env = pass_environment()
+    env.clients = TenantClients(history)  # type: ignore[arg-type]
+    good = steady(ROLLBACK)
+    history.add(1, good["spec"], "Ready")
+    body = changed(good, "w")
+    fake_reconciler.error = ObjectValidationError("configmaps web-config is invalid: data: bad")
+    memory = Memory()
+    settle(body, memory, env)
+    said = "Revision 2 failed: Configmaps web-config is invalid: data: bad; rolled back to revision 1"
+    fake_reconciler.error = None
+    restored = settle(body, memory, env)
+    assert outcome(restored.status) == ("Error", "RolledBack", said)
+    # the restore ran at once after the rollback, into the same scripted error; then it is applied
+    assert applied_data(fake_reconciler) == ["w", "v", "v"] and restored.status["revision"] == 3
+    history.add(2, body["spec"], "Error")  # as recorded: the failed one is no good revision
+    history.revisions[2]["metadata"]["annotations"][f"{DOMAIN}/outcome-reason"] = "RolledBack"
+    history.add(3, good["spec"], "Error")  # the restore: RolledBack, restoring 1
+    history.revisions[3]["metadata"]["annotations"][f"{DOMAIN}/outcome-reason"] = "RolledBack"
+    history.revisions[3]["data"]["restores"] = 1
+
+    edited = changed(good, "x")
+    edited["status"] = body["status"]
+    fake_reconciler.error = ObjectValidationError("configmaps web-config is invalid: data: worse")
+    settle(edited, memory, env)
+    fake_reconciler.error = None
+    again = settle(edited, memory, env)
+    assert applied_data(fake_reconciler) == ["w", "v", "v", "x", "v", "v"]  # x tried once, then revision 3's spec
+    assert again.status["rolledBack"]["revision"] == 4 and again.status["rolledBack"]["restores"] == 3
+    assert outcome(again.status)[2] == (
+        "Revision 4 failed: Configmaps web-config is invalid: data: worse; rolled back to revision 3")
