@@ -281,6 +281,18 @@ class ClusterStatus(ApiModel):
         "rollout reverts to).", json_schema_extra={"format": "int64"})
 
 
+class RolledBackStatus(ApiModel):
+    """A revision a rollback policy rolled back (docs/operator.md#automatic-rollback)."""
+
+    revision: int = Field(description="The revision that failed.", json_schema_extra={"format": "int64"})
+    digest: str = Field(description="Digest of its spec: while the spec has it, the restored revision is applied.")
+    restores: int = Field(description="The Ready revision it was rolled back to.",
+                          json_schema_extra={"format": "int64"})
+    object: str | None = Field(default=None, description="The object that blocked it, as kind and name.")
+    message: str = Field(description="Why it failed, as the RolledBack condition says it.")
+    at: Timestamp = Field(description="When it was rolled back.")
+
+
 class RolloutStatus(ApiModel):
     """Where a rollout policy's rollout stands (docs/multicluster.md#rollout)."""
 
@@ -371,6 +383,8 @@ class ApplicationStatus(ApiModel):
         default=None, description="With a topology policy: <ready>/<selected> clusters; kubectl's CLUSTERS column."
     )
     rollout: RolloutStatus | None = Field(default=None, description="With a rollout policy: where it stands.")
+    rolled_back: RolledBackStatus | None = Field(
+        default=None, description="With a rollback policy: the failed revision it rolled back, until the spec changes.")
     cluster: str | None = Field(
         default=None,
         description="Id of the remote cluster the inventory's objects are on (absent: the operator's own "

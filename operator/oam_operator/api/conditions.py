@@ -71,6 +71,7 @@ class Reason(StrEnum):
     CHANGE_WINDOW_CLOSED = "ChangeWindowClosed"  # a new revision waits (docs/operator.md#change-windows)
     NO_CLUSTERS = "NoClusters"  # a topology policy selects no ClusterProfile (docs/multicluster.md#topology)
     ROLLOUT_HALTED = "RolloutHalted"  # a cluster failed a rollout policy's rollout (docs/multicluster.md#rollout)
+    ROLLED_BACK = "RolledBack"  # a rollback policy returned a failed revision to the last Ready one
     CLUSTER_FAILED = "ClusterFailed"  # a cluster of a topology without a rollout policy failed
     DEPENDENCY_CYCLE = "DependencyCycle"
     DRIFT_DETECTED = "DriftDetected"  # of the Drifted condition
@@ -92,6 +93,7 @@ class ConditionType(StrEnum):
     RECONCILING = "Reconciling"
     STALLED = "Stalled"
     DRIFTED = "Drifted"
+    ROLLED_BACK = "RolledBack"
 
 
 CONDITION_TYPES = tuple(ConditionType)
@@ -165,6 +167,7 @@ def conditions_for(
     now: datetime,
     previous: Sequence[Condition] | None = None,
     drifted: tuple[str, str] | None = None,
+    rolled_back: str | None = None,
 ) -> list[Condition]:
     """The conditions of docs/operator.md#conditions for ``state``, in the order Ready, Reconciling,
     Stalled, Drifted (``drifted``: its reason and message, while objects drifted).
@@ -180,6 +183,8 @@ def conditions_for(
         wanted.append((ConditionType.STALLED, ConditionStatus.TRUE, reason, message))
     if drifted is not None:
         wanted.append((ConditionType.DRIFTED, ConditionStatus.TRUE, *drifted))
+    if rolled_back is not None:  # docs/operator.md#automatic-rollback
+        wanted.append((ConditionType.ROLLED_BACK, ConditionStatus.TRUE, Reason.ROLLED_BACK.value, rolled_back))
     result = []
     for type_, status, why, text in wanted:
         old = find_condition(previous, type_)

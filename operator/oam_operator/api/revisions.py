@@ -25,6 +25,7 @@ from .meta import API_VERSION
 
 __all__ = [
     "CHANGE_CAUSE",
+    "KEPT_ON_ROLLBACK",
     "MAX_OUTCOME_MESSAGE",
     "Outcome",
     "Revision",
@@ -32,6 +33,7 @@ __all__ = [
     "manifest",
     "outcome_annotations",
     "read_revision",
+    "restored_spec",
     "revision_name",
     "revision_path",
     "selector",
@@ -40,6 +42,8 @@ __all__ = [
 CHANGE_CAUSE = "kubernetes.io/change-cause"
 MAX_OUTCOME_MESSAGE = 1024  # an annotation, not the condition: the status has the whole message
 _MAX_NAME = 253
+#: What steers the operator rather than what is applied: a rollback keeps their live values.
+KEPT_ON_ROLLBACK = ("suspend", "interval", "timeout", "revisionHistoryLimit", "drift")
 
 
 @dataclass(frozen=True)
@@ -147,3 +151,13 @@ def read_revision(domain: str, obj: Mapping[str, Any]) -> Revision:
                     generation=int(data.get("generation") or 0),
                     restores=int(restores) if isinstance(restores, int) else None,
                     change_cause=str(annotations.get(CHANGE_CAUSE) or ""), outcome=outcome)
+
+
+def restored_spec(recorded: Mapping[str, Any], live: Mapping[str, Any]) -> dict[str, Any]:
+    """A recorded revision's spec as a rollback applies it: with the live values of ``KEPT_ON_ROLLBACK``
+    (the ``rollback`` command and the operator's automatic rollback alike)."""
+    spec = {key: value for key, value in recorded.items() if key not in KEPT_ON_ROLLBACK}
+    for key in KEPT_ON_ROLLBACK:
+        if key in live:
+            spec[key] = live[key]
+    return spec

@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from oam_operator.api.revisions import Revision
+from oam_operator.api.revisions import KEPT_ON_ROLLBACK, Revision, restored_spec
 
 __all__ = [
     "RollbackRefused",
@@ -26,19 +26,28 @@ NONE = "<none>"
 MAX_TABLE_MESSAGE = 60
 #: Spec fields a rollback leaves as they are: they steer the operator, they are not what it
 #: applies (the component digest leaves them out, controller/reconcile/digest.py).
-KEPT_ON_ROLLBACK = ("suspend", "interval", "timeout", "revisionHistoryLimit", "drift")
-
-
 class RollbackRefused(Exception):
     """A rollback that is not done; ``str()`` is the one line after ``Error:``."""
 
 
+def rollback_mark(revision: Revision) -> str:
+    """What a rollback policy made of ``revision`` (docs/operator.md#automatic-rollback): ``RolledBack``
+    (it failed and was rolled back), ``Restored`` (it is the restore, with ``restores``), or ``""``."""
+    if revision.outcome.state != "Error" or revision.outcome.reason != "RolledBack":
+        return ""
+    return "Restored" if revision.restores is not None else "RolledBack"
+
+
 def table_outcome(revision: Revision) -> str:
-    """``Ready <time>``, ``Error <time> <reason>: <message>`` (shortened), ``Processing``."""
+    """``Ready <time>``, ``Error <time> <reason>: <message>`` (shortened), ``Processing``; a rollback
+    policy's ``RolledBack <time>: <message>`` and ``Restored <time>`` (``rollback_mark``)."""
     outcome = revision.outcome
-    text = " ".join(part for part in (outcome.state, outcome.at) if part)
+    mark = rollback_mark(revision)
+    if mark == "Restored":
+        return " ".join(part for part in (mark, outcome.at) if part)
+    text = " ".join(part for part in (mark or outcome.state, outcome.at) if part)
     if outcome.state == "Error":
-        detail = f"{outcome.reason}: {outcome.message}" if outcome.reason else outcome.message
+        detail = f"{outcome.reason}: {outcome.message}" if outcome.reason and not mark else outcome.message
         detail = detail.replace("\n", " ")
         if len(detail) > MAX_TABLE_MESSAGE:
             detail = detail[:MAX_TABLE_MESSAGE - 1] + "…"
@@ -144,8 +153,4 @@ def rollback_target(app: Mapping[str, Any], revisions: Sequence[Revision], wante
 
 def rollback_spec(live: Mapping[str, Any], revision: Revision) -> dict[str, Any]:
     """The spec a rollback writes: the revision's, with the live values of ``KEPT_ON_ROLLBACK``."""
-    spec = _applied(revision.spec)
-    for key in KEPT_ON_ROLLBACK:
-        if key in live:
-            spec[key] = live[key]
-    return spec
+    return restored_spec(revision.spec, live)

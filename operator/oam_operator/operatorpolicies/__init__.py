@@ -26,6 +26,7 @@ from .health_checks import HealthChecksPolicy
 from .override import Override, OverridePolicy
 from .reconciliation import ReconciliationPolicy, ReconciliationSettings
 from .resolve import CROSS_NAMESPACE_SETTING, OperatorPolicies, ResolvedCheck, read_operator_policies
+from .rollback import Rollback, RollbackPolicy
 from .rollout import Rollout, RolloutPolicy
 from .topology import Topology, TopologyPolicy
 
@@ -47,6 +48,8 @@ __all__ = [
     "ReconciliationPolicy",
     "ReconciliationSettings",
     "ResolvedCheck",
+    "Rollback",
+    "RollbackPolicy",
     "Rollout",
     "RolloutPolicy",
     "Topology",
@@ -65,7 +68,8 @@ __all__ = [
 ]
 
 OPERATOR_POLICY_TYPES = (
-    "app-dependency", "change-window", "health-checks", "override", "reconciliation", "rollout", "topology",
+    "app-dependency", "change-window", "health-checks", "override", "reconciliation", "rollback", "rollout",
+    "topology",
 )
 
 
@@ -75,6 +79,7 @@ def register_operator_policies(transformer: Transformer) -> Transformer:
     transformer.register_policy("health-checks", HealthChecksPolicy())
     transformer.register_policy("reconciliation", ReconciliationPolicy())
     transformer.register_policy("override", OverridePolicy())
+    transformer.register_policy("rollback", RollbackPolicy())
     transformer.register_policy("rollout", RolloutPolicy())
     transformer.register_policy("topology", TopologyPolicy())
     transformer.register_policy("change-window", ChangeWindowPolicy())

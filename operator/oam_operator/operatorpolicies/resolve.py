@@ -25,11 +25,12 @@ from oam_operator.oam.errors import TransformError
 from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.policies.result import PolicyResult
 
-from . import app_dependency, change_window, health_checks, override, reconciliation, rollout, topology
+from . import app_dependency, change_window, health_checks, override, reconciliation, rollback, rollout, topology
 from .app_dependency import AppRef
 from .change_window import Windows
 from .health_checks import HealthCheck
 from .reconciliation import ReconciliationSettings
+from .rollback import Rollback
 from .rollout import Rollout
 from .topology import Topology
 
@@ -61,6 +62,7 @@ class OperatorPolicies:
     topology: Topology | None = None  # the clusters it goes to (topology.py); ``None``: its profile's
     rollout: Rollout | None = None  # how those clusters take a new revision (rollout.py)
     change_window: Windows | None = None  # when a new revision may land (change_window.py)
+    rollback: Rollback | None = None  # whether a failed revision returns to the last Ready one (rollback.py)
 
     @property
     def suspend(self) -> bool:
@@ -116,7 +118,16 @@ def read_operator_policies(
     if groups is not None and clusters is None:
         raise TransformError(f"policy {go_quote(groups.policy)}: a rollout policy needs a topology policy, which "
                              "chooses the clusters it rolls out to")
-    return OperatorPolicies(tuple(refs), settings, tuple(checks), clusters, groups, change_window.recorded(result))
+    restores = rollback.recorded(result)
+    refused = rollback.history_refusal(restores, spec) if restores is not None else None
+    if refused is not None:
+        raise TransformError(refused)
+    if restores is not None and clusters is not None:
+        raise TransformError(f"policy {go_quote(restores.policy)}: a rollback policy does not apply with a topology "
+                             "policy; a rollout policy's onFailure: revert returns the clusters to their last Ready "
+                             "revision")
+    return OperatorPolicies(tuple(refs), settings, tuple(checks), clusters, groups, change_window.recorded(result),
+                            restores)
 
 
 def _resolve_check(check: HealthCheck, namespace: str) -> ResolvedCheck:

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from oam_operator.api.revisions import Revision
-from oam_operator.cli.historyview import revision_document, table_outcome
+from oam_operator.cli.historyview import revision_document, rollback_mark, table_outcome
 from oam_operator.cli.kubeclient import ApiFailure, Connection
 from oam_operator.ui.availability import rollback_block
 
@@ -26,9 +26,11 @@ class HistoryError(Exception):
 
 def history_rows(revisions: Sequence[Revision], current: int | None, suspended: bool = False) -> list[dict[str, Any]]:
     """``history -o json``'s documents, oldest first, each with the table's outcome line, whether
-    it is the current revision (the table's ``*``) and why it cannot be rolled back to
+    it is the current revision (the table's ``*``), ``rolledBack`` (``historyview.rollback_mark``)
+    and why it cannot be rolled back to
     (``rollbackBlocked``, ``""`` when it can)."""
     return [revision_document(revision) | {"outcomeText": table_outcome(revision),
+                                           "rolledBack": rollback_mark(revision),
                                            "current": revision.number == current,
                                            "rollbackBlocked": rollback_block(revision.number, current, suspended)}
             for revision in sorted(revisions, key=lambda r: r.number)]

@@ -233,6 +233,7 @@ def test_status_declares_every_field_of_section_1_4() -> None:
             "clusters",  # docs/multicluster.md#topology: with a topology policy, each cluster
             "clusterSummary",
             "rollout",  # docs/multicluster.md#rollout
+            "rolledBack",  # docs/operator.md#automatic-rollback
             "appliedGeneration",
             "lastAppliedAt",
             "processingDigest",

@@ -17,6 +17,7 @@ from oam_operator.cli.historyview import (
     render_revision,
     rollback_spec,
     rollback_target,
+    table_outcome,
 )
 from oam_operator.cli.plugin import completions
 
@@ -134,3 +135,17 @@ def test_history_and_rollback_are_kubectl_oam_commands_and_complete() -> None:
     assert [value for value, _ in completions(["hi"])] == ["history"]
     assert [value for value, _ in completions(["ro"])] == ["rollback"]
     assert [value for value, _ in completions(["rollback", "shop", "--to"])] == ["--to-revision"]
+
+
+def test_a_rollback_policys_revisions_are_marked() -> None:
+    """docs/operator.md#automatic-rollback: the failed revision reads ``RolledBack``, the restore ``Restored``."""
+    said = "Revision 2 failed: Deployment web: Failed; rolled back to revision 1"
+    history = [revision(1, V1, Outcome("Ready", "2026-12-02T10:01:05Z")),
+               revision(2, V2, Outcome("Error", "2026-12-02T10:02:40Z", "RolledBack", said)),
+               revision(3, V1, Outcome("Error", "2026-12-02T10:02:45Z", "RolledBack", said), restores=1)]
+    rows = [line.split(None, 3) for line in render_history(history, 3).splitlines()[1:]]
+    assert [row[2] for row in rows] == ["Ready", "RolledBack", "Restored"]
+    assert [table_outcome(r) for r in history] == [
+        "Ready 2026-12-02T10:01:05Z",
+        "RolledBack 2026-12-02T10:02:40Z Revision 2 failed: Deployment web: Failed; rolled back to r…",
+        "Restored 2026-12-02T10:02:45Z"]

@@ -70,6 +70,7 @@ def test_the_pass_reads_one_table_of_the_checks_and_its_own_steps() -> None:
     """The pass's steps are rows of the checks' table; only the operator runs them."""
     assert [(row.name, isinstance(row, Step), row.admission.value, row.preview.value) for row in ORDER] == [
         ("suspended", False, "admit", "skip"),
+        ("rollback", True, "skip", "skip"),
         ("depth", False, "refuse", "refuse"),
         ("profile", False, "admit", "refuse"),
         ("restart-on-change", True, "skip", "skip"),

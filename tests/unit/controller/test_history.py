@@ -4,6 +4,7 @@ interval counts no revision while a new spec does (passes with the scripted reco
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -202,3 +203,27 @@ def test_a_new_outcome_is_a_new_state_reason_or_message() -> None:
     assert not new_outcome(Outcome("Ready", "t2"), ready)
     assert new_outcome(Outcome("Error", "t2", "ApiError", "Boom"), Outcome("Error", "t1", "ApiError", "Bang"))
     assert not new_outcome(Outcome("Error", "t2", "ApiError", "Boom"), Outcome("Error", "t1", "ApiError", "Boom"))
+
+
+class ListingClient(RecordingClient):
+    """The recorder's client with revisions 1 (digest ``a``, a good spec) and 2 (``b``, a failed one)."""
+
+    def request(self, verb: str, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
+        super().request(verb, method, path, **kwargs)
+        if verb != "list":
+            return {}
+        return {"items": [{"metadata": {"name": f"shop-r{n}"}, "revision": n, "data": {"digest": d, "spec": s}}
+                          for n, d, s in ((1, "a", {"v": "good"}), (2, "b", {"v": "bad"}))]}
+
+
+def test_a_rollbacks_restore_records_the_restored_spec_with_restores() -> None:
+    """docs/operator.md#automatic-rollback: the Application's spec is still the failed one; the
+    revision records what was applied, revision 1's spec, and ``restores: 1``."""
+    client = ListingClient()
+    recorder = RevisionRecorder(client, "oam-operator.dev")  # type: ignore[arg-type]
+    body = {"metadata": {"namespace": "shop", "name": "shop", "uid": "u"}, "spec": {"v": "bad"}}
+    restore = {"revision": 3, "processingDigest": "a", "lastProcessingDigest": "a", "state": "Processing",
+               "rolledBack": {"revision": 2, "digest": "x", "restores": 1, "message": "m", "at": "t"}}
+    recorder.record(body, {"revision": 2}, restore, Recorded(2, Outcome("Error"), 10))
+    posted = [json.loads(sent) for method, _, sent in client.requests if method == "POST"]
+    assert [(p["revision"], p["data"]["spec"], p["data"]["restores"]) for p in posted] == [(3, {"v": "good"}, 1)]

@@ -47,6 +47,7 @@ EXPECTED = {
     "oam_operator_leader": ("gauge", {"shard"}),
     "oam_operator_application_not_ready_seconds": ("gauge", {"namespace", "name"}),
     "oam_operator_application_timeout_seconds": ("gauge", {"namespace", "name"}),
+    "oam_operator_application_rolled_back": ("gauge", {"namespace", "name"}),
     "oam_operator_application_errors": ("counter", {"namespace", "name"}),
     "oam_operator_application_drift_corrections": ("counter", {"namespace", "name"}),
 }
@@ -224,8 +225,12 @@ def test_not_ready_seconds_are_measured_when_scraped_and_counters_start_at_zero(
     metrics.track_application("a", "fine", not_ready_since=None, timeout_seconds=600, drift_corrections=1)
     assert _value(metrics, "oam_operator_application_errors_total", namespace="a", name="fine") == 1
     assert _value(metrics, "oam_operator_application_drift_corrections_total", namespace="a", name="fine") == 3
+    assert _value(metrics, "oam_operator_application_rolled_back", namespace="a", name="fine") == 0
+    metrics.track_application("a", "fine", not_ready_since=1008.0, timeout_seconds=600, rolled_back=True)
+    assert _value(metrics, "oam_operator_application_rolled_back", namespace="a", name="fine") == 1
     metrics.remove_application("a", "fine")
     for metric in ("oam_operator_application_not_ready_seconds", "oam_operator_application_timeout_seconds",
+                   "oam_operator_application_rolled_back",
                    "oam_operator_application_errors_total", "oam_operator_application_drift_corrections_total"):
         assert _value(metrics, metric, namespace="a", name="fine") is None
 

@@ -21,7 +21,8 @@ NAME = "oam-oam-operator"
 EVERYTHING = {"metrics": {"prometheusRule": {"enabled": True}, "dashboard": {"enabled": True}},
               "admission": {"enabled": True}, "sharding": {"shards": ["eu"]}}
 PER_DEPLOYMENT = ["OamOperatorDown", "OamOperatorNoLeader"]
-PER_APPLICATION = ["OamApplicationNotReady", "OamApplicationReconcileErrors", "OamApplicationDriftFlapping"]
+PER_APPLICATION = ["OamApplicationNotReady", "OamApplicationReconcileErrors", "OamApplicationDriftFlapping",
+                   "OamApplicationRolledBack"]
 # What a dashboard's variables stand for when its queries are checked as PromQL.
 VARIABLES = {"$namespace": "oam-system", "$shard": ".*", "$__rate_interval": "5m"}
 
@@ -42,7 +43,7 @@ def _check_rules(promtool: Path, tmp_path: Path, groups: list[dict[str, Any]]) -
 def test_promtool_accepts_the_rendered_rules(render: Render, promtool: Path, tmp_path: Path) -> None:
     rule = one(render(EVERYTHING), "PrometheusRule", NAME, "oam-system")
     out = _check_rules(promtool, tmp_path, rule["spec"]["groups"])
-    assert out.strip().endswith("SUCCESS: 8 rules found")
+    assert out.strip().endswith("SUCCESS: 9 rules found")
 
 
 def test_one_alert_per_deployment_and_per_application_condition(render: Render) -> None:
@@ -80,6 +81,8 @@ def test_thresholds_and_windows_come_from_the_values(render: Render) -> None:
         'max by (namespace, exported_namespace, name) (oam_operator_application_not_ready_seconds{namespace="oam-system"})'
         " > on (namespace, exported_namespace, name) "
         'max by (namespace, exported_namespace, name) (oam_operator_application_timeout_seconds{namespace="oam-system"})')
+    assert alerts["OamApplicationRolledBack"]["expr"] == (
+        'max by (namespace, exported_namespace, name) (oam_operator_application_rolled_back{namespace="oam-system"}) > 0')
     assert {alerts[name]["labels"]["severity"] for name in PER_APPLICATION} == {"page"}
 
 

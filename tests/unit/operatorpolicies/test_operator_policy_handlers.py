@@ -83,7 +83,7 @@ def _walk_descriptions(type_: str, node: Any) -> None:
 def test_registration_adds_exactly_the_operators_types_with_contracts() -> None:
     transformer = operator()
     assert transformer.policy_types() == ["app-dependency", "change-window", "dependency", "health-checks", "override",
-                                          "placement", "reconciliation", "rollout", "topology"]
+                                          "placement", "reconciliation", "rollback", "rollout", "topology"]
     contracts = transformer.handler_contracts().policies
     for type_ in OPERATOR_POLICY_TYPES:
         assert (contracts[type_].family, contracts[type_].version) == (type_, "v1alpha1")

@@ -279,6 +279,7 @@ class PassSteps(Protocol):
     """The apply pass's own steps (passes.py): each returns the pass's early result, or ``None``
     to go on with the next row."""
 
+    def restore(self, subject: Subject) -> PassResult | None: ...
     def restart_on_change(self, subject: Subject) -> PassResult | None: ...
     def deliver(self, subject: Subject) -> PassResult | None: ...
     def prepare_reconciler(self, subject: Subject) -> PassResult | None: ...
@@ -301,6 +302,8 @@ class Step:
 ORDER: tuple[Check | Step, ...] = (
     # Suspended: admitted (the operator does not transform it either); diff previews it anyway.
     Check("suspended", _suspended, (Reason.SUSPENDED,), admission=Handling.ADMIT, preview=Handling.SKIP),
+    # A rolled-back spec: the restored revision's spec is applied instead (docs/operator.md#automatic-rollback).
+    Step("rollback", lambda steps, subject: steps.restore(subject)),
     Check("depth", _depth, (Reason.TRANSFORM_FAILED,)),
     Check("profile", _profile, (Reason.PROFILE_NOT_FOUND,), needs_cluster=True, admission=Handling.ADMIT),
     Step("restart-on-change", lambda steps, subject: steps.restart_on_change(subject)),  # a new digest restarts

@@ -162,8 +162,12 @@ class RevisionRecorder:
         digest = str(status.get("revisionDigest") or status.get("processingDigest") or "")  # passes.compatible_digests
         same = [int(r.get("revision") or 0) for r in existing
                 if (r.get("data") or {}).get("digest") == digest and int(r.get("revision") or 0) != number]
+        body = app.body
+        if same and status.get("rolledBack"):  # a restore applied that revision's spec, not the Application's
+            spec = next((r.get("data") or {}).get("spec") for r in existing if int(r.get("revision") or 0) == max(same))
+            body = {**body, "spec": spec or body.get("spec") or {}}
         if limit > 0:
-            document = manifest(self.domain, app.body, number, profile=str(status.get("profile") or ""), digest=digest,
+            document = manifest(self.domain, body, number, profile=str(status.get("profile") or ""), digest=digest,
                                 restores=max(same) if same else None, outcome=outcome)
             namespace = str(document["metadata"]["namespace"])
             try:

@@ -25,13 +25,14 @@ from oam_operator.api.application import (
     ClusterStatus,
     DriftPolicy,
     DriftStatus,
+    RolledBackStatus,
     RolloutStatus,
     Waves,
 )
 from oam_operator.api.compact_inventory import CompactInventoryError
 from oam_operator.api.conditions import Condition, ConditionType, Reason, State, conditions_for, find_condition
 from oam_operator.api.meta import GROUP, VERSION, application_path
-from oam_operator.api.revisions import revision_name, revision_path
+from oam_operator.api.revisions import restored_spec, revision_name, revision_path
 from oam_operator.api.summary import summary_of
 from oam_operator.common.durations import parse_go_duration
 from oam_operator.oam.formatting.gofmt import go_quote
@@ -66,6 +67,7 @@ from .permissions import deletion_permissions, not_permitted_message, required_p
 from .plan import Digests, PassHooks, digests_of, owner_id, reconciler_options
 from .progress import apply_progress, capitalised, checkpoint_progress, delete_progress
 from .readiness import WATCHED_WAIT, waits_for_wake_up
+from .rollback import blocking_object, failed_message, last_good, spec_digest
 from .seams import Checkpointer, Environment, Event, Memory, PassResult, PassState, StatusNotWritten
 from .tenancy import NotPermitted
 
@@ -239,6 +241,9 @@ class _Pass:
         self.forbidden = False  # the pass ended in a 403 (forbidden.py)
         # With a topology policy its objects are cluster Applications, written with the operator's identity (fleet.py).
         self.topology = declared(app.raw_spec)
+        # A rollback policy's restore: the revision whose recorded spec this pass applies instead (``restore``).
+        self.restoring: int | None = None
+        self.applying = False  # the reconciler's apply ran: a failure is this revision's (``roll_back``)
 
     @property
     def env(self) -> Environment:
@@ -303,8 +308,9 @@ class _Pass:
             state, reason, message = self.stamp.verdict
             message = message.replace("\n", " ")[:MAX_MESSAGE]
             drifted = self.drifted_condition()
+            rolled_back = status.rolled_back.message if status.rolled_back is not None else None
             status.conditions = conditions_for(state, reason.value, message, self.app.generation, self.now,
-                                               self.stamp.baseline, drifted)
+                                               self.stamp.baseline, drifted, rolled_back)
             status.state = state
             status.summary = summary_of(reason.value, message)
             if drifted is not None and state is State.READY:
@@ -507,6 +513,8 @@ class _Pass:
             status.processing_digest = self.digests.current
             status.processing_since = None
             self.state.backoff.reset()
+            if self.restoring is not None:
+                return None  # a rollback's restore goes on at once: no Restarting in between (its one Event)
             self.set_state(State.PROCESSING, Reason.RESTARTING,
                            "Restarting processing due to changes of the Application or its ClusterProfile")
             return self.conclude(0.0, "progressing")
@@ -644,6 +652,68 @@ class _Pass:
         subject.inventory = self.found.inventory
         return None
 
+    # -- automatic rollback (docs/operator.md#automatic-rollback) ----------------------------------------
+
+    def restore(self, subject: Subject) -> PassResult | None:
+        """After ``suspended``: while the spec is the one a rollback policy rolled back (its digest
+        in ``status.rolledBack``), the pass applies the restored revision's recorded spec instead
+        (the Application's spec is never rewritten); a new spec forgets it and is tried once."""
+        rolled = self.status.rolled_back
+        if rolled is None:
+            return None
+        if spec_digest(self.app.raw_spec) != rolled.digest:
+            self.status.rolled_back = None
+            return None
+        spec = self.spec_of_revision(rolled.restores)
+        if spec is None and self.status.revision and self.status.revision != rolled.revision:
+            spec = self.spec_of_revision(self.status.revision)  # the restore's own record (history.py)
+        if spec is None:
+            return self.fail(Reason.ROLLED_BACK, f"{rolled.message}, which is no longer in the revision history",
+                             error_type="other")
+        self.restoring = rolled.restores
+        self.app = Application.of({**self.app.body, "spec": restored_spec(spec, self.app.raw_spec)})
+        self.spec = self.app.spec
+        subject.body = self.app.body
+        return None
+
+    def roll_back(self, result: PassResult) -> PassResult:
+        """The pass's end with a rollback policy: a revision that ended in ``Error`` or ran out of
+        time after its apply began returns to the last Ready revision. Its spec's digest is
+        remembered, the pass says so (``Error``/``RolledBack``; its Ready Event is the one Event)
+        and runs again at once to apply the restored spec (``restore``). A restore that fails is
+        not rolled back again: its failure is said as it is."""
+        verdict, subject = self.stamp.verdict, self.found.subject
+        policy = subject.policies.rollback if subject is not None else None
+        if (verdict is None or policy is None or not policy.on_failure or self.restoring is not None
+                or not self.applying or self.topology is not None):
+            return result
+        state, reason, message = verdict
+        if state is not State.ERROR and reason is not Reason.TIMEOUT:
+            return result
+        revision = self.status.revision or 0
+        try:
+            good = last_good(self.env.clients.operator_client, self.domain, self.namespace, self.app.uid, revision)
+        except ApiError as error:
+            log.warning("reading the revision history to roll back failed: %s", error,
+                        extra={"fields": {"namespace": self.namespace, "name": self.name}})
+            return result
+        if good is None:
+            return result  # nothing Ready to return to: the failure stands
+        report = self.found.reconciler.report if self.found.reconciler is not None else None
+        blocked = blocking_object(report.pending) if report is not None else None
+        why = message
+        if blocked is not None:
+            why = f"{blocked[0]}: {blocked[1]}"
+            if reason is Reason.TIMEOUT:
+                why += f", not Ready within {self.timeout_text}"
+        text = failed_message(revision, why, good.number)
+        self.status.rolled_back = RolledBackStatus(revision=revision, digest=spec_digest(self.app.raw_spec),
+                                                   restores=good.number, object=blocked[0] if blocked else None,
+                                                   message=text, at=_second(self.now))
+        self.set_state(State.ERROR, Reason.ROLLED_BACK, text)
+        log.info("rolled back: %s", text, extra={"fields": {"namespace": self.namespace, "name": self.name}})
+        return self.conclude(0.0, "error", error_type="other", operations=result.operations)
+
     # -- change windows (docs/operator.md#change-windows) ------------------------------------------------
 
     def hold_for_window(self, subject: Subject) -> PassResult | None:
@@ -654,6 +724,8 @@ class _Pass:
         applied is not held. Drift of the applied revision is corrected unless an owner says
         ``driftWhileClosed: Report`` (then reported, as ``spec.drift: Report``, until they open)."""
         windows = subject.windows
+        if self.restoring is not None:
+            return None  # a restore is no change: it returns to what was applied (docs/operator.md#automatic-rollback)
         new_revision = self.status.processing_digest != self.status.last_processing_digest
         if windows is None or (not new_revision and windows.corrects_drift_while_closed):
             return None  # nothing the windows decide in this pass: no search
@@ -805,11 +877,11 @@ class _Pass:
         except an unreadable inventory (the status is not this pass's to vouch for)."""
         admitted = self.admit()
         if isinstance(admitted, PassResult):
-            return admitted
+            return self.roll_back(admitted)
         applied = self.apply(admitted)
         if isinstance(applied, PassResult):
-            return applied
-        return self.verdict(admitted, applied)
+            return self.roll_back(applied)
+        return self.roll_back(self.verdict(admitted, applied))
 
     def admit(self) -> _Admitted | PassResult:
         """The checks and the pass's own steps, one table read top to bottom (checks.ORDER)."""
@@ -856,6 +928,7 @@ class _Pass:
 
         drifted = self.prepare_drift(inventory, encoded.objects)
         before = dump_inventory(inventory)
+        self.applying = True
         was_ready = status.state is State.READY
         try:
             done = admitted.reconciler.apply(
@@ -917,6 +990,9 @@ class _Pass:
                 ready = f"{len(self.found.clusters or ())} clusters"
                 for line in status.clusters or ():
                     line.ready_revision = revision
+            if self.restoring is not None and status.rolled_back is not None:  # applied, but not the spec
+                self.set_state(State.ERROR, Reason.ROLLED_BACK, status.rolled_back.message)
+                return self.conclude(self.until_held_end(), "error", error_type="other", operations=operations)
             self.set_state(State.READY, Reason.READY, f"Applied revision {revision}: {ready} ready")
             return self.conclude(self.until_held_end(), "ready", operations=operations)
         if applied.changed:

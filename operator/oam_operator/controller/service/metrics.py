@@ -221,6 +221,13 @@ class OperatorMetrics:
             ["namespace", "name"],
             registry=r,
         )
+        self.application_rolled_back = Gauge(
+            PREFIX + "application_rolled_back",
+            "1 while a rollback policy holds an Application at an earlier revision because its spec failed "
+            "(status.rolledBack; docs/operator.md#automatic-rollback), else 0.",
+            ["namespace", "name"],
+            registry=r,
+        )
         self.application_errors_total = Counter(
             PREFIX + "application_errors_total",
             "Passes of an Application ending in an error (reconcile_errors_total by Application).",
@@ -293,9 +300,11 @@ class OperatorMetrics:
         self.unready_dependents.labels(namespace=namespace, name=name).set(unready)
 
     def track_application(self, namespace: str, name: str, *, not_ready_since: float | None,
-                          timeout_seconds: float, errors: int = 0, drift_corrections: int = 0) -> None:
+                          timeout_seconds: float, errors: int = 0, drift_corrections: int = 0,
+                          rolled_back: bool = False) -> None:
         """After a pass of the Application: since when (epoch seconds) it is not Ready (``None``: Ready
-        or suspended), its timeout, and the errors and drift corrections of the pass. The earliest
+        or suspended), its timeout, the errors and drift corrections of the pass, whether it is rolled
+        back (docs/operator.md#automatic-rollback). The earliest
         start is kept while it stays not Ready: the Ready condition's ``lastTransitionTime`` moves
         from Unknown (Processing) to False (Error) too. Its counters start at 0 on its first pass,
         so ``increase()`` sees the first error too."""
@@ -307,6 +316,7 @@ class OperatorMetrics:
         self.application_not_ready_seconds.labels(namespace=namespace, name=name).set_function(
             lambda: max(0.0, clock() - starts[key]) if key in starts else 0.0)
         self.application_timeout_seconds.labels(namespace=namespace, name=name).set(timeout_seconds)
+        self.application_rolled_back.labels(namespace=namespace, name=name).set(int(rolled_back))
         self.application_errors_total.labels(namespace=namespace, name=name).inc(errors)
         self.application_drift_corrections_total.labels(namespace=namespace, name=name).inc(drift_corrections)
 
@@ -314,7 +324,7 @@ class OperatorMetrics:
         """Drop every series of the Application (it is gone); a no-op when it has none."""
         self._not_ready_since.pop((namespace, name), None)
         for metric in (self.dependents, self.unready_dependents, self.application_not_ready_seconds,
-                       self.application_timeout_seconds, self.application_errors_total,
+                       self.application_timeout_seconds, self.application_rolled_back, self.application_errors_total,
                        self.application_drift_corrections_total):
             with contextlib.suppress(KeyError):
                 metric.remove(namespace, name)

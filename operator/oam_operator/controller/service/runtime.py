@@ -628,7 +628,8 @@ class Runtime:
             metrics.track_application(app.namespace, app.name, not_ready_since=not_ready_since(status),
                                       timeout_seconds=self._timeout_seconds(app.raw_spec),
                                       errors=int(result.error_type is not None),
-                                      drift_corrections=result.drift_corrections)
+                                      drift_corrections=result.drift_corrections,
+                                      rolled_back=status.get("rolledBack") is not None)
 
     def _timeout_seconds(self, spec: Mapping[str, Any]) -> float:
         """The Application's timeout (spec.timeout, else --default-timeout); the default when unreadable

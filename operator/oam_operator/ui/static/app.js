@@ -200,7 +200,7 @@ async function drawHistory(r, seen) {
   if (!body.revisions.length) { box.innerHTML = `<p class="muted">No revisions recorded.</p>`; return; }
   const rows = body.revisions.map((v) => `<tr data-revision="${v.revision}"${v.current ? ' aria-current="true"' : ""}>
     <td>${v.revision}${v.current ? " (current)" : ""}</td><td class="wide">${when(v.created)}</td>
-    <td>${outcomeCell(v.outcome, seen)}</td><td>${v.restores === undefined ? "-" : esc(v.restores)}</td>
+    <td>${outcomeCell(v.outcome, seen)}${v.rolledBack ? ` <strong class="rolled-back">${v.rolledBack === "Restored" ? "automatic restore" : "rolled back"}</strong>` : ""}</td><td>${v.restores === undefined ? "-" : esc(v.restores)}</td>
     <td class="wide">${esc(v.changeCause || "<none>")}</td>
     <td><button type="button" data-rollback="${v.revision}" aria-label="Roll back to revision ${v.revision}"${v.rollbackBlocked ? ` disabled title="${esc(v.rollbackBlocked)}"` : ""}>Roll back</button></td></tr>`);
   box.innerHTML = `<div class="table-wrap"><table><thead><tr><th scope="col">Revision</th><th scope="col" class="wide">Created</th><th scope="col">Outcome</th><th scope="col">Restores</th><th scope="col" class="wide">Change cause</th><th scope="col">Action</th></tr></thead><tbody>${rows.join("")}</tbody></table></div>`;
