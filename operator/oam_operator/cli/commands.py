@@ -40,8 +40,8 @@ def main() -> None:
 @click.option("--values", "values_path", metavar="FILE", help="Package parameter values (YAML mapping).")
 @click.option("--set", "set_values", metavar="K=V", multiple=True, help="Package parameter value (repeatable).")
 @click.option("--operator-policies", is_flag=True,
-              help="Validate the operator's own policy types (app-dependency, reconciliation, health-checks, topology) "
-              "instead of refusing them.")
+              help="Validate the operator's own policy types (app-dependency, change-window, health-checks, override, "
+              "reconciliation, rollback, rollout, topology) instead of refusing them.")
 def build(
     file: str,
     profile_path: str | None,

@@ -43,8 +43,9 @@ def test_build_refuses_by_default_with_the_kurel_message(tmp_path: Path) -> None
     code, out, err = invoke(tmp_path, APP, "build", "APP")
     assert (code, out) == (1, "")
     assert err == ('Error: transforming application: no handler for policy type "app-dependency" (policy "after-db")\n'
-                   "hint: app-dependency is one of the operator's own policy types (app-dependency, reconciliation, "
-                   "health-checks); --operator-policies validates them offline\n")
+                   "hint: app-dependency is one of the operator's own policy types (app-dependency, change-window, "
+                   "health-checks, override, reconciliation, rollback, rollout, topology); --operator-policies "
+                   "validates them offline\n")
     code, out, err = invoke(tmp_path, APP.split("    - name: after-db")[0] + APP.split("applications: [{name: db}]\n")[1],
                             "build", "APP")
     assert (code, out) == (1, "")
@@ -99,3 +100,11 @@ def test_the_tree_with_operator_policies_shows_the_applications_it_waits_for(tmp
     without = APP.split("  policies:")[0]
     code, out, _ = invoke(tmp_path, without, "build", "APP", "--tree", "--operator-policies")
     assert code == 0 and "waitsFor" not in yaml.safe_load(out)
+
+
+def test_the_hint_names_every_operator_policy_type() -> None:
+    from oam_operator.cli.build import OPERATOR_POLICY_HINT
+    from oam_operator.operatorpolicies import OPERATOR_POLICY_TYPES
+
+    listed = OPERATOR_POLICY_HINT.split("policy types (")[1].split(")")[0].split(", ")
+    assert listed == sorted(OPERATOR_POLICY_TYPES)

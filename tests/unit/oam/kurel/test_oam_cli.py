@@ -203,7 +203,7 @@ def test_schema_command(tmp_path: Path) -> None:
     assert sorted(index) == ["components", "policies", "traits"]
     # The transform's two plus the operator's own (operator/oam_operator/operatorpolicies).
     assert sorted(index["policies"]) == ["app-dependency", "change-window", "dependency", "health-checks", "override",
-                                         "placement", "reconciliation", "rollout", "topology"]
+                                         "placement", "reconciliation", "rollback", "rollout", "topology"]
     assert sorted(index["components"]) == new_builtin_transformer().component_types()
     assert sorted(index["traits"]) == new_builtin_transformer().trait_types()
     placement = index["policies"]["placement"]
