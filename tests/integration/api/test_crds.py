@@ -237,7 +237,7 @@ def test_both_crds_apply_and_become_established(cluster: ClusterHandle, kube_api
     assert by_name["applications"].categories == ["oam"]
     assert by_name["applications"].namespaced is True
     assert "applications/status" in by_name
-    assert by_name["clusterprofiles"].short_names == ["oamprofile"]
+    assert by_name["clusterprofiles"].short_names == ["oamprofile", "oamprofiles"]
     assert by_name["clusterprofiles"].namespaced is False
     assert "clusterprofiles/status" in by_name  # the Ready condition (docs/multicluster.md#the-clusterprofiles-status)
     # Applying the same files again changes nothing (the generator's output is stable).

@@ -38,7 +38,10 @@ class Controller:
     leadership: Leadership | None
     webhook: Webhook | None
     led: asyncio.Event = field(default_factory=asyncio.Event)
-    gone: set[str] = field(default_factory=set)  # Applications a standby saw deleted by the leader
+    #: Applications whose deletion is done (by this instance, or by the leader a standby waited for):
+    #: kopf may call the deletion handler once more before its finalizer patch is seen (the pass's
+    #: own status write is a new event), and that call must not run the delete branch again.
+    gone: set[str] = field(default_factory=set)
     waits: DeletionWaits = field(default_factory=DeletionWaits)  # the deletion handler's own log line
 
     @classmethod

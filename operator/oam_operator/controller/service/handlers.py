@@ -236,6 +236,7 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
             waits.say(uid, {"namespace": meta.get("namespace"), "name": meta.get("name")}, reason, message, delay)
             raise kopf.TemporaryError(message, delay=delay)
         waits.forget(uid)
+        gone.add(uid)  # done: a repeated call (an event before kopf's finalizer patch) returns at once
 
     @kopf.on.probe(id="applications", registry=registry)
     async def applications_probe(**_: Any) -> int:
