@@ -24,7 +24,7 @@ from tools.devcluster import ClusterHandle
 from tools.devcluster.pytest_plugin import default_wait, wait_until
 
 FLOOD = 60
-OBJECTS = 5
+OBJECTS = 20  # each flood pass applies 20 objects, so the backlog outlasts kopf's initial delay of up to 2 s
 BACKLOG = 15
 
 

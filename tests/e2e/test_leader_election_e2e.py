@@ -558,7 +558,8 @@ def test_an_application_created_while_no_instance_led_gets_its_finalizer_from_th
         b = start("inst-b")
         time.sleep(2)
         assert DOMAIN not in (app(plane, namespace, "work")["metadata"].get("finalizers") or [])  # a standby adds none
-        wait_until(lambda: b.leader_gauge() == 1.0, 30, "inst-b to take over from the paused leader")
+        # Its start, then a whole lease duration of an unchanged record: 60 s leaves room for a loaded machine.
+        wait_until(lambda: b.leader_gauge() == 1.0, 60, "inst-b to take over from the paused leader")
         wait_ready(plane, namespace, "work", 3)
         assert DOMAIN in (app(plane, namespace, "work")["metadata"].get("finalizers") or [])
         assert any(e.get("msg") == "finalizer added on taking over" and e.get("name") == "work" for e in b.logs())
