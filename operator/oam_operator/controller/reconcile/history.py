@@ -50,7 +50,8 @@ from oam_operator.reconciler.errors import ApiError
 
 from .application import Application
 
-__all__ = ["Recorded", "RevisionRecorder", "attributed", "history_limit", "limit_refusal", "new_outcome", "to_prune"]
+__all__ = ["Recorded", "RevisionRecorder", "attributed", "history_limit", "limit_refusal", "listed_revisions",
+           "new_outcome", "to_prune"]
 
 log = logging.getLogger("oam_operator.controller")
 FINAL_STATES = ("Ready", "Error")
@@ -152,9 +153,7 @@ class RevisionRecorder:
     # -- requests --------------------------------------------------------------------------------
 
     def _list(self, app: Application) -> list[dict[str, Any]]:
-        found = self.client.request("list", "GET", revision_path(app.namespace),
-                                    query=[("labelSelector", selector(self.domain, app.uid))])
-        return list(found.get("items") or [])
+        return listed_revisions(self.client, self.domain, app.namespace, app.uid)
 
     def _create(self, app: Application, status: Mapping[str, Any], number: int, outcome: Outcome,
                 limit: int) -> None:
@@ -223,3 +222,10 @@ class RevisionRecorder:
             except ApiError as error:
                 if error.status != 404:
                     raise
+
+
+def listed_revisions(client: ClusterClient, domain: str, namespace: str, uid: str) -> list[dict[str, Any]]:
+    """The ControllerRevisions recorded for the Application of ``uid``: one LIST by its label
+    (the history's pruning and restores, and an automatic rollback's search, rollback.py)."""
+    found = client.request("list", "GET", revision_path(namespace), query=[("labelSelector", selector(domain, uid))])
+    return list(found.get("items") or [])

@@ -11,10 +11,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from oam_operator.api.revisions import read_revision, revision_path, selector
+from oam_operator.api.revisions import read_revision
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.inventory import InventoryItem
 
+from .history import listed_revisions
 from .verdicts import digest_of
 
 __all__ = ["Good", "blocking_object", "failed_message", "last_good", "spec_digest"]
@@ -39,8 +40,7 @@ def spec_digest(spec: Mapping[str, Any]) -> str:
 def last_good(client: ClusterClient, domain: str, namespace: str, uid: str, before: int) -> Good | None:
     """The newest recorded revision older than ``before`` that was Ready — or that was itself a
     restore (``RolledBack``: a good spec applied Ready) — with its spec; ``None`` when none is kept."""
-    found = client.request("list", "GET", revision_path(namespace), query=[("labelSelector", selector(domain, uid))])
-    revisions = [read_revision(domain, item) for item in found.get("items") or ()]
+    revisions = [read_revision(domain, item) for item in listed_revisions(client, domain, namespace, uid)]
     good = [r for r in revisions if r.number < before and r.spec
             and (r.outcome.state == "Ready" or (r.outcome.reason == ROLLED_BACK and r.restores is not None))]
     if not good:
