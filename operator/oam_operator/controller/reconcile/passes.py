@@ -461,7 +461,8 @@ class _Pass:
             needed, need = deletion_permissions(items, resolve), "the Application's deletion needs it"
         else:
             subject = self.found.subject
-            objects = subject.encoded.objects if subject is not None and subject.encoded else []
+            waved = subject.encoded.objects if subject is not None and subject.encoded else []
+            objects: list[Mapping[str, Any]] = [*waved, *(hook.manifest for hook in self.applied_hooks())]
             needed = required_permissions(
                 objects, self.namespace, resolve, cross_namespace=self.settings.allow_cross_namespace_objects,
                 update_policy=self.spec.update_policy or self.settings.default_update_policy.value,
@@ -775,18 +776,37 @@ class _Pass:
         if self.found.hooks is not None:
             return self.found.hooks
         self.found.hooks = []
-        if self.namespace_terminating or self.topology is not None:
+        if self.topology is not None:
             return self.found.hooks
         profile_name = self.status.profile or ""
         try:
             encoded, _ = self.env.transform.transform(
                 self.app.body, cluster_id=self.env.cluster_id, domain=self.domain,
                 profile=self.env.profiles(profile_name) if profile_name else None, profile_name=profile_name)
-            self.found.hooks = split_hooks(encoded, self.domain)[1]
+            hooks = split_hooks(encoded, self.domain)[1]
         except (HookRefused, OamError, ReconcilerError, ValueError) as error:
+            self.env.transform.forget(self.namespace, self.name)
             log.warning("the delete hooks could not be read, deleting without them: %s", error,
                         extra={"fields": {"namespace": self.namespace, "name": self.name}})
-        return self.found.hooks
+            return self.found.hooks
+        self.env.transform.forget(self.namespace, self.name)  # what it read is the deleted Application's
+        deleting = (HookPhase.PRE_DELETE, HookPhase.POST_DELETE)
+        if any(phase in hook.phases for hook in hooks for phase in deleting) and self.namespace_being_deleted():
+            log.warning("namespace %s is being deleted: the delete hooks are not run", self.namespace,
+                        extra={"fields": {"namespace": self.namespace, "name": self.name}})
+            return self.found.hooks
+        self.found.hooks = hooks
+        return hooks
+
+    def namespace_being_deleted(self) -> bool:
+        """Whether the Application's namespace is terminating (nothing can be created in it)."""
+        if self.namespace_terminating:
+            return True
+        try:
+            namespace = self.env.clients.operator_client.request("read", "GET", f"/api/v1/namespaces/{self.namespace}")
+        except ApiError:
+            return False
+        return bool((namespace.get("metadata") or {}).get("deletionTimestamp"))
 
     def hook_runner(self) -> HookRunner:
         reconciler = self.found.reconciler
@@ -1323,7 +1343,7 @@ class _Pass:
             inventory = self.found.inventory = inventory_of(status)
         except CompactInventoryError as error:
             return self.fail(Reason.ERROR, capitalised(str(error)), error_type="other")
-        if not inventory and not self.deletion_hooks():
+        if not inventory and not self.deletion_hooks() and not status.hooks:
             return self.conclude(None, "deleted", finished=True)
         waiting = self.deliver_deletion()
         if waiting is not None:
