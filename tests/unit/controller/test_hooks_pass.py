@@ -122,7 +122,7 @@ def test_pre_apply_is_recorded_then_created_and_completes_before_the_first_write
     body = application(components=[configmap_component(), hook_job("migrate", "PreApply")])
     memory, clock = Memory(), Clock()
     result = step(body, memory, clock, checkpoints)
-    assert cluster.log == ["checkpoint PreApply:migrate:Recorded", "create migrate (r1)"]
+    assert cluster.log == ["checkpoint PreApply:migrate:Recorded", "create migrate (PreApply r1)"]
     assert outcome(result.status) == ("Processing", "Processing",
                                       "Waiting for PreApply hooks to complete: Job migrate")
     assert hooks_of(result) == [("PreApply", "migrate", "r1", "Running")]
@@ -136,7 +136,7 @@ def test_pre_apply_is_recorded_then_created_and_completes_before_the_first_write
     assert result.status["state"] == "Ready"
     assert hooks_of(result) == [("PreApply", "migrate", "r1", "Succeeded")]
     step(body, memory, clock, checkpoints)  # Ready again: the hook is not run again
-    assert [line for line in cluster.log if line.startswith("create")] == ["create migrate (r1)"]
+    assert [line for line in cluster.log if line.startswith("create")] == ["create migrate (PreApply r1)"]
 
 
 def test_a_hook_created_before_a_crash_is_not_created_again(world: Any) -> None:
@@ -148,7 +148,7 @@ def test_a_hook_created_before_a_crash_is_not_created_again(world: Any) -> None:
     step(body, memory, clock, checkpoints)
     crashed = application(components=[hook_job("migrate", "PreApply")], status=checkpoints.written[-1])
     result = step(crashed, Memory(), clock, checkpoints)
-    assert [line for line in cluster.log if line.startswith("create")] == ["create migrate (r1)"]
+    assert [line for line in cluster.log if line.startswith("create")] == ["create migrate (PreApply r1)"]
     assert hooks_of(result) == [("PreApply", "migrate", "r1", "Running")]
 
 
@@ -161,7 +161,7 @@ def test_a_hook_recorded_but_not_created_before_a_crash_is_created(world: Any) -
     cluster.objects.clear()  # as if the create never reached the API server
     crashed = application(components=[hook_job("migrate", "PreApply")], status=checkpoints.written[-1])
     step(crashed, Memory(), clock, checkpoints)
-    assert [line for line in cluster.log if line.startswith("create")] == ["create migrate (r1)"] * 2
+    assert [line for line in cluster.log if line.startswith("create")] == ["create migrate (PreApply r1)"] * 2
 
 
 def test_without_a_checkpoint_writer_the_record_ends_the_pass(world: Any) -> None:
@@ -172,7 +172,7 @@ def test_without_a_checkpoint_writer_the_record_ends_the_pass(world: Any) -> Non
     assert cluster.log == []
     assert hooks_of(result) == [("PreApply", "migrate", "r1", "Recorded")]
     step(body, memory, clock, None)
-    assert cluster.log == ["create migrate (r1)"]
+    assert cluster.log == ["create migrate (PreApply r1)"]
 
 
 def test_a_failed_hook_is_hook_failed_and_runs_on_failure_once(world: Any) -> None:
@@ -187,8 +187,8 @@ def test_a_failed_hook_is_hook_failed_and_runs_on_failure_once(world: Any) -> No
                                                              "the specified backoff limit")
     assert "apply" not in cluster.log
     step(body, memory, clock, checkpoints)
-    assert [line for line in cluster.log if line.startswith("create")] == ["create migrate (r1)",
-                                                                            "create alert (r1)"]
+    assert [line for line in cluster.log if line.startswith("create")] == ["create migrate (PreApply r1)",
+                                                                            "create alert (OnFailure r1)"]
 
 
 def test_a_hook_that_does_not_finish_in_its_timeout_fails(world: Any) -> None:
@@ -210,8 +210,8 @@ def test_post_ready_runs_after_the_waves_and_ready_waits_for_it(world: Any) -> N
     memory, clock = Memory(), Clock()
     step(body, memory, clock, checkpoints)
     result = step(body, memory, clock, checkpoints)
-    assert cluster.log[0] == "apply" and "create smoke (r1)" in cluster.log
-    assert cluster.log.index("create smoke (r1)") > cluster.log.index("apply")
+    assert cluster.log[0] == "apply" and "create smoke (PostReady r1)" in cluster.log
+    assert cluster.log.index("create smoke (PostReady r1)") > cluster.log.index("apply")
     assert outcome(result.status) == ("Processing", "Processing", "Waiting for PostReady hooks to complete: Job smoke")
     cluster.finish("smoke", COMPLETE)
     result = step(body, memory, clock, checkpoints)
@@ -230,7 +230,7 @@ def test_pre_delete_completes_before_any_delete(world: Any) -> None:
     deleting = application(components=components, status=body["status"], deleting=True)
     cluster.log.clear()
     result = step(deleting, memory, clock, checkpoints, deleting=True)
-    assert cluster.log == ["checkpoint PreDelete:backup:Recorded", "create backup (delete)"]
+    assert cluster.log == ["checkpoint PreDelete:backup:Recorded", "create backup (PreDelete delete)"]
     assert outcome(result.status) == ("Deleting", "DeletionProcessing",
                                       "Waiting for PreDelete hooks to complete: Job backup")
     assert "delete" not in reconciler.calls
@@ -251,6 +251,28 @@ def test_pre_delete_created_before_a_crash_is_not_created_again(world: Any) -> N
     step(deleting, memory, clock, checkpoints, deleting=True)
     crashed = application(components=components, status=checkpoints.written[-1], deleting=True)
     result = step(crashed, Memory(), clock, checkpoints, deleting=True)
-    assert [line for line in cluster.log if line.startswith("create")] == ["create backup (delete)"]
+    assert [line for line in cluster.log if line.startswith("create")] == ["create backup (PreDelete delete)"]
     assert "delete" not in reconciler.calls
     assert hooks_of(result) == [("PreDelete", "backup", "delete", "Running")]
+
+
+def test_one_object_of_two_phases_runs_once_for_each(world: Any) -> None:
+    """PreDelete then PostDelete: the PreDelete run's object is no PostDelete run; it is deleted
+    (BeforeNextRun) and created again."""
+    reconciler, cluster, checkpoints = world
+    reconciler.deleted = True
+    components = [configmap_component(), hook_job("notify", "PreDelete,PostDelete")]
+    body = application(components=components)
+    memory, clock = Memory(), Clock()
+    step(body, memory, clock, checkpoints)
+    deleting = application(components=components, status=body["status"], deleting=True)
+    cluster.log.clear()
+    step(deleting, memory, clock, checkpoints, deleting=True)
+    cluster.finish("notify", COMPLETE)
+    step(deleting, memory, clock, checkpoints, deleting=True)  # deletes; PostDelete clears the way
+    step(deleting, memory, clock, checkpoints, deleting=True)  # PostDelete created
+    cluster.finish("notify", COMPLETE)
+    result = step(deleting, memory, clock, checkpoints, deleting=True)
+    assert [line for line in cluster.log if not line.startswith("checkpoint")] == [
+        "create notify (PreDelete delete)", "delete notify", "create notify (PostDelete delete)", "delete notify"]
+    assert result.finished

@@ -45,6 +45,11 @@ def _key(record: HookStatus) -> tuple[str, str, str, str, str]:
     return record.phase, record.api_version, record.kind, record.namespace or "", record.name
 
 
+def run_label(record: HookStatus) -> str:
+    """What the object's ``hook-run`` says: the phase and the run (one object may serve two phases)."""
+    return f"{record.phase} {record.run}"
+
+
 def _named(record: HookStatus) -> str:
     return f"{record.phase} hook {record.kind} {record.name}"
 
@@ -123,7 +128,7 @@ class HookRunner:
         namespace = (record.namespace or "") if resource.namespaced else ""
         live = self.client.get(resource, namespace, record.name)
         if record.state == RECORDED:
-            if live is not None and self.run_of(live) != record.run:
+            if live is not None and self.run_of(live) != run_label(record):
                 self.clear_earlier(resource, record, live)
                 return
             if live is None:
@@ -177,7 +182,7 @@ class HookRunner:
         meta = dict(manifest.get("metadata") or {})
         annotations = dict(meta.get("annotations") or {})
         annotations[f"{self.domain}/hook-of"] = self.owner_id
-        annotations[f"{self.domain}/hook-run"] = record.run
+        annotations[f"{self.domain}/hook-run"] = run_label(record)
         meta["annotations"] = annotations
         if record.namespace:
             meta["namespace"] = record.namespace
