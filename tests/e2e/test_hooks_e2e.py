@@ -5,7 +5,8 @@ Job controller and kwok run the hooks' Jobs to completion. Read from the audit l
 
 - the order: the PreApply Job is created, completes, and only then is the first object of the
   first wave written; the PostReady Job is created after the last wave's object, and the
-  Application turns Ready only once it completed;
+  Application turns Ready only once it completed. Both Jobs are created suspended and let run
+  by the test once the hold is seen in the status (``Waiting for … hooks to complete``);
 - the crash: the operator is SIGKILLed as soon as the PreDelete Job exists, and started again.
   The Job is created suspended, so it cannot complete before the test lets it: the restarted
   operator waits for it (no delete of anything while it is suspended), creates no second one,
@@ -156,12 +157,32 @@ def completed_at(kube: Kube, name: str) -> datetime:
     return found
 
 
+def saying(kube: Kube, name: str, message: str) -> dict[str, Any] | None:
+    app = kube.app(name)
+    ready = condition(app, "Ready") or {}
+    return app if ready.get("message") == message else None
+
+
 def test_pre_apply_before_the_first_wave_and_post_ready_before_ready(
         plane: Plane, start_operator: Callable[[str], OperatorProcess]) -> None:
+    """Both Jobs are created suspended, so the test decides when each completes: the holds are
+    seen, not raced, and the audit log gives the order."""
     kube = kube_in(plane, "hooks-order")
+    batch = client.BatchV1Api(kube.api)
     start_operator(kube.namespace)
-    kube.apply_app("shop", {"components": [
-        config("first", 0), config("second", 1), hook_job("migrate", "PreApply"), hook_job("smoke", "PostReady")]})
+    kube.apply_app("shop", {"components": [config("first", 0), config("second", 1),
+                                           hook_job("migrate", "PreApply", suspend=True),
+                                           hook_job("smoke", "PostReady", suspend=True)]})
+    wait = default_wait(plane.handle)
+    waiting = wait_until(lambda: saying(kube, "shop", "Waiting for PreApply hooks to complete: Job migrate"), wait,
+                         "the PreApply hook to hold the apply")
+    assert waiting["status"]["state"] == "Processing"
+    assert kube.core.list_namespaced_config_map(kube.namespace, field_selector="metadata.name=first").items == []
+    batch.patch_namespaced_job("migrate", kube.namespace, {"spec": {"suspend": False}})
+    waiting = wait_until(lambda: saying(kube, "shop", "Waiting for PostReady hooks to complete: Job smoke"), wait,
+                         "the PostReady hook to hold Ready")
+    assert waiting["status"]["state"] == "Processing" and waiting["status"]["readyObjects"] == 2
+    batch.patch_namespaced_job("smoke", kube.namespace, {"spec": {"suspend": False}})
     app = kube.wait_ready("shop")
     ready_at = datetime.fromisoformat(condition(app, "Ready")["lastTransitionTime"].replace("Z", "+00:00"))  # type: ignore[index]
     assert [(h["phase"], h["name"], h["run"], h["state"]) for h in app["status"]["hooks"]] == [
@@ -172,16 +193,16 @@ def test_pre_apply_before_the_first_wave_and_post_ready_before_ready(
     first_wave = first(found, resource="configmaps", name="first", by_operator=True)
     second_wave = first(found, resource="configmaps", name="second", by_operator=True)
     smoke = first(found, verb="create", resource="jobs", name="smoke")
-    migrated = completed_at(kube, "migrate")
+    migrated, smoked = completed_at(kube, "migrate"), completed_at(kube, "smoke")
     print(f"migrate created {migrate.at}, completed {migrated}, first wave written {first_wave.at}; "
-          f"smoke created {smoke.at}, completed {completed_at(kube, 'smoke')}, Ready {ready_at}")
+          f"smoke created {smoke.at}, completed {smoked}, Ready {ready_at}")
     assert migrate.by_operator and smoke.by_operator
     assert migrate.at.replace(microsecond=0) <= migrated <= first_wave.at  # created < completes < first write
     completing = [w for w in found if (w.resource, w.subresource, w.name) == ("jobs", "status", "migrate")
                   and not w.by_operator and w.succeeded]
     assert completing and completing[-1].at < first_wave.at  # the Job controller's last word came before it
     assert first_wave.at < second_wave.at < smoke.at  # PostReady after every wave
-    assert completed_at(kube, "smoke") <= ready_at  # Ready only after PostReady completed
+    assert smoked <= ready_at  # Ready only after PostReady completed
     assert [(w.name, w.code) for w in found if w.verb == "create" and w.resource == "jobs"] == [
         ("migrate", 201), ("smoke", 201)]
 

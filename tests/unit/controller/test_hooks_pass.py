@@ -276,3 +276,17 @@ def test_one_object_of_two_phases_runs_once_for_each(world: Any) -> None:
     assert [line for line in cluster.log if not line.startswith("checkpoint")] == [
         "create notify (PreDelete delete)", "delete notify", "create notify (PostDelete delete)", "delete notify"]
     assert result.finished
+
+
+def test_on_failure_runs_for_a_revision_that_ran_out_of_time(world: Any) -> None:
+    reconciler, cluster, checkpoints = world
+    reconciler.done = False  # never Ready
+    body = application(components=[configmap_component(), hook_job("alert", "OnFailure")], timeout="30s")
+    memory, clock = Memory(), Clock()
+    step(body, memory, clock, checkpoints)
+    assert cluster.log.count("create alert (OnFailure r1)") == 0
+    clock.advance(timedelta(seconds=31))
+    result = step(body, memory, clock, checkpoints)
+    assert outcome(result.status)[:2] == ("Error", "Timeout")
+    step(body, memory, clock, checkpoints)
+    assert [line for line in cluster.log if line.startswith("create")] == ["create alert (OnFailure r1)"]

@@ -751,10 +751,14 @@ class _Pass:
         return self.still_processing(outcome.waiting, delay, {})
 
     def on_failure(self, result: PassResult) -> PassResult:
-        """A revision that failed (an ``Error`` once its hooks or apply began) runs its
-        ``OnFailure`` hooks, once per revision; their outcome changes nothing of the verdict."""
+        """A revision that failed (``Error`` or ``Timeout`` once its hooks or apply began, as
+        ``roll_back`` counts it) runs its ``OnFailure`` hooks, once per revision; their outcome
+        changes nothing of the verdict. A rollback's restore saying ``RolledBack`` did not fail."""
         verdict = self.stamp.verdict
-        if verdict is None or verdict[0] is not State.ERROR or not (self.applying or verdict[1] is Reason.HOOK_FAILED):
+        if verdict is None or verdict[1] is Reason.ROLLED_BACK:
+            return result
+        failed = verdict[0] is State.ERROR or verdict[1] is Reason.TIMEOUT
+        if not failed or not (self.applying or verdict[1] is Reason.HOOK_FAILED):
             return result
         hooks = of_phase(self.applied_hooks(), HookPhase.ON_FAILURE)
         if hooks:
