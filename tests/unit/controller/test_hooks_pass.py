@@ -17,6 +17,7 @@ from oam_operator.controller.reconcile.passes import apply_pass, delete_pass
 from oam_operator.controller.reconcile.permissions import guess_resource
 from oam_operator.controller.reconcile.seams import Memory, PassResult
 from oam_operator.controller.reconcile.statuswriter import remember
+from oam_operator.controller.reconcile.tenancy import TenantClients
 from oam_operator.reconciler.discovery import ApiResource
 from oam_operator.reconciler.identity import split_api_version
 from tests.unit.unitkit import (
@@ -290,3 +291,52 @@ def test_on_failure_runs_for_a_revision_that_ran_out_of_time(world: Any) -> None
     assert outcome(result.status)[:2] == ("Error", "Timeout")
     step(body, memory, clock, checkpoints)
     assert [line for line in cluster.log if line.startswith("create")] == ["create alert (OnFailure r1)"]
+
+
+def test_a_rollback_runs_pre_apply_again_before_the_restored_objects(world: Any) -> None:
+    """docs/operator.md#automatic-rollback: the restore is a new revision, so its PreApply runs
+    (the failed revision's Job is deleted first, BeforeNextRun) before the restored spec is applied."""
+    from tests.unit.controller.test_change_window_pass import component, steady
+    from tests.unit.controller.test_rollback_pass import ROLLBACK, History, settle
+
+    reconciler, cluster, _ = world
+    applied: list[str] = []
+    recording = reconciler.apply
+
+    def apply(inventory: Any, objects: list[dict[str, Any]], *args: Any, **kwargs: Any) -> bool:
+        applied.extend(o["data"]["k"] for o in objects)
+        return recording(inventory, objects, *args, **kwargs)
+
+    reconciler.apply = apply
+    clock, history = Clock(), History()
+    env = pass_environment(clock=clock)
+    env.clients = TenantClients(history)  # type: ignore[arg-type]
+    good = steady(ROLLBACK, timeout="30s")
+    good["spec"]["components"].append(hook_job("migrate", "PreApply"))
+    good["status"]["hooks"] = [{"phase": "PreApply", "apiVersion": "batch/v1", "kind": "Job", "namespace": "shop",
+                                "name": "migrate", "run": "r1", "state": "Succeeded", "deletePolicy": "BeforeNextRun",
+                                "timeout": "30s"}]
+    history.add(1, good["spec"], "Ready")
+    body = application(components=[component("w"), hook_job("migrate", "PreApply")], generation=3,
+                       policies=[ROLLBACK], timeout="30s")
+    body["status"] = good["status"]
+    history.add(2, body["spec"], "Processing")
+    memory = Memory()
+    settle(body, memory, env)
+    assert cluster.log == ["create migrate (PreApply r2)"] and applied == []
+    cluster.finish("migrate", COMPLETE)
+    reconciler.done = False
+    settle(body, memory, env)
+    assert applied == ["w"]
+    clock.advance(timedelta(seconds=31))
+    rolled = settle(body, memory, env)  # timed out, rolled back; the restore's PreApply clears the way first
+    assert rolled.status["rolledBack"]["restores"] == 1
+    written = [line for line in cluster.log if line != "apply"]
+    assert written == ["create migrate (PreApply r2)", "delete migrate"] and applied == ["w", "w"]
+    settle(body, memory, env)
+    written = [line for line in cluster.log if line != "apply"]
+    assert written[2:] == ["create migrate (PreApply r3)"] and applied == ["w", "w"]
+    cluster.finish("migrate", COMPLETE)
+    reconciler.done = True
+    restored = settle(body, memory, env)
+    assert applied[-1] == "v" and outcome(restored.status)[:2] == ("Error", "RolledBack")
