@@ -235,3 +235,63 @@ def test_a_pre_delete_hook_survives_a_crash_and_holds_every_delete(
     print(f"backup completed {done}; the operator's deletes: {[(w.resource, w.name, str(w.at)) for w in deletes]}")
     assert [(w.resource, w.name) for w in deletes] == [("configmaps", "data")]
     assert all(w.at >= done for w in deletes)
+
+
+def test_a_hook_is_created_with_the_applications_identity(
+        plane: Plane, start_operator: Callable[[str], OperatorProcess]) -> None:
+    """Tenancy (docs/operator.md#tenancy-and-impersonation): acting as the namespace's ``default``
+    ServiceAccount, allowed ConfigMaps but not Jobs, the PreApply hook is ``NotPermitted`` naming
+    Jobs and nothing is written; a grant of Jobs wakes it, and the Job is created as that account."""
+    kube = kube_in(plane, "hooks-tenancy")
+    ns = kube.namespace
+    rbac = client.RbacAuthorizationV1Api(kube.api)
+    verbs = ["get", "list", "watch", "create", "update", "patch", "delete"]
+
+    def grant(name: str, group: str, resource: str) -> None:
+        rbac.create_namespaced_role(ns, {"metadata": {"name": name}, "rules": [
+            {"apiGroups": [group], "resources": [resource], "verbs": verbs}]})
+        rbac.create_namespaced_role_binding(ns, {
+            "metadata": {"name": name}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
+                                                    "name": name},
+            "subjects": [{"kind": "ServiceAccount", "name": "default", "namespace": ns}]})
+
+    grant("configmaps", "", "configmaps")
+    operator = OperatorProcess.start(
+        plane.audit_log.parent / "tenancy-operator.log", kubeconfig=plane.handle.kubeconfig, namespaces=[ns],
+        operator_namespace=ns, extra=["--default-interval", "30s", "--no-leader-election"])
+    try:
+        operator.wait_serving(default_wait(plane.handle), leader_gauge=False)
+        started = time.monotonic()
+        kube.apply_app("shop", {"components": [config("data", 0), hook_job("migrate", "PreApply")]})
+        app = kube.wait_state("shop", "Error", "NotPermitted")
+        refused_after = time.monotonic() - started
+        assert condition(app, "Ready")["message"] == (  # type: ignore[index]
+            f"ServiceAccount {ns}/default may not get, list, create, update, patch, delete jobs.batch in namespace "
+            f"{ns}; the Application's objects need it. `oam-operator rbac shop -n {ns}` prints a Role and "
+            "RoleBinding that grant it")
+        assert [w for w in writes(plane, ns) if w.by_operator and w.resource in ("jobs", "configmaps")] == []
+        granted = time.monotonic()
+        grant("jobs", "batch", "jobs")
+        kube.wait_ready("shop")
+        print(f"NotPermitted after {refused_after:.1f} s; Ready {time.monotonic() - granted:.1f} s after the grant")
+    finally:
+        operator.stop()
+    created = [event for event in audit_events(plane, ns) if event.get("verb") == "create"
+               and (event.get("objectRef") or {}).get("resource") == "jobs"
+               and 200 <= int((event.get("responseStatus") or {}).get("code", 0)) < 300]
+    assert [(e["objectRef"]["name"], (e.get("impersonatedUser") or {}).get("username")) for e in created] == [
+        ("migrate", f"system:serviceaccount:{ns}:default")]
+
+
+def audit_events(plane: Plane, namespace: str) -> list[dict[str, Any]]:
+    """The raw ResponseComplete events of ``namespace`` (who sent them, as whom)."""
+    time.sleep(1.0)
+    found = []
+    for line in plane.audit_log.read_text(errors="replace").splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if event.get("stage") == "ResponseComplete" and (event.get("objectRef") or {}).get("namespace") == namespace:
+            found.append(event)
+    return found
