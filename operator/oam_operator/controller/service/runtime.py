@@ -525,7 +525,7 @@ class Runtime:
         # status is not mutated and needs no second copy here.
         if branch == "apply":
             return writer.conclude(apply_pass(app, memory, self.env, writer))
-        return writer.conclude(delete_pass(app, memory, self.env))
+        return writer.conclude(delete_pass(app, memory, self.env, writer))
 
     @staticmethod
     def _log_pass(branch: str, app: Application, result: PassResult, seconds: float,
