@@ -17,8 +17,8 @@ from pydantic import BaseModel
 
 from .application import Application
 from .meta import GROUP, VERSION
-from .openapi import crd_schema, structural_problems
 from .notification import Notification
+from .openapi import crd_schema, structural_problems
 from .profile import ClusterProfile
 
 __all__ = ["HEADER", "build_crds", "crd_filename", "render", "render_all", "write_crds"]
