@@ -38,7 +38,7 @@ from oam_operator.reconciler.errors import ApiError
 
 from .notifyepisodes import selects, step
 from .notifyproviders import payload, request_for
-from .notifysend import DeliveryError, RefusedAddress, address_problem, post
+from .notifysend import DeliveryError, RefusedAddress, address_problem, literal_refusal, post
 from .notifyspec import SpecProblem, provider_problem
 
 __all__ = ["Notifier"]
@@ -212,6 +212,9 @@ class Notifier:
         unusable = address_problem(address)
         if unusable is not None:
             raise SpecProblem("InvalidSpec", unusable)
+        refusal = literal_refusal(self.policy, address)
+        if refusal is not None:
+            raise SpecProblem("AddressRefused", refusal)
         return address, key
 
     def _entries(self, namespace: str, spec: Mapping[str, Any], old: list[dict[str, Any]],

@@ -13,6 +13,7 @@ environment are not used (``trust_env=False``): the address checked must be the 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import socket
 from typing import Any
 from urllib.parse import urlsplit
@@ -23,7 +24,8 @@ from aiohttp.abc import AbstractResolver, ResolveResult
 from oam_operator.oam.errors import OamError
 from oam_operator.oam.remote.addresses import AddressPolicy
 
-__all__ = ["ALLOW_HINT", "DeliveryError", "RefusedAddress", "address_problem", "notification_policy", "post"]
+__all__ = ["ALLOW_HINT", "DeliveryError", "RefusedAddress", "address_problem", "literal_refusal", "notification_policy",
+           "post"]
 
 ALLOW_HINT = "the operator allows internal networks listed in --notification-allowed-networks"
 TIMEOUT_SECONDS = 10.0
@@ -52,6 +54,22 @@ def address_problem(url: str) -> str | None:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return f"provider address {url!r} is not an http(s) URL with a host"
     del port
+    return None
+
+
+def literal_refusal(policy: AddressPolicy, url: str) -> str | None:
+    """The guard's refusal of ``url`` when its host is an address literal (known without a
+    lookup, so said in the status before any message is owed); ``None`` otherwise."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return None
+    try:
+        policy.check(url, host, host)
+    except OamError as error:
+        return str(error)
     return None
 
 
