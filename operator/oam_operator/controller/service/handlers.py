@@ -118,6 +118,11 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
         from .admission import register_admission
 
         register_admission(registry, lambda: controller.webhook.validator if controller.webhook else None)
+        from .notifyadmission import register_notification_admission
+
+        notifier = controller.notifier
+        if notifier is not None:
+            register_notification_admission(registry, lambda: notifier.policy)
 
     @kopf.on.login(registry=registry)
     def login(**kwargs: Any) -> kopf.ConnectionInfo | None:
