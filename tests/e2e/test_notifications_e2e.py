@@ -9,7 +9,7 @@ because it runs with ``--notification-allowed-networks 127.0.0.1/32``.
   Two operator instances with leader election (short lease settings: 6s/4s/1s); the leader is
   SIGKILLed once ``failed`` arrived, the standby takes over; after at least 20 retries in all the
   webhook is removed. The sink holds exactly one ``failed`` and one ``recovered``, both signed with
-  the Secret's HMAC key.
+  the Secret's HMAC key; deleting the Application adds one ``deleted`` and drops its entry.
 - A provider at 169.254.169.254 is refused, with the exact Ready condition, and the Application
   it watches is Ready all the same.
 """
@@ -124,7 +124,7 @@ def test_one_failed_and_one_recovered_across_retries_and_a_killed_leader(
         first = start_operator(kube.namespace, *LEASE, *ALLOW_LOOPBACK)
         second = start_operator(kube.namespace, *LEASE, *ALLOW_LOOPBACK)
         notification(kube, "ops", {"type": "webhook", "address": sink.url, "secretRef": "hook"},
-                     ["failed", "recovered"])
+                     ["failed", "recovered", "deleted"])
         kube.apply_app("app", {"components": [configmap_component("cfg")]})
         app = kube.wait_state("app", "Pending", "Retrying")
         assert "failed calling webhook" in condition(app, "Ready")["message"]
@@ -160,6 +160,13 @@ def test_one_failed_and_one_recovered_across_retries_and_a_killed_leader(
     status = notification_status(kube, "ops")
     assert status["delivered"] == 2
     assert status["applications"] == [{"name": "app", "uid": uid, "failing": False, "episodes": 1}]
+
+    client.CustomObjectsApi(kube.api).delete_namespaced_custom_object(DOMAIN, "v1alpha1", kube.namespace,
+                                                                      "applications", "app")
+    wait_until(lambda: sink.events() == ["failed", "recovered", "deleted"], 30, "the deleted message")
+    assert json.loads(sink.received[-1][1])["message"] == f"Application {kube.namespace}/app was deleted"
+    wait_until(lambda: "applications" not in notification_status(kube, "ops"), 10, "the entry dropped")
+    assert sink.events() == ["failed", "recovered", "deleted"]
 
 
 def test_a_provider_at_the_metadata_address_is_refused_and_the_application_is_untouched(

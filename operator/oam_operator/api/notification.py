@@ -89,6 +89,8 @@ class NotifiedApplication(ApiModel):
     rolled_back: int | None = Field(default=None, description="The last rolled-back revision told.",
                                     json_schema_extra={"format": "int64"})
     drifted: bool = Field(default=False, description="Drift was told and has not ended since.")
+    shard: str | None = Field(default=None, description="The shard whose leader tells about it (absent: the "
+                                                         "unsharded instance).")
     deleted: bool = Field(default=False, description="The Application is gone; the entry is dropped once its "
                                                      "messages are delivered.")
     pending: list[PendingMessage] | None = Field(default=None, description="Messages not yet delivered, in order.")

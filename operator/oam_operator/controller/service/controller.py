@@ -59,7 +59,8 @@ class Controller:
         led = asyncio.Event()
         leadership = _leadership(runtime, loop, led, wakeups)
         notifier = Notifier(runtime.pass_client, leadership.leading if leadership is not None else lambda: True,
-                            notification_policy(parse_networks(settings.notification_allowed_networks)), loop)
+                            notification_policy(parse_networks(settings.notification_allowed_networks)), loop,
+                            shard_label=settings.shard_label, shard=settings.shard)
         if leadership is not None:
             leadership.on_leading(notifier.wake_all_from_thread)
         return cls(settings, runtime, wakeups, scheduler, leadership, webhook, led, notifier=notifier)

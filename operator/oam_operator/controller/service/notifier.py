@@ -72,8 +72,10 @@ class Notifier:
     """Notifications' episodes and deliveries; its methods run on kopf's event loop."""
 
     def __init__(self, client: ClusterClient, leading: Callable[[], bool], policy: AddressPolicy,
-                 loop: asyncio.AbstractEventLoop) -> None:
+                 loop: asyncio.AbstractEventLoop, *, shard_label: str = "", shard: str = "") -> None:
         self.client = client
+        self.shard_label = shard_label
+        self.shard = shard  # docs/notifications.md#shards: each shard's leader tells about its own Applications
         self.leading = leading
         self.policy = policy
         self.loop = loop
@@ -217,6 +219,13 @@ class Notifier:
             raise SpecProblem("AddressRefused", refusal)
         return address, key
 
+    def _shard_of(self, app: Mapping[str, Any]) -> str:
+        labels = (app.get("metadata") or {}).get("labels") or {}
+        return str(labels.get(self.shard_label) or "") if self.shard_label else ""
+
+    def _mine(self, entry: Mapping[str, Any]) -> bool:
+        return str(entry.get("shard") or "") == self.shard
+
     def _entries(self, namespace: str, spec: Mapping[str, Any], old: list[dict[str, Any]],
                  fresh: Mapping[str, dict[str, Any] | None], now: str) -> list[dict[str, Any]]:
         events = set(spec.get("events") or [])
@@ -225,6 +234,17 @@ class Notifier:
         for entry in old:
             app = fresh.get(entry["name"]) if entry["name"] in fresh else self.apps.get((namespace, entry["name"]))
             uid = str(((app or {}).get("metadata") or {}).get("uid") or "")
+            if app is not None and uid == entry.get("uid") and self._shard_of(app) != self.shard:
+                result.append(entry)  # another shard's Application: its leader tells
+                covered.add(uid)
+                continue
+            if app is None and not self._mine(entry):
+                result.append(entry)  # gone: the shard that told about it says so
+                continue
+            if app is not None and uid == entry.get("uid") and not self._mine(entry):
+                entry = {**entry, "shard": self.shard or None}  # moved to this shard: its episode with it
+                if entry["shard"] is None:
+                    entry.pop("shard")
             if app is not None and uid == entry.get("uid") and not entry.get("deleted"):
                 if not selects(spec, app):
                     continue  # no longer selected: forgotten, nothing said
@@ -237,9 +257,11 @@ class Notifier:
                 result.append(new)
         for (where, name), app in sorted(self.apps.items()):
             uid = str((app.get("metadata") or {}).get("uid") or "")
-            if where == namespace and uid not in covered and selects(spec, app):
+            if where == namespace and uid not in covered and selects(spec, app) and self._shard_of(app) == self.shard:
                 new = step(None, app, namespace=namespace, name=name, events=events, now=now)
                 if new is not None:
+                    if self.shard:
+                        new["shard"] = self.shard
                     result.append(new)
         return result
 
@@ -269,7 +291,7 @@ class Notifier:
                     f"/apis/{GROUP}/{VERSION}/namespaces/{namespace}/applications/{entry['name']}")
         entries = self._entries(namespace, spec, old, fresh, now)
         if entries != old:
-            status["applications"] = entries
+            status["applications"] = entries or None  # none left: the field goes (a merge patch's null)
             body = await self._write(body, status)  # decided before anything is sent
         try:
             delivered = await self._deliver(body, status, address, hmac_key, previous)
@@ -285,6 +307,8 @@ class Notifier:
         meta, spec = body["metadata"], body.get("spec") or {}
         provider_type = str((spec.get("provider") or {}).get("type"))
         for index, entry in enumerate(list(status.get("applications") or [])):
+            if not self._mine(entry):
+                continue
             while entry.get("pending"):
                 message = entry["pending"][0]
                 facts = payload(meta["namespace"], entry["name"], meta["name"], message)
@@ -305,7 +329,7 @@ class Notifier:
                     entry.pop("pending")
                 entries = list(status["applications"])
                 entries[index] = entry
-                status["applications"] = [e for e in entries if not (e.get("deleted") and not e.get("pending"))]
+                status["applications"] = entries  # a deleted one told is dropped by the next round (step)
                 status["delivered"] = int(status.get("delivered") or 0) + 1
                 status["conditions"] = [ready("True", "Delivered", f"Delivered {message['event']} of Application "
                                                                    f"{entry['name']}", previous, _now())]
