@@ -12,6 +12,8 @@ because it runs with ``--notification-allowed-networks 127.0.0.1/32``.
   the Secret's HMAC key; deleting the Application adds one ``deleted`` and drops its entry.
 - A provider at 169.254.169.254 is refused, with the exact Ready condition, and the Application
   it watches is Ready all the same.
+- A provider answering 500 is reported (``DeliveryFailed`` with the exact message) and retried;
+  once it answers, the message arrives once and the condition says ``Delivered``.
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ class Sink:
 
     def __init__(self) -> None:
         self.received: list[tuple[dict[str, str], bytes]] = []
+        self.refused = 0  # POSTs answered 500 (while ``answer`` is 500)
+        self.answer = 204
         self.lock = threading.Lock()
         sink = self
 
@@ -51,8 +55,12 @@ class Sink:
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 with sink.lock:
-                    sink.received.append(({k.lower(): v for k, v in self.headers.items()}, body))
-                self.send_response(204)
+                    answer = sink.answer
+                    if answer == 204:
+                        sink.received.append(({k.lower(): v for k, v in self.headers.items()}, body))
+                    else:
+                        sink.refused += 1
+                self.send_response(answer)
                 self.end_headers()
 
             def log_message(self, *_: Any) -> None:
@@ -187,3 +195,29 @@ def test_a_provider_at_the_metadata_address_is_refused_and_the_application_is_un
         "(notifications may reach only public addresses); the operator allows internal networks listed in "
         "--notification-allowed-networks")
     kube.wait_ready("app")  # a Notification that cannot send changes nothing of what it watches
+
+
+def test_a_failing_provider_is_retried_and_reported_and_the_message_arrives_once(
+        start_operator: Any, kube: Kube, sink: Sink) -> None:
+    sink.answer = 500
+    start_operator(kube.namespace, *ALLOW_LOOPBACK)
+    notification(kube, "flaky", {"type": "slack", "address": sink.url}, ["failed"])
+    kube.apply_app("bad", {"components": [{"name": "x", "type": "no-such-type", "properties": {}}]})
+    kube.wait_state("bad", "Error", "TransformFailed")
+
+    def reported() -> dict[str, Any] | None:
+        ready = next((c for c in notification_status(kube, "flaky").get("conditions") or []
+                      if c["type"] == "Ready"), None)
+        return ready if ready is not None and ready["reason"] == "DeliveryFailed" else None
+
+    ready = wait_until(reported, 30, "the failed delivery in the status")
+    assert (ready["status"], ready["message"]) == ("False", f"posting to '{sink.url}': unexpected status 500")
+    assert notification_status(kube, "flaky")["applications"][0]["pending"][0]["event"] == "failed"
+    wait_until(lambda: sink.refused >= 2, 30, "a retry")
+    sink.answer = 204
+    wait_until(lambda: sink.events() == ["failed"], 60, "the delivery once the provider answers")
+    status = notification_status(kube, "flaky")
+    assert "pending" not in status["applications"][0]
+    assert [(c["status"], c["reason"]) for c in status["conditions"]] == [("True", "Delivered")]
+    sleep_briefly(3)  # a second message would be sent within the delivery bound (2 s)
+    assert sink.events() == ["failed"]
