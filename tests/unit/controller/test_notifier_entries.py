@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from oam_operator.controller.service.notifier import Notifier
+from oam_operator.controller.service.notifier import Notifier, kept
 from oam_operator.controller.service.notifysend import notification_policy
 
 SPEC = {"events": ["failed", "recovered", "deleted"], "provider": {"type": "slack", "address": "https://x.example"}}
@@ -56,3 +56,11 @@ def test_a_namesake_is_a_deletion_and_a_new_entry() -> None:
     entries = main._entries("team", SPEC, [old], {}, "T1")
     assert [(e["uid"], [m["event"] for m in e.get("pending") or []]) for e in entries] == [
         ("ua", ["deleted"]), ("u2", ["failed"])]
+
+
+def test_what_is_kept_of_an_application_is_what_episodes_read() -> None:
+    body = {**app("a", "ua", "Error", shard="eu"), "spec": {"components": []}}
+    body["status"]["compactInventory"] = {"items": "…"}
+    assert kept(body) == {"metadata": {"name": "a", "namespace": "team", "uid": "ua",
+                                       "labels": {"oam-operator.dev/shard": "eu"}},
+                          "status": {"state": "Error", "conditions": body["status"]["conditions"], "rolledBack": None}}

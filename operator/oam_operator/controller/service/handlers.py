@@ -161,7 +161,7 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
     async def application_event(type: str | None, body: kopf.Body, meta: kopf.Meta, uid: str, **_: Any) -> None:
         runtime, scheduler = controller.runtime, controller.scheduler
         if controller.notifier is not None:
-            controller.notifier.application_event(type, snapshot(body))
+            controller.notifier.application_event(type, body)  # copies what it keeps
         for other in runtime.dependency_wakeups(type, body):  # app-dependency: dependants only (appindex.py)
             controller.wakeups.wake(other)
         if type == "DELETED":

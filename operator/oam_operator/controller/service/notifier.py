@@ -36,6 +36,7 @@ from oam_operator.oam.remote.addresses import AddressPolicy
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError
 
+from .bodies import plain
 from .notifyepisodes import selects, step
 from .notifyproviders import payload, request_for
 from .notifysend import DeliveryError, RefusedAddress, address_problem, literal_refusal, post
@@ -66,6 +67,16 @@ def ready(status: str, reason: str, message: str, previous: Mapping[str, Any] | 
     kept = previous is not None and previous.get("status") == status and previous.get("lastTransitionTime")
     return {"type": "Ready", "status": status, "reason": reason, "message": message,
             "lastTransitionTime": kept or now}
+
+
+def kept(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The parts of an Application episodes and selection read (not its inventory): a fleet's
+    bodies are not held twice."""
+    meta, status = body.get("metadata") or {}, body.get("status") or {}
+    copy: dict[str, Any] = plain({
+        "metadata": {key: meta.get(key) for key in ("name", "namespace", "uid", "labels")},
+        "status": {key: status.get(key) for key in ("state", "conditions", "rolledBack")}})
+    return copy
 
 
 class Notifier:
@@ -102,14 +113,14 @@ class Notifier:
             self._tasks[key] = self.loop.create_task(self._run(key))
         self._wakes[key].set()
 
-    def application_event(self, event_type: str | None, body: dict[str, Any]) -> None:
+    def application_event(self, event_type: str | None, body: Mapping[str, Any]) -> None:
         meta = body.get("metadata") or {}
         namespace = str(meta.get("namespace") or "")
         key = (namespace, str(meta.get("name") or ""))
         if event_type == "DELETED":
             self.apps.pop(key, None)
         else:
-            self.apps[key] = body
+            self.apps[key] = kept(body)
         for (where, _), wake in self._wakes.items():
             if where == namespace:
                 wake.set()
