@@ -146,6 +146,7 @@ class Notifier:
     async def _run(self, key: Key) -> None:
         delay: float | None = None
         failures = 0
+        retry_at = 0.0  # a failed delivery is tried again from then on, however often a change wakes the task
         while True:
             wake = self._wakes.get(key)
             if wake is None:
@@ -156,8 +157,9 @@ class Notifier:
             if not self.leading():
                 delay = None  # taking over wakes every task
                 continue
+            held = self.loop.time() < retry_at
             try:
-                outcome = await self._round(key)
+                outcome = await self._round(key, deliver=not held)
             except ApiError as error:
                 if error.reason == "NotLeader":
                     delay = None
@@ -168,14 +170,17 @@ class Notifier:
                 log.exception("notification %s/%s: round failed unexpectedly", *key)
                 outcome = "retry"
             if outcome == "done":
-                failures, delay = 0, None
+                failures, delay, retry_at = 0, None, 0.0
             elif outcome == "invalid":
-                failures, delay = 0, RECHECK_INVALID
+                failures, delay, retry_at = 0, RECHECK_INVALID, 0.0
             elif outcome == "again":
                 delay = 0.0
+            elif held:  # decided and persisted; the delivery waits for its retry time
+                delay = max(0.0, retry_at - self.loop.time())
             else:
                 failures += 1
                 delay = min(RETRY_MAX, RETRY_FIRST * 2 ** (failures - 1))
+                retry_at = self.loop.time() + delay
 
     async def _call(self, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         return await self.loop.run_in_executor(None, functools.partial(function, *args, **kwargs))
@@ -276,8 +281,9 @@ class Notifier:
                     result.append(new)
         return result
 
-    async def _round(self, key: Key) -> str:
-        """One round (module docstring): ``done``, ``invalid``, ``again`` or ``retry``."""
+    async def _round(self, key: Key, *, deliver: bool = True) -> str:
+        """One round (module docstring): ``done``, ``invalid``, ``again`` or ``retry`` (also when
+        ``deliver`` is false and messages are pending: decided, not yet sent)."""
         namespace, name = key
         body = await self._get(_path(namespace, name))
         if body is None:
@@ -304,6 +310,8 @@ class Notifier:
         if entries != old:
             status["applications"] = entries or None  # none left: the field goes (a merge patch's null)
             body = await self._write(body, status)  # decided before anything is sent
+        if not deliver:
+            return "retry" if any(e.get("pending") for e in status.get("applications") or []) else "done"
         try:
             delivered = await self._deliver(body, status, address, hmac_key, previous)
         except ApiError as error:
