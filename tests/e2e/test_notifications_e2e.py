@@ -12,8 +12,9 @@ because it runs with ``--notification-allowed-networks 127.0.0.1/32``.
   the Secret's HMAC key; deleting the Application adds one ``deleted`` and drops its entry.
 - A provider at 169.254.169.254 is refused, with the exact Ready condition, and the Application
   it watches is Ready all the same.
-- A provider answering 500 is reported (``DeliveryFailed`` with the exact message) and retried;
-  once it answers, the message arrives once and the condition says ``Delivered``.
+- A CloudEvents provider answering 500 is reported (``DeliveryFailed`` with the exact message) and
+  retried; once it answers, the event (structured mode) arrives once and the condition says
+  ``Delivered``.
 """
 
 from __future__ import annotations
@@ -201,7 +202,7 @@ def test_a_failing_provider_is_retried_and_reported_and_the_message_arrives_once
         start_operator: Any, kube: Kube, sink: Sink) -> None:
     sink.answer = 500
     start_operator(kube.namespace, *ALLOW_LOOPBACK)
-    notification(kube, "flaky", {"type": "slack", "address": sink.url}, ["failed"])
+    notification(kube, "flaky", {"type": "cloudevents", "address": sink.url}, ["failed"])
     kube.apply_app("bad", {"components": [{"name": "x", "type": "no-such-type", "properties": {}}]})
     kube.wait_state("bad", "Error", "TransformFailed")
 
@@ -219,10 +220,17 @@ def test_a_failing_provider_is_retried_and_reported_and_the_message_arrives_once
 
     def texts() -> list[str]:
         with sink.lock:
-            return [json.loads(body)["text"] for _, body in sink.received]
+            return [json.loads(body)["data"]["message"] for _, body in sink.received]
 
     wait_until(lambda: len(texts()) == 1, 60, "the delivery once the provider answers")
     assert texts()[0].startswith(told)
+    headers, body = sink.received[0]
+    assert headers["content-type"] == "application/cloudevents+json"
+    event = json.loads(body)
+    uid = kube.app("bad")["metadata"]["uid"]
+    assert (event["specversion"], event["type"], event["id"], event["subject"]) == (
+        "1.0", "dev.oam-operator.application.failed", f"{uid}.failed.1", "bad")
+    assert event["source"] == f"/apis/oam-operator.dev/v1alpha1/namespaces/{kube.namespace}/applications/bad"
     status = notification_status(kube, "flaky")
     assert "pending" not in status["applications"][0]
     assert [(c["status"], c["reason"]) for c in status["conditions"]] == [("True", "Delivered")]
