@@ -55,7 +55,9 @@ DEFAULT_FILES = (
     "string",
     "string_ext",
 )
-PRIMITIVES = {1: cel.Type.BOOL, 2: cel.Type.INT, 3: cel.Type.UINT, 4: cel.Type.DOUBLE, 5: cel.Type.STRING, 6: cel.Type.BYTES}
+PRIMITIVES = {
+    1: cel.Type.BOOL, 2: cel.Type.INT, 3: cel.Type.UINT, 4: cel.Type.DOUBLE, 5: cel.Type.STRING, 6: cel.Type.BYTES,
+}
 
 
 class Skip(Exception):

@@ -141,6 +141,28 @@ def _for_cluster(document: dict[str, Any], lines: Any, profile_document: Any, do
     return app
 
 
+def _load_definitions(directory: str, transformer: Any) -> Any:
+    """The definitions of ``build --definitions DIR``, each tested as admission tests it
+    (docs/definitions.md#offline)."""
+    from pathlib import Path
+
+    from oam_operator.oam.definitions.catalog import DefinitionCatalog
+    from oam_operator.oam.definitions.testcases import run_tests
+    from oam_operator.oam.errors import OamError
+
+    catalog = DefinitionCatalog(set(transformer.component_types()), set(transformer.trait_types()))
+    try:
+        catalog.load_directory(Path(directory))
+        for definition in catalog.definitions():
+            try:
+                run_tests(definition)
+            except OamError as exc:
+                fail(f"reading definitions {directory!r}: {definition.kind} {definition.reference}: {exc}")
+    except OamError as exc:
+        fail(f"reading definitions {directory!r}: {exc}")
+    return catalog
+
+
 def run_build(
     file: str,
     profile_path: str | None,
@@ -153,6 +175,7 @@ def run_build(
     set_values: tuple[str, ...] = (),
     operator_policies: bool = False,
     output_format: str = "yaml",
+    definitions_dir: str | None = None,
 ) -> None:
     """``oam-operator build`` (docs/transform.md#order-of-validation, docs/transform.md#errors-printed-by-build,
     docs/transform.md#printing-the-tree, docs/transform.md#output-stream-and-object-content).
@@ -197,10 +220,13 @@ def run_build(
         from oam_operator.operatorpolicies import register_operator_policies
 
         register_operator_policies(transformer)
+    if definitions_dir is not None:
+        transformer.definitions = _load_definitions(definitions_dir, transformer)
     try:
         document, lines = load_one(text, "Application")
         app = decode_application(document, lines)
-        validate_application(app, transformer.component_types(), transformer.trait_types())
+        validate_application(app, transformer.component_types(), transformer.trait_types(),
+                             open_types=transformer.definitions is not None)
     except OamError as exc:
         fail(f"parsing application file {go_quote(app_path)}: {exc}")
     for warning in size_warnings(document):

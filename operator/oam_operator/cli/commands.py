@@ -42,6 +42,8 @@ def main() -> None:
 @click.option("--operator-policies", is_flag=True,
               help="Validate the operator's own policy types (app-dependency, change-window, health-checks, override, "
               "reconciliation, rollback, rollout, topology) instead of refusing them.")
+@click.option("--definitions", "definitions_dir", metavar="DIR",
+              help="ComponentDefinitions and TraitDefinitions (*.yaml in DIR) the Application may use by type.")
 def build(
     file: str,
     profile_path: str | None,
@@ -54,6 +56,7 @@ def build(
     values_path: str | None,
     set_values: tuple[str, ...],
     operator_policies: bool,
+    definitions_dir: str | None,
 ) -> None:
     """Print the objects an Application generates (offline)."""
     from oam_operator.cli.build import run_build
@@ -61,7 +64,7 @@ def build(
     guarded(
         lambda: run_build(
             file, profile_path, namespace, domain, not no_component_label, tree, output_dir, values_path, set_values,
-            operator_policies, output_format,
+            operator_policies, output_format, definitions_dir,
         )
     )
 

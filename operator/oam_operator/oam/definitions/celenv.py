@@ -1,0 +1,116 @@
+"""CEL expressions of a definition: compiled type-checked against its parameters, with limits
+(docs/definitions.md#cel, docs/definitions.md#limits).
+
+The runtime is cel-expr-python (Google's cel-cpp). Each parameter is declared as its own
+qualified variable (``parameters.replicas`` of type int), so a reference to an undeclared
+parameter and a type mismatch are refused when the definition is admitted, with the position
+the checker reports. CEL reaches only the values handed to it: no function reads the cluster.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from cel_expr_python import cel
+from cel_expr_python.ext import ext_math, ext_optional, ext_strings
+
+from oam_operator.oam.document.schema import PropertySchema
+from oam_operator.oam.errors import OamError
+
+#: The longest expression a definition may hold, in characters.
+MAX_EXPRESSION_CHARS = 2048
+#: The static cost limit of one expression: each comprehension macro counts as a pass over a list
+#: of ``COMPREHENSION_COST`` elements, nested or not (the runtime offers no cost meter).
+MAX_EXPRESSION_COST = 1_000_000
+COMPREHENSION_COST = 1000
+#: The largest value one expression may produce, as characters of its JSON form.
+MAX_VALUE_CHARS = 64 * 1024
+
+CONTEXT_VARIABLES = ("appName", "componentName", "namespace")
+_MACRO = re.compile(r"\.\s*(?:map|filter|all|exists|exists_one)\s*\(")
+_STRING_LITERAL = re.compile(r"'''.*?'''|\"\"\".*?\"\"\"|'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"", re.S)
+_POSITION = re.compile(r"ERROR: <input>:(\d+):(\d+): ([^\n]*)")
+
+
+class ExpressionError(OamError):
+    """A CEL expression refused when compiled or evaluated."""
+
+
+def cel_type(schema: PropertySchema) -> Any:
+    """The CEL type of a parameter of ``schema``'s type."""
+    return {
+        "string": cel.Type.STRING,
+        "integer": cel.Type.INT,
+        "number": cel.Type.DOUBLE,
+        "boolean": cel.Type.BOOL,
+        "array": cel.Type.List(cel_type(schema.items) if schema.items is not None else cel.Type.DYN),
+        "object": cel.Type.Map(cel.Type.STRING, cel.Type.DYN),
+    }.get(schema.type, cel.Type.DYN)
+
+
+def static_cost(source: str) -> int:
+    """The expression's static cost: its length, multiplied by ``COMPREHENSION_COST`` per macro."""
+    macros = len(_MACRO.findall(_STRING_LITERAL.sub("''", source)))
+    return int(len(source) * COMPREHENSION_COST**macros)
+
+
+def first_error(text: str) -> str:
+    """``<line>:<column>: <message>`` of the checker's first error."""
+    match = _POSITION.search(text)
+    return f"{match.group(1)}:{match.group(2)}: {match.group(3)}" if match else text.strip()
+
+
+@dataclass(frozen=True)
+class Environment:
+    """The declarations expressions are checked against: one variable per parameter and the context."""
+
+    env: Any
+
+    @classmethod
+    def for_parameters(cls, parameters: Mapping[str, PropertySchema]) -> Environment:
+        variables = {f"parameters.{name}": cel_type(schema) for name, schema in parameters.items()}
+        variables.update({f"context.{name}": cel.Type.STRING for name in CONTEXT_VARIABLES})
+        extensions = [ext_strings.ExtStrings(), ext_math.ExtMath(), ext_optional.ExtOptional()]
+        return cls(cel.NewEnv(variables=variables, extensions=extensions))
+
+    def compile(self, source: str) -> Expression:
+        """The checked expression, or ``ExpressionError`` with the checker's position and message."""
+        if len(source) > MAX_EXPRESSION_CHARS:
+            raise ExpressionError(f"expression is {len(source)} characters, over the limit of {MAX_EXPRESSION_CHARS}")
+        cost = static_cost(source)
+        if cost > MAX_EXPRESSION_COST:
+            raise ExpressionError(f"expression cost {cost} exceeds the limit of {MAX_EXPRESSION_COST}")
+        try:
+            return Expression(source, self.env.compile(source))
+        except RuntimeError as exc:
+            raise ExpressionError(first_error(str(exc))) from None
+
+
+@dataclass(frozen=True)
+class Expression:
+    source: str
+    compiled: Any
+
+    def evaluate(self, data: Mapping[str, Any]) -> Any:
+        """The expression's plain value over ``data`` (the qualified variables), or ``ExpressionError``."""
+        result = self.compiled.eval(data=dict(data))
+        if result.type().name() == "ERROR":
+            raise ExpressionError(str(result.value()).removeprefix("INVALID_ARGUMENT: ").removeprefix("UNKNOWN: "))
+        value = plain(result.plain_value())
+        if len(repr(value)) > MAX_VALUE_CHARS:
+            raise ExpressionError(f"value is larger than the limit of {MAX_VALUE_CHARS} characters")
+        return value
+
+
+def plain(value: Any) -> Any:
+    """A JSON-shaped copy of a CEL result (bytes as text, maps and lists recursively)."""
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).decode("utf-8", "replace")
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    return value
