@@ -41,6 +41,7 @@ from ..reconcile.application import seen
 from ..reconcile.sharding import shard_selector
 from .bodies import snapshot
 from .controller import Controller
+from .definitions import PLURALS
 from .deletionwaits import KopfRetryFilter
 from .diffbase import StatelessDiffBaseStorage
 from .freshview import still_there
@@ -146,6 +147,18 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
     async def profile_event(type: str | None, body: kopf.Body, name: str, **_: Any) -> None:
         for uid in controller.runtime.profile_changed(name, None if type == "DELETED" else snapshot(body)):
             controller.wakeups.wake(uid)
+
+    def watch_definitions(kind: str, plural: str) -> None:
+        """A definition is hot-loaded and the Applications naming its type woken (docs/definitions.md#the-operator)."""
+
+        @kopf.on.event(GROUP, VERSION, plural, registry=registry, id=f"{plural}_event")
+        async def definition_event(type: str | None, body: kopf.Body, name: str, **_: Any) -> None:
+            changed = None if type == "DELETED" else snapshot(body)
+            for uid in controller.runtime.definition_changed(kind, name, changed):
+                controller.wakeups.wake(uid)
+
+    for kind, plural in PLURALS.items():
+        watch_definitions(kind, plural)
 
     @kopf.on.event(GROUP, VERSION, "applications", registry=registry, labels=labels)
     async def application_event(type: str | None, body: kopf.Body, meta: kopf.Meta, uid: str, **_: Any) -> None:

@@ -9,7 +9,9 @@ refused: a platform team cannot shadow the catalog.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -36,6 +38,22 @@ class DefinitionCatalog:
         self._lock = threading.Lock()
         self._by_kind: dict[str, dict[tuple[str, str], Definition]] = {COMPONENT_KIND: {}, TRAIT_KIND: {}}
         self._builtins = {COMPONENT_KIND: builtin_components or set(), TRAIT_KIND: builtin_traits or set()}
+
+    @classmethod
+    def beside(cls, transformer: Any) -> DefinitionCatalog:
+        """An empty catalog that refuses the built-in types of ``transformer``, attached to it."""
+        catalog = cls(set(transformer.component_types()), set(transformer.trait_types()))
+        transformer.definitions = catalog
+        return catalog
+
+    def used(self, references: Iterable[tuple[str, str]]) -> dict[str, str]:
+        """``{"<kind>/<type ref>": digest}`` of the definitions ``references`` ((kind, type ref)) resolve to."""
+        found = {}
+        for kind, type_ref in references:
+            definition = self.find(kind, type_ref)
+            if definition is not None:
+                found[f"{kind}/{type_ref}"] = f"{definition.reference}:{definition.digest}"
+        return found
 
     def check(self, definition: Definition) -> None:
         """Refuse a definition that would shadow a built-in type."""

@@ -8,6 +8,8 @@ So a definition that is read has no syntax or type error left, and its test case
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -58,6 +60,9 @@ class Definition:
     objects: list[Template]
     patches: list[Patch] = field(default_factory=list)
     tests: list[TestCase] = field(default_factory=list)
+    #: SHA-256 of the spec's canonical JSON: part of the digest of each Application using it
+    #: (docs/definitions.md#changing-a-definition).
+    digest: str = ""
 
     @property
     def reference(self) -> str:
@@ -129,6 +134,7 @@ def read_definition(obj: Mapping[str, Any]) -> Definition:
         objects=templates,
         patches=patches,
         tests=[_test(t, f"spec.tests[{i}]") for i, t in enumerate(_list(spec, "tests"))],
+        digest=hashlib.sha256(json.dumps(spec, sort_keys=True, separators=(",", ":")).encode()).hexdigest(),
     )
 
 

@@ -65,7 +65,7 @@ from oam_operator.oam.errors import (
     RegistrationError,
     TransformError,
 )
-from oam_operator.oam.formatting.choices import unknown_value
+from oam_operator.oam.formatting.choices import closest, unknown_value
 from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.policies.result import TIER_ORDER, ComponentNames, PolicyResult
 
@@ -116,6 +116,15 @@ def no_component_handler_message(component_type: str, component: str) -> str:
 def no_definition_message(position: str, type_name: str, component: str) -> str:
     """``no definition for component type "<t>"`` (docs/definitions.md#using-a-definition)."""
     return f"component {go_quote(component)}: no definition for {position} type {go_quote(type_name)}"
+
+
+def _undefined(position: str, noun: str, type_name: str, component: str, builtins: tuple[str, ...]) -> str:
+    """A type neither built in nor defined: a misspelt built-in type keeps document validation's
+    hint (``unknown type "webservise" (valid: …); did you mean "webservice"?``), any other is a
+    missing definition (docs/definitions.md#using-a-definition)."""
+    if closest(type_name, builtins) is not None:
+        return f"component {go_quote(component)}: {unknown_value(noun, type_name, sorted(builtins))}"
+    return no_definition_message(position, type_name, component)
 
 
 def no_trait_handler_message(trait_type: str, component: str) -> str:
@@ -409,12 +418,12 @@ class Transformer:
         for comp in components:
             if self.component_handler(comp.type) is None:
                 if open_types and comp.type not in COMPONENT_TYPES:
-                    raise TransformError(no_definition_message("component", comp.type, comp.name))
+                    raise TransformError(_undefined("component", "type", comp.type, comp.name, COMPONENT_TYPES))
                 raise TransformError(no_component_handler_message(comp.type, comp.name))
             for trait in comp.traits:
                 if self.trait_handler(trait.type) is None:
                     if open_types and trait.type not in TRAIT_TYPES:
-                        raise TransformError(no_definition_message("trait", trait.type, comp.name))
+                        raise TransformError(_undefined("trait", "trait type", trait.type, comp.name, TRAIT_TYPES))
                     raise TransformError(no_trait_handler_message(trait.type, comp.name))
 
     def _build(self, components: list[Component], namespace: str, ctx: TransformContext) -> list[_Built]:
