@@ -19,7 +19,7 @@ from typing import Any
 
 from oam_operator.api.meta import GROUP, VERSION
 from oam_operator.oam.definitions.catalog import DefinitionCatalog
-from oam_operator.oam.definitions.model import read_definition
+from oam_operator.oam.definitions.model import Definition, read_definition
 from oam_operator.oam.definitions.testcases import run_tests
 from oam_operator.oam.errors import OamError
 from oam_operator.reconciler.client import ClusterClient
@@ -32,6 +32,19 @@ LOADED = "Loaded"
 REFUSED = "Refused"
 
 
+def load_checked(catalog: DefinitionCatalog, body: Mapping[str, Any]) -> tuple[Definition | None,
+                                                                              tuple[str, str, str] | None]:
+    """``body`` read, checked against the built-in types and its test cases run (admission and
+    the watch alike): the definition, or ``None`` and the refused Ready observation."""
+    try:
+        definition = read_definition(body)
+        catalog.check(definition)
+        run_tests(definition)
+    except OamError as error:
+        return None, ("False", REFUSED, error.message)
+    return definition, None
+
+
 def load(catalog: DefinitionCatalog, kind: str, body: Mapping[str, Any] | None,
          previous: tuple[str, str] | None) -> tuple[tuple[str, str] | None, tuple[str, str, str] | None]:
     """Put ``body`` into ``catalog`` (``None``: deleted, take ``previous`` out). Returns the
@@ -40,12 +53,9 @@ def load(catalog: DefinitionCatalog, kind: str, body: Mapping[str, Any] | None,
         catalog.remove(kind, *previous)
     if body is None:
         return None, None
-    try:
-        definition = read_definition(body)
-        catalog.check(definition)
-        run_tests(definition)
-    except OamError as error:
-        return None, ("False", REFUSED, error.message)
+    definition, refused = load_checked(catalog, body)
+    if definition is None:
+        return None, refused
     catalog.put(definition)
     return (definition.type, definition.version), ("True", LOADED, f"Loaded as {definition.reference}")
 

@@ -116,9 +116,11 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
 
     logging.getLogger("kopf.objects").addFilter(KopfRetryFilter("application_deleted"))
     if settings.admission:
-        from .admission import register_admission
+        from .admission import register_admission, register_definition_admission
 
         register_admission(registry, lambda: controller.webhook.validator if controller.webhook else None)
+        register_definition_admission(registry, lambda: controller.runtime.definitions.catalog
+                                      if controller.webhook else None)
 
     @kopf.on.login(registry=registry)
     def login(**kwargs: Any) -> kopf.ConnectionInfo | None:
