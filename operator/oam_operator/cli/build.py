@@ -141,28 +141,6 @@ def _for_cluster(document: dict[str, Any], lines: Any, profile_document: Any, do
     return app
 
 
-def _load_definitions(directory: str, transformer: Any) -> Any:
-    """The definitions of ``build --definitions DIR``, each tested as admission tests it
-    (docs/definitions.md#offline)."""
-    from pathlib import Path
-
-    from oam_operator.oam.definitions.catalog import DefinitionCatalog
-    from oam_operator.oam.definitions.testcases import run_tests
-    from oam_operator.oam.errors import OamError
-
-    catalog = DefinitionCatalog(set(transformer.component_types()), set(transformer.trait_types()))
-    try:
-        catalog.load_directory(Path(directory))
-        for definition in catalog.definitions():
-            try:
-                run_tests(definition)
-            except OamError as exc:
-                fail(f"reading definitions {directory!r}: {definition.kind} {definition.reference}: {exc}")
-    except OamError as exc:
-        fail(f"reading definitions {directory!r}: {exc}")
-    return catalog
-
-
 def run_build(
     file: str,
     profile_path: str | None,
@@ -221,7 +199,9 @@ def run_build(
 
         register_operator_policies(transformer)
     if definitions_dir is not None:
-        transformer.definitions = _load_definitions(definitions_dir, transformer)
+        from oam_operator.cli.definitions import load_definitions
+
+        load_definitions(definitions_dir, transformer)
     try:
         document, lines = load_one(text, "Application")
         app = decode_application(document, lines)

@@ -165,7 +165,10 @@ def run(kubeconfig: str | None, **flags: object) -> None:
               show_default=True, help="table: a type's properties, one per row; json|yaml: the JSON Schemas.")
 @click.option("--depth", type=click.IntRange(0), default=2, show_default=True, metavar="INT",
               help="Levels of nested properties in the table (0: all).")
-def schema(family: str | None, type_name: str | None, output_format: str, depth: int) -> None:
+@click.option("--definitions", "definitions_dir", metavar="DIR",
+              help="Publish the parameters of the ComponentDefinitions and TraitDefinitions in DIR (*.yaml) too.")
+def schema(family: str | None, type_name: str | None, output_format: str, depth: int,
+           definitions_dir: str | None) -> None:
     """Print the properties of the built-in types: schema TYPE, or schema [FAMILY [TYPE]].
 
     FAMILY is component, trait or policy. The table is what a type takes; -o json prints the
@@ -173,7 +176,7 @@ def schema(family: str | None, type_name: str | None, output_format: str, depth:
     """
     from oam_operator.cli.schema import run_schema
 
-    guarded(lambda: run_schema(family, type_name, output_format, depth))
+    guarded(lambda: run_schema(family, type_name, output_format, depth, definitions_dir))
 
 
 @main.command()

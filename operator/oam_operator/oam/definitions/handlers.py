@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 FAMILY = "definition"
 
 
-def _contract(definition: Definition) -> ContractMetadata:
+def definition_contract(definition: Definition) -> ContractMetadata:
+    """Its family is ``definition``, its version the definition's (``schema`` prints it)."""
     return ContractMetadata(family=FAMILY, version=definition.version)
 
 
@@ -41,7 +42,7 @@ class DefinitionComponentHandler:
         return dict(self.definition.parameters)
 
     def contract(self) -> ContractMetadata:
-        return _contract(self.definition)
+        return definition_contract(self.definition)
 
     def build(self, component: Component, namespace: str, ctx: TransformContext) -> RenderedComponent:
         context = {"componentName": component.name, "namespace": namespace}
@@ -77,7 +78,7 @@ class DefinitionTraitHandler:
         return dict(self.definition.parameters)
 
     def contract(self) -> ContractMetadata:
-        return _contract(self.definition)
+        return definition_contract(self.definition)
 
     def apply(self, trait: Trait, app: TreeApplication, out: TraitOutput) -> None:
         properties = {k: v for k, v in trait.properties.items() if k != "scope"}
