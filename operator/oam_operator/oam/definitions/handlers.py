@@ -94,15 +94,15 @@ class DefinitionTraitHandler:
             out.add(TreeApplication(f"{out.component}-{self.definition.type}", out.namespace, FixedObjects(rendered),
                                     app.owner))
         if patches:
-            decorate(app, _patcher(patches, reference))
+            decorate(app, _patcher(patches, f"component {go_quote(out.component)}: definition {reference}"))
 
 
-def _patcher(patches: list[tuple[str, str, Any]], reference: str) -> Any:
+def _patcher(patches: list[tuple[str, str, Any]], context: str) -> Any:
     def decoration(objects: list[Object]) -> None:
         for api_version, kind, patch in patches:
             matched = [i for i, o in enumerate(objects) if o.get("apiVersion") == api_version and o.get("kind") == kind]
             if not matched:
-                raise GenerationError(f"definition {reference}: the component has no {api_version} {kind} to patch")
+                raise GenerationError(f"{context}: the component has no {api_version} {kind} to patch")
             for i in matched:
                 objects[i] = merge_patch(objects[i], patch)
 
