@@ -101,3 +101,23 @@ def test_a_changed_definition_changes_the_digest_of_its_users_only() -> None:
     watch.changed(KIND, "greeter.v1", definition(greeting="hallo", expected="hallo"))
     assert digest(user) != before
     assert digest(other) == other_before
+
+
+class ListingClient(FakeClient):
+    def __init__(self, items: dict[str, list[dict[str, Any]]]) -> None:
+        super().__init__()
+        self.items = items
+
+    def request(self, verb: str, method: str, path: str, *, body: Any = None, **_: Any) -> dict[str, Any]:
+        if method == "GET":
+            return {"items": self.items.get(path.rsplit("/", 1)[-1], [])}
+        return super().request(verb, method, path, body=body)
+
+
+def test_start_up_lists_the_definitions_before_any_pass_and_writes_nothing() -> None:
+    loaded = catalog()
+    reader = ListingClient({"componentdefinitions": [definition(), definition("v2", expected="bad")]})
+    writer = FakeClient()
+    DefinitionWatch(loaded, writer, reader).prime()  # type: ignore[arg-type]
+    assert [d.reference for d in loaded.definitions()] == ["greeter@v1"]  # v2 fails its case: not loaded
+    assert writer.patches == []

@@ -63,10 +63,28 @@ def load(catalog: DefinitionCatalog, kind: str, body: Mapping[str, Any] | None,
 class DefinitionWatch:
     """What the operator keeps of the definitions' events: which (type, version) each name loaded."""
 
-    def __init__(self, catalog: DefinitionCatalog, client: ClusterClient) -> None:
+    def __init__(self, catalog: DefinitionCatalog, client: ClusterClient, reader: ClusterClient | None = None) -> None:
         self.catalog = catalog
-        self.client = client
+        self.client = client  # the passes' (fenced: only the leader writes a Ready condition)
+        self.reader = reader or client  # the operator's own, for the LIST at start-up
         self._loaded: dict[tuple[str, str], tuple[str, str]] = {}  # (kind, name) -> (type, version)
+
+    def prime(self) -> None:
+        """Load every definition before the first pass (one LIST per kind at start-up), so an
+        Application using one is not ``Error`` for the moments until the watch has caught up
+        after each restart. A kind the cluster does not serve (its CRD missing), or a LIST
+        refused, is left to the watch."""
+        for kind, plural in PLURALS.items():
+            try:
+                listing = self.reader.request("list", "GET", f"/apis/{GROUP}/{VERSION}/{plural}")
+            except ApiError as error:
+                log.warning("definitions not listed at start: %s", error, extra={"fields": {"kind": kind}})
+                continue
+            for item in (listing or {}).get("items") or []:
+                name = str((item.get("metadata") or {}).get("name") or "")
+                loaded, _ = load(self.catalog, kind, item, self._loaded.pop((kind, name), None))
+                if loaded is not None:
+                    self._loaded[(kind, name)] = loaded
 
     def changed(self, kind: str, name: str, body: Mapping[str, Any] | None) -> set[str]:
         """An event of the ``kind`` called ``name`` (``body`` ``None``: deleted); returns the type

@@ -158,7 +158,7 @@ class Runtime:
         self.transform = OperatorTransform.from_settings(settings)
         catalog = self.transform.pipeline.transformer.definitions
         assert isinstance(catalog, DefinitionCatalog)  # from_settings attaches one
-        self.definitions = DefinitionWatch(catalog, self.pass_client)
+        self.definitions = DefinitionWatch(catalog, self.pass_client, self.client)
         self.apps = AppIndex(allow_cross_namespace=settings.allow_cross_namespace_dependencies)
         self.cluster_id = cluster_id or settings.cluster_id
         if not self.cluster_id:
@@ -255,6 +255,7 @@ class Runtime:
 
     def start(self) -> None:
         """Start the watches (the startup handler's work: kopf is running)."""
+        self.definitions.prime()  # before any pass (docs/definitions.md#the-operator)
         if self.owned is not None:
             self.owned.start(STARTED)
             if self.metrics is not None:  # measured when scraped: the walk over every entry costs no pass
