@@ -252,3 +252,13 @@ def test_an_application_larger_than_etcd_stores_is_refused_naming_size_and_limit
         "(etcd's request limit, 1.5 MiB) and refuses it: split it into several Applications, or read its "
         "manifests from a URL source")
     assert refusal(validator, "CREATE", small) is None
+
+
+def test_a_missing_definition_is_left_to_the_status_a_misspelt_builtin_is_not() -> None:
+    validator, env = _parts()
+    missing = {"name": "topic", "type": "kafka-topic"}
+    assert refusal(validator, "CREATE", app(missing)) is None
+    assert status_message(env, app(missing))[1] == 'component "topic": no definition for component type "kafka-topic"'
+    assert refusal(validator, "CREATE", app(TYPO)) == (
+        'component "web": unknown type "webservise" (valid: crd, cronjob, daemonset, helm, helmchart, manifests, oci, '
+        'passthrough, postgresql, statefulset, webservice, worker); did you mean "webservice"?')

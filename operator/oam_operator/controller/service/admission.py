@@ -47,6 +47,7 @@ from oam_operator.api.compact_inventory import CompactInventoryError
 from oam_operator.common.apisize import application_bytes, too_large
 from oam_operator.controller.reconcile.settings import Settings
 from oam_operator.oam.definitions.catalog import DefinitionCatalog
+from oam_operator.oam.engine.transformer import MISSING_DEFINITION
 from oam_operator.reconciler.inventory import InventoryItem
 
 from ..reconcile.checks import Subject, Tenancy, first_refusal
@@ -125,6 +126,8 @@ def _checks(validator: Validator, body: Mapping[str, Any]) -> str | None:
     subject = Subject(body, validator.settings, validator.transform, validator.profiles, validator.tenancy,
                       validator.cluster_id(), inventory=_inventory(body))
     refused = first_refusal(subject, lambda check: check.admission)
+    if refused is not None and refused.check == "transform" and MISSING_DEFINITION.fullmatch(refused.message):
+        return None  # the definition may be created in the same apply (docs/definitions.md#using-a-definition)
     return None if refused is None else refused.message
 
 

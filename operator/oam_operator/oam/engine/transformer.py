@@ -16,6 +16,7 @@ DNS-1123 subdomain like ``metadata.namespace``, else ``invalid namespace "<ns>":
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -116,6 +117,12 @@ def no_component_handler_message(component_type: str, component: str) -> str:
 def no_definition_message(position: str, type_name: str, component: str) -> str:
     """``no definition for component type "<t>"`` (docs/definitions.md#using-a-definition)."""
     return f"component {go_quote(component)}: no definition for {position} type {go_quote(type_name)}"
+
+
+#: A refusal for nothing but a missing definition: admission leaves it to the status, as a missing
+#: ClusterProfile (docs/definitions.md#using-a-definition).
+MISSING_DEFINITION = re.compile(
+    r'component "(?:[^"\\]|\\.)*": no definition for (?:component|trait) type "(?:[^"\\]|\\.)*"')
 
 
 def _undefined(position: str, noun: str, type_name: str, component: str, builtins: tuple[str, ...]) -> str:
