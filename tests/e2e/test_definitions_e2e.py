@@ -222,3 +222,13 @@ def test_a_failing_case_and_a_type_error_are_refused(start_operator: Any, kube: 
         f'Error from server: error when creating "typed.yaml": admission webhook "{DEFINITIONS_WEBHOOK}" denied the '
         "request: spec.objects[0].data.greeting: 1:17: found no matching overload for '_+_' applied to "
         "'(string, int)'\n")
+    # A valid definition is admitted; an Application naming a type not defined (yet) is admitted
+    # and left to the status, as a missing ClusterProfile.
+    valid = settings_definition(f"{kind}z", "v1", "hello")
+    (tmp_path / "valid.yaml").write_text(yaml.safe_dump(valid))
+    definitions.created.append(("componentdefinitions", f"{kind}z.v1"))
+    applied = _kubectl(kube, "apply", "-f", "valid.yaml", cwd=tmp_path)
+    assert (applied.returncode, applied.stderr) == (0, ""), applied.stderr
+    kube.apply_app("early", {"components": [{"name": "early", "type": f"{kind}w", "properties": {"team": "x"}}]})
+    app = kube.wait_state("early", "Error", "TransformFailed")
+    assert condition(app, "Ready")["message"] == f'component "early": no definition for component type "{kind}w"'
