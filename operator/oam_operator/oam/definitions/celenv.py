@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from cel_expr_python import cel
@@ -106,11 +107,18 @@ class Expression:
 
 
 def plain(value: Any) -> Any:
-    """A JSON-shaped copy of a CEL result (bytes as text, maps and lists recursively)."""
+    """A JSON-shaped copy of a CEL result: maps and lists recursively, bytes as text, a timestamp
+    as RFC 3339 (``2024-01-02T03:04:05Z``), a duration as seconds (``90s``), a type by its name."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
     if isinstance(value, bytes | bytearray):
         return bytes(value).decode("utf-8", "replace")
     if isinstance(value, list):
         return [plain(v) for v in value]
     if isinstance(value, dict):
         return {str(k): plain(v) for k, v in value.items()}
-    return value
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    if isinstance(value, timedelta):
+        return f"{value.total_seconds():g}s"
+    return str(value.name() if hasattr(value, "name") else value)

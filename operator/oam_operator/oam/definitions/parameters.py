@@ -4,6 +4,7 @@ the same way as a built-in type's properties."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from oam_operator.oam.document.schema import PropertySchema
@@ -19,7 +20,19 @@ class ParameterSchemaError(OamError):
     """A parameter schema that is not valid."""
 
 
+IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
 def read_parameters(value: Any, path: str = "spec.parameters") -> dict[str, PropertySchema]:
+    """The parameters' schemas; their names must be CEL identifiers (``parameters.<name>``)."""
+    parameters = read_properties(value, path)
+    for name in parameters:
+        if not IDENTIFIER.match(name):
+            raise ParameterSchemaError(f"{path}: {go_quote(name)} is not a CEL identifier (letters, digits, _)")
+    return parameters
+
+
+def read_properties(value: Any, path: str) -> dict[str, PropertySchema]:
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -46,7 +59,7 @@ def read_schema(node: Any, path: str) -> PropertySchema:
     items = read_schema(node["items"], f"{path}.items") if "items" in node else None
     if kind != "array" and items is not None:
         raise ParameterSchemaError(f"{path}.items: only an array has items")
-    properties = read_parameters(node["properties"], f"{path}.properties") if "properties" in node else None
+    properties = read_properties(node["properties"], f"{path}.properties") if "properties" in node else None
     if kind != "object" and properties is not None:
         raise ParameterSchemaError(f"{path}.properties: only an object has properties")
     return PropertySchema(

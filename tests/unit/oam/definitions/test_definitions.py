@@ -153,3 +153,17 @@ def test_an_unknown_type_names_the_missing_definition() -> None:
     with pytest.raises(OamError) as caught:
         transform([{"name": "t", "type": "kafka-topic"}], DefinitionCatalog())
     assert caught.value.message == 'component "t": no definition for component type "kafka-topic"'
+
+
+def test_timestamps_durations_and_types_render_as_text() -> None:
+    compiled = env()
+    assert compiled.compile('timestamp("2024-01-02T03:04:05Z")').evaluate({}) == "2024-01-02T03:04:05Z"
+    assert compiled.compile('duration("90s")').evaluate({}) == "90s"
+    assert compiled.compile("type(1)").evaluate({}) == "INT"
+    assert compiled.compile("{1: b'ab'}").evaluate({}) == {"1": "ab"}
+
+
+def test_a_parameter_name_must_be_a_cel_identifier() -> None:
+    with pytest.raises(OamError) as caught:
+        read_definition(component(parameters={"min-available": {"type": "string"}}))
+    assert caught.value.message == 'spec.parameters: "min-available" is not a CEL identifier (letters, digits, _)'
