@@ -19,6 +19,7 @@ from e2ekit import GROUP, VERSION, Kube, condition, configmap_component
 from kubernetes import client
 from kubernetes.client.rest import ApiException
 from test_admission_e2e import Chart, _ca_bundle, _kubectl
+from test_diff_e2e import diff
 
 from tools.devcluster.pytest_plugin import default_wait, wait_until
 from tools.operatorprocess import free_port
@@ -121,6 +122,8 @@ def test_a_definition_is_hot_loaded_versioned_changed_and_deleted(start_operator
     definitions.create(settings_definition(kind, "v2", "bonjour"))
     wait_until(lambda: greeting(kube, "latest") == "bonjour WEB", default_wait(kube.cluster), "latest on v2")
     assert greeting(kube, "pinned") == "hello OPS"
+    previewed = diff(kube, "latest")  # diff loads the cluster's definitions as the operator does
+    assert (previewed.returncode, previewed.stdout, previewed.stderr) == (0, "no changes\n", "")
 
     # Changing v1 re-renders the Application pinned to it: a new digest, a new revision.
     definitions.replace(settings_definition(kind, "v1", "hallo"))

@@ -78,7 +78,8 @@ class DefinitionWatch:
             try:
                 listing = self.reader.request("list", "GET", f"/apis/{GROUP}/{VERSION}/{plural}")
             except ApiError as error:
-                log.warning("definitions not listed at start: %s", error, extra={"fields": {"kind": kind}})
+                if error.status != 404:  # 404: the CRD is not installed, nothing to load
+                    log.warning("definitions not listed at start: %s", error, extra={"fields": {"kind": kind}})
                 continue
             for item in (listing or {}).get("items") or []:
                 name = str((item.get("metadata") or {}).get("name") or "")
