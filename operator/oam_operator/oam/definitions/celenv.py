@@ -53,9 +53,23 @@ def cel_type(schema: PropertySchema) -> Any:
 
 
 def static_cost(source: str) -> int:
-    """The expression's static cost: its length, multiplied by ``COMPREHENSION_COST`` per macro."""
-    macros = len(_MACRO.findall(_STRING_LITERAL.sub("''", source)))
-    return int(len(source) * COMPREHENSION_COST**macros)
+    """The expression's static cost (docs/definitions.md#limits): its length times the sum, over
+    its comprehension macros, of ``COMPREHENSION_COST`` to the power of the macro's nesting level
+    (1 outside any other macro): macros one after the other add, nested ones multiply."""
+    text = _STRING_LITERAL.sub(lambda m: "'" + " " * (len(m.group(0)) - 2) + "'", source)
+    spans = [(m.end() - 1, _closing_paren(text, m.end() - 1)) for m in _MACRO.finditer(text)]
+    weight: int = sum(COMPREHENSION_COST ** (1 + sum(1 for o in spans if o[0] < start < o[1])) for start, _ in spans)
+    return len(source) * max(weight, 1)
+
+
+def _closing_paren(text: str, opening: int) -> int:
+    """The index of the parenthesis closing the one at ``opening`` (string literals blanked), or the end."""
+    depth = 0
+    for i in range(opening, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0:
+            return i
+    return len(text)
 
 
 def first_error(text: str) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from oam_operator.oam.definitions.catalog import DefinitionCatalog
-from oam_operator.oam.definitions.celenv import Environment, ExpressionError
+from oam_operator.oam.definitions.celenv import Environment, ExpressionError, static_cost
 from oam_operator.oam.definitions.model import DefinitionError, read_definition
 from oam_operator.oam.definitions.parameters import read_parameters
 from oam_operator.oam.definitions.template import split
@@ -72,7 +72,14 @@ def test_a_runaway_expression_is_over_the_cost_limit() -> None:
     source = "[1,2].map(a, [1,2].map(b, [1,2].map(c, a+b+c)))"
     with pytest.raises(ExpressionError) as caught:
         env().compile(source)
-    assert caught.value.message == f"expression cost {len(source) * 1000**3} exceeds the limit of 1000000"
+    assert caught.value.message == "expression cost 47047047000 exceeds the limit of 1000000"
+
+
+def test_chained_macros_add_and_nested_ones_multiply() -> None:
+    chained = "['a', ''].filter(x, x != '').map(x, x.upperAscii())"
+    assert static_cost(chained) == len(chained) * 2000
+    assert env().compile(chained).evaluate({}) == ["A"]
+    assert static_cost("[1].map(a, [2].map(b, a + b))") == 29 * 1_001_000
 
 
 def test_a_macro_name_inside_a_string_literal_costs_nothing() -> None:
