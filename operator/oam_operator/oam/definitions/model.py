@@ -26,6 +26,8 @@ from oam_operator.oam.formatting.gofmt import go_quote
 COMPONENT_KIND = "ComponentDefinition"
 TRAIT_KIND = "TraitDefinition"
 VERSION_PATTERN = re.compile(r"^v[1-9][0-9]*$")
+#: The most ``${…}`` a definition's objects and patches may hold (docs/definitions.md#limits).
+MAX_EXPRESSIONS = 1000
 SPEC_KEYS = ("description", "objects", "parameters", "patches", "tests", "type", "version")
 
 
@@ -112,6 +114,9 @@ def read_definition(obj: Mapping[str, Any]) -> Definition:
             f"metadata.name: must be {go_quote(type_name + '.' + version)} (<spec.type>.<spec.version>), "
             f"got {go_quote(str(name))}"
         )
+    expressions = json.dumps([spec.get("objects"), spec.get("patches")]).count("${")
+    if expressions > MAX_EXPRESSIONS:  # before compiling them: admission answers within its timeout
+        raise DefinitionError(f"spec: {expressions} expressions, over the limit of {MAX_EXPRESSIONS}")
     parameters = read_parameters(spec.get("parameters"))
     env = Environment.for_parameters(parameters)
     objects = _list(spec, "objects")

@@ -174,3 +174,11 @@ def test_a_parameter_name_must_be_a_cel_identifier() -> None:
     with pytest.raises(OamError) as caught:
         read_definition(component(parameters={"min-available": {"type": "string"}}))
     assert caught.value.message == 'spec.parameters: "min-available" is not a CEL identifier (letters, digits, _)'
+
+
+def test_too_many_expressions_are_refused_before_compiling() -> None:
+    many = component(objects=[{"apiVersion": "v1", "kind": "ConfigMap",
+                               "data": {f"k{i}": "${parameters.name}" for i in range(1500)}}])
+    with pytest.raises(DefinitionError) as caught:
+        read_definition(many)
+    assert caught.value.message == "spec: 1500 expressions, over the limit of 1000"
