@@ -197,6 +197,23 @@ def transform_section(step: dict[str, Any] | None, out: Path) -> tuple[str, dict
     return text, summary
 
 
+def definitions_section(step: dict[str, Any] | None) -> str:
+    head = "## Definitions: a ComponentDefinition against the built-in type\n\n"
+    failure = _failure(step, "definitions")
+    sizes = ((step or {}).get("figures") or {}).get("sizes") or []
+    if failure or not sizes:
+        return head + (failure or "_No figures._")
+    rows = [(f"{s['components']:,}", f"{s['builtin_best_s'] * 1000:.2f}", f"{s['definition_best_s'] * 1000:.2f}",
+             f"{s['builtin_median_s'] * 1000:.2f}", f"{s['definition_median_s'] * 1000:.2f}",
+             f"{s['ratio_best']:.2f}", str(s["runs"])) for s in sizes]
+    return head + (
+        "`bench/bench_definitions.py`: the same ConfigMaps rendered through the built-in `passthrough` and through "
+        "a ComponentDefinition computing the name, a label and two data values with CEL (docs/definitions.md); "
+        "each run is `validate_authored_properties` + `transform` in one process.\n\n"
+    ) + table(("components", "built-in best ms", "definition best ms", "built-in median ms",
+               "definition median ms", "ratio (best)", "runs"), rows)
+
+
 def _reconciler_rows(step: dict[str, Any]) -> tuple[list[int], list[str], dict[int, list[dict[str, Any]]]]:
     """Object counts, configuration labels, and the rows of every run by object count."""
     by_count: dict[int, list[dict[str, Any]]] = {}
@@ -879,7 +896,8 @@ def render(results: dict[str, Any], out: Path) -> str:
                 p_text, fairness_section(steps.get("fairness")),
                 ui_section(steps.get("ui")), multicluster_section(steps.get("multicluster")),
                 topology_section(steps.get("topology")), urlsource_section(steps.get("urlsource")),
-                notifications_section(steps.get("notifications"))]
+                notifications_section(steps.get("notifications")),
+                definitions_section(steps.get("definitions"))]
     return "\n\n".join(s.rstrip() for s in sections) + "\n"
 
 

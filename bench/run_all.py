@@ -7,6 +7,9 @@ Steps (``--only`` picks some, comma-separated):
 
 - ``machine``    — machine facts: cores, memory, load, versions, git commit (always collected);
 - ``transform``  — ``bench_transform.py --json`` (every run of its best-of-9 loop is kept);
+- ``definitions`` — ``bench_definitions.py --json``: one component and 1,000 rendered through a
+  ComponentDefinition against the same objects through the built-in ``passthrough`` (best of 9,
+  pure Python, no cluster; docs/definitions.md);
 - ``reconciler`` — ``bench_reconciler.py`` ``--repeat`` times, each on a fresh minimal control plane
   with audit logging: first apply of 50/200/500 objects by our reconciler and by
   ``kubectl apply --server-side``, and the no-op reconcile. The script belongs to another
@@ -91,7 +94,7 @@ ROOT = BENCH.parent
 RESULTS = BENCH / "results"
 LOGS = RESULTS / "logs"
 STEPS = ("transform", "reconciler", "kubectl-noop", "peer", "operator", "scale", "floor", "inventory", "fairness",
-         "ui", "multicluster", "topology", "urlsource", "notifications")
+         "ui", "multicluster", "topology", "urlsource", "notifications", "definitions")
 
 sys.path.insert(0, str(ROOT))
 
@@ -690,7 +693,16 @@ def step_notifications(args: argparse.Namespace) -> dict[str, Any]:
     return run
 
 
+def step_definitions(args: argparse.Namespace) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "definitions.json"
+        run = _run_script("bench_definitions.py", ["--json", str(out)], "definitions", timeout=1800)
+        data = json.loads(out.read_text()) if out.exists() else None
+    return {"runs": [run], "figures": data, "ok": run["exit_code"] == 0 and data is not None}
+
+
 STEP_FUNCS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
+    "definitions": step_definitions,
     "transform": step_transform,
     "reconciler": step_reconciler,
     "kubectl-noop": step_kubectl_noop,

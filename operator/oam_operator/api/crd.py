@@ -16,6 +16,7 @@ import yaml
 from pydantic import BaseModel
 
 from .application import Application
+from .definition import ComponentDefinition, TraitDefinition
 from .meta import GROUP, VERSION
 from .notification import Notification
 from .openapi import crd_schema, structural_problems
@@ -75,7 +76,8 @@ def _crd(
 
 
 def build_crds() -> list[dict[str, Any]]:
-    """The Application, ClusterProfile and Notification CRDs, in file-name order."""
+    """The Application, ClusterProfile, Notification, ComponentDefinition and TraitDefinition CRDs,
+    in file-name order."""
     application = _crd(
         Application,
         kind="Application",
@@ -122,7 +124,17 @@ def build_crds() -> list[dict[str, Any]]:
                  {"name": "Ready", "type": "string", "jsonPath": f"{_READY}.status"}, _AGE,
                  {"name": "Message", "type": "string", "jsonPath": f"{_READY}.message", "priority": 1}],
     )
-    return sorted([application, profile, notification], key=crd_filename)
+    definition_columns: list[dict[str, Any]] = [{"name": "Type", "type": "string", "jsonPath": ".spec.type"},
+                          {"name": "Version", "type": "string", "jsonPath": ".spec.version"},
+                          {"name": "Ready", "type": "string", "jsonPath": f"{_READY}.status"}, _AGE,
+                          {"name": "Message", "type": "string", "jsonPath": f"{_READY}.message", "priority": 1}]
+    definitions = [
+        _crd(model, kind=kind, plural=f"{kind.lower()}s", scope="Cluster", short_names=[short],
+             status_subresource=True, columns=definition_columns)
+        for model, kind, short in ((ComponentDefinition, "ComponentDefinition", "compdef"),
+                                   (TraitDefinition, "TraitDefinition", "traitdef"))
+    ]
+    return sorted([application, profile, notification, *definitions], key=crd_filename)
 
 
 def crd_filename(crd: dict[str, Any]) -> str:

@@ -153,6 +153,7 @@ def run_build(
     set_values: tuple[str, ...] = (),
     operator_policies: bool = False,
     output_format: str = "yaml",
+    definitions_dir: str | None = None,
 ) -> None:
     """``oam-operator build`` (docs/transform.md#order-of-validation, docs/transform.md#errors-printed-by-build,
     docs/transform.md#printing-the-tree, docs/transform.md#output-stream-and-object-content).
@@ -197,10 +198,15 @@ def run_build(
         from oam_operator.operatorpolicies import register_operator_policies
 
         register_operator_policies(transformer)
+    if definitions_dir is not None:
+        from oam_operator.cli.definitions import load_definitions
+
+        load_definitions(definitions_dir, transformer)
     try:
         document, lines = load_one(text, "Application")
         app = decode_application(document, lines)
-        validate_application(app, transformer.component_types(), transformer.trait_types())
+        validate_application(app, transformer.component_types(), transformer.trait_types(),
+                             open_types=transformer.definitions is not None)
     except OamError as exc:
         fail(f"parsing application file {go_quote(app_path)}: {exc}")
     for warning in size_warnings(document):

@@ -42,6 +42,8 @@ def main() -> None:
 @click.option("--operator-policies", is_flag=True,
               help="Validate the operator's own policy types (app-dependency, change-window, health-checks, override, "
               "reconciliation, rollback, rollout, topology) instead of refusing them.")
+@click.option("--definitions", "definitions_dir", metavar="DIR",
+              help="ComponentDefinitions and TraitDefinitions (*.yaml in DIR) the Application may use by type.")
 def build(
     file: str,
     profile_path: str | None,
@@ -54,6 +56,7 @@ def build(
     values_path: str | None,
     set_values: tuple[str, ...],
     operator_policies: bool,
+    definitions_dir: str | None,
 ) -> None:
     """Print the objects an Application generates (offline)."""
     from oam_operator.cli.build import run_build
@@ -61,7 +64,7 @@ def build(
     guarded(
         lambda: run_build(
             file, profile_path, namespace, domain, not no_component_label, tree, output_dir, values_path, set_values,
-            operator_policies, output_format,
+            operator_policies, output_format, definitions_dir,
         )
     )
 
@@ -162,7 +165,10 @@ def run(kubeconfig: str | None, **flags: object) -> None:
               show_default=True, help="table: a type's properties, one per row; json|yaml: the JSON Schemas.")
 @click.option("--depth", type=click.IntRange(0), default=2, show_default=True, metavar="INT",
               help="Levels of nested properties in the table (0: all).")
-def schema(family: str | None, type_name: str | None, output_format: str, depth: int) -> None:
+@click.option("--definitions", "definitions_dir", metavar="DIR",
+              help="Publish the parameters of the ComponentDefinitions and TraitDefinitions in DIR (*.yaml) too.")
+def schema(family: str | None, type_name: str | None, output_format: str, depth: int,
+           definitions_dir: str | None) -> None:
     """Print the properties of the built-in types: schema TYPE, or schema [FAMILY [TYPE]].
 
     FAMILY is component, trait or policy. The table is what a type takes; -o json prints the
@@ -170,7 +176,7 @@ def schema(family: str | None, type_name: str | None, output_format: str, depth:
     """
     from oam_operator.cli.schema import run_schema
 
-    guarded(lambda: run_schema(family, type_name, output_format, depth))
+    guarded(lambda: run_schema(family, type_name, output_format, depth, definitions_dir))
 
 
 @main.command()

@@ -167,6 +167,8 @@ def diff_body(body: Mapping[str, Any], ns: str, conn: Any, domain: str, show_boo
     from oam_operator.controller.reconcile.plan import digests_of, owner_id, reconciler_options
     from oam_operator.controller.reconcile.settings import Settings
     from oam_operator.controller.reconcile.tenancy import IdentityRule
+    from oam_operator.controller.service.definitions import DefinitionWatch
+    from oam_operator.oam.definitions.catalog import DefinitionCatalog
     from oam_operator.reconciler.client import APPLY_PATCH, ClusterClient
     from oam_operator.reconciler.errors import ApiError, ReconcilerError
     from oam_operator.reconciler.ratelimit import RateLimiter
@@ -197,7 +199,11 @@ def diff_body(body: Mapping[str, Any], ns: str, conn: Any, domain: str, show_boo
                 click.echo(f"warning: {remote.warning}", err=True)
         # The operator's own checks and transform (controller/reconcile/checks.py, its ``preview`` column):
         # what it would refuse is an error here, with its words.
-        subject = Subject(body, settings, OperatorTransform.from_settings(settings), profiles,
+        transform = OperatorTransform.from_settings(settings)
+        definitions = transform.pipeline.transformer.definitions
+        if isinstance(definitions, DefinitionCatalog):  # the cluster's, as the operator loads them
+            DefinitionWatch(definitions, client).prime()
+        subject = Subject(body, settings, transform, profiles,
                           IdentityRule.from_settings(settings), cluster_id, served=served_by(cluster),
                           inventory=read_inventory((live_app or {}).get("status") or {}))
         refused = first_refusal(subject, lambda check: check.preview)

@@ -23,10 +23,12 @@ _FAMILIES = {
 _SINGULAR = {"components": "component", "traits": "trait", "policies": "policy"}
 
 
-def run_schema(first: str | None, second: str | None, output_format: str, depth: int = 2) -> None:
+def run_schema(first: str | None, second: str | None, output_format: str, depth: int = 2,
+               definitions_dir: str | None = None) -> None:
     """``oam-operator schema [FAMILY] [TYPE]`` or ``schema TYPE``: a table of one type's
     properties (``-o table``, the default; ``depth`` levels, 0 every one), a list of the types, or
-    the JSON Schemas and contracts (``-o json|yaml``)."""
+    the JSON Schemas and contracts (``-o json|yaml``). With ``definitions_dir``, the definitions
+    there are published too, each as ``<type>@<version>`` and its highest version as ``<type>``."""
     import dataclasses
     import json
     import shutil
@@ -43,6 +45,17 @@ def run_schema(first: str | None, second: str | None, output_format: str, depth:
     transformer = register_operator_policies(new_builtin_transformer())
     schemas = transformer.handler_schemas()
     contracts = transformer.handler_contracts()
+    if definitions_dir is not None:
+        from oam_operator.cli.definitions import load_definitions
+        from oam_operator.oam.definitions.handlers import definition_contract
+        from oam_operator.oam.definitions.model import COMPONENT_KIND
+
+        catalog = load_definitions(definitions_dir, transformer)
+        for definition in catalog.definitions():
+            family = "components" if definition.kind == COMPONENT_KIND else "traits"
+            for name in (definition.reference, definition.type):  # the highest version comes last
+                getattr(schemas, family)[name] = dict(definition.parameters)
+                getattr(contracts, family)[name] = definition_contract(definition)
 
     def describe(position: str, name: str) -> dict[str, Any]:
         contract = dataclasses.asdict(getattr(contracts, position)[name])

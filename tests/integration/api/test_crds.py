@@ -30,7 +30,8 @@ from tools.devcluster.pytest_plugin import default_wait, require_cluster, wait_u
 ROOT = Path(__file__).resolve().parents[3]
 CRDS = ROOT / "crds"
 GROUP, VERSION = "oam-operator.dev", "v1alpha1"
-CRD_NAMES = ("applications.oam-operator.dev", "clusterprofiles.oam-operator.dev")
+CRD_NAMES = ("applications.oam-operator.dev", "clusterprofiles.oam-operator.dev",
+             "componentdefinitions.oam-operator.dev", "traitdefinitions.oam-operator.dev")
 
 
 def _kubectl_path() -> str:
@@ -240,6 +241,14 @@ def test_both_crds_apply_and_become_established(cluster: ClusterHandle, kube_api
     assert by_name["clusterprofiles"].short_names == ["oamprofile", "oamprofiles"]
     assert by_name["clusterprofiles"].namespaced is False
     assert "clusterprofiles/status" in by_name  # the Ready condition (docs/multicluster.md#the-clusterprofiles-status)
+    for plural, short in (("componentdefinitions", "compdef"), ("traitdefinitions", "traitdef")):
+        assert (by_name[plural].short_names, by_name[plural].namespaced) == ([short], False)
+        assert f"{plural}/status" in by_name  # the Ready condition (docs/definitions.md#the-operator)
+    # the example definitions are what the schema accepts
+    examples = kubectl(cluster, "apply", "--dry-run=server", "-f", str(CRDS.parent / "examples" / "definitions"))
+    assert examples.stdout.splitlines() == [
+        "componentdefinition.oam-operator.dev/web-app.v1 created (server dry run)",
+        "traitdefinition.oam-operator.dev/pod-disruption.v1 created (server dry run)"], examples.stderr
     # Applying the same files again changes nothing (the generator's output is stable).
     again = kubectl(cluster, "apply", "--server-side", "--force-conflicts", "-f", str(CRDS))
     assert "serverside-applied" in again.stdout

@@ -18,7 +18,8 @@ from oam_operator.cli import main
 ROOT = Path(__file__).resolve().parents[3]
 CRDS = ROOT / "crds"
 FILES = ("oam-operator.dev_applications.yaml", "oam-operator.dev_clusterprofiles.yaml",
-         "oam-operator.dev_notifications.yaml")
+         "oam-operator.dev_componentdefinitions.yaml", "oam-operator.dev_notifications.yaml",
+         "oam-operator.dev_traitdefinitions.yaml")
 
 
 def _crds() -> dict[str, dict[str, Any]]:
@@ -56,7 +57,9 @@ def test_output_is_deterministic_and_parses_back() -> None:
     assert [d["metadata"]["name"] for d in documents] == [
         "applications.oam-operator.dev",
         "clusterprofiles.oam-operator.dev",
+        "componentdefinitions.oam-operator.dev",
         "notifications.oam-operator.dev",
+        "traitdefinitions.oam-operator.dev",
     ]
 
 

@@ -288,3 +288,13 @@ def test_a_hook_in_another_namespace_is_refused_without_cross_namespace_objects(
                 "--allow-cross-namespace-objects")
     assert refusal(validator, "CREATE", body) == expected
     assert status_message(env, body) == ("InvalidObjects", expected)
+
+
+def test_a_missing_definition_is_left_to_the_status_a_misspelt_builtin_is_not() -> None:
+    validator, env = _parts()
+    missing = {"name": "topic", "type": "kafka-topic"}
+    assert refusal(validator, "CREATE", app(missing)) is None
+    assert status_message(env, app(missing))[1] == 'component "topic": no definition for component type "kafka-topic"'
+    assert refusal(validator, "CREATE", app(TYPO)) == (
+        'component "web": unknown type "webservise" (valid: crd, cronjob, daemonset, helm, helmchart, manifests, oci, '
+        'passthrough, postgresql, statefulset, webservice, worker); did you mean "webservice"?')

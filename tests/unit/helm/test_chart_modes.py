@@ -30,6 +30,9 @@ LEAST = {
     ("", "secrets", "", "get")}
 CLUSTER_WIDE = {("oam-operator.dev", "clusterprofiles", "", verb) for verb in ("get", "list", "watch")} | {
     ("oam-operator.dev", "clusterprofiles/status", "", "patch")} | {
+    ("oam-operator.dev", plural, "", verb)
+    for plural in ("componentdefinitions", "traitdefinitions") for verb in ("get", "list", "watch")} | {
+    ("oam-operator.dev", f"{plural}/status", "", "patch") for plural in ("componentdefinitions", "traitdefinitions")} | {
     ("apiextensions.k8s.io", "customresourcedefinitions", "", verb) for verb in ("list", "watch")}
 # kopf lists and watches the Namespaces when it watches given namespaces.
 NAMESPACE_OBSERVATION = {("", "namespaces", "", verb) for verb in ("list", "watch")}

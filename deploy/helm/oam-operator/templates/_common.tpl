@@ -254,6 +254,13 @@ two kopf retries each listing 9 times (about a minute, logged as errors) before 
 - apiGroups: [oam-operator.dev]
   resources: [clusterprofiles/status]
   verbs: [patch]
+{{- /* Platform teams' types, hot-loaded, and their Ready condition (docs/definitions.md#the-operator). */}}
+- apiGroups: [oam-operator.dev]
+  resources: [componentdefinitions, traitdefinitions]
+  verbs: [get, list, watch]
+- apiGroups: [oam-operator.dev]
+  resources: [componentdefinitions/status, traitdefinitions/status]
+  verbs: [patch]
 {{- if not .Values.operator.clusterId }}
 - apiGroups: [""]
   resources: [namespaces]

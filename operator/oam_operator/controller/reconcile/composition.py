@@ -23,6 +23,7 @@ from contextlib import nullcontext
 from typing import Any
 
 from oam_operator.controller.reconcile.settings import Settings
+from oam_operator.oam.definitions.catalog import DefinitionCatalog
 from oam_operator.oam.document.document import application_from_object, cluster_profile_from_object
 from oam_operator.oam.engine.duplicates import check_duplicate_trait_objects
 from oam_operator.oam.engine.transformer import TransformResult
@@ -103,6 +104,7 @@ class OperatorTransform:
     def from_settings(cls, settings: Settings) -> OperatorTransform:
         pipeline = build_pipeline(operator_pipeline_options(settings))
         register_operator_policies(pipeline.transformer)
+        DefinitionCatalog.beside(pipeline.transformer)  # filled by the watch (docs/definitions.md#the-operator)
         return cls(pipeline)
 
     def forget(self, namespace: str, name: str) -> None:
@@ -132,7 +134,8 @@ class OperatorTransform:
             "spec": {key: spec[key] for key in ("components", "policies") if key in spec},
         }
         app = application_from_object(
-            document, component_types=transformer.component_types(), trait_types=transformer.trait_types()
+            document, component_types=transformer.component_types(), trait_types=transformer.trait_types(),
+            open_types=transformer.definitions is not None,
         )
         # docs/transform.md#the-clusterprofile-document: a bad profile fails every Application that uses it.
         parsed = None

@@ -38,15 +38,19 @@ def applied_profile_spec(profile: Mapping[str, Any] | None) -> Mapping[str, Any]
 
 
 def component_digest(domain: str, spec: Mapping[str, Any], profile_name: str,
-                     profile_spec: Mapping[str, Any] | None) -> str:
+                     profile_spec: Mapping[str, Any] | None, definitions: Mapping[str, str] | None = None) -> str:
     """Lower-case hex SHA-256 of the canonical JSON of what a pass applies.
 
     Not part of it: the generation (a spec written back unchanged, or changed only in
     ``NOT_APPLIED``, applies the same objects), and annotations (kopf writes annotations,
-    and the reconcile request annotation has its own handling).
+    and the reconcile request annotation has its own handling). ``definitions``: the digests of
+    the definitions the spec's types resolve to; absent, the digest is as before definitions.
     """
-    return _sha256({"domain": domain, "spec": applied_spec(spec),
-                    "profile": {"name": profile_name, "spec": profile_spec}})
+    document: dict[str, Any] = {"domain": domain, "spec": applied_spec(spec),
+                                "profile": {"name": profile_name, "spec": profile_spec}}
+    if definitions:  # only an Application using definitions (docs/definitions.md#changing-a-definition)
+        document["definitions"] = dict(definitions)
+    return _sha256(document)
 
 
 def legacy_component_digest(domain: str, generation: int, spec: Mapping[str, Any], profile_name: str,

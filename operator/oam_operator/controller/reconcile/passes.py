@@ -61,6 +61,7 @@ from . import fleet, fleetns, orchestration
 from .accessreview import missing_permissions, resource_type
 from .application import Application
 from .checks import ORDER, Refusal, Requeue, Step, Subject, served_by
+from .definitionuse import used_definitions
 from .delivery import DeliveryRefused, NamespaceNotAllowed, Target
 from .drift import REPORTED, WINDOW_REPORTED, Drifted, corrected_message, drifted_condition
 from .encode import EncodedTree
@@ -504,8 +505,9 @@ class _Pass:
         """After ``profile``: record the digest; a changed one restarts processing."""
         status, profile = self.status, subject.profile
         status.profile = subject.resolved_profile
+        definitions = used_definitions(subject.transform.pipeline.transformer.definitions, self.app.raw_spec)
         digests = digests_of(self.domain, self.app.raw_spec, self.app.generation, subject.resolved_profile, profile,
-                             fleetns.moved(subject.body, self.domain))
+                             fleetns.moved(subject.body, self.domain), definitions)
         self.digests, legacy = digests, digests.legacy
         if status.revision_digest:  # the compatible form (``compatible_digests``): ours is in revisionDigest
             if status.last_processing_digest == status.processing_digest:

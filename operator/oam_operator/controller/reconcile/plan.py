@@ -46,14 +46,16 @@ class Digests:
 
 
 def digests_of(domain: str, spec: Mapping[str, Any], generation: int, profile_name: str,
-               profile: Mapping[str, Any] | None, moved_to: str = "") -> Digests:
+               profile: Mapping[str, Any] | None, moved_to: str = "",
+               definitions: Mapping[str, str] | None = None) -> Digests:
     """The digests of ``spec`` under the resolved profile (``profile_name`` ``""``: none applies);
     ``moved_to``: the topology's target namespace of a cluster Application (fleetns.py), part of
-    what it applies, so a changed one is a new revision (absent, the digest is as before)."""
+    what it applies, so a changed one is a new revision (absent, the digest is as before);
+    ``definitions``: the digests of the definitions it uses (definitionuse.py)."""
     profile_spec = applied_profile_spec(profile)
     if moved_to:
         spec = {**spec, "targetNamespace": moved_to}
-    return Digests(component_digest(domain, dict(spec), profile_name, profile_spec),
+    return Digests(component_digest(domain, dict(spec), profile_name, profile_spec, definitions),
                    legacy_component_digest(domain, generation, dict(spec), profile_name, profile_spec))
 
 

@@ -53,6 +53,7 @@ class Memory:
     last_event: tuple[str, str, str] | None = None
     seen: tuple[int, str | None, str | None] | None = None  # application.seen of the last pass's body
     profile_name: str = ""  # the ClusterProfile the Application asks for (wakes it when that one changes)
+    types: frozenset[tuple[str, str]] = frozenset()  # (kind, type) its spec names (wakes it when a definition changes)
     namespace_terminating: bool = False
     drift: DriftTracker = field(default_factory=DriftTracker)  # corrections per object (drift.py)
     forbidden: ForbiddenGrace = field(default_factory=ForbiddenGrace)  # 403s retried quietly (forbidden.py)

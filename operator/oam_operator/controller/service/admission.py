@@ -46,6 +46,8 @@ import kopf
 from oam_operator.api.compact_inventory import CompactInventoryError
 from oam_operator.common.apisize import application_bytes, too_large
 from oam_operator.controller.reconcile.settings import Settings
+from oam_operator.oam.definitions.catalog import DefinitionCatalog
+from oam_operator.oam.engine.transformer import MISSING_DEFINITION
 from oam_operator.reconciler.inventory import InventoryItem
 
 from ..reconcile.checks import Subject, Tenancy, first_refusal
@@ -54,11 +56,14 @@ from ..reconcile.history import limit_refusal
 from ..reconcile.inventorycodec import read_inventory
 from ..reconcile.passes import MAX_MESSAGE
 from .bodies import plain
+from .definitions import load_checked
 
 log = logging.getLogger("oam_operator.controller")
 
 WEBHOOK_ID = "validate-applications"
 """kopf's handler id, and so the URL path (``/validate-applications``) the webhook configuration calls."""
+DEFINITIONS_WEBHOOK_ID = "validate-definitions"
+"""The handlers' id (one per kind) and URL path of the definitions' webhook (docs/definitions.md#admission)."""
 
 
 @dataclass
@@ -104,10 +109,25 @@ def refusal(validator: Validator, operation: str, body: Mapping[str, Any],
     return None if message is None else message.replace("\n", " ")[:MAX_MESSAGE]
 
 
+def definition_refusal(catalog: DefinitionCatalog, operation: str, body: Mapping[str, Any],
+                       old: Mapping[str, Any] | None = None, subresource: str | None = None) -> str | None:
+    """The message refusing a ComponentDefinition or TraitDefinition, or ``None`` to admit it:
+    the one its Ready condition would carry (service/definitions.py). Unchanged specs and
+    objects being deleted are admitted, as for Applications."""
+    if operation not in ("CREATE", "UPDATE") or subresource or (body.get("metadata") or {}).get("deletionTimestamp"):
+        return None
+    if operation == "UPDATE" and old is not None and old.get("spec") == body.get("spec"):
+        return None
+    _, observation = load_checked(catalog, body)
+    return None if observation is None else observation[2]
+
+
 def _checks(validator: Validator, body: Mapping[str, Any]) -> str | None:
     subject = Subject(body, validator.settings, validator.transform, validator.profiles, validator.tenancy,
                       validator.cluster_id(), inventory=_inventory(body))
     refused = first_refusal(subject, lambda check: check.admission)
+    if refused is not None and refused.check == "transform" and MISSING_DEFINITION.fullmatch(refused.message):
+        return None  # the definition may be created in the same apply (docs/definitions.md#using-a-definition)
     return None if refused is None else refused.message
 
 
@@ -141,10 +161,40 @@ def register_admission(registry: kopf.OperatorRegistry, validator: Callable[[], 
             raise kopf.AdmissionError(message, code=422)
 
 
+def register_definition_admission(registry: kopf.OperatorRegistry,
+                                  catalog: Callable[[], DefinitionCatalog | None]) -> None:
+    """The kopf handlers of CREATE and UPDATE of componentdefinitions and traitdefinitions, one
+    per kind under one id (the path ``/validate-definitions``); kopf picks by the request's resource."""
+    from oam_operator.api.meta import GROUP, VERSION
+
+    logging.getLogger("kopf.objects").addFilter(_KopfRefusalFilter(DEFINITIONS_WEBHOOK_ID))
+    for plural in ("componentdefinitions", "traitdefinitions"):
+        @kopf.on.validate(GROUP, VERSION, plural, id=DEFINITIONS_WEBHOOK_ID, registry=registry,
+                          operations=["CREATE", "UPDATE"], side_effects=False)
+        async def validate_definition(body: kopf.Body, subresource: str | None, **kwargs: Any) -> None:
+            current = catalog()
+            if current is None:
+                raise kopf.AdmissionError("the operator is starting; try again", code=503)
+            snapshot = plain(body)
+            old = kwargs.get("old")
+            message = await asyncio.get_running_loop().run_in_executor(
+                None, definition_refusal, current, kwargs.get("operation") or "", snapshot,
+                plain(old) if old is not None else None, subresource)
+            if message is not None:
+                log.info("admission refused", extra={"fields": {
+                    "kind": snapshot.get("kind"), "name": (snapshot.get("metadata") or {}).get("name"),
+                    "dry_run": bool(kwargs.get("dryrun")), "reason": message}})
+                raise kopf.AdmissionError(message, code=422)
+
+
 class _KopfRefusalFilter(logging.Filter):
     """Drops kopf's error record for each refusal (a refusal is an answer, not an operator error);
     ``validate_application`` (and ``validate_notification``) log one info line of their own instead."""
 
+    def __init__(self, *webhook_ids: str) -> None:
+        super().__init__()
+        self.webhook_ids = webhook_ids or (WEBHOOK_ID, "validate-notifications")
+
     def filter(self, record: logging.LogRecord) -> bool:
-        return not str(record.msg).startswith((f"Webhook {WEBHOOK_ID!r} failed permanently",
-                                               "Webhook 'validate-notifications' failed permanently"))
+        refusals = tuple(f"Webhook {webhook!r} failed permanently" for webhook in self.webhook_ids)
+        return not str(record.msg).startswith(refusals)

@@ -41,6 +41,7 @@ from ..reconcile.application import seen
 from ..reconcile.sharding import shard_selector
 from .bodies import snapshot
 from .controller import Controller
+from .definitions import PLURALS
 from .deletionwaits import KopfRetryFilter
 from .diffbase import StatelessDiffBaseStorage
 from .freshview import still_there
@@ -115,7 +116,7 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
 
     logging.getLogger("kopf.objects").addFilter(KopfRetryFilter("application_deleted"))
     if settings.admission:
-        from .admission import register_admission
+        from .admission import register_admission, register_definition_admission
 
         register_admission(registry, lambda: controller.webhook.validator if controller.webhook else None)
         from .notifyadmission import register_notification_admission
@@ -123,6 +124,8 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
         notifier = controller.notifier
         if notifier is not None:
             register_notification_admission(registry, lambda: notifier.policy)
+        register_definition_admission(registry, lambda: controller.runtime.definitions.catalog
+                                      if controller.webhook else None)
 
     @kopf.on.login(registry=registry)
     def login(**kwargs: Any) -> kopf.ConnectionInfo | None:
@@ -156,6 +159,18 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
     async def notification_event(type: str | None, body: kopf.Body, **_: Any) -> None:
         if controller.notifier is not None:  # docs/notifications.md#how-it-works
             controller.notifier.notification_event(type, snapshot(body))
+
+    def watch_definitions(kind: str, plural: str) -> None:
+        """A definition is hot-loaded and the Applications naming its type woken (docs/definitions.md#the-operator)."""
+
+        @kopf.on.event(GROUP, VERSION, plural, registry=registry, id=f"{plural}_event")
+        async def definition_event(type: str | None, body: kopf.Body, name: str, **_: Any) -> None:
+            changed = None if type == "DELETED" else snapshot(body)
+            for uid in controller.runtime.definition_changed(kind, name, changed):
+                controller.wakeups.wake(uid)
+
+    for kind, plural in PLURALS.items():
+        watch_definitions(kind, plural)
 
     @kopf.on.event(GROUP, VERSION, "applications", registry=registry, labels=labels)
     async def application_event(type: str | None, body: kopf.Body, meta: kopf.Meta, uid: str, **_: Any) -> None:

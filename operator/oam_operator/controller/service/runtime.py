@@ -25,6 +25,7 @@ from oam_operator.api.meta import application_path
 from oam_operator.common.durations import parse_go_duration
 from oam_operator.controller.reconcile.settings import Settings
 from oam_operator.controller.service.metrics import OperatorMetrics
+from oam_operator.oam.definitions.catalog import DefinitionCatalog
 from oam_operator.reconciler.accounting import RequestAccounting
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError
@@ -37,6 +38,7 @@ from oam_operator.reconciler.status import DefaultStatusAnalyzer
 from ..reconcile.appindex import AppIndex
 from ..reconcile.application import Application
 from ..reconcile.composition import OperatorTransform
+from ..reconcile.definitionuse import names_type, spec_types
 from ..reconcile.delivery import DeliveryRefused
 from ..reconcile.history import RevisionRecorder
 from ..reconcile.inventory import access_of, delivery_view, is_standard
@@ -46,6 +48,7 @@ from ..reconcile.seams import ApplicationGone, Environment, Event, Memory, PassR
 from ..reconcile.sharding import owned_selector, shard_selector
 from ..reconcile.statuswriter import Aftermath, StatusWriter, ready_event, unverified
 from ..reconcile.tenancy import TenantClients
+from .definitions import DefinitionWatch
 from .fence import FencedRateLimiter
 from .freshview import FreshView, still_there
 from .grantwatch import GrantWatch
@@ -153,6 +156,9 @@ class Runtime:
         #: Both kinds by name (targets.py)
         self.targets = TargetProfiles(self.profiles, self.standard)
         self.transform = OperatorTransform.from_settings(settings)
+        catalog = self.transform.pipeline.transformer.definitions
+        assert isinstance(catalog, DefinitionCatalog)  # from_settings attaches one
+        self.definitions = DefinitionWatch(catalog, self.pass_client, self.client)
         self.apps = AppIndex(allow_cross_namespace=settings.allow_cross_namespace_dependencies)
         self.cluster_id = cluster_id or settings.cluster_id
         if not self.cluster_id:
@@ -249,6 +255,7 @@ class Runtime:
 
     def start(self) -> None:
         """Start the watches (the startup handler's work: kopf is running)."""
+        self.definitions.prime()  # before any pass (docs/definitions.md#the-operator)
         if self.owned is not None:
             self.owned.start(STARTED)
             if self.metrics is not None:  # measured when scraped: the walk over every entry costs no pass
@@ -469,6 +476,14 @@ class Runtime:
                     woken.append(uid)
         return woken
 
+    def definition_changed(self, kind: str, name: str, body: dict[str, Any] | None) -> list[str]:
+        """A ComponentDefinition or TraitDefinition event (``body`` ``None``: deleted): load it
+        (definitions.py), and the uids of the Applications naming its type, to wake."""
+        types = self.definitions.changed(kind, name, body)
+        with self._lock:
+            return [uid for uid, memory in self.memory.items()
+                    if any(names_type(memory.types, kind, type_name) for type_name in types)]
+
     def profile(self, name: str) -> Mapping[str, Any] | None:
         """The ClusterProfile called ``name``, of either kind (targets.py)."""
         return self.targets.get(name)
@@ -506,6 +521,7 @@ class Runtime:
             return self._gone(uid, body, where)
         app = Application.of(fresh)  # the one view of the Application this pass carries
         memory = self.memory_of(uid, app.body)
+        memory.types = spec_types(app.raw_spec)  # a changed definition of one of these wakes it
         with self._lock:
             self._uids[app.ref] = uid
             granted = uid in self._granted

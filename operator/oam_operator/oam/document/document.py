@@ -280,9 +280,11 @@ def validate_application(
     app: Application,
     component_types: Collection[str] = (),
     trait_types: Collection[str] = (),
+    open_types: bool = False,
 ) -> None:
     """The docs/transform.md#document-validation checks in order; ``*_types`` are extra types claimed by registered
-    handlers."""
+    handlers; with ``open_types`` any type passes, for the transform to look up among definitions
+    (docs/definitions.md#using-a-definition)."""
     if app.api_version not in (API_VERSION, LAUNCHER_API_VERSION):
         raise _api_version_error(app.api_version)
     if app.kind != "Application":
@@ -301,7 +303,7 @@ def validate_application(
     allowed_traits = set(TRAIT_TYPES) | set(trait_types)
     seen: set[str] = set()
     for i, comp in enumerate(app.components):
-        _validate_component(i, comp, seen, allowed_components, allowed_traits)
+        _validate_component(i, comp, seen, allowed_components, allowed_traits, open_types)
     seen_policies: set[str] = set()
     for i, pol in enumerate(app.policies):
         if not pol.name:
@@ -321,7 +323,8 @@ def _enum_error(value: str, owner: str, allowed: Collection[str], noun: str) -> 
 
 
 def _validate_component(
-    i: int, comp: Component, seen: set[str], allowed_components: set[str], allowed_traits: set[str]
+    i: int, comp: Component, seen: set[str], allowed_components: set[str], allowed_traits: set[str],
+    open_types: bool = False,
 ) -> None:
     if not comp.name:
         raise ValidationError(f"spec.components[{i}].name is required")
@@ -333,12 +336,12 @@ def _validate_component(
     seen.add(comp.name)
     if not comp.type:
         raise ValidationError(f"component {quoted} missing type")
-    if comp.type not in allowed_components:
+    if comp.type not in allowed_components and not open_types:
         raise _enum_error(comp.type, comp.name, COMPONENT_TYPES, "type")
     for j, trait in enumerate(comp.traits):
         if not trait.type:
             raise ValidationError(f"component {quoted} trait[{j}] missing type")
-        if trait.type not in allowed_traits:
+        if trait.type not in allowed_traits and not open_types:
             raise _enum_error(trait.type, comp.name, TRAIT_TYPES, "trait type")
         if trait.type == "scaler" and comp.type not in SCALER_COMPONENT_TYPES:
             raise ValidationError(
@@ -364,11 +367,12 @@ def parse_application(
 
 
 def application_from_object(
-    obj: Mapping[str, Any], *, component_types: Collection[str] = (), trait_types: Collection[str] = ()
+    obj: Mapping[str, Any], *, component_types: Collection[str] = (), trait_types: Collection[str] = (),
+    open_types: bool = False,
 ) -> Application:
     """The controller's path: an Application custom resource (a dict) decoded and validated."""
     app = decode_application(dict(obj))
-    validate_application(app, component_types, trait_types)
+    validate_application(app, component_types, trait_types, open_types)
     return app
 
 

@@ -16,8 +16,9 @@ DNS-1123 subdomain like ``metadata.namespace``, else ``invalid namespace "<ns>":
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from oam_operator.common.dns1123 import dns1123_subdomain_errors
 from oam_operator.oam.catalog.security.traffic_sources import NetpolComponent, synthesize_network_policies
@@ -66,7 +67,7 @@ from oam_operator.oam.errors import (
     RegistrationError,
     TransformError,
 )
-from oam_operator.oam.formatting.choices import unknown_value
+from oam_operator.oam.formatting.choices import closest, unknown_value
 from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.policies.result import TIER_ORDER, ComponentNames, PolicyResult
 
@@ -114,6 +115,26 @@ def no_component_handler_message(component_type: str, component: str) -> str:
     return f"{message}: {NOT_IMPLEMENTED}" if component_type in COMPONENT_TYPES else message
 
 
+def no_definition_message(position: str, type_name: str, component: str) -> str:
+    """``no definition for component type "<t>"`` (docs/definitions.md#using-a-definition)."""
+    return f"component {go_quote(component)}: no definition for {position} type {go_quote(type_name)}"
+
+
+#: A refusal for nothing but a missing definition: admission leaves it to the status, as a missing
+#: ClusterProfile (docs/definitions.md#using-a-definition).
+MISSING_DEFINITION = re.compile(
+    r'component "(?:[^"\\]|\\.)*": no definition for (?:component|trait) type "(?:[^"\\]|\\.)*"')
+
+
+def _undefined(position: str, noun: str, type_name: str, component: str, builtins: tuple[str, ...]) -> str:
+    """A type neither built in nor defined: a misspelt built-in type keeps document validation's
+    hint (``unknown type "webservise" (valid: …); did you mean "webservice"?``), any other is a
+    missing definition (docs/definitions.md#using-a-definition)."""
+    if closest(type_name, builtins) is not None:
+        return f"component {go_quote(component)}: {unknown_value(noun, type_name, sorted(builtins))}"
+    return no_definition_message(position, type_name, component)
+
+
 def no_trait_handler_message(trait_type: str, component: str) -> str:
     message = f"no handler for trait type {go_quote(trait_type)} (on component {go_quote(component)})"
     if trait_type in DELIVERY_TRAIT_TYPES:
@@ -137,6 +158,14 @@ def _normalise(obj: Object) -> Object:
     return obj
 
 
+class DefinitionLookup(Protocol):
+    """Handlers of the types defined outside the catalog (``oam.definitions.catalog``)."""
+
+    def component_handler(self, type_name: str) -> ComponentHandler | None: ...
+
+    def trait_handler(self, type_name: str) -> TraitHandler | None: ...
+
+
 class Transformer:
     """Registries of handlers and lowering rules, and the transform itself."""
 
@@ -146,6 +175,22 @@ class Transformer:
         self._policies: dict[str, PolicyHandler] = {}
         self._component_rules: dict[str, ComponentLoweringRule] = {}
         self._trait_rules: dict[str, TraitLoweringRule] = {}
+        #: Consulted after the built-in handlers (docs/definitions.md#using-a-definition); set by
+        #: the operator and ``build --definitions``.
+        self.definitions: DefinitionLookup | None = None
+
+    def component_handler(self, type_name: str) -> ComponentHandler | None:
+        """The built-in handler of ``type_name``, else its definition's."""
+        handler = self._components.get(type_name)
+        if handler is None and self.definitions is not None:
+            return self.definitions.component_handler(type_name)
+        return handler
+
+    def trait_handler(self, type_name: str) -> TraitHandler | None:
+        handler = self._traits.get(type_name)
+        if handler is None and self.definitions is not None:
+            return self.definitions.trait_handler(type_name)
+        return handler
 
     # ---------------------------------------------------------------------------------------
     # Registration (docs/transform.md#the-transformer)
@@ -220,11 +265,11 @@ class Transformer:
     # Schemas (docs/transform.md#properties-and-schemas, docs/transform.md#schemas-and-contracts)
 
     def _component_schema(self, type_name: str) -> Schema | None:
-        owner: Any = self._components.get(type_name) or self._component_rules.get(type_name)
+        owner: Any = self.component_handler(type_name) or self._component_rules.get(type_name)
         return schema_of(owner) if owner is not None else None
 
     def _trait_schema(self, type_name: str) -> Schema | None:
-        owner: Any = self._traits.get(type_name) or self._trait_rules.get(type_name)
+        owner: Any = self.trait_handler(type_name) or self._trait_rules.get(type_name)
         if owner is None:
             return None
         schema = schema_of(owner)
@@ -379,18 +424,24 @@ class Transformer:
     def _check_claimed(self, components: list[Component]) -> None:
         """After lowering, every component and trait type must have a handler
         (docs/transform.md#types-refused-at-transform-time)."""
+        open_types = self.definitions is not None
         for comp in components:
-            if comp.type not in self._components:
+            if self.component_handler(comp.type) is None:
+                if open_types and comp.type not in COMPONENT_TYPES:
+                    raise TransformError(_undefined("component", "type", comp.type, comp.name, COMPONENT_TYPES))
                 raise TransformError(no_component_handler_message(comp.type, comp.name))
             for trait in comp.traits:
-                if trait.type not in self._traits:
+                if self.trait_handler(trait.type) is None:
+                    if open_types and trait.type not in TRAIT_TYPES:
+                        raise TransformError(_undefined("trait", "trait type", trait.type, comp.name, TRAIT_TYPES))
                     raise TransformError(no_trait_handler_message(trait.type, comp.name))
 
     def _build(self, components: list[Component], namespace: str, ctx: TransformContext) -> list[_Built]:
         tier_key = f"{ctx.domain}/tier"
         built: list[_Built] = []
         for comp in components:
-            handler = self._components[comp.type]
+            handler = self.component_handler(comp.type)
+            assert handler is not None  # _check_claimed
             try:
                 config = handler.build(comp, namespace, ctx)
             except OamError as exc:
@@ -430,7 +481,9 @@ class Transformer:
         owned = [a for s, a in zip(sources, source_apps, strict=True) if not s.shared and s.consumers == [comp.name]]
         sub_apps: list[TreeApplication] = []
         for trait in comp.traits:
-            handler = self._traits[trait.type]
+            trait_handler = self.trait_handler(trait.type)
+            assert trait_handler is not None  # _check_claimed
+            handler = trait_handler
             if not trait.sealed:
                 trait = resolve_trait(
                     trait, comp.name, schema_of(handler), capability_required(handler), ctx.capabilities, consumed

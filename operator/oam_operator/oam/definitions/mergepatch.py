@@ -1,0 +1,20 @@
+"""JSON merge patch (RFC 7386), how a TraitDefinition's patch changes a component's objects
+(docs/definitions.md#traits)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    """``target`` with ``patch`` applied: a map merges key by key, ``null`` deletes, anything else replaces."""
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    result = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = merge_patch(result.get(key), value)
+    return result
