@@ -22,7 +22,7 @@ from tests.unit.controller.test_change_window_pass import (
     window_policy,
 )
 from tests.unit.controller.test_rollback_pass import History
-from tests.unit.unitkit import NOW, FakeReconciler, fake_reconciler, outcome
+from tests.unit.unitkit import DOMAIN, NOW, FakeReconciler, fake_reconciler, outcome
 
 __all__ = ["fake_reconciler"]
 
@@ -87,4 +87,16 @@ def test_without_the_applied_revisions_record_nothing_is_applied_while_held(
     body, env = held_change(record=False)
     held = passes_until_settled(body, Memory(), env)
     assert fake_reconciler.calls == []
+    assert outcome(held.status) == ("Waiting", "ChangeWindowClosed", HELD)
+
+
+def test_a_reconcile_request_while_held_re_applies_the_applied_revision(fake_reconciler: FakeReconciler) -> None:
+    body, env = held_change()
+    env.drift = None  # nothing drifted: the request alone makes every object due
+    body["metadata"]["annotations"] = {f"{DOMAIN}/requested-at": "now"}
+    calls = recorded(fake_reconciler)
+    held = passes_until_settled(body, Memory(), env)
+    assert calls == [("v", body["status"]["lastProcessingDigest"])]
+    assert fake_reconciler.inventories[0][0].last_applied_at is None  # due: re-applied
+    assert held.status["lastHandledReconcileAt"] == "now"
     assert outcome(held.status) == ("Waiting", "ChangeWindowClosed", HELD)
