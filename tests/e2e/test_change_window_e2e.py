@@ -1,8 +1,9 @@
 """Change windows on the real control plane (docs/operator.md#change-windows): a spec change made
 while a deny window is open writes no object while it stays closed, the Application says
 ``Waiting``/``ChangeWindowClosed`` with the opening time, and the change lands right after the
-window closes (the pass is requeued at the opening, not polled); a ClusterProfile's windows hold a
-new Application, and its bad windows refuse it naming the profile."""
+window closes (the pass is requeued at the opening, not polled); a hand edit of the applied
+ConfigMap while the change is held is corrected back to the applied revision, not to the held one;
+a ClusterProfile's windows hold a new Application, and its bad windows refuse it naming the profile."""
 
 from __future__ import annotations
 
@@ -50,9 +51,24 @@ def test_a_spec_change_waits_for_the_deny_window_and_lands_when_it_ends(start_op
     summary = app["status"]["summary"]  # kubectl get oapp's STATUS column
     assert summary.startswith(f"Change window closed until {until}") and len(summary) <= SUMMARY_WIDTH
 
-    # Closed: no object is written, none created, none pruned.
+    assert _data(kube) == before  # the held change wrote nothing
+
+    # Closed: a hand edit is corrected within seconds, to revision 1's data (its recorded spec).
+    kube.core.patch_namespaced_config_map("settings", kube.namespace, {"data": {"key": "edited"}},
+                                          field_manager="kubectl-edit")
+    edited_at = time.time()
+    def back_to_one() -> tuple[str, str] | None:
+        found = _data(kube)
+        return found if found[0] == "one" else None
+
+    corrected = wait_until(back_to_one, 10.0, "the hand edit to be corrected while held", step=0.1)
+    corrected_in = time.time() - edited_at
+    assert kube.wait_state("win", "Waiting", "ChangeWindowClosed")["status"]["revision"] == 1
+    assert condition(kube.app("win"), "Ready")["message"] == message
+
+    # Otherwise no object is written, none created, none pruned; the held data never.
     while time.time() < opens.timestamp() - 1.0:
-        assert _data(kube) == before
+        assert _data(kube) == corrected
         assert kube.owned() == [("ConfigMap", "settings")]
         sleep_briefly(1.0)
     held_for = opens.timestamp() - changed_at
@@ -61,11 +77,12 @@ def test_a_spec_change_waits_for_the_deny_window_and_lands_when_it_ends(start_op
     # Open: the first write follows the opening.
     def written() -> float | None:
         value, version = _data(kube)
-        return time.time() if value == "two" and version != before[1] else None
+        return time.time() if value == "two" and version != corrected[1] else None
 
     landed_at = wait_until(written, default_wait(kube.cluster), "the change to land", step=0.1)
     after_opening = landed_at - opens.timestamp()
-    print(f"held {held_for:.1f} s with no object written; first write {after_opening:.2f} s after the opening")
+    print(f"held {held_for:.1f} s, a hand edit corrected in {corrected_in:.2f} s; first write "
+          f"{after_opening:.2f} s after the opening")
     assert 0.0 <= after_opening < 10.0, after_opening
     ready = kube.wait_ready("win")
     assert ready["status"]["revision"] == 2

@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 import yaml
-from e2ekit import Kube, condition, deployment_component
+from e2ekit import DOMAIN, Kube, condition, configmap_component, deployment_component
 from kubernetes import client
 
 from tools.devcluster import ClusterHandle, find_binaries
@@ -597,3 +597,22 @@ def test_drift_and_an_error_read_as_kubectl_shows_them_and_an_object_opens_to_it
     stalled = page.locator("tr[data-condition=Stalled] td:nth-child(2)")
     assert (stalled.inner_text(), stalled.get_attribute("class")) == ("True", "tone-bad")
     shoot(page, "error.png")
+
+
+def test_the_runs_of_lifecycle_hooks_are_a_table_on_the_applications_page(
+        start_operator: Any, kube: Kube, start_ui: Callable[..., str], page: Any) -> None:
+    """A PreApply hook (a ConfigMap: done once kstatus calls it Current) recorded in
+    ``status.hooks`` is a row of the page's Hooks table (docs/ui.md#one-application)."""
+    start_operator(kube.namespace)
+    url = start_ui("--kubeconfig", kube.cluster.kubeconfig, "-n", kube.namespace)
+    kube.apply_app("hooked", {"components": [configmap_component("seed", **{f"{DOMAIN}/hook": "PreApply"}),
+                                             configmap_component("settings")]})
+    ready = kube.wait_ready("hooked")
+    assert [(h["phase"], h["name"], h["run"], h["state"]) for h in ready["status"]["hooks"]] == [
+        ("PreApply", "seed", "r1", "Succeeded")]
+    page.goto(f"{url}#/app/{kube.namespace}/hooked")
+    row = page.locator("tr[data-hook='PreApply|ConfigMap|seed']")
+    row.wait_for()
+    cells = row.locator("td").all_inner_texts()
+    assert cells[:5] == ["PreApply", "ConfigMap seed", "r1", "Succeeded", "BeforeNextRun"], cells
+    assert page.locator("#hooks-h").inner_text() == "Hooks"

@@ -32,6 +32,11 @@ Decisions where the spec is silent:
   ``Drifted: Deployment web: spec.template.spec.containers[name=web].image`` (``deleted`` for a
   deleted one, ``; held until <time>`` while correction waits); in JSON the key ``"drift"`` as the
   status has it, present only when it names objects.
+- **Hooks** (``status.hooks``, docs/operator.md#lifecycle-hooks): one header line per recorded
+  run, ``Hook: PreApply Job migrate (run r2): Succeeded`` (``: Failed: <why>`` for a failed one,
+  ``unknown`` for a run without a state);
+  with ``--tree`` also a section ``(hooks)`` listing each object with its phase and state; in
+  JSON the key ``"hooks"`` as the status has it, present only when it has runs.
 - **Exit code.** 0 when ``status.state`` is ``Ready``, else 3. ``--wait`` is stricter: it stops on
   ``Ready`` or ``Error`` only once the status describes the current spec
   (``observedGeneration >= metadata.generation``), and on ``Ready`` only once a pending
@@ -85,7 +90,7 @@ PRUNING_PHASES = frozenset({"ScheduledForDeletion", "ScheduledForCompletion", "D
 READY_CONDITION = "Ready"  # api.conditions.ConditionType.READY, pinned by tests/unit/cli/test_cli_startup.py
 NO_STATUS_MESSAGE = "No status yet: the operator has not processed this Application (is it running?)"
 
-_GOOD = frozenset({"Ready", "True", "Current", "Completed"})
+_GOOD = frozenset({"Ready", "True", "Current", "Completed", "Succeeded"})
 _BAD = frozenset({"Error", "False", "Failed"})
 
 
@@ -178,6 +183,8 @@ class StatusView:
     #: with a topology policy: each cluster's line (docs/multicluster.md#topology)
     clusters: tuple[Mapping[str, Any], ...] = ()
     rollout: Mapping[str, Any] | None = None
+    #: the recorded runs of lifecycle hooks (docs/operator.md#lifecycle-hooks)
+    hooks: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def current(self) -> bool:
@@ -308,6 +315,7 @@ def build_view(app: Mapping[str, Any], domain: str = DEFAULT_DOMAIN) -> StatusVi
         clusters=tuple(dict(c) for c in _mappings(status.get("clusters"))),
         rollout=dict(_mapping(status.get("rollout"))) or None,
         profile=_text(status.get("profile")),
+        hooks=tuple(dict(h) for h in _mappings(status.get("hooks"))),
     )
 
 
@@ -426,6 +434,7 @@ def _header(view: StatusView, color: bool) -> list[str]:
         shown = [f"{_dependency_name(d, view.namespace)} ({_paint(d['state'], color)})" for d in view.dependencies]
         lines.append("Depends on: " + ", ".join(shown))
     lines.extend(_drift_line(d, view.namespace, color) for d in view.drift)
+    lines.extend(_hook_line(h, view.namespace, color) for h in view.hooks)
     lines.extend(_cluster_lines(view, color))
     return lines
 
@@ -459,6 +468,23 @@ def _drift_line(drift: Mapping[str, Any], app_namespace: str, color: bool) -> st
     what = "deleted" if drift.get("deleted") is True else ", ".join(fields)
     held = f"; held until {_text(drift.get('heldUntil'))}" if drift.get("heldUntil") else ""
     return f"{_paint('Drifted', color)}: {_text(drift.get('kind'))} {where}: {what}{held}"
+
+
+def _hook_line(hook: Mapping[str, Any], app_namespace: str, color: bool) -> str:
+    """``Hook: <phase> <Kind name> (run <run>): <state>[: <why>]``."""
+    label = _hook_item(hook).label(app_namespace)
+    state, why, run = _text(hook.get("state")) or "unknown", _text(hook.get("message")), _text(hook.get("run"))
+    return (f"Hook: {_text(hook.get('phase'))} {label}{f' (run {run})' if run else ''}: {_paint(state, color)}"
+            + (f": {why}" if why else ""))
+
+
+def _hook_item(hook: Mapping[str, Any]) -> ItemView:
+    """A hook's run as a tree line: its object, its phase, its state."""
+    api_version = _text(hook.get("apiVersion"))
+    group, _, version = api_version.rpartition("/")
+    return ItemView(group=group, version=version, kind=_text(hook.get("kind")), namespace=_text(hook.get("namespace")),
+                    name=_text(hook.get("name")), phase=_text(hook.get("phase")), status=_text(hook.get("state")),
+                    apply_order=0, digest="")
 
 
 def _dependency_name(dependency: Mapping[str, Any], app_namespace: str) -> str:
@@ -519,8 +545,10 @@ def bundle_lines(view: StatusView, tree: bool = False, color: bool = False) -> l
     if tree and view.dependencies:
         sections.insert(0, ("(depends on)", _dependency_items(view)))
     if tree:
+        hooks = tuple(_hook_item(hook) for hook in view.hooks)
         sections += [
-            (title, items) for title, items in (("(no bundle)", view.unassigned), ("(pruning)", view.pruning)) if items
+            (title, items) for title, items in (("(no bundle)", view.unassigned), ("(pruning)", view.pruning),
+                                                ("(hooks)", hooks)) if items
         ]
     every_item = [item for _, items in sections for item in items]
     label_width = max([36, *(len(item.label(view.namespace)) for item in every_item)]) + 2
@@ -545,7 +573,8 @@ def to_json(view: StatusView) -> dict[str, Any]:
         {"dependencies": [dict(d) for d in view.dependencies]} if view.dependencies else {}) | (
         {"drift": [dict(d) for d in view.drift]} if view.drift else {}) | (
         {"clusters": [dict(c) for c in view.clusters]} if view.clusters else {}) | (
-        {"rollout": dict(view.rollout)} if view.rollout else {})
+        {"rollout": dict(view.rollout)} if view.rollout else {}) | (
+        {"hooks": [dict(h) for h in view.hooks]} if view.hooks else {})
 
 
 def render_json(view: StatusView) -> str:

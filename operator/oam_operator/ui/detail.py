@@ -11,7 +11,7 @@ from oam_operator.cli.statusview import BundleView, StatusView, build_view, to_j
 from oam_operator.ui.availability import action_blocks
 from oam_operator.ui.conditions import condition_tone, drift_condition
 
-__all__ = ["application_detail", "bundle_waits", "cluster_rows", "event_rows"]
+__all__ = ["application_detail", "bundle_waits", "cluster_rows", "event_rows", "hook_rows"]
 
 _READY_ITEM = frozenset({"Ready", "Completed"})
 
@@ -52,6 +52,19 @@ def cluster_rows(view: StatusView) -> list[dict[str, Any]]:
                      "message": str(line.get("message") or ""), "revision": _number(line, "revision"),
                      "fleetRevision": _number(line, "fleetRevision"), "objects": _number(line, "objects"),
                      "readyObjects": _number(line, "readyObjects")})
+    return rows
+
+
+def hook_rows(view: StatusView) -> list[dict[str, str]]:
+    """The runs of lifecycle hooks (``status.hooks``, docs/operator.md#lifecycle-hooks) as the page
+    lists them: every field a string, so an odd entry never breaks the page; ``failed`` marks a
+    failed run as ``rolledBack`` marks a rolled-back revision."""
+    rows = []
+    for hook in view.hooks:
+        row = {key: str(hook.get(key) or "") for key in
+               ("phase", "kind", "namespace", "name", "run", "state", "deletePolicy", "timeout", "message",
+                "startedAt")}
+        rows.append(row | {"failed": "failed" if row["state"] == "Failed" else ""})
     return rows
 
 
@@ -96,4 +109,5 @@ def application_detail(app: Mapping[str, Any], domain: str) -> dict[str, Any]:
         "blocked": action_blocks(suspended),
         "dependencies": [dict(d) for d in view.dependencies],
         "clusters": cluster_rows(view),
+        "hooks": hook_rows(view),
     }

@@ -21,6 +21,7 @@ whether the Application is acceptable, and only the operator runs them (their ad
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -55,7 +56,7 @@ from .tenancy import NotPermitted
 from .verdicts import digest_of
 
 __all__ = ["CHECKS", "ORDER", "Check", "Handling", "PassSteps", "Refusal", "Requeue", "Step", "Subject",
-           "first_refusal", "served_by"]
+           "first_refusal", "on_applied_spec", "served_by"]
 
 
 class Requeue(StrEnum):
@@ -344,6 +345,27 @@ ORDER: tuple[Check | Step, ...] = (
 
 CHECKS: tuple[Check, ...] = tuple(row for row in ORDER if isinstance(row, Check))
 """The checks alone, in their order: what admission and ``diff`` run."""
+
+
+_OF_THE_SPEC: tuple[Check, ...] = tuple(
+    row for row in ORDER[[r.name for r in ORDER].index("transform"):[r.name for r in ORDER].index("inventory")]
+    if isinstance(row, Check))
+"""The checks that read the spec's objects, from ``transform`` to ``flux-apis``."""
+
+
+def on_applied_spec(subject: Subject, spec: Mapping[str, Any]) -> Refusal | None:
+    """Point ``subject`` at the spec of the revision already applied (its recorded spec) while a
+    new revision is held by closed change windows, so its drift is corrected or reported
+    (docs/operator.md#change-windows). The checks of the spec's objects run again on it; the
+    windows stay the held revision's (they decide). On a refusal ``subject`` is left as it was."""
+    trial = dataclasses.replace(subject, body={**subject.body, "spec": dict(spec)}, hooks=[])
+    for check in _OF_THE_SPEC:
+        refusal = check.run(trial)
+        if refusal is not None:
+            return refusal
+    subject.body, subject.encoded, subject.result = trial.body, trial.encoded, trial.result
+    subject.policies, subject.hooks = trial.policies, trial.hooks
+    return None
 
 
 def served_by(client: ClusterClient) -> Callable[[str, str], bool]:

@@ -60,7 +60,7 @@ from oam_operator.reconciler.status import DefaultStatusAnalyzer
 from . import fleet, fleetns, orchestration
 from .accessreview import missing_permissions, resource_type
 from .application import Application
-from .checks import ORDER, Refusal, Requeue, Step, Subject, served_by
+from .checks import ORDER, Refusal, Requeue, Step, Subject, on_applied_spec, served_by
 from .definitionuse import used_definitions
 from .delivery import DeliveryRefused, NamespaceNotAllowed, Target
 from .drift import REPORTED, WINDOW_REPORTED, Drifted, corrected_message, drifted_condition
@@ -244,6 +244,7 @@ class _Pass:
         self.events: list[Event] = []
         self.drift_found: _DriftFound | None = None  # what conclude_drift found; None: it did not look
         self.window: Closed | None = None  # closed change windows that leave drift reported (hold_for_window)
+        self.held: Closed | None = None  # closed windows hold a new revision; the applied one's spec is applied
         self.digests = Digests("", "")  # of this pass's input (``restart_on_change``)
         self.found = _Found()  # what the apply branch's steps find, and the delete branch's inventory
         self.forbidden = False  # the pass ended in a 403 (forbidden.py)
@@ -696,7 +697,7 @@ class _Pass:
         verdict, subject = self.stamp.verdict, self.found.subject
         policy = subject.policies.rollback if subject is not None else None
         if (verdict is None or policy is None or not policy.on_failure or self.restoring is not None
-                or not self.applying or self.topology is not None):
+                or not self.applying or self.topology is not None or self.held is not None):
             return result
         state, reason, message = verdict
         if state is not State.ERROR and reason is not Reason.TIMEOUT:
@@ -757,7 +758,7 @@ class _Pass:
         ``roll_back`` counts it) runs its ``OnFailure`` hooks, once per revision; their outcome
         changes nothing of the verdict. A rollback's restore saying ``RolledBack`` did not fail."""
         verdict = self.stamp.verdict
-        if verdict is None or verdict[1] is Reason.ROLLED_BACK:
+        if verdict is None or verdict[1] is Reason.ROLLED_BACK or self.held is not None:
             return result
         failed = verdict[0] is State.ERROR or verdict[1] is Reason.TIMEOUT
         if not failed or not (self.applying or verdict[1] is Reason.HOOK_FAILED):
@@ -854,7 +855,8 @@ class _Pass:
         ``Waiting``/``ChangeWindowClosed``, and the pass runs again when they may open
         (``Closed.wake_at``), not before. What is applied stays as it is; a revision already being
         applied is not held. Drift of the applied revision is corrected unless an owner says
-        ``driftWhileClosed: Report`` (then reported, as ``spec.drift: Report``, until they open)."""
+        ``driftWhileClosed: Report`` (then reported, as ``spec.drift: Report``, until they open),
+        also while a new revision is held: its recorded spec is applied instead (``keep_applied``)."""
         windows = subject.windows
         if self.restoring is not None:
             return None  # a restore is no change: it returns to what was applied (docs/operator.md#automatic-rollback)
@@ -864,13 +866,38 @@ class _Pass:
         shut = closed(windows, self.now)
         if shut is None:
             return None
-        if not new_revision:
-            self.window = shut
+        if not new_revision or self.keep_applied(subject, shut):
+            self.window = None if windows.corrects_drift_while_closed else shut
             return None
+        return self.held_by(shut)
+
+    def keep_applied(self, subject: Subject, shut: Closed) -> bool:
+        """A new revision held: the pass goes on with the recorded spec of the revision already
+        applied (``status.revision``'s ControllerRevision, as ``restore`` reads it), so its drift
+        is corrected or reported; no revision is counted, no hook runs and the verdict is still
+        ``held_by``. ``False`` (nothing applied, as before) when that record is gone or the spec
+        no longer passes the checks, and with a topology policy (its clusters hold their own)."""
+        number = self.status.revision
+        if not number or self.topology is not None:
+            return False
+        spec = self.spec_of_revision(number)
+        if spec is None:
+            return False
+        refusal = on_applied_spec(subject, restored_spec(spec, self.app.raw_spec))
+        if refusal is not None:
+            log.warning("the applied revision %d is not applied while held: %s", number, refusal.message,
+                        extra={"fields": {"namespace": self.namespace, "name": self.name}})
+            return False
+        self.held = shut
+        return True
+
+    def held_by(self, shut: Closed, operations: dict[str, int] | None = None) -> PassResult:
+        """``Waiting``/``ChangeWindowClosed`` until the windows may open (``Closed.wake_at``, not jittered)."""
         self.state.backoff.reset()
         self.state.error_backoff.reset()
         self.set_state(State.WAITING, Reason.CHANGE_WINDOW_CLOSED, shut.message)
-        return self.conclude(max(0.0, (shut.wake_at - self.now).total_seconds()), "pending", jitter=False)
+        return self.conclude(max(0.0, (shut.wake_at - self.now).total_seconds()), "pending", jitter=False,
+                             operations=operations or {})
 
     # -- a topology's cluster Applications (docs/multicluster.md#topology) ------------------------------
 
@@ -1055,11 +1082,15 @@ class _Pass:
             self.state.backoff.reset()
             status.last_handled_reconcile_at = requested
 
-        waiting = self.run_hooks(HookPhase.PRE_APPLY)
-        if waiting is not None:
-            return waiting
-        status.revision = upcoming_revision(status) or None
-        status.last_processing_digest = status.processing_digest
+        digest = self.digests.current
+        if self.held is None:
+            waiting = self.run_hooks(HookPhase.PRE_APPLY)
+            if waiting is not None:
+                return waiting
+            status.revision = upcoming_revision(status) or None
+            status.last_processing_digest = status.processing_digest
+        else:  # the applied revision again: its digest, no new revision (``keep_applied``)
+            digest = status.last_processing_digest or digest
 
         drifted = self.prepare_drift(inventory, encoded.objects)
         before = dump_inventory(inventory)
@@ -1067,7 +1098,7 @@ class _Pass:
         was_ready = status.state is State.READY
         try:
             done = admitted.reconciler.apply(
-                inventory, encoded.objects, self.namespace, self.owner_id, self.digests.current,
+                inventory, encoded.objects, self.namespace, self.owner_id, digest,
                 checkpoint=self.checkpoint_writer(encoded, len(before)),
                 hold=[d.item.identity() for d in drifted if d.held_until and d.drift.deleted])
         except StatusNotWritten:
@@ -1101,6 +1132,8 @@ class _Pass:
             failure = self.fleet_failure(states, rolling=admitted.policies.rollout is not None)
             if failure is not None:
                 return failure
+        if self.held is not None:
+            return self.held_by(self.held, operations)
         if applied.done and admitted.policies.health_checks:
             client = self.env.clients.for_application(self.namespace, self.spec.service_account_name or "")
             analyzer = DefaultStatusAnalyzer(self.domain, clock=self.env.clock)

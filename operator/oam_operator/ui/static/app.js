@@ -307,6 +307,13 @@ function clusterTable(clusters) {
     <div class="table-wrap"><table aria-label="clusters"><thead><tr><th scope="col">Cluster</th><th scope="col">State</th><th scope="col">Revision</th><th scope="col">Ready</th><th scope="col" class="wide">Message</th></tr></thead><tbody>${clusters.map((c) =>
     `<tr data-cluster="${esc(c.name)}"><td><a href="#/app/${encodeURIComponent(c.namespace)}/${encodeURIComponent(c.application)}" title="Application ${esc(c.namespace)}/${esc(c.application)}">${esc(c.name)}</a></td><td class="state-${cls(c.state)}">${esc(c.state)}</td><td>${c.fleetRevision === null ? "–" : "r" + esc(c.fleetRevision)}</td><td>${count(c)}</td><td class="wide">${esc(c.message)}</td></tr>`).join("")}</tbody></table></div></section>`;
 }
+// The runs of lifecycle hooks (docs/ui.md#one-application), a failed one marked as a rolled-back revision is.
+function hookTable(hooks, namespace, once) {
+  if (!hooks.length) return "";
+  return `<section aria-labelledby="hooks-h"><h3 id="hooks-h">Hooks</h3>
+    <div class="table-wrap"><table aria-label="hooks"><thead><tr><th scope="col">Phase</th><th scope="col">Object</th><th scope="col">Run</th><th scope="col">State</th><th scope="col" class="wide">Delete policy</th><th scope="col">Started</th><th scope="col" class="wide">Message</th></tr></thead><tbody>${hooks.map((h) =>
+    `<tr data-hook="${esc(h.phase)}|${esc(h.kind)}|${esc(h.name)}"><td>${esc(h.phase)}</td><td>${esc(itemLabel(h, namespace))}</td><td>${esc(h.run)}</td><td class="st-${cls(h.state)}">${esc(h.state)}${h.failed ? ` <strong class="hook-failed">failed</strong>` : ""}</td><td class="wide">${esc(h.deletePolicy)}</td><td>${h.startedAt ? when(h.startedAt) : "-"}</td><td class="wide">${h.message ? once(h.message) : ""}</td></tr>`).join("")}</tbody></table></div></section>`;
+}
 function eventTable(events, once) {
   if (!events.length) return `<p class="muted">no Events</p>`;
   return `<div class="table-wrap"><table><thead><tr><th scope="col">Type</th><th scope="col">Reason</th><th scope="col">Message</th><th scope="col" class="wide">Count</th><th scope="col">Last seen</th></tr></thead><tbody>${events.map((e) =>
@@ -339,7 +346,7 @@ async function drawApp(r) {
       <span>Objects: ${a.readyObjects}/${a.objects} ready</span>
       <span>Suspended: <span id="app-suspended">${a.suspended ? "yes" : "no"}</span></span></div>
     <p id="app-message">${message}</p>${deps}
-    ${clusterTable(a.clusters)}${drift}<h3>Resource tree</h3><p class="muted">Open an object for its live manifest, its Events and its diff.</p>
+    ${clusterTable(a.clusters)}${drift}${hookTable(a.hooks, a.namespace, once)}<h3>Resource tree</h3><p class="muted">Open an object for its live manifest, its Events and its diff.</p>
     <ul class="tree root" aria-label="resource tree"><li><span class="root-node">Application ${esc(a.namespace)}/${esc(a.name)}</span>
     <ul class="tree">${waves.join("") || `<li class="muted">no bundles yet</li>`}${extra.join("")}</ul></li></ul>
     <h3>Conditions</h3><div class="table-wrap"><table><thead><tr><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col" class="wide">Message</th><th scope="col">Since</th></tr></thead><tbody>${conditions}</tbody></table></div>
