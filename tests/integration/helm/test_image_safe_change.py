@@ -129,6 +129,8 @@ def test_rollback_hooks_windows_and_notifications_in_the_image(
         "operator": {"watchNamespaces": [namespace], "defaultInterval": "30s", "logFormat": "json",
                      "notifications": {"allowedNetworks": ["127.0.0.1/32"]}},
     })
+    deployment = next(o for o in release.objects if o["kind"] == "Deployment")
+    assert "--notification-allowed-networks=127.0.0.1/32" in deployment["spec"]["template"]["spec"]["containers"][0]["args"]
     token = service_account_token(full_kube_api, namespace, release.service_account)
     operator = start_container_operator(release.objects, full_cluster.kubeconfig, token, namespace,
                                         tmp_path / "container")
@@ -201,6 +203,18 @@ def test_rollback_hooks_windows_and_notifications_in_the_image(
             assert headers["x-oam-signature"] == "sha256=" + hmac.new(KEY, body, hashlib.sha256).hexdigest()
             assert headers["x-oam-event-id"] == json.loads(body)["id"]
             assert body == json.dumps(json.loads(body), sort_keys=True, separators=(",", ":")).encode()
+
+        def told() -> dict[str, Any] | None:
+            status = custom.get_namespaced_custom_object(GROUP, VERSION, namespace, "notifications", "ops").get(
+                "status") or {}
+            return status if status.get("delivered") == 2 else None
+
+        entry = wait_until(told, wait, "the Notification to count both messages delivered")["applications"][0]
+        assert (entry["uid"], entry["failing"], entry["episodes"], entry["rolledBack"], entry.get("pending")) == (
+            uid, True, 1, 2, None)
+        runs = {(h["phase"], h["name"], h["run"], h["state"])
+                for h in wait_state(full_kube_api, full_cluster, namespace, "web", "Error", "RolledBack")["status"]["hooks"]}
+        assert ("PreApply", "migrate", "r3", "Succeeded") in runs  # the restore ran the migration again
 
         frozen = wait_state(full_kube_api, full_cluster, namespace, "frozen", "Waiting", "ChangeWindowClosed")
         assert "held" not in {c.metadata.name for c in core.list_namespaced_config_map(namespace).items}
