@@ -113,9 +113,10 @@ def owned_objects(api: Any, namespace: str) -> set[tuple[str, str]]:
     return found
 
 
-def grant_tenant(api: Any, namespace: str, account: str, create: bool = True) -> None:
+def grant_tenant(api: Any, namespace: str, account: str, create: bool = True,
+                 more_rules: list[dict[str, Any]] | None = None) -> None:
     """A ServiceAccount (``create=False``: an existing one, e.g. ``default``) whose Role lets it
-    manage ConfigMaps and Deployments of its namespace."""
+    manage ConfigMaps and Deployments of its namespace, plus ``more_rules`` (Jobs for a hook, say)."""
     if create:
         client.CoreV1Api(api).create_namespaced_service_account(namespace, {"metadata": {"name": account}})
     rbac = client.RbacAuthorizationV1Api(api)
@@ -124,7 +125,8 @@ def grant_tenant(api: Any, namespace: str, account: str, create: bool = True) ->
         "metadata": {"name": account},
         "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": verbs},
                   {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": verbs},
-                  {"apiGroups": ["", "events.k8s.io"], "resources": ["events"], "verbs": ["create", "patch"]}]})
+                  {"apiGroups": ["", "events.k8s.io"], "resources": ["events"], "verbs": ["create", "patch"]},
+                  *(more_rules or [])]})
     rbac.create_namespaced_role_binding(namespace, {
         "metadata": {"name": account},
         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": account},
