@@ -56,6 +56,7 @@ from .profilestatus import ProfileStatus
 from .readysince import not_ready_since
 from .remotes import RemoteClusters
 from .targets import TargetProfiles
+from .tracing import RevisionTracer
 
 log = logging.getLogger("oam_operator.controller")
 
@@ -184,6 +185,8 @@ class Runtime:
                                       on_secret_change=self._on_secret_change,
                                       status=ProfileStatus(self.pass_client, self.profiles.get),
                                       hub_id=self.cluster_id, grants=self._remote_grants)
+        #: Exports a revision's trace (tracing.py); ``None`` unless an OTLP endpoint is configured
+        self.tracer = RevisionTracer.from_environment(os.environ)
         self.env = self._environment()
         if metrics is not None:
             metrics.count_states_when_scraped(self.states)
@@ -203,7 +206,7 @@ class Runtime:
             drift=owned.drift if owned is not None else None,
             unverified_drift=owned.unverified_drift if owned is not None else None,
             on_written=owned.written if owned is not None else None,
-            cached_reads=owned, targets=self.remotes.target,
+            cached_reads=owned, targets=self.remotes.target, tracing=self.tracer is not None,
         )
 
     @classmethod
@@ -524,7 +527,10 @@ class Runtime:
         # The pass works on its own deep copy of the status (passes._Pass), so the cached
         # status is not mutated and needs no second copy here.
         if branch == "apply":
-            return writer.conclude(apply_pass(app, memory, self.env, writer))
+            result = writer.conclude(apply_pass(app, memory, self.env, writer))
+            if self.tracer is not None and result.traced is not None:
+                self.tracer.export(result.traced)  # after the status write (docs/operator.md#tracing)
+            return result
         return writer.conclude(delete_pass(app, memory, self.env))
 
     @staticmethod
