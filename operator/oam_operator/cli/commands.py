@@ -268,6 +268,22 @@ def reconcile(
 @main.command()
 @click.argument("name")
 @_cluster_options
+@click.option("-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="json: the last revision's timeline entry with its path.")
+def explain(name: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str,
+            output: str) -> None:
+    """Print the critical path of an Application's last revision: which objects gated each wave and how long.
+
+    From status.timeline (docs/operator.md#explain). Exit 0, or 1 on a failure or no timeline yet.
+    """
+    from oam_operator.cli.explain import run_explain
+
+    guarded(lambda: sys.exit(run_explain(name, namespace, output, kubeconfig, context)))
+
+
+@main.command()
+@click.argument("name")
+@_cluster_options
 def suspend(name: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str) -> None:
     """Suspend an Application's reconciliation (sets spec.suspend: true)."""
     from oam_operator.cli.status import run_suspend

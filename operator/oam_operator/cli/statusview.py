@@ -32,6 +32,9 @@ Decisions where the spec is silent:
   ``Drifted: Deployment web: spec.template.spec.containers[name=web].image`` (``deleted`` for a
   deleted one, ``; held until <time>`` while correction waits); in JSON the key ``"drift"`` as the
   status has it, present only when it names objects.
+- **Trace** (``status.timeline``, docs/operator.md#tracing): the last revision's trace id, when
+  tracing recorded one, as a header line ``Trace: <32 hex digits>`` after the cluster line, and in
+  JSON under ``"traceId"``, present only then.
 - **Exit code.** 0 when ``status.state`` is ``Ready``, else 3. ``--wait`` is stricter: it stops on
   ``Ready`` or ``Error`` only once the status describes the current spec
   (``observedGeneration >= metadata.generation``), and on ``Ready`` only once a pending
@@ -178,6 +181,8 @@ class StatusView:
     #: with a topology policy: each cluster's line (docs/multicluster.md#topology)
     clusters: tuple[Mapping[str, Any], ...] = ()
     rollout: Mapping[str, Any] | None = None
+    #: the last revision's trace id when tracing recorded one (docs/operator.md#tracing)
+    trace_id: str | None = None
 
     @property
     def current(self) -> bool:
@@ -308,7 +313,13 @@ def build_view(app: Mapping[str, Any], domain: str = DEFAULT_DOMAIN) -> StatusVi
         clusters=tuple(dict(c) for c in _mappings(status.get("clusters"))),
         rollout=dict(_mapping(status.get("rollout"))) or None,
         profile=_text(status.get("profile")),
+        trace_id=_last_trace_id(status),
     )
+
+
+def _last_trace_id(status: Mapping[str, Any]) -> str | None:
+    entries = _mappings(status.get("timeline"))
+    return (_text(entries[-1].get("traceId")) or None) if entries else None
 
 
 # ------------------------------------------------------------------------------------------
@@ -420,6 +431,8 @@ def _header(view: StatusView, color: bool) -> list[str]:
     ]
     if view.cluster:
         lines.append(f"Cluster: {view.cluster} (ClusterProfile {view.profile})")
+    if view.trace_id:
+        lines.append(f"Trace: {view.trace_id}")
     if view.message:
         lines.append("Message: " + view.message.replace("\n", "\n" + " " * len("Message: ")))
     if view.dependencies:
@@ -545,7 +558,8 @@ def to_json(view: StatusView) -> dict[str, Any]:
         {"dependencies": [dict(d) for d in view.dependencies]} if view.dependencies else {}) | (
         {"drift": [dict(d) for d in view.drift]} if view.drift else {}) | (
         {"clusters": [dict(c) for c in view.clusters]} if view.clusters else {}) | (
-        {"rollout": dict(view.rollout)} if view.rollout else {})
+        {"rollout": dict(view.rollout)} if view.rollout else {}) | (
+        {"traceId": view.trace_id} if view.trace_id else {})
 
 
 def render_json(view: StatusView) -> str:
