@@ -56,6 +56,8 @@ class TimelineEntry(ApiModel):
     waves: list[TimelineWave] | None = Field(default=None, description="The waves Ready so far (at most 32).")
     waiting: list[str] | None = Field(
         default=None, description="While open: the first not-Ready objects of the wave being applied (at most 3).")
+    applying: int | None = Field(default=None, description="The wave being applied when it was last seen; absent "
+                                 "once every wave was Ready.")
 
 
 @dataclass(frozen=True)

@@ -104,7 +104,16 @@ def test_a_pass_of_an_open_revision_that_changed_nothing_sends_no_span() -> None
     assert observe(status, [item("Deployment", "web", 0, False)], NOTHING, facts(1.0)) is None
     traced = observe(status, [item("Deployment", "web", 0, False)], NOTHING, facts(2.0, writes=1))
     assert traced is not None and traced.pass_span is not None
-    assert traced.pass_span.parent_id == span_id(trace_id("uid-1", "k1"), "revision")
+    assert traced.pass_span.parent_id == span_id(trace_id("uid-1", "k1"), "wave", "0")  # the wave it began in
+    assert (status.timeline or [])[0].applying == 0
+
+
+def test_a_pass_that_ends_the_revision_before_applying_is_a_child_of_the_root() -> None:
+    status = ApplicationStatus()
+    traced = observe(status, None, NOTHING, facts(0.0, "error", applied=False))
+    assert traced is not None and traced.pass_span is not None
+    assert traced.pass_span.parent_id == span_id(trace_id("uid-1", "generation/1"), "revision")
+    assert (status.timeline or [])[0].key == "generation/1"
 
 
 def test_an_error_ends_the_revision_as_failed() -> None:

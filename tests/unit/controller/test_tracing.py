@@ -52,11 +52,18 @@ def test_a_revision_is_one_root_with_a_child_per_wave_and_a_grandchild_per_gate(
     assert {span.context.trace_id for span in spans.values()} == {root.context.trace_id}
 
 
-def test_a_failed_revision_s_root_has_the_error_status() -> None:
+def test_a_failed_revision_s_root_and_its_unfinished_wave_have_the_error_status() -> None:
     revisions, exporter = tracer()
-    revisions.export(Traced("uid-1", "shop", "app", None, (ended("Failed"),)))
-    root = next(span for span in exporter.get_finished_spans() if span.name == "revision 3")
+    entry = ended("Failed").model_copy(update={"waves": ended().waves[:1], "applying": 1})  # type: ignore[index]
+    revisions.export(Traced("uid-1", "shop", "app", None, (entry,)))
+    spans = {span.name: span for span in exporter.get_finished_spans()}
+    assert sorted(spans) == ["StatefulSet db", "revision 3", "wave 0", "wave 1"]
+    root, wave1 = spans["revision 3"], spans["wave 1"]
     assert root.status.status_code is StatusCode.ERROR and root.status.description == "the revision failed"
+    assert wave1.status.status_code is StatusCode.ERROR
+    assert wave1.parent is not None and wave1.parent.span_id == root.context.span_id
+    assert (wave1.start_time, wave1.end_time) == (spans["wave 0"].end_time, root.end_time)
+    assert f"{wave1.context.span_id:016x}" == span_id(TRACE, "wave", "1")
 
 
 def test_a_pass_span_is_a_child_of_the_revision_root_sent_before_it() -> None:

@@ -111,11 +111,14 @@ def observe(status: ApplicationStatus, inventory: Sequence[InventoryItem] | None
         entries.append(current)
     was_open = current.outcome is None
     changed = False
+    parent = None if current.trace_id is None else span_id(current.trace_id, "revision")
     if was_open:
         if status.revision is not None:
             current.revision = status.revision
         if facts.applied and inventory is not None:
-            changed = _record_waves(current, inventory, facts)
+            applying, changed = _record_waves(current, inventory, facts)
+            if applying is not None and current.trace_id is not None:
+                parent = span_id(current.trace_id, "wave", str(applying))
         if facts.outcome in _ENDS:
             _end(current, _ENDS[facts.outcome], facts.ended)
             ended.append(current)
@@ -123,39 +126,45 @@ def observe(status: ApplicationStatus, inventory: Sequence[InventoryItem] | None
     if not facts.tracing:
         return None
     span = None
-    if was_open and current.trace_id and (facts.writes or changed or current.outcome is not None):
-        span = PassSpan(current.trace_id, span_id(current.trace_id, "revision"), facts.started, facts.ended,
-                        facts.outcome, facts.writes, current.revision)
+    if was_open and current.trace_id and parent and (facts.writes or changed or current.outcome is not None):
+        span = PassSpan(current.trace_id, parent, facts.started, facts.ended, facts.outcome, facts.writes,
+                        current.revision)
     traced = tuple(entry for entry in ended if entry.trace_id)
     if span is None and not traced:
         return None
     return Traced(facts.uid, facts.namespace, facts.name, span, traced)
 
 
-def _record_waves(entry: TimelineEntry, inventory: Sequence[InventoryItem], facts: PassFacts) -> bool:
-    """Record the waves first seen Ready; remember the first waiting objects of the next one."""
+def _record_waves(entry: TimelineEntry, inventory: Sequence[InventoryItem],
+                  facts: PassFacts) -> tuple[int | None, bool]:
+    """Record the waves first seen Ready; remember the first waiting objects of the next one.
+    Returns the wave the pass began in (its span's parent) and whether the entry changed."""
     desired = [item for item in inventory if item.digest]
     waves = list(entry.waves or [])
-    done = {wave.wave for wave in waves}
+    open_waves = sorted({item.apply_order for item in desired} - {wave.wave for wave in waves})
+    began = open_waves[0] if open_waves else None
+    seen_waiting = entry.waiting or []  # what the last pass found waiting: the gates, once Ready
     waiting: list[str] | None = None
-    for wave in sorted({item.apply_order for item in desired} - done):
+    applying: int | None = None
+    for wave in open_waves:
         members = [item for item in desired if item.apply_order == wave]
         pending = [_name(item, facts.namespace) for item in members if not _ready(item)]
         if pending:
-            waiting = pending[:MAX_GATES]
+            waiting, applying = pending[:MAX_GATES], wave
             break
         names = {_name(item, facts.namespace) for item in members}
-        gates = [gate for gate in entry.waiting or () if gate in names]
+        gates = [gate for gate in seen_waiting if gate in names]
         if len(waves) < MAX_WAVES:
             waves.append(TimelineWave(wave=wave, ready_ms=_ms(facts.ended, entry), gates=gates or None))
-        entry.waiting = None
-    changed = (len(waves), waiting) != (len(entry.waves or ()), entry.waiting)
+        seen_waiting = []
+    changed = (len(waves), waiting, applying) != (len(entry.waves or ()), entry.waiting, entry.applying)
     entry.waves = waves or None
-    entry.waiting = waiting
-    return changed
+    entry.waiting, entry.applying = waiting, applying
+    return began, changed
 
 
 def _end(entry: TimelineEntry, outcome: str, at: datetime) -> None:
+    """End ``entry``; ``applying`` stays, naming the wave left unfinished (its span ends here too)."""
     entry.outcome = outcome
     entry.ended_ms = max(_ms(at, entry), 0)
     entry.waiting = None

@@ -144,6 +144,11 @@ class RevisionTracer:
                 self._span(f"{kind} {name}", trace_hex, span_id(trace_hex, "wave", str(wave.wave), gate), wave_id,
                            since, ready, {"k8s.object.kind": kind, "k8s.object.name": name}, False)
             since = ready
+        unfinished = entry.applying
+        if unfinished is not None and all(wave.wave != unfinished for wave in entry.waves or ()):
+            end = started + timedelta(milliseconds=entry.ended_ms)  # the wave the revision ended in
+            self._span(f"wave {unfinished}", trace_hex, span_id(trace_hex, "wave", str(unfinished)), root, since,
+                       end, {"oam.wave": unfinished}, failed)
 
     def _pass(self, traced: Traced, span: PassSpan) -> None:
         parent = _context(span.trace_id, span.parent_id)
