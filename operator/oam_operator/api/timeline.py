@@ -14,7 +14,7 @@ from pydantic import Field
 
 from .meta import ApiModel
 
-__all__ = ["MAX_GATES", "MAX_REVISIONS", "MAX_WAVES", "Outcome", "Step", "TimelineEntry", "TimelineWave",
+__all__ = ["FIRST_PASS", "MAX_GATES", "MAX_REVISIONS", "MAX_WAVES", "Outcome", "Step", "TimelineEntry", "TimelineWave",
            "critical_path", "render_path"]
 
 MAX_REVISIONS = 5
@@ -53,6 +53,8 @@ class TimelineEntry(ApiModel):
                                  json_schema_extra={"format": "int64"})
     outcome: str | None = Field(default=None, description="Ready, Failed or Superseded; absent while open.")
     trace_id: str | None = Field(default=None, description="Its OpenTelemetry trace id, when tracing is on.")
+    applied_ms: int | None = Field(default=None, description="When its first pass that applied began, in ms since "
+                                   "it started.", json_schema_extra={"format": "int64"})
     waves: list[TimelineWave] | None = Field(default=None, description="The waves Ready so far (at most 32).")
     waiting: list[str] | None = Field(
         default=None, description="While open: the first not-Ready objects of the wave being applied (at most 3).")
@@ -68,11 +70,17 @@ class Step:
     seconds: float
 
 
+#: The wait before the first pass that applied (kopf starts a new Application's first pass up to
+#: 2 s after it is seen) is a step of its own once it shows as 0.1 s.
+FIRST_PASS = "first pass"
+SHOWN_MS = 50
+
+
 def critical_path(entry: TimelineEntry) -> list[Step]:
     """Each wave of ``entry`` in order, named by its first gating object, with the time from the
-    previous wave's readiness (the revision's start for the first) to its own."""
-    steps: list[Step] = []
-    since = 0
+    previous wave's readiness (the first pass that applied, for the first wave) to its own."""
+    since = entry.applied_ms or 0
+    steps = [Step(FIRST_PASS, since / 1000)] if since >= SHOWN_MS else []
     for wave in entry.waves or ():
         label = _label(wave.gates[0]) if wave.gates else f"wave {wave.wave}"
         steps.append(Step(label, (wave.ready_ms - since) / 1000))

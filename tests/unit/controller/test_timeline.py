@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime, timedelta
 
 from oam_operator.api.application import ApplicationStatus
@@ -42,7 +43,7 @@ def test_a_revision_records_each_wave_with_the_objects_that_gated_it() -> None:
     entry = (status.timeline or [])[0]
     assert entry.to_json() == {
         "revision": 1, "key": "k1", "started": "2026-12-06T12:00:00.000Z", "endedMs": 10050, "outcome": "Ready",
-        "traceId": trace_id("uid-1", "k1"),
+        "traceId": trace_id("uid-1", "k1"), "appliedMs": 0,
         "waves": [{"wave": 0, "readyMs": 8050, "gates": ["StatefulSet/db"]},
                   {"wave": 1, "readyMs": 10050, "gates": ["Deployment/web"]}]}
     assert render_path(critical_path(entry)) == "db StatefulSet 8.1 s → web Deployment 2.0 s"
@@ -144,3 +145,22 @@ def test_a_gate_outside_the_namespace_is_labelled_with_it() -> None:
     entry = TimelineEntry(key="k", started="2026-12-06T12:00:00.000Z",
                           waves=[TimelineWave(wave=0, ready_ms=1500, gates=["Namespace/ops/x"])])
     assert render_path(critical_path(entry)) == "ops/x Namespace 1.5 s"
+
+
+def test_a_revision_begins_when_its_generation_was_first_seen_not_at_its_first_pass() -> None:
+    status = ApplicationStatus(processing_digest="k1")
+    seen = T0 - timedelta(seconds=1.5)  # kopf starts an Application's first pass up to 2 s after its event
+    observe(status, [item("Deployment", "web", 0, True)], NOTHING,
+            dataclasses.replace(facts(0.0, "ready"), seen=seen))
+    entry = (status.timeline or [])[0]
+    assert (entry.started, entry.applied_ms, entry.ended_ms) == ("2026-12-06T11:59:58.500Z", 1500, 1550)
+    assert render_path(critical_path(entry)) == "first pass 1.5 s → wave 0 0.1 s"
+
+
+def test_new_input_of_the_same_generation_begins_at_the_pass_that_saw_it() -> None:
+    status = ApplicationStatus(processing_digest="k1")
+    seen = T0 - timedelta(seconds=1)
+    observe(status, [item("Deployment", "web", 0, True)], NOTHING, dataclasses.replace(facts(0.0, "ready"), seen=seen))
+    status.processing_digest = "k2"  # a ClusterProfile changed: the generation, and its first sight, are the same
+    observe(status, [item("Deployment", "web", 0, True)], NOTHING, dataclasses.replace(facts(60.0), seen=seen))
+    assert (status.timeline or [])[1].started == "2026-12-06T12:01:00.000Z"

@@ -24,7 +24,7 @@ def tracer() -> tuple[RevisionTracer, InMemorySpanExporter]:
 
 def ended(outcome: str = "Ready") -> TimelineEntry:
     return TimelineEntry(revision=3, key="k1", started="2026-12-06T12:00:00.000Z", ended_ms=10100, outcome=outcome,
-                         trace_id=TRACE,
+                         trace_id=TRACE, applied_ms=600,
                          waves=[TimelineWave(wave=0, ready_ms=8100, gates=["StatefulSet/db"]),
                                 TimelineWave(wave=1, ready_ms=10100, gates=["Deployment/web", "Service/web"])])
 
@@ -44,7 +44,7 @@ def test_a_revision_is_one_root_with_a_child_per_wave_and_a_grandchild_per_gate(
     assert root.status.status_code is StatusCode.UNSET
     wave0, wave1 = spans["wave 0"], spans["wave 1"]
     assert wave0.parent is not None and wave0.parent.span_id == root.context.span_id
-    assert (wave0.start_time, wave0.end_time) == (root.start_time, root.start_time + 8_100_000_000)
+    assert (wave0.start_time, wave0.end_time) == (root.start_time + 600_000_000, root.start_time + 8_100_000_000)
     assert (wave1.start_time, wave1.end_time) == (wave0.end_time, root.end_time)
     db = spans["StatefulSet db"]
     assert db.parent is not None and db.parent.span_id == wave0.context.span_id

@@ -1260,9 +1260,10 @@ def apply_pass(body: Application | Mapping[str, Any], memory: Memory, env: Envir
     p = _Pass(body, memory, env, checkpointer)
     before = timeline.Before.of(p.status)
     outcome = p.apply_branch()
+    seen = env.generation_seen(p.app.uid, p.app.generation) if env.generation_seen is not None else None
     outcome.traced = timeline.observe(p.status, p.found.inventory, before, timeline.PassFacts(
         p.app.uid, p.namespace, p.name, p.app.generation, p.now, env.clock(), outcome.outcome, p.applying,
-        sum(outcome.operations.values()), env.tracing))  # docs/operator.md#the-timeline
+        sum(outcome.operations.values()), env.tracing, seen))  # docs/operator.md#the-timeline
     return p.finish(outcome)
 
 

@@ -112,6 +112,9 @@ class Environment:
     reconciler: Callable[[str, ClusterClient, ReconcilerOptions], Reconciler] = Reconciler
     #: Whether traces are exported (docs/operator.md#tracing): the timeline then records trace ids.
     tracing: bool = False
+    #: When this process first saw a generation of an Application, (uid, generation) -> time or None
+    #: (the start of its revision's timeline, timeline.py); ``None``: the first pass's time is used.
+    generation_seen: Callable[[str, int], datetime | None] | None = None
 
     @property
     def pipeline(self) -> Pipeline:

@@ -52,6 +52,7 @@ class PassFacts:
     applied: bool  # the reconciler's apply ran: the inventory's phases are this revision's
     writes: int  # the reconciler's write requests
     tracing: bool
+    seen: datetime | None = None  # when an event first showed this generation (Runtime.saw_generation)
 
 
 @dataclass(frozen=True)
@@ -103,10 +104,11 @@ def observe(status: ApplicationStatus, inventory: Sequence[InventoryItem] | None
     ended: list[TimelineEntry] = []
     current = entries[-1] if entries else None
     if current is None or current.key != key:
+        began = _began(current, facts)
         if current is not None and current.outcome is None:
-            _end(current, Outcome.SUPERSEDED, facts.started)
+            _end(current, Outcome.SUPERSEDED, began)
             ended.append(current)
-        current = TimelineEntry(key=key, started=_iso(facts.started),
+        current = TimelineEntry(key=key, started=_iso(began),
                                 trace_id=trace_id(facts.uid, key) if facts.tracing else None)
         entries.append(current)
     was_open = current.outcome is None
@@ -115,6 +117,8 @@ def observe(status: ApplicationStatus, inventory: Sequence[InventoryItem] | None
     if was_open:
         if status.revision is not None:
             current.revision = status.revision
+        if facts.applied and current.applied_ms is None:
+            current.applied_ms = max(_ms(facts.started, current), 0)
         if facts.applied and inventory is not None:
             applying, changed = _record_waves(current, inventory, facts)
             if applying is not None and current.trace_id is not None:
@@ -161,6 +165,18 @@ def _record_waves(entry: TimelineEntry, inventory: Sequence[InventoryItem],
     entry.waves = waves or None
     entry.waiting, entry.applying = waiting, applying
     return began, changed
+
+
+def _began(previous: TimelineEntry | None, facts: PassFacts) -> datetime:
+    """When a new revision began: when its generation was first seen, unless that is no later than
+    the previous revision's start (the same generation with new input, a ClusterProfile's change:
+    then this pass saw it first), or after this pass began."""
+    seen = facts.seen
+    if seen is None or _aware(seen) > _aware(facts.started):
+        return facts.started
+    if previous is not None and _aware(seen) <= parse_started(previous):
+        return facts.started
+    return seen
 
 
 def _end(entry: TimelineEntry, outcome: str, at: datetime) -> None:

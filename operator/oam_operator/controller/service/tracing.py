@@ -134,7 +134,7 @@ class RevisionTracer:
         failed = entry.outcome == Outcome.FAILED
         self._span(f"revision {entry.revision or 0}", trace_hex, root, None, started,
                    started + timedelta(milliseconds=entry.ended_ms), attributes, failed)
-        since = started
+        since = started + timedelta(milliseconds=entry.applied_ms or 0)  # the first wave: from the first apply
         for wave in entry.waves or ():
             ready = started + timedelta(milliseconds=wave.ready_ms)
             wave_id = span_id(trace_hex, "wave", str(wave.wave))
