@@ -19,7 +19,7 @@ import click
 
 from oam_operator.api.timeline import TimelineEntry, critical_path, render_path
 
-__all__ = ["NO_TIMELINE", "explain_json", "explain_text", "last_entry", "run_explain"]
+__all__ = ["NO_TIMELINE", "explain_json", "explain_lines", "explain_text", "last_entry", "run_explain"]
 
 EXIT_FAILURE = 1
 NO_TIMELINE = "Application {namespace}/{name} has no timeline yet: its first pass has not been written"
@@ -32,6 +32,11 @@ def last_entry(app: Mapping[str, Any]) -> TimelineEntry | None:
 
 
 def explain_text(namespace: str, name: str, entry: TimelineEntry, now: datetime) -> str:
+    return "\n".join(explain_lines(namespace, name, entry, now)) + "\n"
+
+
+def explain_lines(namespace: str, name: str, entry: TimelineEntry, now: datetime) -> list[str]:
+    """The head line, the critical path and, when recorded, ``Trace: <id>`` (the UI shows them too)."""
     revision = f"Revision {entry.revision}" if entry.revision is not None else "The first revision"
     if entry.outcome is not None and entry.ended_ms is not None:
         head = f"{revision} of {namespace}/{name}: {entry.outcome} after {entry.ended_ms / 1000:.1f} s"
@@ -45,7 +50,7 @@ def explain_text(namespace: str, name: str, entry: TimelineEntry, now: datetime)
     lines.append(render_path(steps) if steps else "No wave is Ready yet")
     if entry.trace_id:
         lines.append(f"Trace: {entry.trace_id}")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def explain_json(entry: TimelineEntry) -> str:

@@ -58,3 +58,11 @@ def test_status_shows_the_last_revision_s_trace_id() -> None:
     assert to_json(view)["traceId"] == TRACE
     untraced = build_view(app(OPEN))
     assert "Trace:" not in render_text(untraced) and "traceId" not in to_json(untraced)
+
+
+def test_the_ui_shows_explain_s_lines_and_nothing_without_a_timeline() -> None:
+    from oam_operator.ui.detail import application_detail
+
+    assert application_detail(app(READY), "oam-operator.dev")["explain"] == [
+        "Revision 2 of shop/app: Ready after 10.1 s", "db StatefulSet 8.1 s → web Deployment 2.0 s", f"Trace: {TRACE}"]
+    assert application_detail(app(), "oam-operator.dev")["explain"] == []
