@@ -245,6 +245,7 @@ def test_status_declares_every_field_of_section_1_4() -> None:
             "dependencies",  # app-dependency policies (issue 15)
             "drift",  # drift not corrected (issue 23, docs/operator.md#drift)
             "cluster",  # the remote cluster holding the objects (issue 24, docs/multicluster.md)
+            "timeline",  # per revision, when each wave became Ready (issue 42, docs/operator.md#the-timeline)
         ]
     )
     dependency = _node("Application", ".status.dependencies[]")
