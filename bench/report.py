@@ -153,7 +153,7 @@ def machine_section(machine: dict[str, Any]) -> str:
 
 
 def transform_section(step: dict[str, Any] | None, out: Path) -> tuple[str, dict[str, Any]]:
-    head = "## 1. Transform: 1,000 and 2,000 components\n\n"
+    head = "## 1. Transform: 1,000, 2,000 and 10,000 components\n\n"
     failure = _failure(step, "transform")
     figures = (step or {}).get("figures") or {}
     sizes = figures.get("sizes") or []
@@ -168,7 +168,7 @@ def transform_section(step: dict[str, Any] | None, out: Path) -> tuple[str, dict
         "`bench/bench_transform.py`: a generated Application of N passthrough components over three tiers, "
         "3·N dependency edges, ten dependency and five placement policies; each run is "
         "`validate_authored_properties` + `transform` in one process (pure Python, no cluster). "
-        "Targets: ≤ 1 s for 1,000 components, 2,000/1,000 ratio ≤ 2.2.\n\n"
+        "Targets: ≤ 1 s for 1,000 components, 2,000/1,000 ratio ≤ 2.2, 10,000/1,000 ratio ≤ 10.5 (linear growth).\n\n"
     )
     text += table(("components", "edges", "groups", "objects", "best s", "median s", "worst s", "runs"), rows)
     summary: dict[Any, Any] = {}
@@ -177,6 +177,11 @@ def transform_section(step: dict[str, Any] | None, out: Path) -> tuple[str, dict
         r_med = by_n[2000]["median_s"] / by_n[1000]["median_s"]
         text += f"\n\nRatio 2,000/1,000: {r_best:.2f} (best), {r_med:.2f} (median)."
         summary = {"t1000_best": by_n[1000]["best_s"], "t1000_median": by_n[1000]["median_s"], "ratio_best": r_best}
+    if 1000 in by_n and 10000 in by_n:
+        r_best = by_n[10000]["best_s"] / by_n[1000]["best_s"]
+        r_med = by_n[10000]["median_s"] / by_n[1000]["median_s"]
+        text += f" Ratio 10,000/1,000: {r_best:.2f} (best), {r_med:.2f} (median)."
+        summary["ratio_10000_best"] = r_best
     plt = _plt()
     fig, ax = plt.subplots(figsize=(5, 3.2))
     xs = [s["components"] for s in sizes]

@@ -2,9 +2,10 @@
 
 The operator runs against the full control plane with three Applications that drive the
 per-Application conditions — ``stuck`` never gets Ready (its Deployment's pod cannot be
-scheduled) and passes its 10 s timeout, ``broken`` fails its transform on every change, and
-``drifted``'s ConfigMap is changed back three times by another writer — and a standby instance
-next to it. Their ``/metrics`` scrapes become ``promtool test rules`` input series as Prometheus
+scheduled) and passes its 10 s timeout, ``broken`` fails its transform on every change,
+``drifted``'s ConfigMap is changed back three times by another writer, and ``rolled``'s second
+revision adds such a Deployment, so its rollback policy returns it to its first — and a standby
+instance next to it. Their ``/metrics`` scrapes become ``promtool test rules`` input series as Prometheus
 stores them (``promseries.py``: the ServiceMonitor's target labels, the Application's namespace
 as ``exported_namespace``, stale markers when a scrape fails), and promtool evaluates the
 chart's rendered rules on them: each alert must fire for exactly the Applications (or the
@@ -66,6 +67,7 @@ _SUMMARIES = {
     "OamApplicationNotReady": "Application {ns}/{name} is not Ready for longer than its timeout",
     "OamApplicationReconcileErrors": "Passes of Application {ns}/{name} keep failing",
     "OamApplicationDriftFlapping": "Drift of Application {ns}/{name} is corrected again and again",
+    "OamApplicationRolledBack": "Application {ns}/{name} was rolled back because its spec failed",
 }
 NOT_READY = ("Application {name} in namespace {ns} has not been Ready for longer than its timeout (spec.timeout, "
              "else the operator's --default-timeout); its Ready condition says what it waits for or why it failed. Look closer: "
@@ -77,6 +79,11 @@ DRIFT = ("The operator re-applied objects of Application {name} in namespace {ns
          "leave such changes in place. Look closer: `kubectl oam status {name} -n {ns} --tree` and its DriftCorrected "
          "Events, which name each object and field: `kubectl get events -n {ns} --field-selector "
          "involvedObject.name={name},reason=DriftCorrected`.")
+ROLLED_BACK = ("A revision of Application {name} in namespace {ns} failed, and its rollback policy returned it to the "
+               "last Ready revision; the failed spec is not applied again until it changes. Its RolledBack condition "
+               "names the revision and the object that blocked it. Look closer: `kubectl oam status {name} -n {ns} "
+               "--tree` and `kubectl oam history {name} -n {ns}`.")
+ROLLBACK = {"name": "undo", "type": "rollback", "properties": {"onFailure": True}}
 DOWN = {"exp_labels": {"severity": "critical", "namespace": RELEASE_NAMESPACE},
         "exp_annotations": {
             "summary": f"No oam-operator instance is running in {RELEASE_NAMESPACE}",
@@ -110,9 +117,18 @@ def test_each_alert_fires_on_the_series_the_operator_exposes(start_operator: Any
     kube.apply_app("stuck", {"timeout": "10s", "components": [stuck]})
     kube.apply_app("broken", {"components": [BROKEN]})
     kube.apply_app("drifted", {"components": [configmap_component("settings")]})
+    kube.apply_app("rolled", {"timeout": "10s", "policies": [ROLLBACK], "components": [configmap_component("flags")]})
     kube.wait_ready("drifted")
+    kube.wait_ready("rolled")
+    unschedulable = deployment_component("batch")
+    unschedulable["properties"]["object"]["spec"]["template"]["spec"]["nodeSelector"] = {"no-such": "node"}
+    kube.apply_app("rolled", {"timeout": "10s", "policies": [ROLLBACK],
+                              "components": [configmap_component("flags"), unschedulable]})
     kube.wait_state("stuck", "Error", "Timeout", timeout=60)
     kube.wait_state("broken", "Error", "TransformFailed")
+    kube.wait_state("rolled", "Error", "RolledBack", timeout=60)
+    wait_until(lambda: _value(leader, "oam_operator_application_rolled_back", name="rolled") == 1, wait,
+               "rolled to be counted rolled back")
     wait_until(lambda: _value(leader, "oam_operator_application_errors_total", name="broken") >= 1, wait,
                "broken's first error to be counted")
     wait_until(lambda: _value(leader, "oam_operator_application_not_ready_seconds", name="stuck") > 10, wait,
@@ -147,6 +163,7 @@ def test_each_alert_fires_on_the_series_the_operator_exposes(start_operator: Any
         "OamApplicationReconcileErrors": [_application_alert("OamApplicationReconcileErrors", ns, app, ERRORS)
                                           for app in ("broken", "stuck")],
         "OamApplicationDriftFlapping": [_application_alert("OamApplicationDriftFlapping", ns, "drifted", DRIFT)],
+        "OamApplicationRolledBack": [_application_alert("OamApplicationRolledBack", ns, "rolled", ROLLED_BACK)],
         "OamOperatorNoLeader": [], "OamOperatorDown": [],
     })
     standing_by = _case("only a standby", [on_standby], "1m", {
@@ -159,7 +176,7 @@ def test_each_alert_fires_on_the_series_the_operator_exposes(start_operator: Any
     stopped = _case("every instance stopped", [on_leader, on_standby], "3m", {
         "OamOperatorDown": [DOWN], "OamOperatorNoLeader": [NO_LEADER],
         # instant values are stale once the scrape fails; increase() still counts the samples of its window
-        "OamApplicationNotReady": [],
+        "OamApplicationNotReady": [], "OamApplicationRolledBack": [],
         "OamApplicationReconcileErrors": [_application_alert("OamApplicationReconcileErrors", ns, app, ERRORS)
                                           for app in ("broken", "stuck")],
         "OamApplicationDriftFlapping": [_application_alert("OamApplicationDriftFlapping", ns, "drifted", DRIFT)],

@@ -327,6 +327,22 @@ class DriftStatus(ApiModel):
     )
 
 
+class HookStatus(ApiModel):
+    """The last run of one lifecycle hook, recorded before its object is created (docs/operator.md#lifecycle-hooks)."""
+
+    phase: str = Field(description="PreApply, PostReady, OnFailure, PreDelete or PostDelete.")
+    api_version: str = Field(description="apiVersion of the hook's object.")
+    kind: str = Field(description="Kind of the hook's object.")
+    namespace: str | None = Field(default=None, description="Namespace of the object; absent if cluster-scoped.")
+    name: str = Field(description="Name of the object.")
+    run: str = Field(description="Which run: r<revision> in the apply branch, delete in the delete branch.")
+    state: str = Field(description="Recorded (its create may have been sent), Running, Succeeded or Failed.")
+    delete_policy: str = Field(description="BeforeNextRun, OnSuccess or Never.")
+    timeout: str = Field(description="How long it may run, a Go duration.")
+    message: str | None = Field(default=None, description="Why it failed.")
+    started_at: Timestamp | None = Field(default=None, description="When it was recorded (its timeout's basis).")
+
+
 class CompactInventory(ApiModel):
     """The inventory, compactly (``oam_operator.api.compact_inventory``); ``oam-operator status NAME
     -o inventory`` prints it in component-operator-runtime's shape."""
@@ -426,6 +442,8 @@ class ApplicationStatus(ApiModel):
         description="Applications this one depends on (app-dependency policies) and their states, in policy "
         "order; absent when it depends on none.",
     )
+    hooks: list[HookStatus] | None = Field(
+        default=None, description="The last run of each lifecycle hook, recorded before its object is created.")
     drift: list[DriftStatus] | None = Field(
         default=None,
         description="Objects that drifted and are not corrected (spec.drift Report, or correction held back); "

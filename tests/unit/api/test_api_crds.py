@@ -215,6 +215,14 @@ def test_drift_is_one_of_two_values_and_reported_by_object_and_field() -> None:
     assert sorted(entry["required"]) == ["apiVersion", "kind", "name"]
 
 
+def test_a_hook_run_declares_what_makes_it_crash_safe() -> None:
+    entry = _node("Application", ".status.hooks[]")
+    assert sorted(entry["properties"]) == ["apiVersion", "deletePolicy", "kind", "message", "name", "namespace",
+                                           "phase", "run", "startedAt", "state", "timeout"]
+    assert sorted(entry["required"]) == ["apiVersion", "deletePolicy", "kind", "name", "phase", "run", "state",
+                                         "timeout"]
+
+
 def test_status_declares_every_field_of_section_1_4() -> None:
     status = _node("Application", ".status")
     assert sorted(status["properties"]) == sorted(
@@ -244,6 +252,7 @@ def test_status_declares_every_field_of_section_1_4() -> None:
             "lastHandledReconcileAt",
             "dependencies",  # app-dependency policies (issue 15)
             "drift",  # drift not corrected (issue 23, docs/operator.md#drift)
+            "hooks",  # each lifecycle hook's last run (issue 40, docs/operator.md#lifecycle-hooks)
             "cluster",  # the remote cluster holding the objects (issue 24, docs/multicluster.md)
             "timeline",  # per revision, when each wave became Ready (issue 42, docs/operator.md#the-timeline)
         ]

@@ -252,3 +252,39 @@ def test_an_application_larger_than_etcd_stores_is_refused_naming_size_and_limit
         "(etcd's request limit, 1.5 MiB) and refuses it: split it into several Applications, or read its "
         "manifests from a URL source")
     assert refusal(validator, "CREATE", small) is None
+
+
+def hook(**annotations: str) -> dict[str, Any]:
+    job = {"apiVersion": "batch/v1", "kind": "Job",
+           "metadata": {"name": "migrate", "annotations": {f"oam-operator.dev/{k}": v for k, v in annotations.items()}}}
+    return {"name": "migrate", "type": "passthrough", "properties": {"object": job}}
+
+
+@pytest.mark.parametrize(("annotations", "expected"), [
+    ({"hook": "PostApply"}, 'Hook Job migrate: annotation oam-operator.dev/hook: "PostApply" is not a hook phase '
+                            "(allowed: PreApply, PostReady, OnFailure, PreDelete, PostDelete)"),
+    ({"hook": "PreApply", "hook-timeout": "soon"},
+     'Hook Job migrate: annotation oam-operator.dev/hook-timeout: "soon" is not a duration (a positive Go duration '
+     "such as 90s, 5m or 1h)"),
+    ({"hook": "PreApply", "hook-delete-policy": "OnFailure"},
+     'Hook Job migrate: annotation oam-operator.dev/hook-delete-policy: "OnFailure" is not a delete policy '
+     "(allowed: BeforeNextRun, OnSuccess, Never)"),
+])
+def test_a_bad_hook_is_refused_as_in_status(annotations: dict[str, str], expected: str) -> None:
+    """docs/operator.md#lifecycle-hooks: refused before anything is applied, in the words status shows."""
+    validator, env = _parts()
+    body = app(config_map("settings"), hook(**annotations))
+    assert refusal(validator, "CREATE", body) == expected
+    assert status_message(env, body) == ("InvalidObjects", expected)
+    assert refusal(validator, "CREATE", app(config_map("settings"), hook(hook="PreApply"))) is None
+
+
+def test_a_hook_in_another_namespace_is_refused_without_cross_namespace_objects() -> None:
+    validator, env = _parts()
+    elsewhere = hook(hook="PreApply")
+    elsewhere["properties"]["object"]["metadata"]["namespace"] = "other"
+    body = app(config_map("settings"), elsewhere)
+    expected = ("Hook Job migrate: namespace other is not the Application's (team); the operator runs without "
+                "--allow-cross-namespace-objects")
+    assert refusal(validator, "CREATE", body) == expected
+    assert status_message(env, body) == ("InvalidObjects", expected)

@@ -61,6 +61,7 @@ def test_the_checks_in_the_order_every_user_runs_them() -> None:
         ("transform", False, "refuse", "refuse"),
         ("overrides", False, "refuse", "refuse"),
         ("self-reference", False, "refuse", "refuse"),
+        ("hooks", False, "refuse", "refuse"),
         ("flux-apis", True, "skip", "refuse"),
         ("size", False, "refuse", "refuse"),
     ]
@@ -81,6 +82,7 @@ def test_the_pass_reads_one_table_of_the_checks_and_its_own_steps() -> None:
         ("overrides", False, "refuse", "refuse"),
         ("gate", True, "skip", "skip"),
         ("self-reference", False, "refuse", "refuse"),
+        ("hooks", False, "refuse", "refuse"),
         ("flux-apis", False, "skip", "refuse"),
         ("inventory", True, "skip", "skip"),
         ("change-window", True, "skip", "skip"),

@@ -80,7 +80,9 @@ def test_thresholds_and_windows_come_from_the_values(render: Render) -> None:
     assert alerts["OamApplicationNotReady"]["expr"] == (
         'max by (namespace, exported_namespace, name) (oam_operator_application_not_ready_seconds{namespace="oam-system"})'
         " > on (namespace, exported_namespace, name) "
-        'max by (namespace, exported_namespace, name) (oam_operator_application_timeout_seconds{namespace="oam-system"})')
+        'max by (namespace, exported_namespace, name) (oam_operator_application_timeout_seconds{namespace="oam-system"})'
+        " unless on (namespace, exported_namespace, name) "
+        'max by (namespace, exported_namespace, name) (oam_operator_application_rolled_back{namespace="oam-system"}) > 0')
     assert alerts["OamApplicationRolledBack"]["expr"] == (
         'max by (namespace, exported_namespace, name) (oam_operator_application_rolled_back{namespace="oam-system"}) > 0')
     assert {alerts[name]["labels"]["severity"] for name in PER_APPLICATION} == {"page"}

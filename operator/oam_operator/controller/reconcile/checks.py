@@ -46,6 +46,7 @@ from .composition import OperatorTransform, is_placeholder
 from .depth import depth_refusal
 from .encode import EncodedTree
 from .fluxapis import missing_flux_apis
+from .hookspec import Hook, HookRefused, split_hooks
 from .limits import size_refusal
 from .progress import capitalised
 from .seams import PassResult
@@ -112,6 +113,7 @@ class Subject:
     result: TransformResult | None = None
     policies: OperatorPolicies = field(default_factory=OperatorPolicies)
     windows: ChangeWindows | None = None  # the profile's and the policy's change windows (changewindows.py)
+    hooks: list[Hook] = field(default_factory=list)  # the lifecycle hooks, taken out of ``encoded`` (hookspec.py)
 
     @property
     def meta(self) -> Mapping[str, Any]:
@@ -248,6 +250,23 @@ def _self_reference(subject: Subject) -> Refusal | None:
     return None if itself is None else _refusal("self-reference", Reason.INVALID_OBJECTS, itself, "validation")
 
 
+def _hooks(subject: Subject) -> Refusal | None:
+    """The lifecycle hooks' annotations (docs/operator.md#lifecycle-hooks); the hooks leave the waved objects."""
+    assert subject.encoded is not None, "the transform check has not run"
+    try:
+        subject.encoded, subject.hooks = split_hooks(subject.encoded, subject.settings.domain)
+    except HookRefused as refused:
+        return _refusal("hooks", Reason.INVALID_OBJECTS, f"Hook {refused}", "validation")
+    if not subject.settings.allow_cross_namespace_objects:
+        for hook in subject.hooks:
+            if hook.namespace and hook.namespace != subject.namespace:
+                return _refusal("hooks", Reason.INVALID_OBJECTS,
+                                f"Hook {hook.kind} {hook.name}: namespace {hook.namespace} is not the Application's "
+                                f"({subject.namespace}); the operator runs without --allow-cross-namespace-objects",
+                                "validation")
+    return None
+
+
 def _flux_apis(subject: Subject) -> Refusal | None:
     if subject.served is None:
         return None
@@ -314,6 +333,7 @@ ORDER: tuple[Check | Step, ...] = (
     Check("overrides", _overrides, (Reason.TRANSFORM_FAILED, Reason.INVALID_OBJECTS)),
     Step("gate", lambda steps, subject: steps.gate(subject)),  # the operator policies' timing and dependencies
     Check("self-reference", _self_reference, (Reason.INVALID_OBJECTS,)),
+    Check("hooks", _hooks, (Reason.INVALID_OBJECTS,)),  # the lifecycle hooks leave the waved objects
     Check("flux-apis", _flux_apis, (Reason.MISSING_API,), needs_cluster=True, admission=Handling.SKIP),
     Step("inventory", lambda steps, subject: steps.read_inventory(subject)),  # the persisted inventory
     Step("change-window", lambda steps, subject: steps.hold_for_window(subject)),  # a new revision waits while closed

@@ -25,6 +25,7 @@ from oam_operator.api.application import (
     ClusterStatus,
     DriftPolicy,
     DriftStatus,
+    HookStatus,
     RolledBackStatus,
     RolloutStatus,
     Waves,
@@ -35,6 +36,7 @@ from oam_operator.api.meta import GROUP, VERSION, application_path
 from oam_operator.api.revisions import restored_spec, revision_name, revision_path
 from oam_operator.api.summary import summary_of
 from oam_operator.common.durations import parse_go_duration
+from oam_operator.oam.errors import OamError
 from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.operatorpolicies import AppRef, Closed, OperatorPolicies, closed
 from oam_operator.operatorpolicies.graph import MISSING
@@ -62,6 +64,8 @@ from .checks import ORDER, Refusal, Requeue, Step, Subject, served_by
 from .delivery import DeliveryRefused, NamespaceNotAllowed, Target
 from .drift import REPORTED, WINDOW_REPORTED, Drifted, corrected_message, drifted_condition
 from .encode import EncodedTree
+from .hooks import HookRunner
+from .hookspec import Hook, HookPhase, HookRefused, of_phase, split_hooks
 from .inventorycodec import inventory_of, write_inventory
 from .permissions import deletion_permissions, not_permitted_message, required_permissions
 from .plan import Digests, PassHooks, digests_of, owner_id, reconciler_options
@@ -73,6 +77,8 @@ from .tenancy import NotPermitted
 
 log = logging.getLogger("oam_operator.controller")
 MAX_MESSAGE = 32768  # the API server's limit for a condition message
+HOOK_POLL = 2.0  # seconds between looks at a running hook (hook objects are not watched)
+HOOKS_RECORDED = "Recorded the hooks' runs in the status"
 NAMESPACE_TERMINATING = ("Namespace {namespace} is being deleted: its objects are deleted with the operator's "
                          "identity")
 
@@ -141,6 +147,7 @@ class _Found:
     clusters: list[str] | None = None  # the clusters a topology policy selects (fleet.py)
     groups: list[list[str]] | None = None  # a rollout policy's groups, in order (what its progress names)
     halt: _Halt | None = None  # the rollout of this revision is halted
+    hooks: list[Hook] | None = None  # the delete branch's hooks (``deletion_hooks``)
 
 
 @dataclass(frozen=True)
@@ -244,6 +251,7 @@ class _Pass:
         # A rollback policy's restore: the revision whose recorded spec this pass applies instead (``restore``).
         self.restoring: int | None = None
         self.applying = False  # the reconciler's apply ran: a failure is this revision's (``roll_back``)
+        self.deleting = False  # the delete branch runs (a hook's record says Deleting)
 
     @property
     def env(self) -> Environment:
@@ -453,7 +461,8 @@ class _Pass:
             needed, need = deletion_permissions(items, resolve), "the Application's deletion needs it"
         else:
             subject = self.found.subject
-            objects = subject.encoded.objects if subject is not None and subject.encoded else []
+            waved = subject.encoded.objects if subject is not None and subject.encoded else []
+            objects: list[Mapping[str, Any]] = [*waved, *(hook.manifest for hook in self.applied_hooks())]
             needed = required_permissions(
                 objects, self.namespace, resolve, cross_namespace=self.settings.allow_cross_namespace_objects,
                 update_policy=self.spec.update_policy or self.settings.default_update_policy.value,
@@ -714,6 +723,127 @@ class _Pass:
         log.info("rolled back: %s", text, extra={"fields": {"namespace": self.namespace, "name": self.name}})
         return self.conclude(0.0, "error", error_type="other", operations=result.operations)
 
+    # -- lifecycle hooks (docs/operator.md#lifecycle-hooks) ----------------------------------------------
+
+    def run_hooks(self, phase: HookPhase) -> PassResult | None:
+        """Advance ``phase``'s hooks (hooks.py); ``None`` once they all succeeded, else the pass's
+        end: still processing (or deleting) while they run, ``Error``/``HookFailed`` when one failed."""
+        deleting = phase in (HookPhase.PRE_DELETE, HookPhase.POST_DELETE)
+        hooks = of_phase(self.deletion_hooks() if deleting else self.applied_hooks(), phase)
+        if not hooks:
+            return None
+        run = "delete" if deleting else f"r{upcoming_revision(self.status)}"
+        try:
+            outcome = self.hook_runner().run(phase, hooks, run)
+        except StatusNotWritten:
+            return self.hooks_recorded()
+        except (ApiError, ReconcilerError) as error:
+            return self.reconciler_error(error, deleting=deleting)
+        if outcome.failed is not None:
+            return self.fail(Reason.HOOK_FAILED, outcome.failed, error_type="other")
+        if outcome.waiting is None:
+            return None
+        delay = min(self.state.backoff.next("Processing"), HOOK_POLL)
+        if deleting:
+            self.set_state(State.DELETING, Reason.DELETION_PROCESSING, outcome.waiting)
+            return self.conclude(delay, "progressing")
+        self.processing()
+        return self.still_processing(outcome.waiting, delay, {})
+
+    def on_failure(self, result: PassResult) -> PassResult:
+        """A revision that failed (``Error`` or ``Timeout`` once its hooks or apply began, as
+        ``roll_back`` counts it) runs its ``OnFailure`` hooks, once per revision; their outcome
+        changes nothing of the verdict. A rollback's restore saying ``RolledBack`` did not fail."""
+        verdict = self.stamp.verdict
+        if verdict is None or verdict[1] is Reason.ROLLED_BACK:
+            return result
+        failed = verdict[0] is State.ERROR or verdict[1] is Reason.TIMEOUT
+        if not failed or not (self.applying or verdict[1] is Reason.HOOK_FAILED):
+            return result
+        hooks = of_phase(self.applied_hooks(), HookPhase.ON_FAILURE)
+        if hooks:
+            try:
+                self.hook_runner().run(HookPhase.ON_FAILURE, hooks, f"r{upcoming_revision(self.status)}")
+            except (StatusNotWritten, ApiError) as error:
+                log.warning("the OnFailure hooks did not run in this pass: %s", error,
+                            extra={"fields": {"namespace": self.namespace, "name": self.name}})
+        return result
+
+    def applied_hooks(self) -> list[Hook]:
+        """The apply branch's hooks (none with a topology policy: each cluster Application runs its own)."""
+        subject = self.found.subject
+        return list(subject.hooks) if subject is not None and self.topology is None else []
+
+    def deletion_hooks(self) -> list[Hook]:
+        """The delete branch's hooks, from the spec's transform (none in a namespace being deleted,
+        where nothing can be created, nor when the spec no longer transforms: then deletion goes on)."""
+        if self.found.hooks is not None:
+            return self.found.hooks
+        self.found.hooks = []
+        if self.topology is not None:
+            return self.found.hooks
+        profile_name = self.status.profile or ""
+        try:
+            encoded, _ = self.env.transform.transform(
+                self.app.body, cluster_id=self.env.cluster_id, domain=self.domain,
+                profile=self.env.profiles(profile_name) if profile_name else None, profile_name=profile_name)
+            hooks = split_hooks(encoded, self.domain)[1]
+        except (HookRefused, OamError, ReconcilerError, ValueError) as error:
+            self.env.transform.forget(self.namespace, self.name)
+            log.warning("the delete hooks could not be read, deleting without them: %s", error,
+                        extra={"fields": {"namespace": self.namespace, "name": self.name}})
+            return self.found.hooks
+        self.env.transform.forget(self.namespace, self.name)  # what it read is the deleted Application's
+        deleting = (HookPhase.PRE_DELETE, HookPhase.POST_DELETE)
+        if any(phase in hook.phases for hook in hooks for phase in deleting) and self.namespace_being_deleted():
+            log.warning("namespace %s is being deleted: the delete hooks are not run", self.namespace,
+                        extra={"fields": {"namespace": self.namespace, "name": self.name}})
+            return self.found.hooks
+        self.found.hooks = hooks
+        return hooks
+
+    def namespace_being_deleted(self) -> bool:
+        """Whether the Application's namespace is terminating (nothing can be created in it)."""
+        if self.namespace_terminating:
+            return True
+        try:
+            namespace = self.env.clients.operator_client.request("read", "GET", f"/api/v1/namespaces/{self.namespace}")
+        except ApiError:
+            return False
+        return bool((namespace.get("metadata") or {}).get("deletionTimestamp"))
+
+    def hook_runner(self) -> HookRunner:
+        reconciler = self.found.reconciler
+        assert reconciler is not None
+        if self.status.hooks is None:
+            self.status.hooks = []
+        return HookRunner(reconciler.client, self.status.hooks, domain=self.domain, owner_id=self.owner_id,
+                          namespace=self.namespace, default_timeout=self.timeout_text, now=self.now,
+                          record=self.record_hooks)
+
+    def record_hooks(self, records: list[HookStatus]) -> None:
+        """Persist the hooks' new runs before their objects are created (the pass's checkpoint)."""
+        self.status.hooks = records
+        if self.checkpointer is None:
+            raise StatusNotWritten("no checkpoint writer: the record ends the pass")
+        verdict = self.stamp.verdict
+        self.set_state(*self.hooks_recorded_state())
+        rendered = self.render(PassResult({}, None, "progressing")).status
+        self.stamp.verdict = verdict
+        self.checkpointer.checkpoint(rendered)
+
+    def hooks_recorded_state(self) -> tuple[State, Reason, str]:
+        if self.deleting:
+            return State.DELETING, Reason.DELETION_PROCESSING, HOOKS_RECORDED
+        self.processing()
+        return State.PROCESSING, Reason.PROCESSING, HOOKS_RECORDED
+
+    def hooks_recorded(self) -> PassResult:
+        """The hooks' runs are recorded, not created: the status is written at the pass's end and
+        the next pass creates them."""
+        self.set_state(*self.hooks_recorded_state())
+        return self.conclude(0.0, "progressing")
+
     # -- change windows (docs/operator.md#change-windows) ------------------------------------------------
 
     def hold_for_window(self, subject: Subject) -> PassResult | None:
@@ -877,11 +1007,11 @@ class _Pass:
         except an unreadable inventory (the status is not this pass's to vouch for)."""
         admitted = self.admit()
         if isinstance(admitted, PassResult):
-            return self.roll_back(admitted)
+            return self.roll_back(self.on_failure(admitted))
         applied = self.apply(admitted)
         if isinstance(applied, PassResult):
-            return self.roll_back(applied)
-        return self.roll_back(self.verdict(admitted, applied))
+            return self.roll_back(self.on_failure(applied))
+        return self.roll_back(self.on_failure(self.verdict(admitted, applied)))
 
     def admit(self) -> _Admitted | PassResult:
         """The checks and the pass's own steps, one table read top to bottom (checks.ORDER)."""
@@ -923,6 +1053,9 @@ class _Pass:
             self.state.backoff.reset()
             status.last_handled_reconcile_at = requested
 
+        waiting = self.run_hooks(HookPhase.PRE_APPLY)
+        if waiting is not None:
+            return waiting
         status.revision = upcoming_revision(status) or None
         status.last_processing_digest = status.processing_digest
 
@@ -977,6 +1110,9 @@ class _Pass:
                 self.processing()
                 return self.still_processing(unhealthy, self.state.backoff.next("Processing"), operations)
         if applied.done:
+            waiting = self.run_hooks(HookPhase.POST_READY)
+            if waiting is not None:
+                return waiting
             applied_changed = status.applied_generation != self.app.generation
             status.applied_generation = self.app.generation
             if not applied.was_ready or applied_changed:
@@ -1197,6 +1333,7 @@ class _Pass:
 
     def delete_branch(self) -> PassResult:
         """The delete branch leaves ``observedGeneration`` as it was: deletion is no new spec."""
+        self.deleting = True
         self.env.transform.forget(self.namespace, self.name)  # it reads no URL source any more
         status = self.status
         if self.app.annotations.get(f"{self.domain}/abandon") == "true":
@@ -1210,7 +1347,7 @@ class _Pass:
             inventory = self.found.inventory = inventory_of(status)
         except CompactInventoryError as error:
             return self.fail(Reason.ERROR, capitalised(str(error)), error_type="other")
-        if not inventory:
+        if not inventory and not self.deletion_hooks() and not status.hooks:
             return self.conclude(None, "deleted", finished=True)
         waiting = self.deliver_deletion()
         if waiting is not None:
@@ -1233,7 +1370,15 @@ class _Pass:
                 self.set_state(State.DELETING, Reason.DELETION_BLOCKED,
                                f"Deletion blocked due to existing foreign finalizers: {', '.join(foreign)}")
                 return self.conclude(1.0 + self.state.backoff.next("DeletionBlocked"), "pending")
+            held = self.run_hooks(HookPhase.PRE_DELETE)
+            if held is not None:
+                return held
             done = reconciler.delete(inventory, self.owner_id)
+            if done:
+                held = self.run_hooks(HookPhase.POST_DELETE)
+                if held is not None:
+                    return held
+                self.hook_runner().clean_up()
         except Exception as error:
             write_inventory(status, dump_inventory(inventory))
             return self.reconciler_error(error, deleting=True)
@@ -1267,9 +1412,11 @@ def apply_pass(body: Application | Mapping[str, Any], memory: Memory, env: Envir
     return p.finish(outcome)
 
 
-def delete_pass(body: Application | Mapping[str, Any], memory: Memory, env: Environment) -> PassResult:
-    """One run of the delete branch (docs/operator.md#the-delete-branch)."""
-    p = _Pass(body, memory, env)
+def delete_pass(body: Application | Mapping[str, Any], memory: Memory, env: Environment,
+                checkpointer: Checkpointer | None = None) -> PassResult:
+    """One run of the delete branch (docs/operator.md#the-delete-branch); ``checkpointer`` records
+    a hook's run before its object is created (without one that record ends the pass)."""
+    p = _Pass(body, memory, env, checkpointer)
     return p.finish(p.delete_branch())
 
 

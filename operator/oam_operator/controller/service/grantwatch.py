@@ -15,10 +15,13 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError
+
+from .watchstream import follow_once
 
 __all__ = ["GRANT_KINDS", "GrantWatch"]
 
@@ -73,16 +76,10 @@ class GrantWatch:
 
     def _follow(self, path: str, version: str) -> str:
         """Follow one watch request from ``version``; the version to go on from, ``""`` to list again."""
-        query = [("resourceVersion", version), ("allowWatchBookmarks", "true"), ("timeoutSeconds", "300")]
-        for event in self.client.watch(path, query=query):
-            kind = event.get("type")
-            obj = event.get("object") or {}
-            if kind == "ERROR":
-                return ""  # 410 Gone and the like: list again
-            meta = obj.get("metadata") or {}
-            version = str(meta.get("resourceVersion") or version)
-            if kind in ("ADDED", "MODIFIED", "DELETED") and meta.get("namespace"):
-                self.on_grant(str(meta["namespace"]))
-            if self._stopped.is_set():
-                break
-        return version
+        resumed = follow_once(self.client, path, [], version, self._stopped, self._granted)
+        return "" if resumed is None else resumed
+
+    def _granted(self, type_: str, obj: Mapping[str, Any]) -> None:
+        namespace = (obj.get("metadata") or {}).get("namespace")
+        if namespace:
+            self.on_grant(str(namespace))

@@ -22,6 +22,7 @@ from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError
 
 from ..reconcile.inventory import GROUP, RESOURCE, VERSION, typed
+from .watchstream import follow, listed_version
 
 __all__ = ["StandardProfiles"]
 
@@ -80,8 +81,7 @@ class StandardProfiles:
                     log.info("reading %s in namespace %s", RESOURCE, namespace)
                 failed = 0
                 self._replace(namespace, page.get("items") or [])
-                version = str((page.get("metadata") or {}).get("resourceVersion") or "")
-                self._follow(namespace, path, version)
+                self._follow(namespace, path, listed_version(page))
             except ApiError as error:
                 if error.status != failed:
                     log.warning("cannot read %s in namespace %s (%s): retrying every %ds", RESOURCE, namespace,
@@ -92,21 +92,11 @@ class StandardProfiles:
             self._stopped.wait(wait)
 
     def _follow(self, namespace: str, path: str, version: str) -> None:
-        while not self._stopped.is_set():
-            query = [("resourceVersion", version), ("allowWatchBookmarks", "true"), ("timeoutSeconds", "300")]
-            for event in self.client.watch(path, query=query):
-                obj = event.get("object") or {}
-                kind = event.get("type")
-                if kind == "ERROR":
-                    return  # 410 Gone and the like: LIST again
-                version = str((obj.get("metadata") or {}).get("resourceVersion") or version)
-                name = str((obj.get("metadata") or {}).get("name") or "")
-                if kind in ("ADDED", "MODIFIED"):
-                    self._store((namespace, name), obj)
-                elif kind == "DELETED":
-                    self._store((namespace, name), None)
-                if self._stopped.is_set():
-                    return
+        def on_event(type_: str, obj: Mapping[str, Any]) -> None:
+            key = (namespace, str((obj.get("metadata") or {}).get("name") or ""))
+            self._store(key, None if type_ == "DELETED" else obj)
+
+        follow(self.client, path, [], version, self._stopped, on_event)
 
     def _replace(self, namespace: str, items: list[Mapping[str, Any]]) -> None:
         """A LIST of ``namespace``: what it holds now, and the profiles gone since the last one."""

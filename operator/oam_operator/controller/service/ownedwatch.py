@@ -33,7 +33,6 @@ from __future__ import annotations
 import logging
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,6 +49,7 @@ from ..reconcile.watched import Drift, ObjectKey, WatchedKind
 from .fieldsets import FieldSet, manager_fields, removed
 from .objectcopies import compact_copy, expand, is_older, resource_version
 from .unowned import unowned_paths
+from .watchstream import follow
 
 __all__ = ["EXCLUDED", "Drift", "ObjectKey", "OwnedObjects", "WatchedKind"]  # the first three from watched.py
 
@@ -439,21 +439,5 @@ class OwnedObjects:
 
     def _follow(self, kind: WatchedKind, path: str, version: str) -> None:
         """Follow the watch from ``version`` until it must be started again from a LIST."""
-        selector = ("labelSelector", self.selector)
-        while not self._stopped.is_set():
-            started = time.monotonic()
-            query = [selector, ("resourceVersion", version), ("allowWatchBookmarks", "true"),
-                     ("timeoutSeconds", "300")]
-            for event in self.client.watch(path, query=query):
-                obj = event.get("object") or {}
-                if event.get("type") == "ERROR":
-                    log.info("relisting %s after %s %s: %s", path, obj.get("code"), obj.get("reason"),
-                             obj.get("message"))
-                    return  # 410 Gone and the like: LIST again
-                version = str((obj.get("metadata") or {}).get("resourceVersion") or version)
-                if event.get("type") != "BOOKMARK":
-                    self.handle(event, kind)
-                if self._stopped.is_set():
-                    return
-            if time.monotonic() - started < 1.0:
-                self._stopped.wait(1.0)  # a server that ends watches at once is not hammered
+        follow(self.client, path, [("labelSelector", self.selector)], version, self._stopped,
+               lambda type_, obj: self.handle({"type": type_, "object": obj}, kind))

@@ -23,6 +23,8 @@ from typing import Any
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError
 
+from .watchstream import follow, listed_version
+
 __all__ = ["SecretWatches"]
 
 log = logging.getLogger("oam_operator.controller")
@@ -94,8 +96,7 @@ class SecretWatches:
                 page = self.client.request("list", "GET", path, query=[selector], background=True)
                 items = page.get("items") or []
                 self._store(key, items[0] if items else None)
-                version = str((page.get("metadata") or {}).get("resourceVersion") or "")
-                self._follow(key, path, selector, version)
+                self._follow(key, path, selector, listed_version(page))
             except ApiError as error:
                 if error.status == 403:
                     with self._lock:
@@ -111,21 +112,8 @@ class SecretWatches:
             self._stopped.wait(_RETRY)
 
     def _follow(self, key: SecretName, path: str, selector: tuple[str, str], version: str) -> None:
-        while not self._stopped.is_set():
-            query = [selector, ("resourceVersion", version), ("allowWatchBookmarks", "true"),
-                     ("timeoutSeconds", "300")]
-            for event in self.client.watch(path, query=query):
-                obj = event.get("object") or {}
-                kind = event.get("type")
-                if kind == "ERROR":
-                    return  # 410 Gone and the like: LIST again
-                version = str((obj.get("metadata") or {}).get("resourceVersion") or version)
-                if kind in ("ADDED", "MODIFIED"):
-                    self._store(key, obj)
-                elif kind == "DELETED":
-                    self._store(key, None)
-                if self._stopped.is_set():
-                    return
+        follow(self.client, path, [selector], version, self._stopped,
+               lambda type_, obj: self._store(key, None if type_ == "DELETED" else obj))
 
     def _store(self, key: SecretName, secret: Mapping[str, Any] | None) -> None:
         """Keep what the watch saw; tell ``on_change`` when it is not what passes read before."""

@@ -549,7 +549,7 @@ class Runtime:
             if self.tracer is not None and result.traced is not None:
                 self.tracer.export(result.traced)  # after the status write (docs/operator.md#tracing)
             return result
-        return writer.conclude(delete_pass(app, memory, self.env))
+        return writer.conclude(delete_pass(app, memory, self.env, writer))
 
     @staticmethod
     def _log_pass(branch: str, app: Application, result: PassResult, seconds: float,

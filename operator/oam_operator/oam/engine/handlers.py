@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast, runtime_checkable
 
 from oam_operator.oam.document.schema import PropertySchema
 
@@ -180,8 +180,25 @@ class UrlReader(Protocol):
 
 # --------------------------------------------------------------------------------------------
 # Optional interfaces. A handler or config declares one by defining its method; the engine asks
-# with ``isinstance`` against these runtime-checkable protocols (Go's interface assertions), and
+# with ``implements`` against these runtime-checkable protocols (Go's interface assertions), and
 # falls back to the documented default when the interface is absent.
+
+_answers: dict[tuple[type, type], bool] = {}
+
+
+def implements(obj: object, protocol: type) -> bool:
+    """``isinstance(obj, protocol)`` for a runtime-checkable protocol, answered once per class:
+    ``isinstance`` against a protocol walks the protocol's members on every call (in 3.11 the
+    largest single cost of a transform of many components). A handler declares an optional
+    interface by defining its method on its class; a class that delegates by ``__getattr__``
+    (a trait-decorated config) is asked each time, since its answer is its delegate's."""
+    cls = type(obj)
+    answer = _answers.get((cls, protocol))
+    if answer is None:
+        answer = isinstance(obj, protocol)
+        if not hasattr(cls, "__getattr__"):
+            _answers[(cls, protocol)] = answer
+    return answer
 
 
 @runtime_checkable
@@ -242,39 +259,45 @@ class SourceConsumer(Protocol):
 
 def capability_required(handler: object) -> bool:
     """``CapabilityAware.capability_required()``, False when the handler is not capability-aware."""
-    return bool(handler.capability_required()) if isinstance(handler, CapabilityAware) else False
+    if not implements(handler, CapabilityAware):
+        return False
+    return bool(cast(CapabilityAware, handler).capability_required())
 
 
 def is_capability_aware(handler: object) -> bool:
-    return isinstance(handler, CapabilityAware)
+    return implements(handler, CapabilityAware)
 
 
 def rendering_validator(handler: object) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
-    return handler.validate_and_apply_defaults if isinstance(handler, RenderingValidator) else None
+    if not implements(handler, RenderingValidator):
+        return None
+    return cast(RenderingValidator, handler).validate_and_apply_defaults
 
 
 def service_port(config: object) -> int:
-    return int(config.service_port()) if isinstance(config, ServicePortProvider) else 0
+    return int(cast(ServicePortProvider, config).service_port()) if implements(config, ServicePortProvider) else 0
 
 
 def backend_service_name(config: object) -> str:
-    return str(config.backend_service_name()) if isinstance(config, BackendServiceNamer) else ""
+    if not implements(config, BackendServiceNamer):
+        return ""
+    return str(cast(BackendServiceNamer, config).backend_service_name())
 
 
 def source_identity(config: object) -> SourceSpec | None:
-    result = config.source_identity() if isinstance(config, SourceConsumer) else None
+    result = cast(SourceConsumer, config).source_identity() if implements(config, SourceConsumer) else None
     return result if isinstance(result, SourceSpec) else None
 
 
 def bind_source(config: object, name: str, shared: bool) -> None:
-    if isinstance(config, SourceConsumer):
-        config.bind_source(name, shared)
+    if implements(config, SourceConsumer):
+        cast(SourceConsumer, config).bind_source(name, shared)
 
 
 def schema_of(handler: object) -> Schema:
-    return dict(handler.property_schema()) if isinstance(handler, HasPropertySchema) else {}
+    return dict(cast(HasPropertySchema, handler).property_schema()) if implements(handler, HasPropertySchema) else {}
 
 
 def contract_of(handler: object, type_name: str) -> ContractMetadata:
-    result = handler.contract() if isinstance(handler, HasContract) else None
+    result = cast(HasContract, handler).contract() if implements(handler, HasContract) else None
     return result if isinstance(result, ContractMetadata) else ContractMetadata(family=type_name)

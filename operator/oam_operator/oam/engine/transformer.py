@@ -31,6 +31,7 @@ from oam_operator.oam.document.document import (
 )
 from oam_operator.oam.document.schema import check_object, check_platform_reserved, scope_schema
 from oam_operator.oam.engine.capabilities import resolve_trait
+from oam_operator.oam.engine.collection import without_collection
 from oam_operator.oam.engine.handlers import (
     ChartRenderer,
     ComponentConfig,
@@ -273,6 +274,7 @@ class Transformer:
     # ---------------------------------------------------------------------------------------
     # Authored properties (docs/transform.md#validating-authored-properties)
 
+    @without_collection
     def validate_authored_properties(self, app: Application) -> None:
         """Check every authored component, trait and policy against its consumer's schema."""
         for comp in app.components:
@@ -304,6 +306,7 @@ class Transformer:
     # ---------------------------------------------------------------------------------------
     # The transform (docs/transform.md#order-of-validation)
 
+    @without_collection
     def transform(self, app: Application, ctx: TransformContext) -> TransformResult:
         """Document → bundle tree with every object generated, or the first error."""
         domain = ctx.domain or app.default_domain

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from urllib.parse import urlsplit
 
 from oam_operator.oam.document.loader import YamlSyntaxError, load_all
 from oam_operator.oam.document.schema import PropertySchema
-from oam_operator.oam.engine.handlers import Object, ParsingUrlReader, UrlReader
+from oam_operator.oam.engine.handlers import Object, ParsingUrlReader, UrlReader, implements
 from oam_operator.oam.errors import OamError
 from oam_operator.oam.formatting.gofmt import go_quote, go_type_name
 
@@ -100,8 +100,9 @@ def parse_documents(text: str) -> list[Object]:
 def read_documents(url: str, reader: UrlReader | None) -> list[Object]:
     """The objects of a URL source. A reader that keeps parsed sources (the operator's,
     ``ParsingUrlReader``) parses a source only when its content changed."""
-    if isinstance(reader, ParsingUrlReader):
-        return _reading(url, lambda: reader.read_parsed(url, lambda data: parse_documents(_text(url, data))))
+    if reader is not None and implements(reader, ParsingUrlReader):
+        parsing = cast(ParsingUrlReader, reader)
+        return _reading(url, lambda: parsing.read_parsed(url, lambda data: parse_documents(_text(url, data))))
     return parse_documents(read_url(url, reader))
 
 
