@@ -150,6 +150,10 @@ def run(kubeconfig: str | None, **flags: object) -> None:
     combination = settings.combination_error(os.environ)
     if combination is not None:
         fail(str(combination))
+    from oam_operator.controller.service.tracing import enabled, tracing_refusal
+
+    if enabled(os.environ) and (refusal := tracing_refusal(os.environ)) is not None:
+        fail(refusal)  # docs/operator.md#tracing: before anything connects
     if kubeconfig:
         os.environ["KUBECONFIG"] = kubeconfig  # kopf's login reads it
     run_operator(settings, kubeconfig)

@@ -108,3 +108,16 @@ def test_an_exporter_or_protocol_other_than_otlp_over_http_is_refused_with_its_m
         RevisionTracer.from_environment(environ)
     assert tracing_refusal({"OTEL_TRACES_EXPORTER": "console"}) == (
         "OTEL_TRACES_EXPORTER=console is not supported: traces are exported with otlp only")
+
+
+def test_run_refuses_a_tracing_configuration_it_cannot_honour_before_it_connects() -> None:
+    from click.testing import CliRunner
+
+    from oam_operator.cli import main
+
+    environ = {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "grpc"}
+    result = CliRunner().invoke(main, ["run", "--kubeconfig", "/nonexistent/kubeconfig", "--no-leader-election"],
+                                env=environ)
+    assert result.exit_code == 1
+    assert result.output == ("Error: OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grpc is not supported: traces are exported "
+                             "over http/protobuf only\n")
