@@ -709,6 +709,23 @@ def topology_section(step: dict[str, Any] | None) -> str:
          for r in rows])
 
 
+def notifications_section(step: dict[str, Any] | None) -> str:
+    """Delivery delay of notifications (bench/bench_notifications.py, docs/notifications.md#measured)."""
+    head = "## 9. Notifications: state change to message (`bench/bench_notifications.py`)\n\n"
+    failure = _failure(step, "notifications")
+    fig = (step or {}).get("figures") or {}
+    if failure or not fig:
+        return head + (failure or "_No figures._")
+    delay = fig.get("delay_seconds") or {}
+    return head + (
+        f"Run {(step or {}).get('date_utc')}. One operator, {fig.get('episodes')} failure episodes of one "
+        f"Application; {fig.get('failed')} `failed` and {fig.get('recovered')} `recovered` messages arrived "
+        "(one each per episode). Delay from the state change (seen by the benchmark's own watch) to the "
+        "message's arrival at a loopback receiver; the bound is 2 s at p99.\n\n") + table(
+        ("p50", "p90", "p99", "max"),
+        [tuple(f"{fmt(delay.get(k), 3)} s" for k in ("p50", "p90", "p99", "max"))])
+
+
 def urlsource_section(step: dict[str, Any] | None) -> str:
     """A 4.5 MB URL source pass after pass (bench/bench_url_source.py, docs/operator.md#url-sources-are-cached)."""
     head = "## 8. A 4.5 MB URL source, pass after pass, before and after the cache (`bench/bench_url_source.py`)\n\n"
@@ -861,7 +878,8 @@ def render(results: dict[str, Any], out: Path) -> str:
                 floor_section(steps.get("floor")), i_text,
                 p_text, fairness_section(steps.get("fairness")),
                 ui_section(steps.get("ui")), multicluster_section(steps.get("multicluster")),
-                topology_section(steps.get("topology")), urlsource_section(steps.get("urlsource"))]
+                topology_section(steps.get("topology")), urlsource_section(steps.get("urlsource")),
+                notifications_section(steps.get("notifications"))]
     return "\n\n".join(s.rstrip() for s in sections) + "\n"
 
 

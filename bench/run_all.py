@@ -51,6 +51,9 @@ Steps (``--only`` picks some, comma-separated):
   ``profile:``, then to 1, 4 and 8 spokes by a topology policy, then 300 Applications × 3 spokes:
   time to Ready, the operator's requests per cluster, the largest hub status
   (docs/multicluster.md#measured-fleet-delivery);
+- ``notifications`` — ``bench_notifications.py --episodes 50 --json``: the delay from an Application's
+  state change to the receiver's arrival of the message (p50/p90/p99/max), 50 failure episodes
+  (docs/notifications.md#measured);
 - ``urlsource`` — ``bench_url_source.py --json``: a 4.5 MB ``manifests`` URL source served on
   127.0.0.1, the operator's transform of it pass after pass, without the URL-source cache
   (before) and with it (a server with an ETag, and one without validators): CPU and wall seconds
@@ -88,7 +91,7 @@ ROOT = BENCH.parent
 RESULTS = BENCH / "results"
 LOGS = RESULTS / "logs"
 STEPS = ("transform", "reconciler", "kubectl-noop", "peer", "operator", "scale", "floor", "inventory", "fairness",
-         "ui", "multicluster", "topology", "urlsource")
+         "ui", "multicluster", "topology", "urlsource", "notifications")
 
 sys.path.insert(0, str(ROOT))
 
@@ -676,6 +679,17 @@ def step_urlsource(args: argparse.Namespace) -> dict[str, Any]:
     return run
 
 
+def step_notifications(args: argparse.Namespace) -> dict[str, Any]:
+    """``bench_notifications.py``: delay from a state change to the message, over 50 failure episodes."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "notifications.json"
+        run = _run_script("bench_notifications.py", ["--episodes", "50", "--json", str(out)], "notifications",
+                          timeout=1800)
+        run["figures"] = json.loads(out.read_text()) if out.exists() else None
+    run["ok"] = bool(run["figures"]) and run["exit_code"] == 0
+    return run
+
+
 STEP_FUNCS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
     "transform": step_transform,
     "reconciler": step_reconciler,
@@ -690,6 +704,7 @@ STEP_FUNCS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
     "multicluster": step_multicluster,
     "topology": step_topology,
     "urlsource": step_urlsource,
+    "notifications": step_notifications,
 }
 
 

@@ -182,7 +182,8 @@ def install_crds(handle: ClusterHandle) -> None:
         extensions = client.ApiextensionsV1Api(api)
 
         def established() -> bool:
-            for name in ("applications.oam-operator.dev", "clusterprofiles.oam-operator.dev"):
+            for name in ("applications.oam-operator.dev", "clusterprofiles.oam-operator.dev",
+                         "notifications.oam-operator.dev"):
                 conditions = extensions.read_custom_resource_definition(name).status.conditions or []
                 if not any(c.type == "Established" and c.status == "True" for c in conditions):
                     return False

@@ -1,5 +1,5 @@
 """The CustomResourceDefinitions, generated from the models (docs/operator.md#printer-columns,
-docs/operator.md#the-clusterprofile-resource).
+docs/operator.md#the-clusterprofile-resource, docs/notifications.md#the-notification-resource).
 
 Output is deterministic — sorted keys, fixed line width, no timestamps or versions stamped in —
 so the checked-in ``crds/`` files can be compared byte for byte with ``render()``. One file per
@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from .application import Application
 from .meta import GROUP, VERSION
+from .notification import Notification
 from .openapi import crd_schema, structural_problems
 from .profile import ClusterProfile
 
@@ -74,7 +75,7 @@ def _crd(
 
 
 def build_crds() -> list[dict[str, Any]]:
-    """The Application and ClusterProfile CRDs, in file-name order."""
+    """The Application, ClusterProfile and Notification CRDs, in file-name order."""
     application = _crd(
         Application,
         kind="Application",
@@ -110,7 +111,18 @@ def build_crds() -> list[dict[str, Any]]:
                  {"name": "Ready", "type": "string", "jsonPath": f"{_READY}.status"}, _AGE,
                  {"name": "Message", "type": "string", "jsonPath": f"{_READY}.message", "priority": 1}],
     )
-    return sorted([application, profile], key=crd_filename)
+    notification = _crd(
+        Notification,
+        kind="Notification",
+        plural="notifications",
+        scope="Namespaced",
+        short_names=["oamnotification", "oamnotify"],
+        status_subresource=True,
+        columns=[{"name": "Provider", "type": "string", "jsonPath": ".spec.provider.type"},
+                 {"name": "Ready", "type": "string", "jsonPath": f"{_READY}.status"}, _AGE,
+                 {"name": "Message", "type": "string", "jsonPath": f"{_READY}.message", "priority": 1}],
+    )
+    return sorted([application, profile, notification], key=crd_filename)
 
 
 def crd_filename(crd: dict[str, Any]) -> str:

@@ -17,7 +17,8 @@ from oam_operator.cli import main
 
 ROOT = Path(__file__).resolve().parents[3]
 CRDS = ROOT / "crds"
-FILES = ("oam-operator.dev_applications.yaml", "oam-operator.dev_clusterprofiles.yaml")
+FILES = ("oam-operator.dev_applications.yaml", "oam-operator.dev_clusterprofiles.yaml",
+         "oam-operator.dev_notifications.yaml")
 
 
 def _crds() -> dict[str, dict[str, Any]]:
@@ -55,6 +56,7 @@ def test_output_is_deterministic_and_parses_back() -> None:
     assert [d["metadata"]["name"] for d in documents] == [
         "applications.oam-operator.dev",
         "clusterprofiles.oam-operator.dev",
+        "notifications.oam-operator.dev",
     ]
 
 

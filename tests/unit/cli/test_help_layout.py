@@ -15,7 +15,7 @@ from oam_operator.cli.plugin import kubectl_oam
 from oam_operator.controller.reconcile.settings import GROUPS, Settings, env_var, flag_name, metavar
 
 HEADINGS = ["General", "Scope", "Reconciling", "Tenancy", "Scale and API rate", "Leader election and peering",
-            "Admission webhook", "Remote clusters", "URL sources and charts", "Metrics and logs"]
+            "Admission webhook", "Remote clusters", "URL sources and charts", "Notifications", "Metrics and logs"]
 
 
 def run_help() -> str:

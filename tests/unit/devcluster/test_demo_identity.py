@@ -44,7 +44,8 @@ def test_the_demo_waits_for_a_pass_of_the_current_generation() -> None:
 def test_the_demos_crds_carry_the_readmes_helm_release() -> None:
     listing = demo_crds()
     names = [crd["metadata"]["name"] for crd in listing["items"]]
-    assert names == ["applications.oam-operator.dev", "clusterprofiles.oam-operator.dev"]
+    assert names == ["applications.oam-operator.dev", "clusterprofiles.oam-operator.dev",
+                     "notifications.oam-operator.dev"]
     for crd in listing["items"]:
         assert crd["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "Helm"
         assert crd["metadata"]["annotations"] == {"meta.helm.sh/release-name": "oam-operator",

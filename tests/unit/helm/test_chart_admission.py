@@ -26,7 +26,16 @@ def test_self_signed_through_the_service(render: Render) -> None:
     objects = render({"admission": {"enabled": True}})
     configuration = one(objects, "ValidatingWebhookConfiguration", NAME)
     assert "annotations" not in configuration["metadata"]
-    [webhook] = configuration["webhooks"]
+    webhook, notifications = configuration["webhooks"]
+    assert notifications == {
+        "name": "validate.notifications.oam-operator.dev",
+        "admissionReviewVersions": ["v1"], "sideEffects": "None", "failurePolicy": "Fail", "timeoutSeconds": 10,
+        "matchPolicy": "Equivalent",
+        "clientConfig": {"service": {"name": "oam-oam-operator-webhook", "namespace": "oam-system",
+                                     "path": "/validate-notifications", "port": 443}},
+        "rules": [{"apiGroups": ["oam-operator.dev"], "apiVersions": ["*"], "operations": ["CREATE", "UPDATE"],
+                   "resources": ["notifications"], "scope": "Namespaced"}],
+    }
     assert webhook == {
         "name": "validate.applications.oam-operator.dev",
         "admissionReviewVersions": ["v1"], "sideEffects": "None", "failurePolicy": "Fail", "timeoutSeconds": 10,
@@ -71,8 +80,9 @@ def test_rbac_for_the_secret_and_the_configuration_only(render: Render) -> None:
 def test_url_mode_issues_the_certificate_for_the_urls_host(render: Render) -> None:
     objects = render({"admission": {"enabled": True, "url": "https://127.0.0.1:9443/", "failurePolicy": "Ignore",
                                     "timeoutSeconds": 5}})
-    [webhook] = one(objects, "ValidatingWebhookConfiguration", NAME)["webhooks"]
+    webhook, notifications = one(objects, "ValidatingWebhookConfiguration", NAME)["webhooks"]
     assert webhook["clientConfig"] == {"url": "https://127.0.0.1:9443/validate-applications"}
+    assert notifications["clientConfig"] == {"url": "https://127.0.0.1:9443/validate-notifications"}
     assert (webhook["failurePolicy"], webhook["timeoutSeconds"]) == ("Ignore", 5)
     assert [s["metadata"]["name"] for s in of_kind(objects, "Service")] == ["oam-oam-operator-metrics"]
     assert settings_of(args(objects)).admission_hosts == ("127.0.0.1",)
@@ -99,9 +109,9 @@ def test_cert_manager_issues_and_injects(render: Render) -> None:
 
 def test_watched_namespaces_limit_what_is_validated(render: Render) -> None:
     objects = render({"admission": {"enabled": True}, "operator": {"watchNamespaces": ["a", "b"]}})
-    [webhook] = one(objects, "ValidatingWebhookConfiguration", NAME)["webhooks"]
-    assert webhook["namespaceSelector"] == {"matchExpressions": [
-        {"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["a", "b"]}]}
+    for webhook in one(objects, "ValidatingWebhookConfiguration", NAME)["webhooks"]:
+        assert webhook["namespaceSelector"] == {"matchExpressions": [
+            {"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["a", "b"]}]}
 
 
 def test_every_shard_serves_the_one_webhook(render: Render) -> None:

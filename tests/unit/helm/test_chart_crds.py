@@ -43,7 +43,8 @@ def test_chart_files_are_byte_identical_copies_of_crds() -> None:
 def test_rendered_crds_equal_the_repository_crds_plus_chart_metadata(render: Render) -> None:
     rendered = {o["metadata"]["name"]: o for o in of_kind(render(), "CustomResourceDefinition")}
     expected = repository_crds()
-    assert set(rendered) == set(expected) == {"applications.oam-operator.dev", "clusterprofiles.oam-operator.dev"}
+    assert set(rendered) == set(expected) == {"applications.oam-operator.dev", "clusterprofiles.oam-operator.dev",
+                                              "notifications.oam-operator.dev"}
     for name, crd in rendered.items():
         metadata = crd["metadata"]
         assert metadata["annotations"] == {"helm.sh/resource-policy": "keep"}

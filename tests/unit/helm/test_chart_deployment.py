@@ -87,6 +87,7 @@ def test_every_operator_value_reaches_its_flag(render: Render) -> None:
             "readinessWatch": False,
             "logFormat": "text", "logLevel": "debug",
             "urlSources": {"enabled": False, "allowedNetworks": ["10.0.0.0/8", "127.0.0.1"]},
+            "notifications": {"allowedNetworks": ["10.1.0.0/16"]},
             "extraArgs": ["--no-url-sources"],
             "extraEnv": [{"name": "EXTRA", "value": "1"}],
         },
@@ -110,7 +111,8 @@ def test_every_operator_value_reaches_its_flag(render: Render) -> None:
         "allow_cross_namespace_objects": True, "allow_cross_namespace_dependencies": True,
         "missing_dependency_grace": "1m",  # no chart value: the operator's default (extraArgs sets it)
         "dependent_events": True, "readiness_watch": False, "url_sources": False,
-        "url_source_allowed_networks": ["10.0.0.0/8", "127.0.0.1/32"], "helm_binary": "helm", "metrics_port": 9090, "health_port": 9091,
+        "url_source_allowed_networks": ["10.0.0.0/8", "127.0.0.1/32"],
+        "notification_allowed_networks": ["10.1.0.0/16"], "helm_binary": "helm", "metrics_port": 9090, "health_port": 9091,
         "log_format": "text", "log_level": "debug", "shard": "", "peering": "ops", "priority": 7, "dev": False,
         # admission is off by default (tests/unit/helm/test_chart_admission.py covers its values)
         "admission": False, "admission_address": "0.0.0.0", "admission_port": 9443, "admission_cert_dir": "",

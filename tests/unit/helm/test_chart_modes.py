@@ -23,7 +23,11 @@ LEAST = {
 } | {(group, "events", "", verb) for group in ("", "events.k8s.io") for verb in ("create", "patch")} | {
     # the watch of grants (controller/service/grantwatch.py): a granted Role wakes the namespace's Applications
     ("rbac.authorization.k8s.io", resource, "", verb) for resource in ("rolebindings", "roles")
-    for verb in ("list", "watch")}
+    for verb in ("list", "watch")} | {
+    # Notifications (docs/notifications.md#rbac): read, their status, get (only) of the Secrets they name
+    ("oam-operator.dev", "notifications", "", verb) for verb in ("get", "list", "watch")} | {
+    ("oam-operator.dev", "notifications/status", "", verb) for verb in ("get", "patch")} | {
+    ("", "secrets", "", "get")}
 CLUSTER_WIDE = {("oam-operator.dev", "clusterprofiles", "", verb) for verb in ("get", "list", "watch")} | {
     ("oam-operator.dev", "clusterprofiles/status", "", "patch")} | {
     ("apiextensions.k8s.io", "customresourcedefinitions", "", verb) for verb in ("list", "watch")}
@@ -93,9 +97,10 @@ def test_least_privilege_mode_has_no_wildcard_and_forces_service_accounts(render
 def test_least_privilege_reads_the_owned_kinds_and_watches_them(render: Render) -> None:
     objects = render({"rbac": {"mode": "leastPrivilege"}})
     granted = rules(objects, "ClusterRole")
-    # cache.enabled (default): read-only rules, cluster-wide, on the catalog's kinds; no Secrets.
+    # cache.enabled (default): read-only rules, cluster-wide, on the catalog's kinds; no Secrets
+    # beyond get of the ones Notifications name (never listed nor watched).
     assert owned_rules_of(granted) == OWNED_RULES
-    assert not [r for r in rule_set(granted) if r[1] == "secrets"]
+    assert [r for r in rule_set(granted) if r[1] == "secrets"] == [("", "secrets", "", "get")]
     assert "--readiness-watch" in args(objects)
     assert "--no-readiness-watch" not in args(objects)
 

@@ -159,6 +159,9 @@ unless cache.enabled=false (docs/chart.md#watches-of-owned-objects). */}}
 {{- if $o.urlSources.allowedNetworks }}
 - --url-source-allowed-networks={{ join "," $o.urlSources.allowedNetworks }}
 {{- end }}
+{{- if $o.notifications.allowedNetworks }}
+- --notification-allowed-networks={{ join "," $o.notifications.allowedNetworks }}
+{{- end }}
 - --metrics-port={{ if .Values.metrics.enabled }}{{ int .Values.metrics.port }}{{ else }}0{{ end }}
 - --health-port={{ int .Values.health.port }}
 - --log-format={{ $o.logFormat }}
@@ -227,6 +230,17 @@ unless cache.enabled=false (docs/chart.md#watches-of-owned-objects). */}}
 - apiGroups: [rbac.authorization.k8s.io]
   resources: [rolebindings, roles]
   verbs: [list, watch]
+{{- /* Notifications (docs/notifications.md#rbac): read, their status (the episodes), and get (never list or
+watch) of the Secrets they name, in their own namespace. */}}
+- apiGroups: [oam-operator.dev]
+  resources: [notifications]
+  verbs: [get, list, watch]
+- apiGroups: [oam-operator.dev]
+  resources: [notifications/status]
+  verbs: [get, patch]
+- apiGroups: [""]
+  resources: [secrets]
+  verbs: [get]
 {{- include "oam-operator.peeringRule" . }}
 {{- include "oam-operator.ownedReadRules" (dict "root" . "scope" "namespaced") }}
 {{- end }}

@@ -345,6 +345,7 @@ class Settings(BaseModel):
     readiness_watch: Annotated[bool, BeforeValidator(_boolean)] = True
     url_sources: Annotated[bool, BeforeValidator(_boolean)] = True
     url_source_allowed_networks: Annotated[tuple[str, ...], BeforeValidator(_networks)] = ()
+    notification_allowed_networks: Annotated[tuple[str, ...], BeforeValidator(_networks)] = ()
     helm_binary: Annotated[str, BeforeValidator(_program)] = "helm"
     metrics_port: Annotated[int, BeforeValidator(_integer(0, 65535))] = 8080
     health_port: Annotated[int, BeforeValidator(_integer(1, 65535))] = 8081
@@ -541,6 +542,7 @@ DESCRIPTIONS: dict[str, str] = {
     "readiness_watch": "Watch workload kinds to wake an Application when an object it waits for is ready.",
     "url_sources": "Let components read manifests from URLs.",
     "url_source_allowed_networks": "Internal networks URL sources and charts may reach (comma-separated CIDRs).",
+    "notification_allowed_networks": "Internal networks Notification providers may reach (comma-separated CIDRs).",
     "helm_binary": "The helm program that renders delivery: template charts.",
     "metrics_port": "Port of the Prometheus metrics endpoint (0: off).",
     "health_port": "Port of the liveness endpoint /healthz.",
@@ -595,6 +597,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
                           "admission_secret", "admission_hosts", "admission_webhook_configuration"),
     "Remote clusters": ("profile_secret_namespaces", "inventory_namespaces", "inventory_access_provider"),
     "URL sources and charts": ("url_sources", "url_source_allowed_networks", "helm_binary"),
+    "Notifications": ("notification_allowed_networks",),
     "Metrics and logs": ("metrics_port", "health_port", "log_format", "log_level"),
 }
 
@@ -610,7 +613,8 @@ _METAVARS: dict[str, str] = {
     "admission_port": "PORT", "admission_cert_dir": "DIR", "admission_secret": "NAMESPACE/NAME",
     "admission_hosts": "HOSTS", "admission_webhook_configuration": "NAME", "profile_secret_namespaces": "NAMESPACES",
     "inventory_namespaces": "NAMESPACES", "inventory_access_provider": "NAME",
-    "url_source_allowed_networks": "CIDRS", "helm_binary": "PROGRAM", "metrics_port": "PORT", "health_port": "PORT",
+    "url_source_allowed_networks": "CIDRS", "notification_allowed_networks": "CIDRS",
+    "helm_binary": "PROGRAM", "metrics_port": "PORT", "health_port": "PORT",
 }
 _ENUMS: dict[str, type[StrEnum]] = {
     "default_adoption_policy": AdoptionPolicy, "default_update_policy": UpdatePolicy,

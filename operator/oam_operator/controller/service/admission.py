@@ -143,7 +143,8 @@ def register_admission(registry: kopf.OperatorRegistry, validator: Callable[[], 
 
 class _KopfRefusalFilter(logging.Filter):
     """Drops kopf's error record for each refusal (a refusal is an answer, not an operator error);
-    ``validate_application`` logs one info line of its own instead."""
+    ``validate_application`` (and ``validate_notification``) log one info line of their own instead."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not str(record.msg).startswith(f"Webhook {WEBHOOK_ID!r} failed permanently")
+        return not str(record.msg).startswith((f"Webhook {WEBHOOK_ID!r} failed permanently",
+                                               "Webhook 'validate-notifications' failed permanently"))

@@ -16,10 +16,13 @@ from dataclasses import dataclass, field
 import kopf
 
 from oam_operator.controller.reconcile.settings import Settings
+from oam_operator.oam.remote.addresses import parse_networks
 
 from .deletionwaits import DeletionWaits
 from .leaderelection import LeaseTimings
 from .leadership import Leadership
+from .notifier import Notifier
+from .notifysend import notification_policy
 from .runtime import Runtime
 from .scheduler import Scheduler
 from .wakeups import Wakeups
@@ -43,6 +46,8 @@ class Controller:
     #: own status write is a new event), and that call must not run the delete branch again.
     gone: set[str] = field(default_factory=set)
     waits: DeletionWaits = field(default_factory=DeletionWaits)  # the deletion handler's own log line
+    #: the leader's Notifications (docs/notifications.md#how-it-works); built by ``build``
+    notifier: Notifier | None = None
 
     @classmethod
     def build(cls, settings: Settings, loop: asyncio.AbstractEventLoop, kubeconfig: str | None = None) -> Controller:
@@ -52,7 +57,13 @@ class Controller:
         scheduler = Scheduler(settings, wakeups, metrics=runtime.metrics, accounting=runtime.client.accounting)
         webhook = Webhook(runtime, settings) if settings.admission else None
         led = asyncio.Event()
-        return cls(settings, runtime, wakeups, scheduler, _leadership(runtime, loop, led, wakeups), webhook, led)
+        leadership = _leadership(runtime, loop, led, wakeups)
+        notifier = Notifier(runtime.pass_client, leadership.leading if leadership is not None else lambda: True,
+                            notification_policy(parse_networks(settings.notification_allowed_networks)), loop,
+                            shard_label=settings.shard_label, shard=settings.shard)
+        if leadership is not None:
+            leadership.on_leading(notifier.wake_all_from_thread)
+        return cls(settings, runtime, wakeups, scheduler, leadership, webhook, led, notifier=notifier)
 
     async def start(self, kopf_settings: kopf.OperatorSettings) -> None:
         """The startup handler's work: the election first (nothing passes before it leads), the watches, the webhook."""
@@ -70,6 +81,8 @@ class Controller:
         standby may start at once)."""
         if self.webhook is not None:
             await self.webhook.stop()
+        if self.notifier is not None:
+            await self.notifier.stop()
         await self.scheduler.drain()
         if self.leadership is not None:
             await asyncio.get_running_loop().run_in_executor(None, self.leadership.release)

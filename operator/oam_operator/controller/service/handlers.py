@@ -118,6 +118,11 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
         from .admission import register_admission
 
         register_admission(registry, lambda: controller.webhook.validator if controller.webhook else None)
+        from .notifyadmission import register_notification_admission
+
+        notifier = controller.notifier
+        if notifier is not None:
+            register_notification_admission(registry, lambda: notifier.policy)
 
     @kopf.on.login(registry=registry)
     def login(**kwargs: Any) -> kopf.ConnectionInfo | None:
@@ -147,9 +152,16 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
         for uid in controller.runtime.profile_changed(name, None if type == "DELETED" else snapshot(body)):
             controller.wakeups.wake(uid)
 
+    @kopf.on.event(GROUP, VERSION, "notifications", registry=registry)
+    async def notification_event(type: str | None, body: kopf.Body, **_: Any) -> None:
+        if controller.notifier is not None:  # docs/notifications.md#how-it-works
+            controller.notifier.notification_event(type, snapshot(body))
+
     @kopf.on.event(GROUP, VERSION, "applications", registry=registry, labels=labels)
     async def application_event(type: str | None, body: kopf.Body, meta: kopf.Meta, uid: str, **_: Any) -> None:
         runtime, scheduler = controller.runtime, controller.scheduler
+        if controller.notifier is not None:
+            controller.notifier.application_event(type, body)  # copies what it keeps
         for other in runtime.dependency_wakeups(type, body):  # app-dependency: dependants only (appindex.py)
             controller.wakeups.wake(other)
         if type == "DELETED":

@@ -72,6 +72,9 @@ class AddressPolicy:
 
     allowed: tuple[IPNetwork, ...] = ()
     hint: str = ""
+    #: how a refusal names the attempt and who is restricted (a notification provider's guard says its own)
+    action: str = "reading"
+    subject: str = "URL sources"
 
     def check(self, url: str, host: str, address_text: str) -> None:
         """Raise ``OamError`` when ``host`` (of ``url``), resolved to ``address_text``, may not be reached."""
@@ -82,8 +85,8 @@ class AddressPolicy:
         shown = host if host == address_text else f"{host} ({address_text})"
         hint = f"; {self.hint}" if self.hint else ""
         raise OamError(
-            f"reading {go_quote(url)}: refused to connect to {shown}: a {kind} address"
-            f" (URL sources may reach only public addresses){hint}"
+            f"{self.action} {go_quote(url)}: refused to connect to {shown}: a {kind} address"
+            f" ({self.subject} may reach only public addresses){hint}"
         )
 
     def check_host(self, url: str, host: str, port: int) -> list[tuple[int, tuple[Any, ...]]]:
@@ -95,7 +98,7 @@ class AddressPolicy:
         try:
             infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
         except OSError as exc:
-            raise OamError(f"reading {go_quote(url)}: resolving {host}: {exc.strerror or exc}") from None
+            raise OamError(f"{self.action} {go_quote(url)}: resolving {host}: {exc.strerror or exc}") from None
         resolved: list[tuple[int, tuple[Any, ...]]] = []
         for family, _, _, _, sockaddr in infos:
             self.check(url, host, str(sockaddr[0]))
