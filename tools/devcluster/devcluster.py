@@ -382,6 +382,26 @@ def port_refuses(port: int) -> bool:
 # Command lines
 
 
+#: A Pod annotated with a Go duration (``8s``) becomes Ready that long after it was scheduled, as in
+#: kwok's own "general" pod-ready stage; kwok's "fast" stage the build keeps has no delay otherwise.
+POD_READY_DELAY_ANNOTATION = "pod-ready.stage.kwok.x-k8s.io/delay"
+_POD_READY_DELAY = f"""  delay:
+    durationMilliseconds: 0
+    durationFrom:
+      expressionFrom: '.metadata.annotations["{POD_READY_DELAY_ANNOTATION}"]'
+"""
+
+
+def stages_with_pod_delays(stages: str) -> str:
+    """The kwok stages with the ``pod-ready`` stage delayed by ``POD_READY_DELAY_ANNOTATION``, so a
+    test can make one Pod slower than another (docs/devcluster.md#kwok-stages)."""
+    documents = stages.split("\n---\n")
+    for index, document in enumerate(documents):
+        if "\n  name: pod-ready\n" in document and "\n  delay:" not in document and "\n  next:" in document:
+            documents[index] = document.replace("\n  next:", "\n" + _POD_READY_DELAY.rstrip("\n") + "\n  next:", 1)
+    return "\n---\n".join(documents)
+
+
 def component_flags(profile: str, run: Path, ports: Mapping[str, int], verbosity: str,
                     audit: bool, extra: Mapping[str, list[str]] | None = None,
                     kwok_stages: Path | None = None) -> dict[str, list[str]]:
@@ -837,7 +857,11 @@ def _start_once(profile: str, cluster_name: str, nodes: int, run: Path, timeout:
     if audit:
         (run / "audit-policy.yaml").write_text(AUDIT_POLICY)
     verbosity = os.environ.get("OAM_DEVCLUSTER_VERBOSITY", "0")
-    flags = component_flags(profile, run, ports, verbosity, audit, extra_flags, binaries.kwok_stages)
+    stages = binaries.kwok_stages
+    if profile == "full" and stages is not None:
+        (run / "kwok-stages.yaml").write_text(stages_with_pod_delays(stages.read_text()))
+        stages = run / "kwok-stages.yaml"
+    flags = component_flags(profile, run, ports, verbosity, audit, extra_flags, stages)
     order = ["etcd", "kube-apiserver"]
     if profile == "full":
         order += ["kube-controller-manager", "kube-scheduler", "kwok"]

@@ -32,6 +32,7 @@ from .meta import (
     crd_default,
     metadata_field,
 )
+from .timeline import TimelineEntry
 
 __all__ = [
     "DEFAULT_REVISION_HISTORY_LIMIT",
@@ -432,6 +433,10 @@ class ApplicationStatus(ApiModel):
     last_handled_reconcile_at: str | None = Field(
         default=None, description="Last handled value of the <domain>/requested-at annotation."
     )
+    timeline: list[TimelineEntry] | None = Field(
+        default=None,
+        description="Per revision (the last 5), when each wave and the objects gating it became Ready; "
+        "oam-operator explain prints its critical path.")
     dependencies: list[DependencyStatus] | None = Field(
         default=None,
         description="Applications this one depends on (app-dependency policies) and their states, in policy "

@@ -153,6 +153,10 @@ def run(kubeconfig: str | None, **flags: object) -> None:
     combination = settings.combination_error(os.environ)
     if combination is not None:
         fail(str(combination))
+    from oam_operator.controller.service.tracing import enabled, tracing_refusal
+
+    if enabled(os.environ) and (refusal := tracing_refusal(os.environ)) is not None:
+        fail(refusal)  # docs/operator.md#tracing: before anything connects
     if kubeconfig:
         os.environ["KUBECONFIG"] = kubeconfig  # kopf's login reads it
     run_operator(settings, kubeconfig)
@@ -269,6 +273,22 @@ def reconcile(
     from oam_operator.cli.status import run_reconcile
 
     guarded(lambda: sys.exit(run_reconcile(name, namespace, kubeconfig, context, domain, wait, timeout)))
+
+
+@main.command()
+@click.argument("name")
+@_cluster_options
+@click.option("-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="json: the last revision's timeline entry with its path.")
+def explain(name: str, namespace: str | None, kubeconfig: str | None, context: str | None, domain: str,
+            output: str) -> None:
+    """Print the critical path of an Application's last revision: which objects gated each wave and how long.
+
+    From status.timeline (docs/operator.md#explain). Exit 0, or 1 on a failure or no timeline yet.
+    """
+    from oam_operator.cli.explain import run_explain
+
+    guarded(lambda: sys.exit(run_explain(name, namespace, output, kubeconfig, context)))
 
 
 @main.command()

@@ -27,8 +27,8 @@ from oam_operator.cli.helpformat import SentenceGroup
 
 __all__ = ["SHELLS", "complete", "completion_script", "completions", "kubectl_oam"]
 
-PLUGIN_COMMANDS = ("build", "diff", "history", "rbac", "reconcile", "resume", "rollback", "schema", "status", "suspend",
-                   "ui")
+PLUGIN_COMMANDS = ("build", "diff", "explain", "history", "rbac", "reconcile", "resume", "rollback", "schema", "status",
+                   "suspend", "ui")
 NO_FILE_COMPLETION = 4  # Cobra's ShellCompDirectiveNoFileComp
 _CLUSTER_FLAGS = ("namespace", "context", "kubeconfig")
 

@@ -37,6 +37,9 @@ Decisions where the spec is silent:
   ``unknown`` for a run without a state);
   with ``--tree`` also a section ``(hooks)`` listing each object with its phase and state; in
   JSON the key ``"hooks"`` as the status has it, present only when it has runs.
+- **Trace** (``status.timeline``, docs/operator.md#tracing): the last revision's trace id, when
+  tracing recorded one, as a header line ``Trace: <32 hex digits>`` after the cluster line, and in
+  JSON under ``"traceId"``, present only then.
 - **Exit code.** 0 when ``status.state`` is ``Ready``, else 3. ``--wait`` is stricter: it stops on
   ``Ready`` or ``Error`` only once the status describes the current spec
   (``observedGeneration >= metadata.generation``), and on ``Ready`` only once a pending
@@ -185,6 +188,8 @@ class StatusView:
     rollout: Mapping[str, Any] | None = None
     #: the recorded runs of lifecycle hooks (docs/operator.md#lifecycle-hooks)
     hooks: tuple[Mapping[str, Any], ...] = ()
+    #: the last revision's trace id when tracing recorded one (docs/operator.md#tracing)
+    trace_id: str | None = None
 
     @property
     def current(self) -> bool:
@@ -316,7 +321,13 @@ def build_view(app: Mapping[str, Any], domain: str = DEFAULT_DOMAIN) -> StatusVi
         rollout=dict(_mapping(status.get("rollout"))) or None,
         profile=_text(status.get("profile")),
         hooks=tuple(dict(h) for h in _mappings(status.get("hooks"))),
+        trace_id=_last_trace_id(status),
     )
+
+
+def _last_trace_id(status: Mapping[str, Any]) -> str | None:
+    entries = _mappings(status.get("timeline"))
+    return (_text(entries[-1].get("traceId")) or None) if entries else None
 
 
 # ------------------------------------------------------------------------------------------
@@ -428,6 +439,8 @@ def _header(view: StatusView, color: bool) -> list[str]:
     ]
     if view.cluster:
         lines.append(f"Cluster: {view.cluster} (ClusterProfile {view.profile})")
+    if view.trace_id:
+        lines.append(f"Trace: {view.trace_id}")
     if view.message:
         lines.append("Message: " + view.message.replace("\n", "\n" + " " * len("Message: ")))
     if view.dependencies:
@@ -574,7 +587,8 @@ def to_json(view: StatusView) -> dict[str, Any]:
         {"drift": [dict(d) for d in view.drift]} if view.drift else {}) | (
         {"clusters": [dict(c) for c in view.clusters]} if view.clusters else {}) | (
         {"rollout": dict(view.rollout)} if view.rollout else {}) | (
-        {"hooks": [dict(h) for h in view.hooks]} if view.hooks else {})
+        {"hooks": [dict(h) for h in view.hooks]} if view.hooks else {}) | (
+        {"traceId": view.trace_id} if view.trace_id else {})
 
 
 def render_json(view: StatusView) -> str:

@@ -5,13 +5,15 @@ condition's tone, the actions that apply, and the Application's Events."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
 from typing import Any
 
+from oam_operator.cli.explain import explain_lines, last_entry
 from oam_operator.cli.statusview import BundleView, StatusView, build_view, to_json
 from oam_operator.ui.availability import action_blocks
 from oam_operator.ui.conditions import condition_tone, drift_condition
 
-__all__ = ["application_detail", "bundle_waits", "cluster_rows", "event_rows", "hook_rows"]
+__all__ = ["application_detail", "bundle_waits", "cluster_rows", "event_rows", "explain_rows", "hook_rows"]
 
 _READY_ITEM = frozenset({"Ready", "Completed"})
 
@@ -110,4 +112,12 @@ def application_detail(app: Mapping[str, Any], domain: str) -> dict[str, Any]:
         "dependencies": [dict(d) for d in view.dependencies],
         "clusters": cluster_rows(view),
         "hooks": hook_rows(view),
+        "explain": explain_rows(app, view),
     }
+
+
+def explain_rows(app: Mapping[str, Any], view: StatusView) -> list[str]:
+    """What ``oam-operator explain`` prints of the last revision (docs/operator.md#explain), ``[]``
+    without a timeline."""
+    entry = last_entry(app)
+    return [] if entry is None else explain_lines(view.namespace, view.name, entry, datetime.now(UTC))

@@ -259,6 +259,7 @@ def test_status_declares_every_field_of_section_1_4() -> None:
             "drift",  # drift not corrected (issue 23, docs/operator.md#drift)
             "hooks",  # each lifecycle hook's last run (issue 40, docs/operator.md#lifecycle-hooks)
             "cluster",  # the remote cluster holding the objects (issue 24, docs/multicluster.md)
+            "timeline",  # per revision, when each wave became Ready (issue 42, docs/operator.md#the-timeline)
         ]
     )
     dependency = _node("Application", ".status.dependencies[]")

@@ -107,6 +107,9 @@ unless cache.enabled=false (docs/chart.md#watches-of-owned-objects). */}}
 {{- if and (not .Values.leaderElection.enabled) (gt (int .Values.replicas) 1) }}
 {{- fail "replicas > 1 needs leaderElection.enabled=true: without leader election every instance reconciles the same Applications" }}
 {{- end }}
+{{- if and .Values.tracing.enabled (not .Values.tracing.endpoint) }}
+{{- fail "tracing.enabled=true needs tracing.endpoint (the collector's OTLP/HTTP base URL)" }}
+{{- end }}
 {{- if and .Values.peering.enabled (gt (int .Values.replicas) 1) }}
 {{- fail "peering.enabled=true with replicas > 1: kopf peering pauses every instance of equal priority; leader election (leaderElection.enabled) chooses the instance that reconciles" }}
 {{- end }}

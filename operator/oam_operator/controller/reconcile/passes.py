@@ -57,7 +57,7 @@ from oam_operator.reconciler.objects import ObjectRef
 from oam_operator.reconciler.reconciler import Checkpoint, Reconciler
 from oam_operator.reconciler.status import DefaultStatusAnalyzer
 
-from . import fleet, fleetns, orchestration
+from . import fleet, fleetns, orchestration, timeline
 from .accessreview import missing_permissions, resource_type
 from .application import Application
 from .checks import ORDER, Refusal, Requeue, Step, Subject, on_applied_spec, served_by
@@ -1438,7 +1438,13 @@ def apply_pass(body: Application | Mapping[str, Any], memory: Memory, env: Envir
     being deleted; ``checkpointer`` writes its in-call checkpoint (without one the checkpoint
     ends the pass, the reconciler's default)."""
     p = _Pass(body, memory, env, checkpointer)
-    return p.finish(p.apply_branch())
+    before = timeline.Before.of(p.status)
+    outcome = p.apply_branch()
+    seen = env.generation_seen(p.app.uid, p.app.generation) if env.generation_seen is not None else None
+    outcome.traced = timeline.observe(p.status, p.found.inventory, before, timeline.PassFacts(
+        p.app.uid, p.namespace, p.name, p.app.generation, p.now, env.clock(), outcome.outcome, p.applying,
+        sum(outcome.operations.values()), env.tracing, seen))  # docs/operator.md#the-timeline
+    return p.finish(outcome)
 
 
 def delete_pass(body: Application | Mapping[str, Any], memory: Memory, env: Environment,

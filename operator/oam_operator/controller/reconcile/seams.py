@@ -34,6 +34,7 @@ from .drift import DriftTracker
 from .forbidden import ForbiddenGrace
 from .history import Recorded
 from .tenancy import TenantClients
+from .timeline import Traced
 from .watched import Drift
 
 __all__ = ["ApplicationGone", "Checkpointer", "Environment", "Event", "Memory", "PassResult", "PassState",
@@ -110,6 +111,11 @@ class Environment:
     targets: Callable[[str, Mapping[str, Any] | None, str | None], Target | None] | None = None
     #: Builds a pass's reconciler, (domain, client, options) -> Reconciler; a test passes its own.
     reconciler: Callable[[str, ClusterClient, ReconcilerOptions], Reconciler] = Reconciler
+    #: Whether traces are exported (docs/operator.md#tracing): the timeline then records trace ids.
+    tracing: bool = False
+    #: When this process first saw a generation of an Application, (uid, generation) -> time or None
+    #: (the start of its revision's timeline, timeline.py); ``None``: the first pass's time is used.
+    generation_seen: Callable[[str, int], datetime | None] | None = None
 
     @property
     def pipeline(self) -> Pipeline:
@@ -171,3 +177,5 @@ class PassResult:
     inventory: list[InventoryItem] | None = None
     #: The state machines the pass advanced, for the memory (``None``: it advanced none).
     state: PassState | None = None
+    #: What the pass hands to tracing (timeline.py; ``None``: nothing, or tracing is off).
+    traced: Traced | None = None

@@ -184,6 +184,7 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
             runtime.forget(uid, meta.get("namespace", ""), meta.get("name", ""))
             scheduler.forget(uid)
             return
+        runtime.saw_generation(uid, int(meta.get("generation") or 0))  # a revision's start (timeline.py)
         memory = runtime.memory.get(uid)
         if memory is not None and memory.seen != seen(meta, f"{domain}/requested-at"):
             controller.wakeups.wake(uid)

@@ -59,6 +59,7 @@ from .profilestatus import ProfileStatus
 from .readysince import not_ready_since
 from .remotes import RemoteClusters
 from .targets import TargetProfiles
+from .tracing import RevisionTracer
 
 log = logging.getLogger("oam_operator.controller")
 
@@ -172,6 +173,7 @@ class Runtime:
         self._granted: set[str] = set()  # uids refused by RBAC whose namespace's grants changed since
         self._passing = threading.Condition(self._lock)  # notified when a pass ends (``stand_down``)
         self._running = 0  # passes under way
+        self._generations: dict[str, tuple[int, datetime]] = {}  # uid -> (generation, first seen), saw_generation
         #: Whether kopf's copy of an Application may be acted on in this term (freshview.py)
         self.fresh = FreshView(self.pass_client, selector=shard_selector(settings), namespaces=settings.namespaces,
                                finalizer=settings.domain)
@@ -190,6 +192,8 @@ class Runtime:
                                       on_secret_change=self._on_secret_change,
                                       status=ProfileStatus(self.pass_client, self.profiles.get),
                                       hub_id=self.cluster_id, grants=self._remote_grants)
+        #: Exports a revision's trace (tracing.py); ``None`` unless an OTLP endpoint is configured
+        self.tracer = RevisionTracer.from_environment(os.environ)
         self.env = self._environment()
         if metrics is not None:
             metrics.count_states_when_scraped(self.states)
@@ -209,7 +213,8 @@ class Runtime:
             drift=owned.drift if owned is not None else None,
             unverified_drift=owned.unverified_drift if owned is not None else None,
             on_written=owned.written if owned is not None else None,
-            cached_reads=owned, targets=self.remotes.target,
+            cached_reads=owned, targets=self.remotes.target, tracing=self.tracer is not None,
+            generation_seen=self.generation_seen,
         )
 
     @classmethod
@@ -366,11 +371,27 @@ class Runtime:
                                                                          "name": app.name}})
         return added
 
+    def saw_generation(self, uid: str, generation: int) -> None:
+        """An event showed ``generation`` of the Application ``uid``: its first sight is when the
+        revision's timeline starts (docs/operator.md#the-timeline), not the first pass, which kopf
+        may start up to 2 s later."""
+        with self._lock:
+            known = self._generations.get(uid)
+            if known is None or known[0] != generation:
+                self._generations[uid] = (generation, datetime.now(UTC))
+
+    def generation_seen(self, uid: str, generation: int) -> datetime | None:
+        """When an event first showed ``generation`` of ``uid`` to this process, if one did."""
+        with self._lock:
+            known = self._generations.get(uid)
+        return known[1] if known is not None and known[0] == generation else None
+
     def forget(self, uid: str, namespace: str, name: str) -> None:
         self.fresh.forget(uid)
         self.transform.forget(namespace, name)  # its URL sources (a shard move, a deletion)
         with self._lock:
             self.memory.pop(uid, None)
+            self._generations.pop(uid, None)
             if self._uids.get((namespace, name)) == uid:
                 del self._uids[(namespace, name)]
         if self.owned is not None:
@@ -540,7 +561,10 @@ class Runtime:
         # The pass works on its own deep copy of the status (passes._Pass), so the cached
         # status is not mutated and needs no second copy here.
         if branch == "apply":
-            return writer.conclude(apply_pass(app, memory, self.env, writer))
+            result = writer.conclude(apply_pass(app, memory, self.env, writer))
+            if self.tracer is not None and result.traced is not None:
+                self.tracer.export(result.traced)  # after the status write (docs/operator.md#tracing)
+            return result
         return writer.conclude(delete_pass(app, memory, self.env, writer))
 
     @staticmethod

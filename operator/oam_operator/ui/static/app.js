@@ -298,6 +298,12 @@ function closeObject() {
 }
 document.addEventListener("keydown", (e) => { if (e.key === "Escape") closeObject(); });
 
+// The last revision's critical path, as oam-operator explain prints it (docs/operator.md#explain).
+function explainSection(lines) {
+  if (!lines || !lines.length) return "";
+  return `<section aria-labelledby="explain-h"><h3 id="explain-h">Time to Ready</h3><p id="app-explain">${lines.map(esc).join("<br>")}</p></section>`;
+}
+
 // A fleet Application's clusters (docs/ui.md#one-application): each links to its cluster Application.
 function clusterTable(clusters) {
   if (!clusters.length) return "";
@@ -345,7 +351,7 @@ async function drawApp(r) {
       <span>Revision: <span id="app-revision">${esc(a.revision)}</span></span>
       <span>Objects: ${a.readyObjects}/${a.objects} ready</span>
       <span>Suspended: <span id="app-suspended">${a.suspended ? "yes" : "no"}</span></span></div>
-    <p id="app-message">${message}</p>${deps}
+    <p id="app-message">${message}</p>${deps}${explainSection(a.explain)}
     ${clusterTable(a.clusters)}${drift}${hookTable(a.hooks, a.namespace, once)}<h3>Resource tree</h3><p class="muted">Open an object for its live manifest, its Events and its diff.</p>
     <ul class="tree root" aria-label="resource tree"><li><span class="root-node">Application ${esc(a.namespace)}/${esc(a.name)}</span>
     <ul class="tree">${waves.join("") || `<li class="muted">no bundles yet</li>`}${extra.join("")}</ul></li></ul>
