@@ -23,8 +23,8 @@ from tests.integration.integrationkit import (
 )
 from tools.devcluster import ClusterHandle
 
-# The chart fixes the operator's health and metrics ports: these modules share one worker.
-pytestmark = pytest.mark.xdist_group("chart-ports")
+# The chart fixes the operator's health and metrics ports: these modules never run at once.
+pytestmark = pytest.mark.exclusive("chart-ports")
 
 
 def test_full_mode_reconciles_an_application(chart_install: Any, chart_operator: Any, full_cluster: ClusterHandle,

@@ -22,8 +22,8 @@ from tests.integration.integrationkit import (
 from tools.devcluster import ClusterHandle
 from tools.devcluster.pytest_plugin import default_wait, wait_until
 
-# The chart fixes the operator's health and metrics ports: these modules share one worker.
-pytestmark = pytest.mark.xdist_group("chart-ports")
+# The chart fixes the operator's health and metrics ports: these modules never run at once.
+pytestmark = pytest.mark.exclusive("chart-ports")
 
 
 @pytest.mark.parametrize("mode", ["full", "leastPrivilege"])

@@ -40,8 +40,8 @@ from tools.devcluster import ClusterHandle
 from tools.devcluster.pytest_plugin import default_wait, wait_until
 from tools.operatorprocess import free_port
 
-# The chart fixes the operator's health and metrics ports: these modules share one worker.
-pytestmark = pytest.mark.xdist_group("chart-ports")
+# The chart fixes the operator's health and metrics ports: these modules never run at once.
+pytestmark = pytest.mark.exclusive("chart-ports")
 
 OBJECTS_YAML = b"""\
 apiVersion: v1

@@ -33,8 +33,8 @@ from tools.devcluster import ClusterHandle
 from tools.devcluster.devcluster import kubeconfig_secret
 from tools.devcluster.pytest_plugin import CLUSTERS, api_client, create_namespace_named, default_wait, wait_until
 
-# The chart fixes the operator's health and metrics ports: these modules share one worker.
-pytestmark = pytest.mark.xdist_group("chart-ports")
+# The chart fixes the operator's health and metrics ports: these modules never run at once.
+pytestmark = pytest.mark.exclusive("chart-ports")
 
 OWNER_ID = "oam-operator.dev/owner-id"
 
