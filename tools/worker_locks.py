@@ -21,7 +21,9 @@ from __future__ import annotations
 import fcntl
 import os
 import re
+import shutil
 import tempfile
+import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -40,6 +42,14 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", f"{EXCLUSIVE}(name): no other test marked exclusive with this name runs meanwhile "
         "(docs/devcluster.md#tests-that-must-not-overlap)")
+    if _is_controller(config) and config.getoption("testrunuid", None) is None:
+        # The controller names the run, so that it can remove the run's lock files at its end.
+        config.option.testrunuid = uuid.uuid4().hex
+
+
+def _is_controller(config: pytest.Config) -> bool:
+    """Whether this is xdist's controller process (it starts the workers, runs no test)."""
+    return getattr(config, "workerinput", None) is None and bool(config.getoption("numprocesses", None))
 
 
 def lock_dir(run_id: str) -> Path:
@@ -130,3 +140,5 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     while _LOCK:
         _LOCK.pop().close()
+    if _is_controller(config):
+        shutil.rmtree(lock_dir(str(config.getoption("testrunuid"))), ignore_errors=True)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.worker_locks import RunLock
+from tools.worker_locks import RunLock, lock_dir
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -105,6 +105,7 @@ INNER_TESTS = textwrap.dedent("""
             return True
 
     def test_plain(request):
+        print("RUN", request.config.workerinput["testrunuid"])
         assert free(request, "main", fcntl.LOCK_SH) and not free(request, "main", fcntl.LOCK_EX)
 
     @pytest.mark.run_alone
@@ -125,9 +126,11 @@ def test_the_plugin_holds_the_locks_around_each_test_of_an_xdist_worker(tmp_path
     (tmp_path / "test_inner.py").write_text(INNER_TESTS)
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-n", "2", "-p", "tools.worker_locks", "-p", "no:cacheprovider",
-         "-p", "no:randomly", "-q", "-rE", "-o", "addopts=", "test_inner.py"],
+         "-p", "no:randomly", "-q", "-rEP", "-o", "addopts=", "test_inner.py"],
         cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "300"}, capture_output=True, text=True, timeout=120)
     assert "3 passed, 1 error" in result.stdout, result.stdout + result.stderr
     assert ("ERROR test_inner.py::test_bad_name - Failed: test_inner.py::test_bad_name: exclusive takes one name of [a-z0-9-]+, got ('Not A Name',)"
             in result.stdout)
     assert result.returncode == 1
+    run_ids = {line.split()[-1] for line in result.stdout.splitlines() if line.startswith("RUN ")}
+    assert len(run_ids) == 1 and not lock_dir(run_ids.pop()).exists()  # the controller removed them
