@@ -49,9 +49,14 @@ image: devcluster
 browser:
 	@command -v chromium >/dev/null || { apt-get update && apt-get install -y --no-install-recommends chromium; }
 
+# The whole suite in TEST_WORKERS pytest-xdist workers, each with its own control planes; a test
+# module stays on one worker (--dist loadfile), in collection order so the long e2e modules start
+# first (xdist would start the modules with the most tests first); tools/worker_locks.py keeps the tests marked
+# run_alone or exclusive(name) from overlapping (docs/devcluster.md#parallel-workers).
+TEST_WORKERS ?= 3
 test: venv devcluster image browser
 	$(PY) -m tools.devcluster down --stale
-	OAM_REQUIRE_CLUSTER=1 $(PY) -m pytest $(PYTEST_ARGS)
+	OAM_REQUIRE_CLUSTER=1 $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 # The pure tier: tests/unit needs no control plane, podman or network (tests/unit/conftest.py
 # refuses a test there that asks for a cluster); tests/integration and tests/e2e run in `make test`.
@@ -62,12 +67,12 @@ test-unit: venv
 	$(PY) -m pytest tests/unit -n $(UNIT_WORKERS) $(PYTEST_ARGS)
 
 test-cluster: venv devcluster image browser
-	OAM_REQUIRE_CLUSTER=1 $(PY) -m pytest -m "cluster or full_cluster" $(PYTEST_ARGS)
+	OAM_REQUIRE_CLUSTER=1 $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder -m "cluster or full_cluster" $(PYTEST_ARGS)
 
 lint: venv
 	$(VENV)/bin/ruff check operator tests tools bench
 	$(VENV)/bin/mypy
-	$(VENV)/bin/mypy --strict tools/devcluster tools/chaos tools/operatorprocess.py tools/lint_imports.py
+	$(VENV)/bin/mypy --strict tools/devcluster tools/chaos tools/operatorprocess.py tools/lint_imports.py tools/worker_locks.py
 	$(PY) tools/lint_imports.py operator/oam_operator
 
 cluster-up: venv devcluster

@@ -6,4 +6,4 @@ the ``kubernetes`` package (docs/devcluster.md#pytest-integration).
 
 import tools.devcluster.pytest_plugin  # noqa: F401  (first statement: sets KUBECONFIG)
 
-pytest_plugins = ["tools.devcluster.pytest_plugin"]
+pytest_plugins = ["tools.devcluster.pytest_plugin", "tools.worker_locks"]

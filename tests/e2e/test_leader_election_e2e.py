@@ -51,7 +51,8 @@ from tools.devcluster import devcluster as dc
 from tools.devcluster.pytest_plugin import api_client, require_cluster, wait_until
 from tools.operatorprocess import OperatorProcess
 
-pytestmark = pytest.mark.cluster
+# Lease timings (renew deadlines, a paused leader's takeover) are measured against the clock: alone.
+pytestmark = [pytest.mark.cluster, pytest.mark.run_alone]
 
 ROOT = Path(__file__).resolve().parents[2]
 DOMAIN = "oam-operator.dev"

@@ -331,7 +331,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if EXTERNAL_KUBECONFIG:
         _delete_labelled_namespaces()
     CLUSTERS.stop_all()
-    if CLUSTERS.failures or exitstatus not in (0, 5):
+    # A process that started no control plane (xdist's controller, a worker of pure tests only)
+    # has nothing to keep (docs/devcluster.md#parallel-workers).
+    kept = any(RUN_ROOT.iterdir()) if RUN_ROOT.is_dir() else False
+    if kept and (CLUSTERS.failures or exitstatus not in (0, 5)):
         sys.stderr.write(f"\n[devcluster] test run directory kept at {RUN_ROOT}\n")
     else:
         shutil.rmtree(RUN_ROOT, ignore_errors=True)

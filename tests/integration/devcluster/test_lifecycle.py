@@ -71,6 +71,7 @@ def test_a_bad_apiserver_flag_fails_start_with_its_log_and_leaves_nothing(tmp_pa
     _assert_all_gone(state["components"], None)
 
 
+@pytest.mark.run_alone  # another worker starting a control plane would reap the dead owner's run first
 def test_a_killed_owner_is_reaped(tmp_path: Path) -> None:
     _require_binaries("minimal")
     script = textwrap.dedent(f"""

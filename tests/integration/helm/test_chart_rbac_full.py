@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tests.integration.integrationkit import (
     api_as,
     apply_application,
@@ -20,6 +22,9 @@ from tests.integration.integrationkit import (
     wait_state,
 )
 from tools.devcluster import ClusterHandle
+
+# The chart fixes the operator's health and metrics ports: these modules never run at once.
+pytestmark = pytest.mark.exclusive("chart-ports")
 
 
 def test_full_mode_reconciles_an_application(chart_install: Any, chart_operator: Any, full_cluster: ClusterHandle,

@@ -32,6 +32,9 @@ from tests.integration.integrationkit import (
 from tools.devcluster import ClusterHandle
 from tools.devcluster.pytest_plugin import default_wait, wait_until
 
+# The chart fixes the operator's health and metrics ports: these modules never run at once.
+pytestmark = pytest.mark.exclusive("chart-ports")
+
 STANDARD_CRD = (Path(__file__).resolve().parents[2] / "e2e" / "data" / "cluster-inventory"
                 / "multicluster.x-k8s.io_clusterprofiles.yaml")
 NOT_PERMITTED = "spec.serviceAccountName is required (the operator runs with --require-service-account)"

@@ -22,6 +22,9 @@ from tests.integration.integrationkit import (
 from tools.devcluster import ClusterHandle
 from tools.devcluster.pytest_plugin import default_wait, wait_until
 
+# The chart fixes the operator's health and metrics ports: these modules never run at once.
+pytestmark = pytest.mark.exclusive("chart-ports")
+
 
 @pytest.mark.parametrize("mode", ["full", "leastPrivilege"])
 def test_namespace_scoped_mode(mode: str, chart_install: Any, chart_operator: Any, full_cluster: ClusterHandle,

@@ -40,6 +40,9 @@ from tools.devcluster import ClusterHandle
 from tools.devcluster.pytest_plugin import default_wait, wait_until
 from tools.operatorprocess import free_port
 
+# The chart fixes the operator's health and metrics ports: these modules never run at once.
+pytestmark = pytest.mark.exclusive("chart-ports")
+
 OBJECTS_YAML = b"""\
 apiVersion: v1
 kind: ConfigMap

@@ -33,6 +33,9 @@ from tools.devcluster import ClusterHandle
 from tools.devcluster.devcluster import kubeconfig_secret
 from tools.devcluster.pytest_plugin import CLUSTERS, api_client, create_namespace_named, default_wait, wait_until
 
+# The chart fixes the operator's health and metrics ports: these modules never run at once.
+pytestmark = pytest.mark.exclusive("chart-ports")
+
 OWNER_ID = "oam-operator.dev/owner-id"
 
 
