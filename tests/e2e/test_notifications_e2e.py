@@ -34,7 +34,9 @@ from kubernetes import client
 
 from tools.devcluster.pytest_plugin import wait_until
 
-pytestmark = pytest.mark.cluster
+# Two instances on short leases (6 s/4 s/1 s) and a SIGKILL of the leader: lease renewals are timing that CPU
+# load changes (docs/devcluster.md#parallel-workers), as in test_leader_election_e2e.py.
+pytestmark = [pytest.mark.cluster, pytest.mark.run_alone]
 
 LEASE = ("--leader-election-lease-duration", "6s", "--leader-election-renew-deadline", "4s",
          "--leader-election-retry-period", "1s")

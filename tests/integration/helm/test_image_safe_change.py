@@ -44,6 +44,9 @@ from tests.integration.integrationkit import (
 from tools.devcluster import ClusterHandle
 from tools.devcluster.pytest_plugin import default_wait, wait_until
 
+# The chart's operator listens on the chart's fixed ports on the host network (docs/devcluster.md#parallel-workers).
+pytestmark = pytest.mark.exclusive("chart-ports")
+
 DOMAIN = GROUP
 KEY = b"shipped-hmac-key-0123456789"
 TIMEOUT = "20s"
