@@ -4,12 +4,12 @@ Revision 1, a Deployment, is Ready. Revision 2 gives it ``progressDeadlineSecond
 node selector no node has, with ``timeout: 30s``: within 40 s the live Deployment's pod template
 is revision 1's again, the Application says ``Error``/``RolledBack`` naming revision 2 and the
 Deployment, and revision 3 is recorded restoring 1. Then no write carries revision 2's template:
-for 60 s, with a reconcile requested every 5 s (``<domain>/requested-at``: 12 passes, each
-re-applying every object, forced), the Deployment's ``metadata.generation`` (which every write of
-its spec moves) stays as it was and every sample of its template is revision 1's. The issue asks
-for 5 minutes; the CRD's shortest interval is 30 s, so requests stand in for a short interval,
-and 60 s keeps the suite short while spanning a dozen forced passes, each of which would write
-revision 2's template if the memory of its digest were lost.
+for the issue's 5 minutes, with a reconcile requested every 5 s (``<domain>/requested-at``: 60
+passes, each re-applying every object, forced), the Deployment's ``metadata.generation`` (which
+every write of its spec moves, so any write of revision 2's template would) stays as it was and
+every sample of its template is revision 1's. The CRD's shortest interval is 30 s, so requests
+stand in for a short interval. The five minutes are a wait, not work: under make test's parallel
+workers the other modules run meanwhile.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from e2ekit import DOMAIN, GROUP, VERSION, Kube, condition, deployment_component
 from tools.devcluster.pytest_plugin import default_wait, wait_until
 
 ROLLBACK = {"name": "undo", "type": "rollback", "properties": {"onFailure": True}}
-OBSERVE = 60.0
+OBSERVE = 300.0  # the issue's five minutes
 FAILED = ("Revision 2 failed: Deployment web: Progress deadline exceeded, not Ready within 30s; rolled back to "
           "revision 1")
 
@@ -89,7 +89,7 @@ def test_a_failed_revision_is_rolled_back_and_never_written_again(start_operator
     app = kube.app("web")
     print(f"observed {OBSERVE:.0f} s, {samples} reconcile requests ({handled} handled within 5 s): generation {generation} -> {after}, "
           f"revision {app['status']['revision']}, state {app['status']['state']}")
-    assert after == generation and app["status"]["revision"] == 3 and handled >= 10
+    assert after == generation and app["status"]["revision"] == 3 and handled >= 50
     assert kube.event_messages("web", "RolledBack") == [FAILED]  # one Event
 
 
