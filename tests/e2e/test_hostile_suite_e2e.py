@@ -176,9 +176,12 @@ class Generator:
         else:
             kind = f"no{self.word(5)}"
             component = {"name": comp, "type": kind, "properties": {}}
-            return Case(name, "wrong-type", {"components": [component]}, ("Error", "TransformFailed",
-                        f'component "{comp}": unknown type "{kind}" (valid: {", ".join(sorted(COMPONENT_TYPES))})'
-                        + (f'; did you mean "{near}"?' if (near := closest(kind, COMPONENT_TYPES)) else "")))
+            # A misspelt built-in keeps its hint; any other unknown type may be a definition's
+            # (docs/definitions.md#using-a-definition).
+            near = closest(kind, COMPONENT_TYPES)
+            expected = (f'component "{comp}": unknown type "{kind}" (valid: {", ".join(sorted(COMPONENT_TYPES))}); '
+                        f'did you mean "{near}"?' if near else f'component "{comp}": no definition for component type "{kind}"')
+            return Case(name, "wrong-type", {"components": [component]}, ("Error", "TransformFailed", expected))
         return Case(name, "wrong-type", {"components": [{"name": comp, "type": "webservice", "properties": props}]},
                     ("Error", "TransformFailed", message))
 

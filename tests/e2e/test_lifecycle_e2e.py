@@ -113,10 +113,7 @@ def test_an_invalid_update_keeps_everything_applied_before(start_operator: Any, 
     kube.apply_app("app", broken)
     app = kube.wait_state("app", "Error", "TransformFailed")
     message = condition(app, "Ready")["message"]
-    assert message == (
-        'component "b": unknown type "no-such-type" (valid: crd, cronjob, daemonset, helm, helmchart, '
-        "manifests, oci, passthrough, postgresql, statefulset, webservice, worker)"
-    )
+    assert message == 'component "b": no definition for component type "no-such-type"'
     assert condition(app, "Ready")["status"] == "False"
     assert condition(app, "Stalled")["status"] == "True"
     assert inventory(app) == inventory(ready)

@@ -218,7 +218,7 @@ def test_a_failing_provider_is_retried_and_reported_and_the_message_arrives_once
     assert notification_status(kube, "flaky")["applications"][0]["pending"][0]["event"] == "failed"
     wait_until(lambda: sink.refused >= 2, 30, "a retry")
     sink.answer = 204
-    told = f"Application {kube.namespace}/bad failed: component \"x\": unknown type \"no-such-type\""
+    told = f"Application {kube.namespace}/bad failed: component \"x\": no definition for component type \"no-such-type\""
 
     def texts() -> list[str]:
         with sink.lock:

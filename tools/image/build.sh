@@ -38,7 +38,7 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/oam-image.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# -- the Debian bases: python3 and CA certificates; the builder adds python3-venv and strip ----
+# -- the Debian bases: python3, CA certificates and libstdc++ (the CEL runtime is C++); the builder adds python3-venv and strip
 # Variant "essential" (no apt, no passwd), /usr merged by mmdebstrap's own hook (the usrmerge
 # package would pull in all of perl); documentation, manuals and translations are left out, the
 # copyright files kept. The runtime base then drops the essential packages nothing runs in the
@@ -70,7 +70,7 @@ make_base() {
   fi
   echo "$tag"
 }
-base=$(make_base oam-operator-base "python3,ca-certificates" "bash util-linux login tar diffutils debconf perl-base")
+base=$(make_base oam-operator-base "python3,ca-certificates,libstdc++6" "bash util-linux login tar diffutils debconf perl-base")
 builder=$(make_base oam-operator-builder "python3,python3-venv,ca-certificates,binutils" "")
 say "bases $base, $builder"
 

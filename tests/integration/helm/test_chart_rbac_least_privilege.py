@@ -80,7 +80,9 @@ def test_least_privilege_mode(chart_install: Any, chart_operator: Any, full_clus
         assert can_i(identity, "watch", "deployments", "apps", namespace=None)
         assert can_i(identity, "list", "configmaps", namespace=None)
         assert not can_i(identity, "patch", "deployments", "apps", namespace=full_namespace)
-        assert not can_i(identity, "get", "secrets", namespace=full_namespace)
+        # a Notification's Secret is read by name (docs/notifications.md#rbac): get, never list or watch
+        assert can_i(identity, "get", "secrets", namespace=full_namespace)
+        assert not can_i(identity, "watch", "secrets", namespace=full_namespace)
         # the watch of grants (docs/operator.md#not-permitted-and-the-role-it-needs): read only
         assert can_i(identity, "watch", "rolebindings", "rbac.authorization.k8s.io", namespace=None)
         assert can_i(identity, "list", "roles", "rbac.authorization.k8s.io", namespace=None)

@@ -349,3 +349,24 @@ def test_a_namespace_that_cannot_be_read_is_logged_and_tried_again(caplog: pytes
     assert [r.getMessage() for r in caplog.records] == [
         "cannot read clusterprofiles.multicluster.x-k8s.io in namespace fleet (404 Not Found: the server could not "
         "find the requested resource): retrying every 30s"]
+
+
+def test_a_transient_failure_is_tried_again_soon_and_not_called_unreadable(caplog: pytest.LogCaptureFixture) -> None:
+    from oam_operator.reconciler.errors import TransientApiError
+
+    calls: list[str] = []
+
+    class Initializing:
+        def request(self, verb: str, method: str, path: str, **_: Any) -> Any:
+            calls.append(path)
+            store.stop()
+            raise TransientApiError("429 Too Many Requests: storage is (re)initializing", status=429,
+                                    reason="TooManyRequests", verb=verb)
+
+    store = StandardProfiles(Initializing(), ["fleet"])  # type: ignore[arg-type]
+    with caplog.at_level(logging.INFO, logger="oam_operator.controller"):
+        store._run("fleet")
+    assert [r.getMessage() for r in caplog.records] == [
+        "listing clusterprofiles.multicluster.x-k8s.io in namespace fleet failed (429 Too Many Requests: storage is "
+        "(re)initializing): retrying in 5s"]
+    assert len(calls) == 1

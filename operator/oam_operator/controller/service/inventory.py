@@ -7,8 +7,9 @@ watches every kind in the operator's namespaces, cluster-wide by default). Witho
 nothing is watched. The operator never writes them: the cluster manager owns them.
 
 Each change calls ``on_change`` with the profile before and after, so the runtime wakes the
-Applications it concerns. A namespace whose LIST fails (the CRD not installed: 404; no grant:
-403) is logged once per kind of failure and tried again every 30 s.
+Applications it concerns. A namespace whose LIST fails for long (the CRD not installed: 404; no
+grant: 403) is logged once per kind of failure and tried again every 30 s; any other failure (429
+while a new CRD's storage starts, a server error) is tried again after 5 s.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ log = logging.getLogger("oam_operator.controller")
 
 _RETRY = 5.0  # seconds before a watch that ended lists again
 _RETRY_FAILED = 30.0  # seconds before a LIST that failed (no CRD, no grant) is tried again
+_NOT_THERE = (403, 404)  # no grant, no CRD: for long; any other failure passes
 
 Key = tuple[str, str]
 """(namespace, name) of a standard ClusterProfile."""
@@ -83,10 +85,14 @@ class StandardProfiles:
                 self._replace(namespace, page.get("items") or [])
                 self._follow(namespace, path, listed_version(page))
             except ApiError as error:
-                if error.status != failed:
-                    log.warning("cannot read %s in namespace %s (%s): retrying every %ds", RESOURCE, namespace,
-                                error, int(_RETRY_FAILED))
-                failed, wait = error.status or -1, _RETRY_FAILED
+                if error.status not in _NOT_THERE:  # 429 while a new CRD's storage starts, 5xx, a lost connection
+                    log.info("listing %s in namespace %s failed (%s): retrying in %ds", RESOURCE, namespace, error,
+                             int(_RETRY))
+                else:
+                    if error.status != failed:
+                        log.warning("cannot read %s in namespace %s (%s): retrying every %ds", RESOURCE, namespace,
+                                    error, int(_RETRY_FAILED))
+                    failed, wait = error.status or -1, _RETRY_FAILED
             except Exception:  # a bug must not end the operator
                 log.exception("watch of %s in namespace %s failed", RESOURCE, namespace)
             self._stopped.wait(wait)
