@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from oam_operator.common.mergepatch import merge_patch
 from oam_operator.oam.document.document import ApplicationPolicy
 from oam_operator.oam.document.schema import PropertySchema
 from oam_operator.oam.engine.handlers import BuiltinType, Schema
@@ -98,19 +99,6 @@ def declared(spec: Mapping[str, Any]) -> list[Override]:
     return found
 
 
-def merged(value: Any, patch: Any) -> Any:
-    """``value`` with the JSON merge patch ``patch`` (RFC 7386)."""
-    if not isinstance(patch, Mapping):
-        return copy.deepcopy(patch)
-    out = dict(value) if isinstance(value, Mapping) else {}
-    for key, change in patch.items():
-        if change is None:
-            out.pop(key, None)
-        else:
-            out[key] = merged(out.get(key), change)
-    return out
-
-
 def applied(components: Sequence[Mapping[str, Any]], overrides: Sequence[Override]) -> list[dict[str, Any]]:
     """The components with ``overrides`` applied in order."""
     result = [copy.deepcopy(dict(component)) for component in components]
@@ -121,14 +109,15 @@ def applied(components: Sequence[Mapping[str, Any]], overrides: Sequence[Overrid
             if component is None:
                 continue
             if patch.get("properties") is not None:
-                component["properties"] = merged(component.get("properties") or {}, patch["properties"])
+                component["properties"] = merge_patch(component.get("properties") or {}, patch["properties"])
             for trait_patch in patch.get("traits") or ():
                 traits = component.setdefault("traits", [])
                 trait = next((t for t in traits if t.get("type") == trait_patch.get("type")), None)
                 if trait is None:
                     traits.append(copy.deepcopy(dict(trait_patch)))
                 else:
-                    trait["properties"] = merged(trait.get("properties") or {}, trait_patch.get("properties") or {})
+                    trait["properties"] = merge_patch(trait.get("properties") or {},
+                                                      trait_patch.get("properties") or {})
     return result
 
 

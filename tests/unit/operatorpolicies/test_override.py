@@ -7,18 +7,12 @@ import pytest
 from oam_operator.controller.reconcile import fleet
 from oam_operator.oam.errors import TransformError
 from oam_operator.operatorpolicies import read_operator_policies
-from oam_operator.operatorpolicies.override import applied, declared, merged
+from oam_operator.operatorpolicies.override import applied, declared
 from tests.unit.operatorpolicies.test_operator_policy_handlers import document, operator, policy, refusal, run
 
 WEB = {"name": "web", "type": "webservice", "properties": {"image": "nginx:1.27", "replicas": 2,
                                                            "env": {"MODE": "prod", "DEBUG": "0"}},
        "traits": [{"type": "ingress", "properties": {"host": "shop.example.com"}}]}
-
-
-def test_a_merge_patch_merges_maps_removes_nulls_and_replaces_the_rest() -> None:
-    assert merged({"a": 1, "m": {"x": 1, "y": 2}, "l": [1, 2]}, {"a": None, "m": {"y": 3, "z": 4}, "l": [3]}) == {
-        "m": {"x": 1, "y": 3, "z": 4}, "l": [3]}
-    assert merged({"a": 1}, "text") == "text"
 
 
 def test_overrides_apply_in_order_to_properties_and_traits() -> None:

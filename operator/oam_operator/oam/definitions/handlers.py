@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from oam_operator.common.mergepatch import merge_patch
 from oam_operator.oam.catalog.shared.trait_kit import FixedObjects, decorate
-from oam_operator.oam.definitions.mergepatch import merge_patch
 from oam_operator.oam.definitions.model import Definition, DefinitionError
 from oam_operator.oam.document.document import Component, Trait
 from oam_operator.oam.engine.handlers import ContractMetadata, Object, Schema, TraitOutput
