@@ -181,8 +181,10 @@ def test_rollback_hooks_windows_and_notifications_in_the_image(
                            "rolled back to revision 1")
         assert condition(rolled, "RolledBack")["status"] == "True"
         assert rolled["status"]["rolledBack"]["revision"] == 2
-        live = apps.read_namespaced_deployment("web", namespace).spec.template.spec
-        assert live.node_selector is None  # revision 1's pod template again
+        # The restore is applied by the passes after the rollback's verdict, once its PreApply ran
+        # again: revision 1's pod template comes back then.
+        wait_until(lambda: apps.read_namespaced_deployment("web", namespace).spec.template.spec.node_selector
+                   is None, wait, "the Deployment back at revision 1's pod template")
 
         def revisions() -> dict[int, Any] | None:
             found = apps.list_namespaced_controller_revision(
