@@ -4,17 +4,22 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 from kubernetes import client, dynamic, utils
 from kubernetes.client.exceptions import ApiException
 
 from tools.devcluster import ClusterHandle
-from tools.devcluster.pytest_plugin import default_wait, wait_until
+from tools.devcluster import devcluster as dc
+from tools.devcluster.pytest_plugin import api_client, default_wait, require_cluster, wait_until
 from tools.operatorprocess import OperatorProcess
 
-__all__ = ["DOMAIN", "GROUP", "VERSION", "Kube", "OperatorProcess", "condition", "configmap_component", "dependency",
+__all__ = ["DOMAIN", "GROUP", "VERSION", "Kube", "OperatorProcess", "Plane", "audited_plane", "condition", "configmap_component", "dependency",
            "deployment_component", "install_crds", "inventory", "sleep_briefly"]
 
 GROUP, VERSION = "oam-operator.dev", "v1alpha1"
@@ -192,3 +197,33 @@ def install_crds(handle: ClusterHandle) -> None:
         wait_until(established, default_wait(handle), "the oam-operator CRDs to be Established")
     finally:
         api.close()
+
+
+@dataclass
+class Plane:
+    """A full control plane of a module's own, with the audit log on (the shared one has none)."""
+
+    handle: ClusterHandle
+    audit_log: Path
+    api: Any
+
+
+@contextmanager
+def audited_plane(run_dir: Path) -> Iterator[Plane]:
+    """Starts a full control plane with the audit log under ``run_dir``, the CRDs installed; stops it
+    after. Fails (never skips) when the cluster is required and cannot start."""
+    try:
+        started = dc.start("full", run_dir=run_dir / "run", audit=True)
+    except dc.DevclusterError as error:
+        if require_cluster():
+            pytest.fail(str(error), pytrace=False)
+        pytest.skip(str(error))
+    api = None
+    try:
+        install_crds(started.handle)
+        api = api_client(started.handle)
+        yield Plane(started.handle, run_dir / "run" / "logs" / "audit.log", api)
+    finally:
+        if api is not None:
+            api.close()
+        started.stop()

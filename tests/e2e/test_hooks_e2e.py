@@ -25,20 +25,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2ekit import DOMAIN, GROUP, VERSION, Kube, OperatorProcess, condition, install_crds, sleep_briefly
+from e2ekit import DOMAIN, GROUP, VERSION, Kube, OperatorProcess, Plane, audited_plane, condition, sleep_briefly
 from kubernetes import client
 
-from tools.devcluster import devcluster as dc
-from tools.devcluster.pytest_plugin import api_client, default_wait, require_cluster, wait_until
+from tools.devcluster.pytest_plugin import default_wait, wait_until
 
 HELD = 5.0  # seconds the suspended PreDelete Job is left waiting: no delete may come meanwhile
 
-
-@dataclass
-class Plane:
-    handle: dc.ClusterHandle
-    audit_log: Path
-    api: Any
 
 
 @dataclass(frozen=True)
@@ -58,22 +51,8 @@ class Write:
 
 @pytest.fixture(scope="module")
 def plane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Plane]:
-    run_dir = tmp_path_factory.mktemp("hooks")
-    try:
-        started = dc.start("full", run_dir=run_dir / "run", audit=True)
-    except dc.DevclusterError as error:
-        if require_cluster():
-            pytest.fail(str(error), pytrace=False)
-        pytest.skip(str(error))
-    api = None
-    try:
-        install_crds(started.handle)
-        api = api_client(started.handle)
-        yield Plane(started.handle, run_dir / "run" / "logs" / "audit.log", api)
-    finally:
-        if api is not None:
-            api.close()
-        started.stop()
+    with audited_plane(tmp_path_factory.mktemp("hooks")) as started:
+        yield started
 
 
 @pytest.fixture

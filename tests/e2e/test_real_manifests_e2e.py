@@ -26,15 +26,13 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from e2ekit import DOMAIN, Kube, OperatorProcess, condition, install_crds, inventory
+from e2ekit import DOMAIN, Kube, OperatorProcess, Plane, audited_plane, condition, inventory
 
-from tools.devcluster import devcluster as dc
-from tools.devcluster.pytest_plugin import api_client, default_wait, require_cluster, wait_until
+from tools.devcluster.pytest_plugin import default_wait, wait_until
 
 MANIFEST = Path(__file__).resolve().parent / "data" / "ingress-nginx" / "deploy.yaml"
 TARGET = "ingress-nginx"  # the manifest's namespace
@@ -42,31 +40,11 @@ JOBS = ("ingress-nginx-admission-create", "ingress-nginx-admission-patch")
 WINDOW = 120.0  # seconds the Application is watched after it is Ready
 
 
-@dataclass
-class Plane:
-    handle: dc.ClusterHandle
-    audit_log: Path
-    api: Any
-
 
 @pytest.fixture(scope="module")
 def plane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Plane]:
-    run_dir = tmp_path_factory.mktemp("real-manifests")
-    try:
-        started = dc.start("full", run_dir=run_dir / "run", audit=True)
-    except dc.DevclusterError as error:
-        if require_cluster():
-            pytest.fail(str(error), pytrace=False)
-        pytest.skip(str(error))
-    api = None
-    try:
-        install_crds(started.handle)
-        api = api_client(started.handle)
-        yield Plane(started.handle, run_dir / "run" / "logs" / "audit.log", api)
-    finally:
-        if api is not None:
-            api.close()
-        started.stop()
+    with audited_plane(tmp_path_factory.mktemp("real-manifests")) as started:
+        yield started
 
 
 @pytest.fixture
