@@ -1,0 +1,1 @@
+"""Health by expression (docs/health.md)."""
