@@ -73,6 +73,7 @@ class Reason(StrEnum):
     ROLLOUT_HALTED = "RolloutHalted"  # a cluster failed a rollout policy's rollout (docs/multicluster.md#rollout)
     ROLLED_BACK = "RolledBack"  # a rollback policy returned a failed revision to the last Ready one
     HOOK_FAILED = "HookFailed"  # a lifecycle hook failed or ran out of time (docs/operator.md#lifecycle-hooks)
+    HEALTH_CHECK_FAILED = "HealthCheckFailed"  # a health rule called an object Failed (docs/health.md)
     CLUSTER_FAILED = "ClusterFailed"  # a cluster of a topology without a rollout policy failed
     DEPENDENCY_CYCLE = "DependencyCycle"
     DRIFT_DETECTED = "DriftDetected"  # of the Drifted condition

@@ -14,6 +14,7 @@ from pydantic import Field
 from pydantic.config import JsonDict
 
 from .conditions import Condition
+from .healthexpr import HealthExpression
 from .meta import API_VERSION, API_VERSION_DESCRIPTION, KIND_DESCRIPTION, ApiModel, ObjectMeta, metadata_field
 
 __all__ = ["ComponentDefinition", "DefinitionSpec", "DefinitionStatus", "DefinitionTest", "TraitDefinition",
@@ -58,6 +59,10 @@ class DefinitionSpec(ApiModel):
         json_schema_extra={"items": {"type": "object", **_FREE}})
     patches: list[TraitPatch] | None = Field(default=None, description="A TraitDefinition's merge patches.")
     tests: list[DefinitionTest] | None = Field(default=None, description="Test cases run at admission.")
+    health: list[HealthExpression] | None = Field(
+        default=None, max_length=100,
+        description="Health by expression for the kinds this type renders (docs/health.md); an Application's own "
+                    "health-checks policy overrides it.")
 
 
 class DefinitionStatus(ApiModel):

@@ -17,6 +17,7 @@ from pydantic import Field
 
 from ..common.dns1123 import DNS1123_LABEL_FMT, DNS1123_SUBDOMAIN_FMT
 from .conditions import Condition
+from .healthexpr import HealthExpression
 from .meta import API_VERSION, API_VERSION_DESCRIPTION, KIND_DESCRIPTION, ApiModel, ObjectMeta, metadata_field
 
 __all__ = ["Capability", "ChangeWindow", "ChangeWindowKind", "ChangeWindows", "ClusterProfile", "ClusterProfileSpec",
@@ -123,6 +124,11 @@ class ClusterProfileSpec(ApiModel):
         default=None,
         description="When the changes of the profile's Applications may land (default: at any time); their own "
                     "change-window policies can only narrow these.",
+    )
+    health: list[HealthExpression] | None = Field(
+        default=None, max_length=100,
+        description="Health by expression for the profile's Applications (docs/health.md): above the shipped library, "
+                    "below definitions and the Applications' own health-checks policies.",
     )
 
 

@@ -291,6 +291,38 @@ def explain(name: str, namespace: str | None, kubeconfig: str | None, context: s
     guarded(lambda: sys.exit(run_explain(name, namespace, output, kubeconfig, context)))
 
 
+@main.group(cls=SentenceGroup)
+def health() -> None:
+    """Health rules by expression (docs/health.md): the shipped library, tried offline."""
+
+
+@health.command("test")
+@click.argument("kind")
+@click.argument("fixture")
+@click.option("--rules", "rules_path", metavar="FILE",
+              help="Rules that win over the library's: a list, a definition or ClusterProfile (spec.health), or an "
+                   "Application (its health-checks policies).")
+@click.option("--expect", type=click.Choice(["Current", "InProgress", "Failed"]),
+              help="Exit 1 unless every object's verdict is this one.")
+def health_test(kind: str, fixture: str, rules_path: str | None, expect: str | None) -> None:
+    """Judge the objects of FIXTURE with the rule for KIND (Kind, Kind.group or group/version/Kind).
+
+    Prints each object's verdict and message as the operator would give it. Exit 0, 1 when --expect
+    is not met, 2 on a usage error.
+    """
+    from oam_operator.cli.health import run_health_test
+
+    guarded(lambda: sys.exit(run_health_test(kind, fixture, rules_path, expect)))
+
+
+@health.command("list")
+def health_list() -> None:
+    """List the kinds of the shipped library."""
+    from oam_operator.cli.health import run_health_list
+
+    guarded(lambda: sys.exit(run_health_list()))
+
+
 @main.command()
 @click.argument("name")
 @_cluster_options

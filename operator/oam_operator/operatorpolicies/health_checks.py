@@ -8,6 +8,13 @@ analyzer (kstatus plus status hints); until all are ``Current`` the Application 
 Application's own (ignored for cluster-scoped kinds); another namespace needs the same
 operator setting as cross-namespace ``app-dependency`` references. Several policies accumulate;
 the checks go to ``extensions["oam-operator.dev/health-checks"]``.
+
+``properties.expressions: [{apiVersion, kind, current, inProgress?, failed?}]`` — health by
+expression (docs/health.md) for the kinds of the Application's own objects (and of the checked
+ones): the most specific layer, above definitions, ClusterProfiles and the library. They are
+compiled here, so a syntax error is a transform refusal with its position; two rules for one kind
+across the Application's policies are refused. They go to
+``extensions["oam-operator.dev/health-expressions"]`` with their policy's name.
 """
 
 from __future__ import annotations
@@ -21,12 +28,14 @@ from oam_operator.oam.document.schema import PropertySchema
 from oam_operator.oam.engine.handlers import BuiltinType, Schema
 from oam_operator.oam.errors import PolicyError
 from oam_operator.oam.formatting.gofmt import go_quote
+from oam_operator.oam.health.rules import HealthRule, HealthRuleError, read_rules
 from oam_operator.oam.policies.result import PolicyResult
 
 from ._common import EXTENSION_PREFIX, entry_map, optional_namespace, required_list, required_string
 
 TYPE = "health-checks"
 EXTENSION_KEY = EXTENSION_PREFIX + TYPE
+EXPRESSIONS_KEY = EXTENSION_PREFIX + "health-expressions"
 _API_VERSION = re.compile(r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[a-z0-9]+$")
 
 
@@ -56,16 +65,36 @@ def _schema() -> Schema:
             ),
         },
     )
+    expression = PropertySchema(
+        type="object",
+        description="Health by expression for one kind, in the shape of Flux's healthCheckExprs (docs/health.md).",
+        properties={
+            "apiVersion": PropertySchema(type="string", required=True, description="API version of the kind, "
+                                         "e.g. cert-manager.io/v1 (the version is not matched)."),
+            "kind": PropertySchema(type="string", required=True, description="Kind, e.g. Certificate."),
+            "current": PropertySchema(type="string", required=True,
+                                      description="CEL over metadata, spec, status: true when the object is ready."),
+            "inProgress": PropertySchema(type="string", description="CEL: true while the object is still progressing "
+                                                                    "(evaluated first)."),
+            "failed": PropertySchema(type="string", description="CEL: true when the object failed; the Application "
+                                                                "becomes Error (evaluated second)."),
+        },
+    )
     return {
         "checks": PropertySchema(
-            type="array", required=True, description="Objects that must be Ready besides the Application's own.",
-            items=check,
-        )
+            type="array", description="Objects that must be Ready besides the Application's own.", items=check,
+        ),
+        "expressions": PropertySchema(
+            type="array", description="Health rules by kind for the Application's objects (docs/health.md).",
+            items=expression,
+        ),
     }
 
 
 def parse(policy_name: str, props: dict[str, Any]) -> list[HealthCheck]:
     checks: list[HealthCheck] = []
+    if props.get("checks") is None and props.get("expressions") is not None:
+        return checks
     for i, raw in enumerate(required_list(props, "checks")):
         where = f"checks[{i}]"
         entry = entry_map(raw, where)
@@ -80,6 +109,30 @@ def parse(policy_name: str, props: dict[str, Any]) -> list[HealthCheck]:
             raise PolicyError(f"{where}.name {go_quote(name)} must not contain '/'")
         checks.append(HealthCheck(policy_name, api_version, kind, name, optional_namespace(entry, where)))
     return checks
+
+
+def source_of(policy_name: str) -> str:
+    """How messages name a rule of this policy (docs/health.md#sources)."""
+    return f"policy {go_quote(policy_name)}"
+
+
+def parse_expressions(policy_name: str, props: dict[str, Any]) -> list[HealthRule]:
+    raw = props.get("expressions")
+    if raw is not None and (not isinstance(raw, list) or not raw):
+        raise PolicyError("property 'expressions' must be a non-empty list")
+    try:
+        return read_rules(raw, "expressions", source_of(policy_name))
+    except HealthRuleError as error:
+        raise PolicyError(error.message) from None
+
+
+def recorded_expressions(result: PolicyResult) -> list[HealthRule]:
+    """The rules of every health-checks policy, compiled (the texts are cached by ``read_rules``)."""
+    rules: list[HealthRule] = []
+    for entry in result.extensions.get(EXPRESSIONS_KEY) or []:
+        rule = {k: v for k, v in entry.items() if k != "policy"}
+        rules.extend(read_rules([rule], "expressions", source_of(entry["policy"])))
+    return rules
 
 
 def recorded(result: PolicyResult) -> list[HealthCheck]:
@@ -99,6 +152,16 @@ class HealthChecksPolicy(BuiltinType):
 
     def apply(self, policy: ApplicationPolicy, components: list[str], result: PolicyResult) -> None:
         checks = parse(policy.name, policy.properties)
+        rules = parse_expressions(policy.name, policy.properties)
+        recorded_rules: list[dict[str, str]] = result.extensions.setdefault(EXPRESSIONS_KEY, []) if rules else []
+        for rule in rules:
+            for earlier in recorded_rules:
+                if (earlier["apiVersion"].rpartition("/")[0], earlier["kind"]) == (rule.group, rule.kind):
+                    raise PolicyError(f"expressions: {rule.kind} of group {go_quote(rule.group)} has a rule in policy "
+                                      f"{go_quote(earlier['policy'])} already")
+            entry = {"policy": policy.name, "apiVersion": rule.api_version, "kind": rule.kind, "current": rule.current}
+            entry.update({k: v for k, v in (("inProgress", rule.in_progress), ("failed", rule.failed)) if v})
+            recorded_rules.append(entry)
         entries: list[dict[str, str]] = result.extensions.setdefault(EXTENSION_KEY, [])
         seen = {(e["apiVersion"], e["kind"], e["namespace"], e["name"]) for e in entries}
         for check in checks:

@@ -23,6 +23,7 @@ from typing import Any
 
 from oam_operator.oam.errors import TransformError
 from oam_operator.oam.formatting.gofmt import go_quote
+from oam_operator.oam.health.rules import HealthRule
 from oam_operator.oam.policies.result import PolicyResult
 
 from . import app_dependency, change_window, health_checks, override, reconciliation, rollback, rollout, topology
@@ -63,6 +64,7 @@ class OperatorPolicies:
     rollout: Rollout | None = None  # how those clusters take a new revision (rollout.py)
     change_window: Windows | None = None  # when a new revision may land (change_window.py)
     rollback: Rollback | None = None  # whether a failed revision returns to the last Ready one (rollback.py)
+    health_rules: tuple[HealthRule, ...] = ()  # health by expression of its own objects (docs/health.md)
 
     @property
     def suspend(self) -> bool:
@@ -127,7 +129,7 @@ def read_operator_policies(
                              "policy; a rollout policy's onFailure: revert returns the clusters to their last Ready "
                              "revision")
     return OperatorPolicies(tuple(refs), settings, tuple(checks), clusters, groups, change_window.recorded(result),
-                            restores)
+                            restores, tuple(health_checks.recorded_expressions(result)))
 
 
 def _resolve_check(check: HealthCheck, namespace: str) -> ResolvedCheck:

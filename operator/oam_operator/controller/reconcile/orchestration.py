@@ -40,7 +40,7 @@ from oam_operator.common.objectstatus import ObjectStatus
 from oam_operator.operatorpolicies import AppRef, OperatorPolicies, ResolvedCheck, cycle_message
 from oam_operator.operatorpolicies.graph import dependants_message, waiting_message
 from oam_operator.reconciler.client import ClusterClient
-from oam_operator.reconciler.status import DefaultStatusAnalyzer, StatusAnalysisError
+from oam_operator.reconciler.status import StatusAnalysisError, StatusAnalyzer
 
 from .appindex import AppIndex
 
@@ -101,7 +101,7 @@ def hold(index: AppIndex | None, own: AppRef, policies: OperatorPolicies, status
     return None
 
 
-def _detail(client: ClusterClient, check: ResolvedCheck, analyzer: DefaultStatusAnalyzer) -> str | None:
+def _detail(client: ClusterClient, check: ResolvedCheck, analyzer: StatusAnalyzer) -> str | None:
     """``None`` when the object is Current, else why not."""
     resource = client.resource_for(check.api_version, check.kind)
     if resource is None:
@@ -119,7 +119,7 @@ def _detail(client: ClusterClient, check: ResolvedCheck, analyzer: DefaultStatus
 
 
 def unhealthy(client: ClusterClient, namespace: str, checks: Sequence[ResolvedCheck],
-              analyzer: DefaultStatusAnalyzer) -> str | None:
+              analyzer: StatusAnalyzer) -> str | None:
     """After ``apply()`` is done: ``None`` when every health check passes, else the progress
     message naming the failing ones. Raises what the client raises."""
     if not checks:

@@ -57,7 +57,7 @@ from oam_operator.reconciler.objects import ObjectRef
 from oam_operator.reconciler.reconciler import Checkpoint, Reconciler
 from oam_operator.reconciler.status import DefaultStatusAnalyzer
 
-from . import fleet, fleetns, orchestration, timeline
+from . import fleet, fleetns, health, orchestration, timeline
 from .accessreview import missing_permissions, resource_type
 from .application import Application
 from .checks import ORDER, Refusal, Requeue, Step, Subject, on_applied_spec, served_by
@@ -332,6 +332,9 @@ class _Pass:
         subject = self.found.subject
         outcome.profile_name = subject.profile_name if subject is not None and subject.profile_checked else None
         outcome.namespace_terminating = self.namespace_terminating
+        analyzer = getattr(self.found.reconciler, "analyzer", None)
+        if isinstance(analyzer, health.ExpressionAnalyzer):
+            outcome.health_kinds = analyzer.kinds()
         outcome.events = self.events + outcome.events
         outcome.drift_corrections = self.drift_found.corrections if self.drift_found is not None else 0
         # The runtime's watches hold only the operator's own cluster's objects (a remote's: ``finish``).
@@ -1068,7 +1071,20 @@ class _Pass:
                 return self.refuse(refusal)
         reconciler, encoded, inventory = self.found.reconciler, subject.encoded, self.found.inventory
         assert reconciler is not None and encoded is not None and inventory is not None
+        try:
+            reconciler.analyzer = self.health_analyzer(subject)
+        except health.ProfileHealthError as refused:
+            return self.refuse(Refusal("health", State.ERROR, Reason.TRANSFORM_FAILED, str(refused), "transform",
+                                       Requeue.INTERVAL))
         return _Admitted(reconciler, encoded, inventory, subject.policies)
+
+    def health_analyzer(self, subject: Subject) -> health.ExpressionAnalyzer:
+        """The status analyzer with the Application's health rules (docs/health.md#sources)."""
+        rules = health.pass_rules(
+            subject.policies.health_rules,
+            health.definition_rules(subject.transform.pipeline.transformer.definitions, self.app.raw_spec),
+            health.profile_rules(subject.profile_name, subject.profile))
+        return health.ExpressionAnalyzer(DefaultStatusAnalyzer(self.domain, clock=self.env.clock), rules)
 
     def apply(self, admitted: _Admitted) -> _Applied | PassResult:
         """One call of the reconciler's ``apply`` with the inventory checkpoint, the drift it
@@ -1134,9 +1150,14 @@ class _Pass:
                 return failure
         if self.held is not None:
             return self.held_by(self.held, operations)
+        unhealthy_object = self.failed_by_expression(admitted)
+        if unhealthy_object is not None:
+            self.set_state(State.ERROR, Reason.HEALTH_CHECK_FAILED, unhealthy_object)
+            return self.conclude(self.state.error_backoff.next(Reason.HEALTH_CHECK_FAILED.value, self.interval),
+                                 "error", error_type="other", operations=operations)
         if applied.done and admitted.policies.health_checks:
             client = self.env.clients.for_application(self.namespace, self.spec.service_account_name or "")
-            analyzer = DefaultStatusAnalyzer(self.domain, clock=self.env.clock)
+            analyzer = admitted.reconciler.analyzer
             try:
                 unhealthy = orchestration.unhealthy(client, self.namespace, admitted.policies.health_checks, analyzer)
             except Exception as error:
@@ -1183,6 +1204,19 @@ class _Pass:
                 ((item.group, item.kind) for item, _ in report.pending), watched):
             delay = max(delay, WATCHED_WAIT)  # woken when they are ready (docs/operator.md#readiness-wake-ups)
         return self.still_processing(message, delay, operations)
+
+    def failed_by_expression(self, admitted: _Admitted) -> str | None:
+        """``<Kind> <name>: <verdict>`` of the first pending object a health rule calls Failed
+        (docs/health.md#failed-means-error), else ``None``."""
+        analyzer = getattr(admitted.reconciler, "analyzer", None)
+        if not isinstance(analyzer, health.ExpressionAnalyzer) or not analyzer.failures:
+            return None
+        for item, _ in admitted.reconciler.report.pending:
+            failure = analyzer.failure(item.group, item.kind, item.namespace, item.name)
+            if failure is not None:
+                where = item.name if item.namespace in ("", self.namespace) else f"{item.namespace}/{item.name}"
+                return f"{item.kind} {where}: {failure}"
+        return None
 
     # -- drift (docs/operator.md#drift) -----------------------------------------------------------
 

@@ -55,6 +55,8 @@ class Memory:
     seen: tuple[int, str | None, str | None] | None = None  # application.seen of the last pass's body
     profile_name: str = ""  # the ClusterProfile the Application asks for (wakes it when that one changes)
     types: frozenset[tuple[str, str]] = frozenset()  # (kind, type) its spec names (wakes it when a definition changes)
+    #: (group, kind) its health rules judge: any change of such an object wakes a waiting pass (docs/health.md)
+    health_kinds: frozenset[tuple[str, str]] = frozenset()
     namespace_terminating: bool = False
     drift: DriftTracker = field(default_factory=DriftTracker)  # corrections per object (drift.py)
     forbidden: ForbiddenGrace = field(default_factory=ForbiddenGrace)  # 403s retried quietly (forbidden.py)
@@ -166,6 +168,8 @@ class PassResult:
     profile_name: str | None = None
     #: Whether the Application's namespace was seen being deleted (final once true).
     namespace_terminating: bool = False
+    #: The (group, kind) its health rules judge, ``None`` when the pass did not get that far.
+    health_kinds: frozenset[tuple[str, str]] | None = None
     #: Objects whose drift this pass corrected (the drift metric).
     drift_corrections: int = 0
     #: The operator's own API server did not answer the pass (a connection error): the status

@@ -251,6 +251,8 @@ class StatusWriter:
             return self._gone(result)
         if result.profile_name is not None:
             memory.profile_name = result.profile_name
+        if result.health_kinds is not None:
+            memory.health_kinds = result.health_kinds
         memory.namespace_terminating = memory.namespace_terminating or result.namespace_terminating
         if result.finished:  # the finalizer goes: no status to write, only the pass's Events
             for event in result.events:

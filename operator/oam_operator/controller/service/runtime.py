@@ -418,8 +418,9 @@ class Runtime:
                 return  # a change that takes nothing the Application sets (status, an HPA's replicas)
             if self.metrics is not None:
                 self.metrics.drift_wakeups_total.inc()
-        elif drift is None and not no_longer_progressing(obj, deleted, self.analyzer):
-            return
+        elif drift is None and key[:2] not in memory.health_kinds and not no_longer_progressing(obj, deleted,
+                                                                                                self.analyzer):
+            return  # (an object a health rule judges wakes at every change: the pass applies its rule)
         elif self.metrics is not None:
             self.metrics.readiness_wakeups_total.inc()
         self.waker(uid)

@@ -22,13 +22,14 @@ from oam_operator.oam.definitions.template import Template
 from oam_operator.oam.document.schema import PropertySchema, check_object
 from oam_operator.oam.errors import OamError
 from oam_operator.oam.formatting.gofmt import go_quote
+from oam_operator.oam.health.rules import HealthRule, HealthRuleError, read_rules
 
 COMPONENT_KIND = "ComponentDefinition"
 TRAIT_KIND = "TraitDefinition"
 VERSION_PATTERN = re.compile(r"^v[1-9][0-9]*$")
 #: The most ``${…}`` a definition's objects and patches may hold (docs/definitions.md#limits).
 MAX_EXPRESSIONS = 1000
-SPEC_KEYS = ("description", "objects", "parameters", "patches", "tests", "type", "version")
+SPEC_KEYS = ("description", "health", "objects", "parameters", "patches", "tests", "type", "version")
 
 
 class DefinitionError(OamError):
@@ -62,6 +63,8 @@ class Definition:
     objects: list[Template]
     patches: list[Patch] = field(default_factory=list)
     tests: list[TestCase] = field(default_factory=list)
+    #: Health by expression for the kinds it renders (docs/health.md#sources).
+    health: list[HealthRule] = field(default_factory=list)
     #: SHA-256 of the spec's canonical JSON: part of the digest of each Application using it
     #: (docs/definitions.md#changing-a-definition).
     digest: str = ""
@@ -130,6 +133,10 @@ def read_definition(obj: Mapping[str, Any]) -> Definition:
     templates = [Template.compile(_object(o, f"spec.objects[{i}]"), env, f"spec.objects[{i}]")
                  for i, o in enumerate(objects)]
     patches = [_patch(p, env, f"spec.patches[{i}]") for i, p in enumerate(patches_raw)]
+    try:
+        health = read_rules(spec.get("health"), "spec.health", f"{kind} {go_quote(str(name))}")
+    except HealthRuleError as error:
+        raise DefinitionError(error.message) from None
     return Definition(
         kind=kind,
         type=type_name,
@@ -139,6 +146,7 @@ def read_definition(obj: Mapping[str, Any]) -> Definition:
         objects=templates,
         patches=patches,
         tests=[_test(t, f"spec.tests[{i}]") for i, t in enumerate(_list(spec, "tests"))],
+        health=health,
         digest=hashlib.sha256(json.dumps(spec, sort_keys=True, separators=(",", ":")).encode()).hexdigest(),
     )
 
