@@ -19,6 +19,8 @@ from kubernetes import client, dynamic
 from tools.devcluster.pytest_plugin import default_wait, wait_until
 
 CERT_GROUP, WIDGET_GROUP = "cert-manager.io", "health-e2e.oam-operator.dev"
+LIBRARY_CURRENT = ("status.?conditions.orValue([]).exists(e, e.type == 'Ready' && e.status == 'True' && "
+                   "e.?observedGeneration.orValue(metadata.generation) == metadata.generation)")
 LIBRARY_FAILED = (
     "status.?conditions.orValue([]).exists(e, e.type == 'Ready' && e.status == 'False' && "
     "e.?observedGeneration.orValue(metadata.generation) == metadata.generation && "
@@ -103,11 +105,12 @@ def _until_error(kube: Kube, name: str, since: float) -> tuple[dict[str, Any], f
 def test_the_library_and_a_policy_turn_an_application_error_and_ready_again(
         start_operator: Any, kube: Kube, crds: None) -> None:
     start_operator(kube.namespace)
-    # The library's Certificate rule: no status yet reads as InProgress, not as an error.
+    # The library's Certificate rule: no status yet reads as InProgress (kstatus would say Current).
     kube.apply_app("tls", {"components": [_inline(_certificate(kube.namespace))]})
-    app = kube.wait_state("tls", "Processing")
-    wait_until(lambda: "no such key: conditions" in (condition(kube.app("tls"), "Ready") or {}).get("message", ""),
-               default_wait(kube.cluster), "the library's missing-field verdict")
+    waiting = (f"Waiting for bundle tls (0/1 ready): Certificate web (health expression current (library) is not "
+               f"true yet: {LIBRARY_CURRENT})")
+    wait_until(lambda: (condition(kube.app("tls"), "Ready") or {}).get("message") == waiting,
+               default_wait(kube.cluster), "the library's InProgress verdict")
 
     written = _set_status(kube, CERT_GROUP, "certificates", "web", {"conditions": [
         _ready_condition("False", "DoesNotExist", 'Issuer "ca" not found')]})

@@ -71,8 +71,8 @@ def run_health_test(kind: str, fixture: str, rules_path: str | None, expect: str
         group = str(obj.get("apiVersion") or "").rpartition("/")[0]
         name = (obj.get("metadata") or {}).get("name", "")
         if (group, obj.get("kind")) != (rule.group, rule.kind):
-            fail(f"{obj.get('kind')} {name!s} of group {go_quote(group)} is not a {rule.kind} of group "
-                 f"{go_quote(rule.group)}", code=2)
+            fail(f"{obj.get('kind')} {name!s} (group {go_quote(group)}) is not of the kind the rule judges: "
+                 f"{rule.kind} (group {go_quote(rule.group)})", code=2)
         try:
             verdict = rule.evaluate(obj)
         except HealthExpressionError as exc:

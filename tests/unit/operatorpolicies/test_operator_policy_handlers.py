@@ -250,6 +250,37 @@ def test_health_check_refusals(checks: Any, message: str) -> None:
     assert refusal(policy("hc", "health-checks", **properties)) == expected
 
 
+CERT = {"apiVersion": "cert-manager.io/v1", "kind": "Certificate",
+        "current": "status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')"}
+
+
+def test_health_expressions_are_read_with_their_policy_as_source() -> None:
+    result = run(operator(), document(
+        policy("hc", "health-checks", expressions=[{**CERT, "failed": "status.phase == 'Failed'"}]),
+        policy("hc2", "health-checks", checks=[{"apiVersion": "v1", "kind": "Service", "name": "lb"}]),
+    ))
+    resolved = read_operator_policies(result, "shop", {}, allow_cross_namespace=False)
+    assert [(r.kind, r.group, r.failed, r.source) for r in resolved.health_rules] == [
+        ("Certificate", "cert-manager.io", "status.phase == 'Failed'", 'policy "hc"')]
+    assert resolved.health_checks == (ResolvedCheck("v1", "Service", "shop", "lb"),)
+
+
+@pytest.mark.parametrize(
+    ("policies", "message"),
+    [
+        ([policy("hc", "health-checks", expressions=[{**CERT, "current": "status.x ="}])],
+         "policy \"hc\": expressions[0].current: 1:10: Syntax error: token recognition error at: '='"),
+        ([policy("hc", "health-checks", expressions=[])], 'policy "hc": property \'expressions\' must be a non-empty list'),
+        ([policy("hc", "health-checks", expressions=[{k: v for k, v in CERT.items() if k != "current"}])],
+         f'{SCHEMA}expressions[0]: "current" is required'),
+        ([policy("hc", "health-checks", expressions=[CERT]), policy("hc2", "health-checks", expressions=[CERT])],
+         'policy "hc2": expressions: Certificate of group "cert-manager.io" has a rule in policy "hc" already'),
+    ],
+)
+def test_health_expression_refusals(policies: list[dict[str, Any]], message: str) -> None:
+    assert refusal(*policies) == message
+
+
 def test_the_package_is_pure() -> None:
     """Like the transform: no kopf, no cluster client, nothing of the controller or the reconciler."""
     import subprocess

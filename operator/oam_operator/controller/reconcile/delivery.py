@@ -44,8 +44,9 @@ __all__ = [
 ]
 
 #: The operator's own fields of a profile, which the transform's profile document does not know:
-#: where its Applications go, for whom, and when their changes land (docs/operator.md#change-windows).
-DELIVERY_FIELDS = ("kubeConfig", "allowedNamespaces", "changeWindows")
+#: where its Applications go, for whom, when their changes land (docs/operator.md#change-windows), and how
+#: their objects are judged (docs/health.md#sources).
+DELIVERY_FIELDS = ("kubeConfig", "allowedNamespaces", "changeWindows", "health")
 DEFAULT_KEY = "value"
 #: Fields that make the client read a file or run a program of the operator's Pod.
 _FILE_FIELDS = {"cluster": ("certificate-authority",), "user": ("client-certificate", "client-key", "tokenFile")}

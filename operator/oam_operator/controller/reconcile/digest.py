@@ -12,9 +12,10 @@ from typing import Any
 #: objects applied are the same, only what the operator does about others' changes differs).
 NOT_APPLIED = ("suspend", "interval", "timeout", "revisionHistoryLimit", "drift")
 #: A ClusterProfile's fields that steer the operator, not what it applies: its change windows say
-#: when a revision lands, not what it is (docs/operator.md#change-windows), so changing them is no
-#: new revision of every Application using the profile.
-PROFILE_NOT_APPLIED = ("changeWindows",)
+#: when a revision lands, not what it is (docs/operator.md#change-windows), and its health rules how
+#: its objects are judged (docs/health.md#sources), so changing them is no new revision of every
+#: Application using the profile.
+PROFILE_NOT_APPLIED = ("changeWindows", "health")
 
 
 def _sha256(document: Mapping[str, Any]) -> str:

@@ -413,14 +413,15 @@ class Runtime:
             return
         status = memory.status or {}
         drift = owned.drift(*key)
+        judged = key[:2] in memory.health_kinds  # its pass applies the rule again (docs/health.md)
         if status.get("state") == "Ready":
-            if drift is None and not status.get("drift"):
+            drifting = drift is not None or bool(status.get("drift"))
+            if not drifting and not judged:
                 return  # a change that takes nothing the Application sets (status, an HPA's replicas)
             if self.metrics is not None:
-                self.metrics.drift_wakeups_total.inc()
-        elif drift is None and key[:2] not in memory.health_kinds and not no_longer_progressing(obj, deleted,
-                                                                                                self.analyzer):
-            return  # (an object a health rule judges wakes at every change: the pass applies its rule)
+                (self.metrics.drift_wakeups_total if drifting else self.metrics.readiness_wakeups_total).inc()
+        elif drift is None and not judged and not no_longer_progressing(obj, deleted, self.analyzer):
+            return
         elif self.metrics is not None:
             self.metrics.readiness_wakeups_total.inc()
         self.waker(uid)

@@ -182,3 +182,14 @@ def test_too_many_expressions_are_refused_before_compiling() -> None:
     with pytest.raises(DefinitionError) as caught:
         read_definition(many)
     assert caught.value.message == "spec: 1500 expressions, over the limit of 1000"
+
+
+def test_health_rules_are_read_with_the_definition_as_source_and_refused_with_their_position() -> None:
+    rule = {"apiVersion": "example.dev/v1", "kind": "Widget", "current": "status.ready"}
+    definition = read_definition(component(health=[rule]))
+    assert [(r.kind, r.source) for r in definition.health] == [("Widget", 'ComponentDefinition "topic.v1"')]
+    with pytest.raises(DefinitionError) as refused:
+        read_definition(component(health=[{**rule, "failed": "status.phase = 'x'"}]))
+    assert refused.value.message == "spec.health[0].failed: 1:14: Syntax error: token recognition error at: '= '"
+    changed = read_definition(component(health=[{**rule, "current": "status.done"}]))
+    assert changed.digest != definition.digest  # its Applications run again (docs/health.md#sources)
