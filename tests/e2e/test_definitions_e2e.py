@@ -225,6 +225,16 @@ def test_a_failing_case_and_a_type_error_are_refused(start_operator: Any, kube: 
         f'Error from server: error when creating "typed.yaml": admission webhook "{DEFINITIONS_WEBHOOK}" denied the '
         "request: spec.objects[0].data.greeting: 1:17: found no matching overload for '_+_' applied to "
         "'(string, int)'\n")
+    # A health rule that does not compile is refused with its field path and position (docs/health.md).
+    unhealthy = settings_definition(f"{kind}h", "v1", "hello")
+    unhealthy["spec"]["health"] = [{"apiVersion": "v1", "kind": "ConfigMap", "current": "true",
+                                    "failed": "metadata.name = 'x'"}]
+    (tmp_path / "unhealthy.yaml").write_text(yaml.safe_dump(unhealthy))
+    created = _kubectl(kube, "apply", "-f", "unhealthy.yaml", cwd=tmp_path)
+    assert (created.returncode, created.stdout) == (1, "")
+    assert created.stderr == (
+        f'Error from server: error when creating "unhealthy.yaml": admission webhook "{DEFINITIONS_WEBHOOK}" denied '
+        "the request: spec.health[0].failed: 1:15: Syntax error: token recognition error at: '= '\n")
     # A valid definition is admitted; an Application naming a type not defined (yet) is admitted
     # and left to the status, as a missing ClusterProfile.
     valid = settings_definition(f"{kind}z", "v1", "hello")

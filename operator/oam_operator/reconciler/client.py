@@ -27,6 +27,7 @@ import urllib3
 from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 
+from . import jsoncodec
 from .accounting import RequestAccounting, RequestTiming
 from .concurrency import Outcome, default_executor, run_bounded
 from .discovery import ApiResource, Discovery
@@ -238,7 +239,7 @@ class ClusterClient:
         if self.accounting.observers:
             self.accounting.timed(RequestTiming(verb, method, status, seconds, _retry_after(response.headers)))
         if 200 <= status < 300:
-            return json.loads(data) if data else {}
+            return jsoncodec.loads(data) if data else {}
         raise self._error(verb, method, status, data, response.headers)
 
     def watch(self, path: str, *, query: Sequence[tuple[str, str]] = (), timeout: float = 330.0) -> Iterator[Any]:
@@ -275,7 +276,7 @@ class ClusterClient:
                 while b"\n" in pending:
                     line, pending = pending.split(b"\n", 1)
                     if line.strip():
-                        yield json.loads(line)
+                        yield jsoncodec.loads(line)
         except (urllib3.exceptions.HTTPError, OSError) as exc:
             raise TransientApiError(f"connection error: {exc}", status=0, reason="ConnectionError",
                                     verb="watch") from None

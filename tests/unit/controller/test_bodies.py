@@ -24,3 +24,13 @@ def test_plain_keeps_leaves_and_rebuilds_containers() -> None:
     copied = plain(nested)
     assert copied == nested and copied is not nested and copied["a"][1] is not nested["a"][1]
     assert plain("leaf") == "leaf"
+
+
+def test_a_snapshot_shares_the_managed_fields_and_copies_the_rest_of_the_metadata() -> None:
+    managed = [{"manager": "kubectl", "fieldsV1": {"f:spec": {}}}]
+    raw = {"metadata": {"name": "a", "finalizers": ["f"], "managedFields": managed}, "spec": {}}
+    copy = snapshot(kopf.Body(raw))
+    assert copy == raw
+    assert copy["metadata"]["managedFields"] is managed  # read-only, replaced by kopf with each event
+    assert copy["metadata"]["finalizers"] is not raw["metadata"]["finalizers"]
+    assert snapshot(kopf.Body({"kind": "X"})) == {"kind": "X"}

@@ -33,5 +33,16 @@ _LEAVES = frozenset({str, int, float, bool, type(None)})
 
 
 def snapshot(body: Mapping[str, Any]) -> dict[str, Any]:
-    """A plain, detached copy of kopf's live body: read once at the start of a pass."""
-    return {key: plain(value) for key, value in body.items()}
+    """A plain, detached copy of kopf's live body: read once at the start of a pass.
+
+    ``metadata.managedFields``, often the largest part, is not copied but shared: kopf replaces a
+    body's contents with each event rather than changing them, and no pass writes into it (it is
+    only read, for the size check of controller/reconcile/limits.py)."""
+    copied = {key: plain(value) for key, value in body.items() if key != "metadata"}
+    metadata = body.get("metadata")
+    if isinstance(metadata, Mapping):
+        copied["metadata"] = {key: value if key == "managedFields" else plain(value)
+                              for key, value in metadata.items()}
+    elif "metadata" in body:
+        copied["metadata"] = plain(metadata)
+    return copied

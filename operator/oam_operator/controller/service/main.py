@@ -12,6 +12,7 @@ from oam_operator.controller.reconcile.settings import Settings
 from oam_operator.controller.service.logs import configure
 
 from ..reconcile.depth import prepare_process
+from . import kopftuning
 from .controller import Controller
 from .handlers import register
 
@@ -21,6 +22,7 @@ log = logging.getLogger("oam_operator.controller")
 def run_operator(settings: Settings, kubeconfig: str | None = None) -> None:
     configure(settings.log_format.value, settings.log_level.value)
     prepare_process()  # before any thread starts: deep objects must not fail the watch (depth.py)
+    kopftuning.install()  # kopf's finalizer patches without a diff of the whole body (kopftuning.py)
     loop = asyncio.new_event_loop()  # kopf's: the controller is built in its terms (controller.py)
     asyncio.set_event_loop(loop)
     controller = Controller.build(settings, loop, kubeconfig)

@@ -1,0 +1,80 @@
+"""The lean finalizer patch gives exactly kopf's ops, for a fraction of the work
+(controller/service/kopftuning.py)."""
+
+from __future__ import annotations
+
+import copy
+import functools
+from typing import Any
+
+import pytest
+from kopf._cogs.structs import finalizers, patches
+
+from oam_operator.controller.service.kopftuning import _KOPFS, lean_json_patch
+
+FINALIZER = "oam-operator.dev"
+
+
+def application(finalizers_now: list[str] | None) -> dict[str, Any]:
+    metadata: dict[str, Any] = {
+        "name": "web", "namespace": "shop", "uid": "u-1", "resourceVersion": "42", "generation": 3,
+        "annotations": {"oam-operator.dev/requested-at": "now"},
+        "managedFields": [{"manager": "kubectl", "operation": "Apply", "fieldsType": "FieldsV1",
+                           "fieldsV1": {"f:spec": {"f:components": {}}}},
+                          {"manager": "oam-operator", "operation": "Update", "subresource": "status",
+                           "fieldsV1": {"f:status": {"f:conditions": {}}}}],
+    }
+    if finalizers_now is not None:
+        metadata["finalizers"] = finalizers_now
+    return {"apiVersion": "oam-operator.dev/v1alpha1", "kind": "Application", "metadata": metadata,
+            "spec": {"components": [{"name": f"c{i}", "type": "passthrough", "properties": {"object": {"i": i}}}
+                                    for i in range(12)]},
+            "status": {"state": "Processing", "conditions": [{"type": "Ready", "status": "False"}]}}
+
+
+CASES = {
+    "add to none": (None, finalizers.block_deletion),
+    "add beside another": (["other.dev"], finalizers.block_deletion),
+    "already there": ([FINALIZER], finalizers.block_deletion),
+    "remove the only one": ([FINALIZER], finalizers.allow_deletion),
+    "remove one of two": (["other.dev", FINALIZER], finalizers.allow_deletion),
+    "remove twice listed": ([FINALIZER, "other.dev", FINALIZER], finalizers.allow_deletion),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_the_ops_are_kopfs_and_the_body_is_untouched(case: str) -> None:
+    existing, transformation = CASES[case]
+    body = application(existing)
+    original = copy.deepcopy(body)
+    patch = patches.Patch(fns=[functools.partial(transformation, finalizer=FINALIZER)])
+    assert lean_json_patch(patch, body) == _KOPFS(patch, body)
+    assert body == original
+
+
+def test_a_merge_part_or_another_transformation_goes_to_kopfs_method() -> None:
+    body = application(None)
+    merged = patches.Patch({"metadata": {"labels": {"a": "b"}}},
+                           fns=[functools.partial(finalizers.block_deletion, finalizer=FINALIZER)])
+    assert lean_json_patch(merged, body) == _KOPFS(merged, body)
+
+    def wider(raw: dict[str, Any]) -> None:
+        raw["status"] = {"state": "Ready"}
+
+    other = patches.Patch(fns=[wider])
+    assert lean_json_patch(other, body) == [{"op": "remove", "path": "/status/conditions"},
+                                            {"op": "replace", "path": "/status/state", "value": "Ready"}]
+    assert lean_json_patch(patches.Patch(), body) == []
+
+
+def test_install_points_kopfs_watch_decoding_at_the_fast_codec() -> None:
+    from kopf._cogs.clients import api
+
+    from oam_operator.controller.service.kopftuning import FastJson, install
+    from oam_operator.reconciler import jsoncodec
+
+    install()
+    assert api.json is FastJson and api.json.loads is jsoncodec.loads
+    assert patches.Patch.as_json_patch is lean_json_patch
+    assert api.json.loads(b'{"type": "ADDED", "object": {"kind": "Application"}}') == {
+        "type": "ADDED", "object": {"kind": "Application"}}

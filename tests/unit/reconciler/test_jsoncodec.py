@@ -1,0 +1,29 @@
+"""JSON decoding of the API server's answers (reconciler/jsoncodec.py)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from oam_operator.reconciler.jsoncodec import loads
+
+
+def test_the_same_values_as_the_standard_decoder() -> None:
+    document = b'{"a": 1.0, "b": 18446744073709551615, "c": "\\u00e9\\n", "d": [null, true, -0.5e3], "e": {}}'
+    assert loads(document) == json.loads(document)
+    assert loads(document.decode()) == json.loads(document)
+    assert loads(memoryview(document)) == json.loads(document)
+
+
+def test_a_document_deeper_than_orjson_reads_falls_back_to_the_standard_decoder() -> None:
+    depth = 1500
+    document = "[" * depth + "]" * depth
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10 * depth))  # as the operator's process does (depth.py)
+    try:
+        value = loads(document)
+    finally:
+        sys.setrecursionlimit(limit)
+    for _ in range(depth - 1):
+        value = value[0]
+    assert value == []
