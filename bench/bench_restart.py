@@ -1,0 +1,158 @@
+"""A quiet restart (issue 43, docs/operator.md#a-quiet-restart): the operator is killed while it
+holds N Ready Applications and started again.
+
+On a fresh full control plane with the audit log on: N Applications of M objects are created and
+made Ready by one operator process; once no write was counted for 10 s, the process is killed
+(SIGKILL) and a new one started. The benchmark then prints, from the audit log, every request the
+new process made in its first ``--observe`` seconds (by user agent, verb and resource: writes
+should be 0, reads one LIST per watched kind plus the watches), the time until it served, and how
+long one new Application created after the restart took to be Ready (from its creation).
+
+Usage: ``python bench/bench_restart.py [--apps 1000] [--objects 10] [--observe 60] [--json FILE]``.
+Nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_operator import PODS_PER_NODE, application, is_ready  # noqa: E402
+from watch_until import watch_until  # noqa: E402
+
+from tools.devcluster import devcluster as dc  # noqa: E402
+from tools.operatorprocess import OperatorProcess  # noqa: E402
+
+WRITES = frozenset({"create", "update", "patch", "delete", "deletecollection"})
+SYSTEM_AGENTS = ("kube-", "kwok", "kubectl", "Python-urllib", "python-requests")
+
+
+def audited(audit_log: Path, offset: int) -> list[dict[str, Any]]:
+    """The audit events (stage ResponseComplete) after ``offset`` bytes of the log."""
+    events = []
+    with audit_log.open("rb") as handle:
+        handle.seek(offset)
+        for line in handle:
+            event = json.loads(line)
+            if event.get("stage") == "ResponseComplete":
+                events.append(event)
+    return events
+
+
+def breakdown(events: list[dict[str, Any]]) -> dict[tuple[str, str, str], int]:
+    counts: dict[tuple[str, str, str], int] = {}
+    for event in events:
+        agent = str(event.get("userAgent", ""))
+        if agent.startswith(SYSTEM_AGENTS) or "system:" in str((event.get("user") or {}).get("username", "")):
+            continue
+        ref = event.get("objectRef") or {}
+        resource = ref.get("resource", event.get("requestURI", "?").split("?")[0])
+        if ref.get("subresource"):
+            resource += "/" + ref["subresource"]
+        key = (agent.split("/")[0].split(" ")[0], event["verb"], resource)
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--apps", type=int, default=1000)
+    parser.add_argument("--objects", type=int, default=10)
+    parser.add_argument("--observe", type=float, default=60.0, help="seconds of the new process's requests counted")
+    parser.add_argument("--timeout", type=float, default=1800)
+    parser.add_argument("--json", metavar="FILE")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="oam-bench-restart-"))
+    plane = dc.start("full", run_dir=work / "cluster", audit=True)
+    audit_log = work / "cluster" / "logs" / "audit.log"
+    kubectl = str(dc.find_binaries().kubectl)
+    kc = ["--kubeconfig", plane.handle.kubeconfig]
+    extra = ["--default-interval", "30s", "--log-level", "warning", "--use-operator-identity"]
+    first: OperatorProcess | None = None
+    second: OperatorProcess | None = None
+    try:
+        for node in range(1, -(-(args.apps + 1) // PODS_PER_NODE)):
+            plane.add_fake_node(f"bench-node-{node}")
+        subprocess.run([kubectl, *kc, "apply", "--server-side", "-f", str(ROOT / "crds")], check=True,
+                       capture_output=True)
+        subprocess.run([kubectl, *kc, "wait", "--for=condition=Established", "crd/applications.oam-operator.dev"],
+                       check=True, capture_output=True)
+        namespaces = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": f"bench-{i:03d}"}}
+                      for i in range(args.apps + 1)]
+        (work / "namespaces.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": namespaces}))
+        subprocess.run([kubectl, *kc, "apply", "-f", str(work / "namespaces.json")], check=True, capture_output=True)
+        first = OperatorProcess.start(work / "operator-0.log", kubeconfig=plane.handle.kubeconfig,
+                                      operator_namespace="default", log_format=None, extra=extra)
+        first.wait_serving(60, health=False)
+        apps = [application(i, args.objects) for i in range(args.apps)]
+        (work / "apps.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": apps}))
+        started = time.monotonic()
+        subprocess.run([kubectl, *kc, "apply", "-f", str(work / "apps.json")], check=True, capture_output=True)
+        path = "/apis/oam-operator.dev/v1alpha1/applications"
+        watch_until(plane.api(), path, args.apps, is_ready, started + args.timeout)
+        ready_s = time.monotonic() - started
+        quiet_since, last = time.monotonic(), first.write_requests()
+        while time.monotonic() - quiet_since < 10:  # Events drain in the background after Ready
+            time.sleep(1)
+            now = first.write_requests()
+            if now != last:
+                quiet_since, last = time.monotonic(), now
+        first.kill()
+        offset = audit_log.stat().st_size
+        restarted = time.monotonic()
+        second = OperatorProcess.start(work / "operator-1.log", kubeconfig=plane.handle.kubeconfig,
+                                       operator_namespace="default", log_format=None, extra=extra)
+        second.wait_serving(120, health=False)
+        serving_s = time.monotonic() - restarted
+        time.sleep(max(0.0, args.observe - (time.monotonic() - restarted)))
+        time.sleep(1.0)  # the API server flushes its audit buffer
+        counts = breakdown(audited(audit_log, offset))
+        writes = sum(n for (_, verb, _), n in counts.items() if verb in WRITES)
+        cpu_idle = None
+        # One new Application after the restart: Ready how long after its creation?
+        extra_app = application(args.apps, args.objects)
+        (work / "new.json").write_text(json.dumps(extra_app))
+        created = time.monotonic()
+        subprocess.run([kubectl, *kc, "apply", "-f", str(work / "new.json")], check=True, capture_output=True)
+        name = extra_app["metadata"]["name"]  # type: ignore[index]
+        namespace = extra_app["metadata"]["namespace"]  # type: ignore[index]
+        watch_until(plane.api(), f"/apis/oam-operator.dev/v1alpha1/namespaces/{namespace}/applications", 1,
+                    lambda a: a["metadata"]["name"] == name and is_ready(a), created + 300)
+        new_ready_s = time.monotonic() - created
+        print(f"## Quiet restart: {args.apps} Ready Applications × {args.objects} objects, operator killed and "
+              "started again (full profile)\n")
+        print("| figure | value |\n|---|---|")
+        print(f"| all Ready before the restart | {ready_s:.1f} s |")
+        print(f"| new process serving (metrics) | {serving_s:.1f} s after it was started |")
+        print(f"| writes in its first {args.observe:.0f} s (audit log) | {writes} |")
+        print(f"| a new Application Ready | {new_ready_s:.1f} s after its creation |")
+        print(f"\n## Requests of the new process in its first {args.observe:.0f} s (audit log)\n")
+        print("| user agent | verb | resource | requests |\n|---|---|---|---|")
+        for (agent, verb, resource), count in sorted(counts.items(), key=lambda kv: -kv[1]):
+            print(f"| {agent} | {verb} | {resource} | {count} |")
+        if args.json:
+            Path(args.json).write_text(json.dumps({
+                "apps": args.apps, "objects": args.objects, "ready_s": ready_s, "serving_s": serving_s,
+                "observe_s": args.observe, "writes": writes, "new_ready_s": new_ready_s, "idle_cpu": cpu_idle,
+                "requests": [{"agent": a, "verb": v, "resource": r, "count": n} for (a, v, r), n in counts.items()],
+            }, indent=2) + "\n")
+        return 0
+    finally:
+        for process in (first, second):
+            if process is not None and process.alive():
+                process.stop()
+        plane.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
