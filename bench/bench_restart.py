@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_operator import PODS_PER_NODE, application, is_ready  # noqa: E402
+from bench_operator import PODS_PER_NODE, application, cpu_seconds, is_ready, peak_rss_mib  # noqa: E402
 from watch_until import watch_until  # noqa: E402
 
 from tools.devcluster import devcluster as dc  # noqa: E402
@@ -107,6 +107,7 @@ def main() -> int:
             now = first.write_requests()
             if now != last:
                 quiet_since, last = time.monotonic(), now
+        first_rss = peak_rss_mib(first)
         first.kill()
         offset = audit_log.stat().st_size
         restarted = time.monotonic()
@@ -114,11 +115,13 @@ def main() -> int:
                                        operator_namespace="default", log_format=None, extra=extra)
         second.wait_serving(120, health=False)
         serving_s = time.monotonic() - restarted
+        time.sleep(max(0.0, args.observe - 30 - (time.monotonic() - restarted)))
+        cpu_before = cpu_seconds(second.pid)
         time.sleep(max(0.0, args.observe - (time.monotonic() - restarted)))
+        cpu_idle = (cpu_seconds(second.pid) - cpu_before) / 30 * 100  # % of one core over the last 30 s
         time.sleep(1.0)  # the API server flushes its audit buffer
         counts = breakdown(audited(audit_log, offset))
         writes = sum(n for (_, verb, _), n in counts.items() if verb in WRITES)
-        cpu_idle = None
         # One new Application after the restart: Ready how long after its creation?
         extra_app = application(args.apps, args.objects)
         (work / "new.json").write_text(json.dumps(extra_app))
@@ -136,6 +139,8 @@ def main() -> int:
         print(f"| new process serving (metrics) | {serving_s:.1f} s after it was started |")
         print(f"| writes in its first {args.observe:.0f} s (audit log) | {writes} |")
         print(f"| a new Application Ready | {new_ready_s:.1f} s after its creation |")
+        print(f"| first process's peak RSS (VmHWM) | {first_rss:.0f} MiB |")
+        print(f"| new process's CPU over the last 30 s of those {args.observe:.0f} s | {cpu_idle:.2f} % of a core |")
         print(f"\n## Requests of the new process in its first {args.observe:.0f} s (audit log)\n")
         print("| user agent | verb | resource | requests |\n|---|---|---|---|")
         for (agent, verb, resource), count in sorted(counts.items(), key=lambda kv: -kv[1]):
@@ -143,7 +148,8 @@ def main() -> int:
         if args.json:
             Path(args.json).write_text(json.dumps({
                 "apps": args.apps, "objects": args.objects, "ready_s": ready_s, "serving_s": serving_s,
-                "observe_s": args.observe, "writes": writes, "new_ready_s": new_ready_s, "idle_cpu": cpu_idle,
+                "observe_s": args.observe, "writes": writes, "new_ready_s": new_ready_s, "idle_cpu_percent": cpu_idle,
+                "peak_rss_mib": first_rss,
                 "requests": [{"agent": a, "verb": v, "resource": r, "count": n} for (a, v, r), n in counts.items()],
             }, indent=2) + "\n")
         return 0
