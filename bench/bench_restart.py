@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_operator import PODS_PER_NODE, application, cpu_seconds, is_ready, peak_rss_mib  # noqa: E402
+from bench_reconciler import audit_events  # noqa: E402
 from watch_until import watch_until  # noqa: E402
 
 from tools.devcluster import devcluster as dc  # noqa: E402
@@ -35,18 +36,6 @@ from tools.operatorprocess import OperatorProcess  # noqa: E402
 
 WRITES = frozenset({"create", "update", "patch", "delete", "deletecollection"})
 SYSTEM_AGENTS = ("kube-", "kwok", "kubectl", "Python-urllib", "python-requests")
-
-
-def audited(audit_log: Path, offset: int) -> list[dict[str, Any]]:
-    """The audit events (stage ResponseComplete) after ``offset`` bytes of the log."""
-    events = []
-    with audit_log.open("rb") as handle:
-        handle.seek(offset)
-        for line in handle:
-            event = json.loads(line)
-            if event.get("stage") == "ResponseComplete":
-                events.append(event)
-    return events
 
 
 def breakdown(events: list[dict[str, Any]]) -> dict[tuple[str, str, str], int]:
@@ -119,8 +108,7 @@ def main() -> int:
         cpu_before = cpu_seconds(second.pid)
         time.sleep(max(0.0, args.observe - (time.monotonic() - restarted)))
         cpu_idle = (cpu_seconds(second.pid) - cpu_before) / 30 * 100  # % of one core over the last 30 s
-        time.sleep(1.0)  # the API server flushes its audit buffer
-        counts = breakdown(audited(audit_log, offset))
+        counts = breakdown(audit_events(audit_log, offset, agent_prefix=""))
         writes = sum(n for (_, verb, _), n in counts.items() if verb in WRITES)
         # One new Application after the restart: Ready how long after its creation?
         extra_app = application(args.apps, args.objects)

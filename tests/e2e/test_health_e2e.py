@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from e2ekit import GROUP, VERSION, Kube, condition
 from kubernetes import client, dynamic
+from test_flux_delivery_e2e import flux_crd
 
 from tools.devcluster.pytest_plugin import default_wait, wait_until
 
@@ -27,20 +28,6 @@ LIBRARY_FAILED = (
     "e.?reason.orValue('') != 'InProgress')")
 
 
-def _crd(group: str, kind: str) -> dict[str, Any]:
-    plural = f"{kind.lower()}s"
-    open_object = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
-    return {
-        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"{plural}.{group}"},
-        "spec": {"group": group, "scope": "Namespaced",
-                 "names": {"kind": kind, "plural": plural, "singular": kind.lower(), "listKind": f"{kind}List"},
-                 "versions": [{"name": "v1", "served": True, "storage": True, "subresources": {"status": {}},
-                               "schema": {"openAPIV3Schema": {"type": "object", "properties": {
-                                   "spec": open_object, "status": open_object}}}}]},
-    }
-
-
 @pytest.fixture
 def crds(kube: Kube) -> None:
     """Certificate (cert-manager's group, so the library's rule applies) and Widget, left installed."""
@@ -48,7 +35,8 @@ def crds(kube: Kube) -> None:
         api_version="apiextensions.k8s.io/v1", kind="CustomResourceDefinition")
     extensions = client.ApiextensionsV1Api(kube.api)
     for group, kind in ((CERT_GROUP, "Certificate"), (WIDGET_GROUP, "Widget")):
-        resources.server_side_apply(body=_crd(group, kind), field_manager="health-e2e", force_conflicts=True)
+        resources.server_side_apply(body=flux_crd(group, kind, f"{kind.lower()}s", "v1"), field_manager="health-e2e",
+                                    force_conflicts=True)
 
     def established() -> bool:
         for name in ("certificates.cert-manager.io", f"widgets.{WIDGET_GROUP}"):
@@ -131,8 +119,7 @@ def test_the_library_and_a_policy_turn_an_application_error_and_ready_again(
         "name": "health", "type": "health-checks", "properties": {"expressions": [{
             "apiVersion": f"{CERT_GROUP}/v1", "kind": "Certificate", "failed": own_failed,
             "current": "status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')"}]}}]})
-    wait_until(lambda: (kube.ready("tls") or {}).get("metadata", {}).get("generation") == kube.app("tls")[
-        "status"].get("observedGeneration"), default_wait(kube.cluster), "the new generation to be Ready")
+    kube.wait_ready("tls")  # the new generation
     written = _set_status(kube, CERT_GROUP, "certificates", "web", {"conditions": [
         _ready_condition("False", "Expired", "Certificate expired on 2026-12-01")]})
     app, took = _until_error(kube, "tls", written)

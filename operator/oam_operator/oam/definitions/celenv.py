@@ -93,15 +93,21 @@ class Environment:
 
     def compile(self, source: str) -> Expression:
         """The checked expression, or ``ExpressionError`` with the checker's position and message."""
-        if len(source) > MAX_EXPRESSION_CHARS:
-            raise ExpressionError(f"expression is {len(source)} characters, over the limit of {MAX_EXPRESSION_CHARS}")
-        cost = static_cost(source)
-        if cost > MAX_EXPRESSION_COST:
-            raise ExpressionError(f"expression cost {cost} exceeds the limit of {MAX_EXPRESSION_COST}")
-        try:
-            return Expression(source, self.env.compile(source))
-        except RuntimeError as exc:
-            raise ExpressionError(first_error(str(exc))) from None
+        return Expression(source, checked(self.env, source, ExpressionError))
+
+
+def checked(env: Any, source: str, error: type[OamError]) -> Any:
+    """``source`` compiled in the cel environment ``env`` within the limits (docs/definitions.md#limits),
+    or ``error`` with the length, the cost, or the checker's position and message."""
+    if len(source) > MAX_EXPRESSION_CHARS:
+        raise error(f"expression is {len(source)} characters, over the limit of {MAX_EXPRESSION_CHARS}")
+    cost = static_cost(source)
+    if cost > MAX_EXPRESSION_COST:
+        raise error(f"expression cost {cost} exceeds the limit of {MAX_EXPRESSION_COST}")
+    try:
+        return env.compile(source)
+    except RuntimeError as exc:
+        raise error(first_error(str(exc))) from None
 
 
 @dataclass(frozen=True)

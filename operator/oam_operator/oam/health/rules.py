@@ -22,7 +22,7 @@ from typing import Any
 from cel_expr_python import cel
 from cel_expr_python.ext import ext_math, ext_optional, ext_strings
 
-from oam_operator.oam.definitions.celenv import MAX_EXPRESSION_CHARS, MAX_EXPRESSION_COST, first_error, static_cost
+from oam_operator.oam.definitions.celenv import checked
 from oam_operator.oam.errors import OamError
 from oam_operator.oam.formatting.gofmt import go_quote
 
@@ -67,15 +67,7 @@ def _environment() -> Any:
 def _compiled(source: str) -> Any:
     """The compiled expression (cached by text: every Application naming it shares one), or
     ``HealthRuleError`` with the checker's position."""
-    if len(source) > MAX_EXPRESSION_CHARS:
-        raise HealthRuleError(f"expression is {len(source)} characters, over the limit of {MAX_EXPRESSION_CHARS}")
-    cost = static_cost(source)
-    if cost > MAX_EXPRESSION_COST:
-        raise HealthRuleError(f"expression cost {cost} exceeds the limit of {MAX_EXPRESSION_COST}")
-    try:
-        return _environment().compile(source)
-    except RuntimeError as exc:
-        raise HealthRuleError(first_error(str(exc))) from None
+    return checked(_environment(), source, HealthRuleError)
 
 
 @dataclass(frozen=True)
