@@ -149,6 +149,24 @@ def _application(index: int, objects: int, per_component: int = 1, data: bool = 
 SYSTEM_AGENTS = ("kube-", "kwok", "kubectl", "Go-http-client")
 
 
+def audit_counts(events: list[dict[str, Any]], skipped: tuple[str, ...] = SYSTEM_AGENTS
+                 ) -> dict[tuple[str, str, str], int]:
+    """Audit events counted by (user agent, verb, resource[/subresource]), leaving out the user
+    agents that start with one of ``skipped``."""
+    counts: dict[tuple[str, str, str], int] = {}
+    for event in events:
+        agent = str(event.get("userAgent", ""))
+        if agent.startswith(skipped):
+            continue
+        ref = event.get("objectRef") or {}
+        resource = ref.get("resource", event.get("requestURI", "?").split("?")[0])
+        if ref.get("subresource"):
+            resource += "/" + ref["subresource"]
+        key = (agent.split("/")[0].split(" ")[0], event["verb"], resource)
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
 def print_audit_breakdown(audit_log: Path, offset: int, apps: int) -> int:
     """Every request the operator process made until Ready, per Application, grouped.
 
@@ -157,17 +175,7 @@ def print_audit_breakdown(audit_log: Path, offset: int, apps: int) -> int:
     """
     from bench_reconciler import audit_events  # the kubernetes client: only when auditing
 
-    counts: dict[tuple[str, str, str], int] = {}
-    for event in audit_events(audit_log, offset, agent_prefix=""):
-        agent = str(event.get("userAgent", ""))
-        if agent.startswith(SYSTEM_AGENTS):
-            continue
-        ref = event.get("objectRef") or {}
-        resource = ref.get("resource", event.get("requestURI", "?").split("?")[0])
-        if ref.get("subresource"):
-            resource += "/" + ref["subresource"]
-        key = (agent.split("/")[0].split(" ")[0], event["verb"], resource)
-        counts[key] = counts.get(key, 0) + 1
+    counts = audit_counts(audit_events(audit_log, offset, agent_prefix=""))
     print("\n## Requests to Ready by user agent, verb and resource (audit log)\n")
     print("| user agent | verb | resource | requests | per Application |")
     print("|---|---|---|---|---|")

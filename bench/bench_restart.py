@@ -21,13 +21,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_operator import PODS_PER_NODE, application, cpu_seconds, is_ready, peak_rss_mib  # noqa: E402
+from bench_operator import PODS_PER_NODE, application, audit_counts, cpu_seconds, is_ready, peak_rss_mib  # noqa: E402
 from bench_reconciler import audit_events  # noqa: E402
 from watch_until import watch_until  # noqa: E402
 
@@ -36,21 +35,6 @@ from tools.operatorprocess import OperatorProcess  # noqa: E402
 
 WRITES = frozenset({"create", "update", "patch", "delete", "deletecollection"})
 SYSTEM_AGENTS = ("kube-", "kwok", "kubectl", "Python-urllib", "python-requests")
-
-
-def breakdown(events: list[dict[str, Any]]) -> dict[tuple[str, str, str], int]:
-    counts: dict[tuple[str, str, str], int] = {}
-    for event in events:
-        agent = str(event.get("userAgent", ""))
-        if agent.startswith(SYSTEM_AGENTS) or "system:" in str((event.get("user") or {}).get("username", "")):
-            continue
-        ref = event.get("objectRef") or {}
-        resource = ref.get("resource", event.get("requestURI", "?").split("?")[0])
-        if ref.get("subresource"):
-            resource += "/" + ref["subresource"]
-        key = (agent.split("/")[0].split(" ")[0], event["verb"], resource)
-        counts[key] = counts.get(key, 0) + 1
-    return counts
 
 
 def main() -> int:
@@ -108,7 +92,9 @@ def main() -> int:
         cpu_before = cpu_seconds(second.pid)
         time.sleep(max(0.0, args.observe - (time.monotonic() - restarted)))
         cpu_idle = (cpu_seconds(second.pid) - cpu_before) / 30 * 100  # % of one core over the last 30 s
-        counts = breakdown(audit_events(audit_log, offset, agent_prefix=""))
+        events = [e for e in audit_events(audit_log, offset, agent_prefix="")
+                  if "system:" not in str((e.get("user") or {}).get("username", ""))]
+        counts = audit_counts(events, SYSTEM_AGENTS)
         writes = sum(n for (_, verb, _), n in counts.items() if verb in WRITES)
         # One new Application after the restart: Ready how long after its creation?
         extra_app = application(args.apps, args.objects)

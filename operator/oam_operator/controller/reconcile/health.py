@@ -11,6 +11,7 @@ rule's message at once instead of at the timeout.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -75,14 +76,10 @@ def pass_rules(policy: Iterable[HealthRule], definitions: Iterable[HealthRule],
     return HealthRules(list(policy), list(definitions), list(profile))
 
 
-_LIBRARY: HealthRules | None = None
-
-
+@functools.cache
 def library() -> HealthRules:
-    global _LIBRARY
-    if _LIBRARY is None:
-        _LIBRARY = HealthRules(library_rules())
-    return _LIBRARY
+    """The shipped library's rules by kind, built once per process."""
+    return HealthRules(library_rules())
 
 
 class ExpressionAnalyzer:
@@ -92,10 +89,10 @@ class ExpressionAnalyzer:
     An InProgress verdict of the library, where kstatus finds the object InProgress too, keeps
     kstatus's message (it says more, such as which controller to look for)."""
 
-    def __init__(self, default: DefaultStatusAnalyzer, rules: HealthRules, *, use_library: bool = True) -> None:
+    def __init__(self, default: DefaultStatusAnalyzer, rules: HealthRules) -> None:
         self._default = default
         self._rules = rules
-        self._library = library() if use_library else HealthRules()
+        self._library = library()
         self._hint_key = status_hint_annotation_key(default.name)
         self.failures: dict[ObjectKey, str] = {}
 
