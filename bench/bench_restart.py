@@ -19,6 +19,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -35,6 +36,26 @@ from tools.operatorprocess import OperatorProcess  # noqa: E402
 
 WRITES = frozenset({"create", "update", "patch", "delete", "deletecollection"})
 SYSTEM_AGENTS = ("kube-", "kwok", "kubectl", "Python-urllib", "python-requests")
+
+
+def change_and_wait(plane: dc.ControlPlane, kubectl: str, kc: list[str], index: int, objects: int) -> float:
+    """Change Application ``index``'s first ConfigMap; seconds from the change until it is Ready again."""
+    name = application(index, objects)["metadata"]["name"]  # type: ignore[index]
+    namespace = f"bench-{index:03d}"
+    path = "/spec/components/0/properties/object/data/k"
+    patch = [{"op": "replace", "path": path, "value": f"changed-{time.time()}"}]
+    changed = time.monotonic()
+    subprocess.run([kubectl, *kc, "-n", namespace, "patch", "applications.oam-operator.dev", name, "--type", "json",
+                    "-p", json.dumps(patch)], check=True, capture_output=True)
+    return wait_ready(plane, index, changed)
+
+
+def wait_ready(plane: dc.ControlPlane, index: int, since: float) -> float:
+    """Seconds from ``since`` until Application ``index`` is Ready for its current generation."""
+    namespace = f"bench-{index:03d}"
+    watch_until(plane.api(), f"/apis/oam-operator.dev/v1alpha1/namespaces/{namespace}/applications", 1,
+                lambda a: is_ready(a), since + 600)
+    return time.monotonic() - since
 
 
 def main() -> int:
@@ -80,49 +101,63 @@ def main() -> int:
             now = first.write_requests()
             if now != last:
                 quiet_since, last = time.monotonic(), now
+        warm_change_s = change_and_wait(plane, kubectl, kc, 1, args.objects)  # a warm operator's time to Ready
+        time.sleep(5)
         first_rss = peak_rss_mib(first)
         first.kill()
         offset = audit_log.stat().st_size
         restarted = time.monotonic()
         second = OperatorProcess.start(work / "operator-1.log", kubeconfig=plane.handle.kubeconfig,
                                        operator_namespace="default", log_format=None, extra=extra)
+        # At once, while it starts: one new Application and one changed one, each timed from its write.
+        extra_app = application(args.apps, args.objects)
+        (work / "new.json").write_text(json.dumps(extra_app))
+        created = time.monotonic()
+        subprocess.run([kubectl, *kc, "apply", "-f", str(work / "new.json")], check=True, capture_output=True)
+        new_ready: list[float] = []
+        waiter = threading.Thread(target=lambda: new_ready.append(wait_ready(plane, args.apps, created)), daemon=True)
+        waiter.start()
+        cold_change_s = change_and_wait(plane, kubectl, kc, 2, args.objects)
+        waiter.join(600)
+        new_ready_s = new_ready[0] if new_ready else float("nan")
+        new_after_start_s = created + new_ready_s - restarted
         second.wait_serving(120, health=False)
         serving_s = time.monotonic() - restarted
         time.sleep(max(0.0, args.observe - 30 - (time.monotonic() - restarted)))
         cpu_before = cpu_seconds(second.pid)
         time.sleep(max(0.0, args.observe - (time.monotonic() - restarted)))
         cpu_idle = (cpu_seconds(second.pid) - cpu_before) / 30 * 100  # % of one core over the last 30 s
+        touched = {f"bench-{args.apps:03d}", "bench-002"}  # the new and the changed Application's namespaces
         events = [e for e in audit_events(audit_log, offset, agent_prefix="")
-                  if "system:" not in str((e.get("user") or {}).get("username", ""))]
+                  if "system:" not in str((e.get("user") or {}).get("username", ""))
+                  and (e.get("objectRef") or {}).get("namespace") not in touched]
         counts = audit_counts(events, SYSTEM_AGENTS)
-        writes = sum(n for (_, verb, _), n in counts.items() if verb in WRITES)
-        # One new Application after the restart: Ready how long after its creation?
-        extra_app = application(args.apps, args.objects)
-        (work / "new.json").write_text(json.dumps(extra_app))
-        created = time.monotonic()
-        subprocess.run([kubectl, *kc, "apply", "-f", str(work / "new.json")], check=True, capture_output=True)
-        name = extra_app["metadata"]["name"]  # type: ignore[index]
-        namespace = extra_app["metadata"]["namespace"]  # type: ignore[index]
-        watch_until(plane.api(), f"/apis/oam-operator.dev/v1alpha1/namespaces/{namespace}/applications", 1,
-                    lambda a: a["metadata"]["name"] == name and is_ready(a), created + 300)
-        new_ready_s = time.monotonic() - created
+        writes = sum(n for (_, verb, resource), n in counts.items() if verb in WRITES and resource != "leases")
+        lease_writes = sum(n for (_, verb, resource), n in counts.items() if verb in WRITES and resource == "leases")
         print(f"## Quiet restart: {args.apps} Ready Applications × {args.objects} objects, operator killed and "
               "started again (full profile)\n")
         print("| figure | value |\n|---|---|")
         print(f"| all Ready before the restart | {ready_s:.1f} s |")
         print(f"| new process serving (metrics) | {serving_s:.1f} s after it was started |")
-        print(f"| writes in its first {args.observe:.0f} s (audit log) | {writes} |")
-        print(f"| a new Application Ready | {new_ready_s:.1f} s after its creation |")
+        print(f"| writes in its first {args.observe:.0f} s, the two Applications below left out (audit log) "
+              f"| {writes}, and {lease_writes} of its Lease |")
+        print(f"| a new Application created as it started: Ready | {new_ready_s:.1f} s after its creation, "
+              f"{new_after_start_s:.1f} s after the start |")
+        print(f"| a changed Application: Ready again | {cold_change_s:.1f} s after the change "
+              f"(on the warm operator before: {warm_change_s:.1f} s) |")
         print(f"| first process's peak RSS (VmHWM) | {first_rss:.0f} MiB |")
         print(f"| new process's CPU over the last 30 s of those {args.observe:.0f} s | {cpu_idle:.2f} % of a core |")
-        print(f"\n## Requests of the new process in its first {args.observe:.0f} s (audit log)\n")
+        print(f"\n## Requests of the new process in its first {args.observe:.0f} s (audit log; the new and the "
+              "changed Application's namespaces left out)\n")
         print("| user agent | verb | resource | requests |\n|---|---|---|---|")
         for (agent, verb, resource), count in sorted(counts.items(), key=lambda kv: -kv[1]):
             print(f"| {agent} | {verb} | {resource} | {count} |")
         if args.json:
             Path(args.json).write_text(json.dumps({
                 "apps": args.apps, "objects": args.objects, "ready_s": ready_s, "serving_s": serving_s,
-                "observe_s": args.observe, "writes": writes, "new_ready_s": new_ready_s, "idle_cpu_percent": cpu_idle,
+                "observe_s": args.observe, "writes": writes, "lease_writes": lease_writes, "new_ready_s": new_ready_s,
+                "new_ready_after_start_s": new_after_start_s, "changed_ready_s": cold_change_s,
+                "warm_changed_ready_s": warm_change_s, "idle_cpu_percent": cpu_idle,
                 "peak_rss_mib": first_rss,
                 "requests": [{"agent": a, "verb": v, "resource": r, "count": n} for (a, v, r), n in counts.items()],
             }, indent=2) + "\n")

@@ -743,6 +743,37 @@ def notifications_section(step: dict[str, Any] | None) -> str:
         [tuple(f"{fmt(delay.get(k), 3)} s" for k in ("p50", "p90", "p99", "max"))])
 
 
+def restart_section(step: dict[str, Any] | None) -> str:
+    """A quiet restart (bench/bench_restart.py, docs/operator.md#a-quiet-restart)."""
+    head = "## A quiet restart in front of a Ready fleet (`bench/bench_restart.py`)\n\n"
+    if step is None:
+        return head + "_Not run in this report's results (`bench/run_all.py --only restart --merge`)._"
+    failure = _failure(step, "restart")
+    runs = [r.get("figures") or {} for r in step.get("runs", [])]
+    if failure or not runs:
+        return head + (failure or "_No figures._")
+    text = head + (
+        f"Run {step.get('date_utc')}. On a fresh full control plane with the audit log on, one operator makes "
+        "the fleet Ready, one Application is changed (timed on the warm operator), the process is killed "
+        "(SIGKILL) and a new one started; as it starts, one new Application is created and another changed. "
+        "Requests are the new process's in its first 60 s by the audit log, the new and the changed "
+        "Application's namespaces left out; idle CPU over the last 30 s of those 60.\n\n")
+    rows = []
+    for fig in runs:
+        requests = fig.get("requests") or []
+        reads = sum(r["count"] for r in requests if r["verb"] in ("get", "list", "watch") and r["resource"] != "leases")
+        lists = ", ".join(f"{r['resource']} {r['count']}" for r in sorted(requests, key=lambda r: r["resource"])
+                          if r["verb"] == "list")
+        rows.append((f"{fig.get('apps'):,} × {fig.get('objects')}", f"{fig.get('writes')} ({fig.get('lease_writes')})",
+                     str(reads), lists or "—",
+                     f"{fmt(fig.get('new_ready_after_start_s'), 1)} s",
+                     f"{fmt(fig.get('changed_ready_s'), 1)} s (warm {fmt(fig.get('warm_changed_ready_s'), 1)} s)",
+                     f"{fmt(fig.get('idle_cpu_percent'), 2)} %", f"{fmt(fig.get('peak_rss_mib'), 0)} MiB"))
+    return text + table(("Ready fleet", "writes (the Lease's)", "reads (no Lease)", "LISTs by resource",
+                         "new Application Ready after the start", "changed Application Ready", "idle CPU",
+                         "first process's peak RSS"), rows)
+
+
 def urlsource_section(step: dict[str, Any] | None) -> str:
     """A 4.5 MB URL source pass after pass (bench/bench_url_source.py, docs/operator.md#url-sources-are-cached)."""
     head = "## 8. A 4.5 MB URL source, pass after pass, before and after the cache (`bench/bench_url_source.py`)\n\n"
@@ -896,7 +927,7 @@ def render(results: dict[str, Any], out: Path) -> str:
                 p_text, fairness_section(steps.get("fairness")),
                 ui_section(steps.get("ui")), multicluster_section(steps.get("multicluster")),
                 topology_section(steps.get("topology")), urlsource_section(steps.get("urlsource")),
-                notifications_section(steps.get("notifications")),
+                notifications_section(steps.get("notifications")), restart_section(steps.get("restart")),
                 definitions_section(steps.get("definitions"))]
     return "\n\n".join(s.rstrip() for s in sections) + "\n"
 

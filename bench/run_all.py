@@ -65,6 +65,11 @@ Steps (``--only`` picks some, comma-separated):
   measured, exported with ``git archive``) and after, on a fresh minimal control plane: the
   Application to Ready, ``--url-source-operator-passes`` passes at its 30 s interval, the
   operator's CPU per pass and RSS, and its RSS after the Application is deleted.
+- ``restart`` — ``bench_restart.py --json`` per size of ``--restart`` (default 1,000 × 10): the
+  operator killed while it holds that many Ready Applications and started again; its writes and
+  reads in its first 60 s by the audit log, a new and a changed Application written as it starts
+  and their time to Ready (the changed one against the same change on the warm operator), its idle
+  CPU (docs/operator.md#a-quiet-restart).
 
 Nothing is estimated: every figure in results.json was measured in this run; a failed step is
 recorded with its error and exit code instead of figures. Exit status 1 if any step failed.
@@ -94,7 +99,7 @@ ROOT = BENCH.parent
 RESULTS = BENCH / "results"
 LOGS = RESULTS / "logs"
 STEPS = ("transform", "reconciler", "kubectl-noop", "peer", "operator", "scale", "floor", "inventory", "fairness",
-         "ui", "multicluster", "topology", "urlsource", "notifications", "definitions")
+         "ui", "multicluster", "topology", "urlsource", "notifications", "definitions", "restart")
 
 sys.path.insert(0, str(ROOT))
 
@@ -701,6 +706,22 @@ def step_definitions(args: argparse.Namespace) -> dict[str, Any]:
     return {"runs": [run], "figures": data, "ok": run["exit_code"] == 0 and data is not None}
 
 
+def step_restart(args: argparse.Namespace) -> dict[str, Any]:
+    """``bench_restart.py``: a quiet restart in front of each fleet size of ``--restart``."""
+    runs = []
+    for spec in args.restart.split(","):
+        if not spec.strip():
+            continue
+        apps, _, objects = fleet_spec(spec, args.objects)
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "restart.json"
+            run = _run_script("bench_restart.py", ["--apps", str(apps), "--objects", str(objects), "--json", str(out)],
+                              f"restart-{apps}x{objects}", timeout=5400)
+            run["figures"] = json.loads(out.read_text()) if out.exists() else None
+        runs.append(run)
+    return {"runs": runs, "ok": all(r["figures"] and r["exit_code"] == 0 for r in runs)}
+
+
 STEP_FUNCS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
     "definitions": step_definitions,
     "transform": step_transform,
@@ -717,6 +738,7 @@ STEP_FUNCS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
     "topology": step_topology,
     "urlsource": step_urlsource,
     "notifications": step_notifications,
+    "restart": step_restart,
 }
 
 
@@ -728,6 +750,8 @@ def main() -> int:
                         help="fleet sizes of the scale step: APPS[xSHARDS][/OBJECTS], comma-separated")
     parser.add_argument("--floor", default="200,1000,5000/4",
                         help="fleet sizes of the floor step: APPS[/OBJECTS], comma-separated")
+    parser.add_argument("--restart", default="1000/10",
+                        help="fleet sizes of the restart step: APPS[/OBJECTS], comma-separated (e.g. 10000/4)")
     parser.add_argument("--scale-timeout", type=float, default=600, help="longest wait for Ready per scale run")
     parser.add_argument("--peer-repeats", type=int, default=1, help="repetitions inside the peer benchmark")
     parser.add_argument("--apps", type=int, default=200, help="Applications in the operator benchmark")

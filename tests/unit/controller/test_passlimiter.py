@@ -47,13 +47,13 @@ class Passes:
         self.tasks: dict[int, asyncio.Task[None]] = {}
         self.admissions: dict[int, Admission] = {}
 
-    def start(self, *indexes: int, key: str = "") -> None:
+    def start(self, *indexes: int, key: str = "", routine: bool = False) -> None:
         for index in indexes:
             self.gates[index] = asyncio.Event()
-            self.tasks[index] = asyncio.create_task(self._pass(index, key))
+            self.tasks[index] = asyncio.create_task(self._pass(index, key, routine))
 
-    async def _pass(self, index: int, key: str) -> None:
-        async with self.limiter.slot(key) as admission:
+    async def _pass(self, index: int, key: str, routine: bool) -> None:
+        async with self.limiter.slot(key, routine=routine) as admission:
             if self.limiter.holders > self.limiter.limit:
                 self.over_limit.append((index, self.limiter.holders, self.limiter.limit))
             self.entered.append(index)
@@ -227,6 +227,52 @@ def test_namespaces_take_turns_and_a_late_one_overtakes_the_backlog() -> None:
         assert passes.entered[7:] == list(range(4, 20))
         assert (limiter.holders, limiter.queued, limiter.waiting_keys, limiter.deepest) == (0, 0, 0, 0)
         assert passes.over_limit == []
+
+    run(test)
+
+
+def test_routine_passes_wait_behind_every_other_pass_and_take_turns_among_themselves() -> None:
+    async def test() -> None:
+        limiter = PassLimiter(1, adaptive=False, clock=Clock())
+        passes = Passes(limiter)
+        passes.start(0, key="fleet", routine=True)  # a free slot: taken at once, routine or not
+        await settle()
+        passes.start(1, 2, key="fleet", routine=True)
+        passes.start(3, key="quiet", routine=True)
+        await settle()
+        passes.start(10, key="fleet")  # a changed Application, arriving after the routine ones
+        passes.start(11, key="new")
+        await settle()
+        assert (limiter.queued, limiter.waiting, limiter.waiting_routine, limiter.waiting_keys) == (5, 5, 3, 3)
+        await passes.finish(0)
+        await passes.finish(10)
+        await passes.finish(11)
+        await passes.finish(1)
+        await passes.finish(3)
+        assert passes.entered == [0, 10, 11, 1, 3, 2]  # the routine queue keeps its namespaces' turns
+        passes.start(4, key="fleet", routine=True)  # one waits already: a routine pass queues behind it
+        await settle()
+        assert passes.entered == [0, 10, 11, 1, 3, 2] and limiter.waiting_routine == 1
+        await passes.finish(2)
+        await passes.finish(4)
+        assert passes.entered == [0, 10, 11, 1, 3, 2, 4]
+        assert (limiter.holders, limiter.queued, limiter.waiting_routine) == (0, 0, 0)
+
+    run(test)
+
+
+def test_a_cancelled_routine_waiter_leaves_its_queue() -> None:
+    async def test() -> None:
+        limiter = PassLimiter(1, adaptive=False, clock=Clock())
+        passes = Passes(limiter)
+        passes.start(0)
+        passes.start(1, routine=True)
+        await settle()
+        passes.tasks[1].cancel()
+        await settle()
+        assert (limiter.queued, limiter.waiting_routine) == (0, 0)
+        await passes.finish(0)
+        assert limiter.holders == 0
 
     run(test)
 

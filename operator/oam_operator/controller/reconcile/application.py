@@ -17,11 +17,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from oam_operator.api.application import ApplicationSpec
+from oam_operator.api.conditions import ready_condition
 from oam_operator.api.meta import application_path
 
 from . import fleetns
 
-__all__ = ["Application", "read_spec", "seen"]
+__all__ = ["Application", "read_spec", "seen", "settled"]
 
 _SPEC_FIELDS = {"profile": "profile", "serviceAccountName": "service_account_name", "suspend": "suspend",
                 "interval": "interval", "timeout": "timeout", "adoptionPolicy": "adoption_policy",
@@ -47,6 +48,21 @@ def seen(meta: Mapping[str, Any], requested_at_key: str) -> tuple[int, str | Non
     annotations = meta.get("annotations") or {}
     moved = annotations.get(fleetns.annotation(requested_at_key.rpartition("/")[0]))
     return int(meta.get("generation") or 0), annotations.get(requested_at_key), moved
+
+
+def settled(body: Mapping[str, Any], requested_at_key: str) -> bool:
+    """Whether the persisted status says the Application is done with its current input: Ready,
+    the current generation observed, no reconcile request pending. Such an Application's pass
+    only confirms what is there, so it may wait behind the others (docs/operator.md#a-quiet-restart)."""
+    status = body.get("status") or {}
+    ready = ready_condition(status)
+    if ready is None or ready.get("status") != "True":
+        return False
+    meta = body.get("metadata") or {}
+    if status.get("observedGeneration") != int(meta.get("generation") or 0):
+        return False
+    requested = (meta.get("annotations") or {}).get(requested_at_key)
+    return requested is None or requested == status.get("lastHandledReconcileAt")
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,9 @@ watches, the webhook's server) and the cleanup handler stops it.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
+import time
 from dataclasses import dataclass, field
 
 import kopf
@@ -27,6 +29,11 @@ from .runtime import Runtime
 from .scheduler import Scheduler
 from .wakeups import Wakeups
 from .webhook import Webhook
+
+log = logging.getLogger("oam_operator.controller")
+
+#: seconds a settled Application's first pass waits at most for the watches' first LISTs
+LISTED_WAIT = 120.0
 
 
 @dataclass
@@ -48,6 +55,10 @@ class Controller:
     waits: DeletionWaits = field(default_factory=DeletionWaits)  # the deletion handler's own log line
     #: the leader's Notifications (docs/notifications.md#how-it-works); built by ``build``
     notifier: Notifier | None = None
+    #: set once the watches of owned objects listed every kind (or after ``LISTED_WAIT``): a settled
+    #: Application's first pass waits for it (docs/operator.md#a-quiet-restart)
+    listed: asyncio.Event = field(default_factory=asyncio.Event)
+    _waiting_listed: asyncio.Task[None] | None = None
 
     @classmethod
     def build(cls, settings: Settings, loop: asyncio.AbstractEventLoop, kubeconfig: str | None = None) -> Controller:
@@ -73,8 +84,16 @@ class Controller:
         elif gauge is not None:
             gauge.set(1)
         await asyncio.get_running_loop().run_in_executor(None, self.runtime.start)
+        self._waiting_listed = asyncio.create_task(self._until_listed())
         if self.webhook is not None:
             await self.webhook.start(kopf_settings)
+
+    async def _until_listed(self) -> None:
+        started = time.monotonic()
+        complete = await asyncio.get_running_loop().run_in_executor(None, self.runtime.wait_listed, LISTED_WAIT)
+        self.listed.set()
+        log.info("owned objects listed" if complete else "owned objects not all listed; settled Applications go on",
+                 extra={"fields": {"seconds": round(time.monotonic() - started, 1)}})
 
     async def stop(self) -> None:
         """The cleanup handler's work: the webhook, then the last passes, then the Lease (so the

@@ -37,7 +37,7 @@ from oam_operator.api.conditions import ready_condition
 from oam_operator.api.meta import GROUP, VERSION
 from oam_operator.controller.reconcile.settings import Settings
 
-from ..reconcile.application import seen
+from ..reconcile.application import seen, settled
 from ..reconcile.sharding import shard_selector
 from .bodies import snapshot
 from .controller import Controller
@@ -51,13 +51,17 @@ from .leadership import Leadership
 log = logging.getLogger("oam_operator.controller")
 
 DELETION_RECHECK = 5.0  # seconds between a standby's checks that an Application being deleted still exists
+#: seconds between a standby loop's own looks at the election; ``led`` wakes it at once, so this is
+#: only a safety net, long enough that 10,000 waiting loops cost a standby no CPU
+LEAD_RECHECK = 10.0
 
 
-async def _sleep(stopped: Any, wake: asyncio.Event, delay: float | None) -> None:
-    """Wait for the first of: the daemon being stopped, a wake-up, the requeue delay."""
+async def _sleep(stopped: Any, wake: asyncio.Event, delay: float | None, *also: asyncio.Event) -> None:
+    """Wait for the first of: the daemon being stopped, a wake-up (or one of ``also``), the requeue delay."""
     if delay is not None and delay <= 0:
         return
-    waiters = [asyncio.ensure_future(wake.wait()), asyncio.ensure_future(stopped.wait())]
+    waiters = [asyncio.ensure_future(event.wait()) for event in (wake, *also)]
+    waiters.append(asyncio.ensure_future(stopped.wait()))
     try:
         await asyncio.wait(waiters, timeout=delay, return_when=asyncio.FIRST_COMPLETED)
     finally:
@@ -79,7 +83,7 @@ async def _until_leading(leadership: Leadership | None, led: asyncio.Event, stop
     while not leadership.leading():
         if stopped is not None and stopped:
             return False
-        left = 1.0 if deadline is None else min(1.0, deadline - loop.time())
+        left = LEAD_RECHECK if deadline is None else min(LEAD_RECHECK, deadline - loop.time())
         if left <= 0:
             return False
         if led.is_set():  # led and lost just now: ``led`` is cleared once the passes stopped (leadership.py)
@@ -109,6 +113,7 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
     """Register every handler on ``registry``; each acts through ``controller``, built complete
     before kopf runs (controller.py). Nothing of it is read here."""
     domain = settings.domain
+    requested_at = f"{domain}/requested-at"
     labels = shard_filter(settings)
 
     def wanted_here(meta: Mapping[str, Any], **_: Any) -> bool:
@@ -186,7 +191,10 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
             return
         runtime.saw_generation(uid, int(meta.get("generation") or 0))  # a revision's start (timeline.py)
         memory = runtime.memory.get(uid)
-        if memory is not None and memory.seen != seen(meta, f"{domain}/requested-at"):
+        if memory is None:
+            if not settled(body, requested_at):  # changed before its first pass: it does not wait
+                controller.wakeups.wake(uid)
+        elif memory.seen != seen(meta, requested_at):
             controller.wakeups.wake(uid)
 
     # No forced cancellation: a stopped daemon finishes its current pass (and persists its
@@ -199,16 +207,30 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
                                **_: Any) -> None:
         loop = asyncio.get_running_loop()
         runtime, scheduler = controller.runtime, controller.scheduler
+        first = True
         while not stopped:
             wake = scheduler.wake_event(uid)
             if not await _until_leading(controller.leadership, controller.led, stopped):
                 break
-            async with scheduler.lock(uid), scheduler.limiter.slot(namespace or "") as admission:
+            # A settled Application's pass nobody asked for only confirms: its first after a start
+            # waits for the watches' first LISTs, and it yields to every other waiting pass
+            # (docs/operator.md#a-quiet-restart).
+            wakeups = controller.wakeups
+            routine = not wakeups.asked(uid) and settled(body, requested_at)
+            if first and routine:
+                while not controller.listed.is_set() and not stopped and not wakeups.asked(uid):
+                    wakeups.clear(uid)  # a new term's wake-up: the pass it asks for comes after the wait
+                    await _sleep(stopped, wake, None, controller.listed)
+                if stopped:
+                    break
+                routine = not wakeups.asked(uid) and settled(body, requested_at)
+            first = False
+            async with scheduler.lock(uid), scheduler.limiter.slot(namespace or "", routine=routine) as admission:
                 if stopped or meta.get("deletionTimestamp"):  # kopf's view of the body, kept current
                     break
                 if not controller.leading():
                     continue  # lost while waiting for the slot
-                wake.clear()
+                wakeups.clear(uid)
                 body_now = snapshot(body)
                 try:
                     result = await loop.run_in_executor(scheduler.pool, runtime.run_apply, uid, body_now,

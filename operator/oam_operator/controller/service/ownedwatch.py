@@ -80,6 +80,7 @@ class _Scope:
     """One watch thread's state: whether it is synced, and what it has listed."""
 
     live: bool = False
+    listed: bool = False  # listed once (or refused): what this process knows of the scope is complete
     keys: set[ObjectKey] = field(default_factory=set)
 
 
@@ -101,6 +102,7 @@ class OwnedObjects:
         self.on_state = on_state  # (kind, "synced" | "down" | "forbidden"), for the metric
         self._stopped = threading.Event()
         self._lock = threading.Lock()
+        self._listed = threading.Condition(self._lock)  # notified when a scope is listed for the first time
         self._kinds: dict[tuple[str, str], WatchedKind] = {}
         self._scopes: dict[tuple[str, str, str], _Scope] = {}  # (group, kind, scope)
         self._objects: dict[ObjectKey, _Owned] = {}
@@ -154,6 +156,17 @@ class OwnedObjects:
             if known is None:
                 return False
             return all(self._scopes.get((group, kind, scope), _Scope()).live for scope in self._scopes_of(known))
+
+    def wait_listed(self, timeout: float) -> bool:
+        """Wait until every kind watched so far was listed once in each of its scopes (or refused);
+        ``False`` when ``timeout`` seconds passed first. From then on a settled Application's pass
+        reads what it owns from the watches, not from the API server (docs/operator.md#a-quiet-restart)."""
+        with self._listed:
+            return self._listed.wait_for(self._all_listed_unlocked, timeout)
+
+    def _all_listed_unlocked(self) -> bool:
+        return self._stopped.is_set() or all(self._scopes.get((ident[0], ident[1], scope), _Scope()).listed
+                   for ident, known in self._kinds.items() for scope in self._scopes_of(known))
 
     # -- the cache --------------------------------------------------------------------------
 
@@ -373,12 +386,18 @@ class OwnedObjects:
 
     def stop(self) -> None:
         self._stopped.set()
+        with self._listed:
+            self._listed.notify_all()
 
-    def _mark(self, kind: WatchedKind, scope: str, live: bool, state: str) -> None:
+    def _mark(self, kind: WatchedKind, scope: str, live: bool, state_name: str) -> None:
         with self._lock:
-            self._scopes.setdefault((kind.group, kind.kind, scope), _Scope()).live = live
+            state = self._scopes.setdefault((kind.group, kind.kind, scope), _Scope())
+            state.live = live
+            if live or state_name == "forbidden":
+                state.listed = True
+                self._listed.notify_all()
         if self.on_state is not None:
-            self.on_state(kind, state)
+            self.on_state(kind, state_name)
 
     def _run(self, kind: WatchedKind, scope: str) -> None:
         path = kind.path(scope)

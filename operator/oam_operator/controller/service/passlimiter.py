@@ -3,9 +3,12 @@
 ``PassLimiter`` replaces a fixed semaphore: a pass holds a slot (``async with limiter.slot(key)``)
 while it runs, and slots are granted while fewer than ``limit`` are held: in arrival order within
 one key (the Application's namespace), the keys in turn (``fairqueue.py``,
-docs/operator.md#fair-queues). Each grant is numbered; a slot's ``Admission`` says how many
-passes were waiting when it arrived and how many were admitted while it waited (the log shows
-it, so fairness is visible as an order, not a time). With
+docs/operator.md#fair-queues). A *routine* pass (``slot(key, routine=True)``: a settled
+Application's pass that nobody asked for, its first after a start or its reapply interval's) waits
+in a queue of its own, served only while no other pass waits: a new or changed Application goes
+ahead of a fleet's confirmations (docs/operator.md#a-quiet-restart). Each grant is numbered; a
+slot's ``Admission`` says how many passes were waiting when it arrived and how many were admitted
+while it waited (the log shows it, so fairness is visible as an order, not a time). With
 ``adaptive`` the limit is a ``ConcurrencyLimit`` (``adaptive.py``) fed by every request's outcome
 (``observe_request``, called from the worker threads) and every pass's end; without it, the
 limit is the cap. A shrink never cancels a running pass: it takes effect as holders leave, since
@@ -56,6 +59,10 @@ class Admission:
                 "overtaken_by": self.overtaken_by, "queued_seconds": round(self.queued_seconds, 3)}
 
 
+def _done(waiter: asyncio.Future[int]) -> bool:
+    return waiter.done()
+
+
 class PassLimiter:
     def __init__(
         self,
@@ -74,6 +81,7 @@ class PassLimiter:
         self._lock = threading.Lock()
         self._holders = 0
         self._waiters: FairQueue[asyncio.Future[int]] = FairQueue()
+        self._routine: FairQueue[asyncio.Future[int]] = FairQueue()  # served when ``_waiters`` is empty
         self._granted = 0  # grants so far: the last Admission.number
         self._reported = self.limit
         if on_change is not None:
@@ -96,44 +104,50 @@ class PassLimiter:
 
     @property
     def waiting(self) -> int:
-        return sum(1 for waiter in self._waiters if not waiter.done())
+        return sum(1 for queue in (self._waiters, self._routine) for waiter in queue if not waiter.done())
 
     @property
     def queued(self) -> int:
         """Passes in the queues (a cancelled waiter leaves at once); any thread may read it."""
-        return len(self._waiters)
+        return len(self._waiters) + len(self._routine)
+
+    @property
+    def waiting_routine(self) -> int:
+        """Routine passes waiting (behind every other pass)."""
+        return sum(1 for waiter in self._routine if not waiter.done())
 
     @property
     def waiting_keys(self) -> int:
         """Keys (namespaces) with passes waiting."""
-        return len(self._waiters.keys())
+        return len(set(self._waiters.keys()) | set(self._routine.keys()))
 
     @property
     def deepest(self) -> int:
         """Passes waiting in the longest queue of one key."""
-        return self._waiters.deepest()
+        return max(self._waiters.deepest(), self._routine.deepest())
 
     # -- slots (on the event loop) ---------------------------------------------------------------
 
     @contextlib.asynccontextmanager
-    async def slot(self, key: str = "") -> AsyncIterator[Admission]:
-        """Hold one slot for the body (one pass of an Application in namespace ``key``); its
-        duration and the saturation feed the limit."""
-        admission = await self.acquire(key)
+    async def slot(self, key: str = "", *, routine: bool = False) -> AsyncIterator[Admission]:
+        """Hold one slot for the body (one pass of an Application in namespace ``key``; a
+        ``routine`` one after every other waiting pass); its duration and the saturation feed the limit."""
+        admission = await self.acquire(key, routine=routine)
         started = self._clock()
         try:
             yield admission
         finally:
             self.release(self._clock() - started)
 
-    async def acquire(self, key: str = "") -> Admission:
+    async def acquire(self, key: str = "", *, routine: bool = False) -> Admission:
         arrived, ahead, asked = self._granted, self.waiting, self._clock()
-        if not len(self._waiters) and self._holders < self.limit:
+        queue = self._routine if routine else self._waiters
+        if not len(self._waiters) and not (routine and len(self._routine)) and self._holders < self.limit:
             self._holders += 1
             self._granted += 1
             return Admission(key, self._granted, arrived, 0, 0.0)
         waiter: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        self._waiters.push(key, waiter)
+        queue.push(key, waiter)
         self._grant()  # the waiters ahead may all be cancelled ones
         try:
             number = await waiter
@@ -143,7 +157,7 @@ class PassLimiter:
                 self._grant()
             raise
         finally:
-            self._waiters.remove(key, waiter)
+            queue.remove(key, waiter)
         return Admission(key, number, arrived, ahead, self._clock() - asked)
 
     def release(self, seconds: float = 0.0) -> None:
@@ -161,7 +175,7 @@ class PassLimiter:
     def _grant(self) -> None:
         limit = self.limit
         while self._holders < limit:
-            served = self._waiters.pop(skip=lambda waiter: waiter.done())
+            served = self._waiters.pop(skip=_done) or self._routine.pop(skip=_done)
             if served is None:
                 return
             self._holders += 1

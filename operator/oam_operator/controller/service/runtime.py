@@ -273,6 +273,11 @@ class Runtime:
         if self.metrics is not None:
             self.metrics.build_info.labels(version=__version__).set(1)
 
+    def wait_listed(self, timeout: float) -> bool:
+        """Wait until the watches of owned objects have listed every kind once (at once without
+        them); ``False`` after ``timeout`` seconds (docs/operator.md#a-quiet-restart)."""
+        return self.owned is None or self.owned.wait_listed(timeout)
+
     def _remote_watches(self, client: ClusterClient, owner_cluster: str) -> OwnedObjects | None:
         """The watches of owned objects on a remote cluster (docs/multicluster.md#connections): the
         same kinds and selector as the operator's own; their changes wake Applications alike."""

@@ -1,0 +1,192 @@
+"""What goes first after a start (docs/operator.md#a-quiet-restart): which Applications are settled
+(``reconcile/application.py``), which wake-ups ask for a pass rather than only allow one
+(``service/wakeups.py``), and the watches' first LISTs a settled Application's first pass waits for
+(``service/ownedwatch.py``). The limiter's routine queue is tested in test_passlimiter.py; the
+whole, against a real API server, in tests/e2e/test_quiet_restart_e2e.py."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from oam_operator.controller.reconcile.application import settled
+from oam_operator.controller.service.ownedwatch import OwnedObjects, WatchedKind
+from oam_operator.controller.service.wakeups import Wakeups
+
+KEY = "oam-operator.dev/requested-at"
+DEPLOYMENTS = WatchedKind("apps", "v1", "deployments", "Deployment")
+CONFIGMAPS = WatchedKind("", "v1", "configmaps", "ConfigMap")
+
+
+def application(ready: str | None = "True", generation: int = 3, observed: int | None = 3,
+                requested: str | None = None, handled: str | None = None) -> dict[str, Any]:
+    status: dict[str, Any] = {"observedGeneration": observed}
+    if ready is not None:
+        status["conditions"] = [{"type": "Ready", "status": ready}]
+    if handled is not None:
+        status["lastHandledReconcileAt"] = handled
+    meta: dict[str, Any] = {"generation": generation}
+    if requested is not None:
+        meta["annotations"] = {KEY: requested}
+    return {"metadata": meta, "status": status}
+
+
+@pytest.mark.parametrize(("body", "expected"), [
+    (application(), True),
+    (application(requested="t1", handled="t1"), True),
+    (application(ready="False"), False),
+    (application(ready="Unknown"), False),
+    (application(ready=None), False),
+    (application(generation=4), False),  # a new spec not yet observed
+    (application(observed=None), False),
+    (application(requested="t2", handled="t1"), False),  # a reconcile request not yet handled
+    (application(requested="t1"), False),
+    ({"metadata": {"generation": 1}}, False),  # new: no status at all
+])
+def test_settled_is_ready_with_the_current_generation_and_no_request_pending(body: dict[str, Any],
+                                                                             expected: bool) -> None:
+    assert settled(body, KEY) is expected
+
+
+def test_a_new_terms_wake_up_allows_a_pass_but_asks_for_none() -> None:
+    async def scenario() -> None:
+        wakeups = Wakeups(asyncio.get_running_loop())
+        quiet, changed, both = wakeups.event("quiet"), wakeups.event("changed"), wakeups.event("both")
+        wakeups.wake("changed")
+        wakeups.wake_all()
+        assert quiet.is_set() and changed.is_set()
+        assert (wakeups.asked("quiet"), wakeups.asked("changed")) == (False, True)
+        wakeups.wake("both")  # asked after the new term's wake-up: asked
+        assert both.is_set() and wakeups.asked("both")
+        wakeups.clear("changed")
+        assert not changed.is_set() and not wakeups.asked("changed")
+        wakeups.clear("quiet")
+        wakeups.wake("quiet")
+        assert wakeups.asked("quiet")
+        assert not wakeups.asked("never-seen")
+        wakeups.forget("both")
+        assert not wakeups.asked("both")
+
+    asyncio.run(scenario())
+
+
+def test_the_first_lists_are_awaited_for_every_kind_and_scope_a_refusal_included() -> None:
+    owned = OwnedObjects(None, domain="oam-operator.dev", cluster_id="cluster-1",  # type: ignore[arg-type]
+                         namespaces=("shop", "bank"), on_change=lambda *_: None)
+    assert owned.wait_listed(0.0)  # nothing watched: nothing to wait for
+    owned._register(DEPLOYMENTS)
+    owned._register(CONFIGMAPS)
+    assert not owned.wait_listed(0.01)
+    owned._mark(DEPLOYMENTS, "shop", True, "synced")
+    owned._mark(DEPLOYMENTS, "bank", False, "forbidden")  # refused: nothing more will come of it
+    owned._mark(CONFIGMAPS, "shop", False, "down")  # failed before its LIST completed: not listed
+    owned._mark(CONFIGMAPS, "bank", True, "synced")
+    assert not owned.wait_listed(0.01)
+    done: list[bool] = []
+    waiter = threading.Thread(target=lambda: done.append(owned.wait_listed(10.0)))
+    waiter.start()
+    time.sleep(0.05)
+    assert done == []
+    owned._mark(CONFIGMAPS, "shop", True, "synced")
+    waiter.join(5)
+    assert done == [True]
+    owned._mark(CONFIGMAPS, "shop", False, "down")  # a later relist: once listed stays listed
+    assert owned.wait_listed(0.0)
+
+
+def test_stopping_the_watches_ends_a_wait_for_their_lists() -> None:
+    owned = OwnedObjects(None, domain="oam-operator.dev", cluster_id="cluster-1",  # type: ignore[arg-type]
+                         namespaces=(), on_change=lambda *_: None)
+    owned._register(DEPLOYMENTS)
+    done: list[bool] = []
+    waiter = threading.Thread(target=lambda: done.append(owned.wait_listed(10.0)))
+    waiter.start()
+    time.sleep(0.05)
+    owned.stop()
+    waiter.join(5)
+    assert done == [True] and not waiter.is_alive()
+
+
+class _Stopped:
+    """kopf's daemon stop flag, as far as the loop uses it."""
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+
+    def __bool__(self) -> bool:
+        return self.event.is_set()
+
+    async def wait(self) -> None:
+        await self.event.wait()
+
+
+class _Runtime:
+    """Records each pass: whose, whether the watches had listed by then, whether its slot was routine."""
+
+    def __init__(self, controller: Any) -> None:
+        self.controller = controller
+        self.memory: dict[str, Any] = {}
+        self.passes: list[tuple[str, bool, int]] = []
+
+    def run_apply(self, uid: str, body: dict[str, Any], _fields: Any) -> Any:
+        limiter = self.controller.scheduler.limiter
+        self.passes.append((uid, self.controller.listed.is_set(), limiter.waiting_routine))
+        return type("Result", (), {"gone": True, "delay": 0.0})()  # one pass, then the loop ends
+
+
+def _loop_of(controller: Any) -> Any:
+    import kopf
+
+    from oam_operator.controller.reconcile.settings import Settings
+    from oam_operator.controller.service.handlers import register
+
+    registry = kopf.OperatorRegistry()
+    register(registry, controller, Settings(cluster_id="c"))
+    (daemon,) = [h for h in registry._spawning.get_all_handlers() if str(h.id).endswith("application_loop")]
+    return daemon.fn
+
+
+def test_a_settled_applications_first_pass_waits_for_the_lists_and_a_changed_one_does_not() -> None:
+    from types import SimpleNamespace
+
+    from oam_operator.controller.reconcile.settings import Settings
+    from oam_operator.controller.service.scheduler import Scheduler
+    from oam_operator.reconciler.accounting import RequestAccounting
+
+    async def scenario() -> None:
+        wakeups = Wakeups(asyncio.get_running_loop())
+        controller = SimpleNamespace(wakeups=wakeups, leadership=None, led=asyncio.Event(), listed=asyncio.Event(),
+                                     leading=lambda: True)
+        controller.scheduler = Scheduler(Settings(cluster_id="c"), wakeups, metrics=None,
+                                         accounting=RequestAccounting())
+        controller.runtime = runtime = _Runtime(controller)
+        loop = _loop_of(controller)
+
+        def run(uid: str, body: dict[str, Any]) -> asyncio.Task[None]:
+            meta = {"namespace": "shop", "name": uid, **body["metadata"]}
+            return asyncio.create_task(loop(stopped=_Stopped(), body={**body, "metadata": meta}, meta=meta, uid=uid,
+                                            namespace="shop"))
+
+        quiet = run("quiet", application())
+        changed = run("changed", application(generation=4))
+        new = run("new", {"metadata": {"generation": 1}})
+        await asyncio.wait_for(asyncio.gather(changed, new), 5)
+        assert sorted(runtime.passes) == [("changed", False, 0), ("new", False, 0)]  # neither waited
+        await asyncio.sleep(0.05)
+        assert not quiet.done()  # the settled one waits for the lists
+        controller.listed.set()
+        await asyncio.wait_for(quiet, 5)
+        assert runtime.passes[-1] == ("quiet", True, 0)
+
+        controller.listed.clear()  # a settled one asked for a pass (a drift's wake-up) goes at once
+        asked = run("asked", application())
+        await asyncio.sleep(0)
+        wakeups.wake("asked")
+        await asyncio.wait_for(asked, 5)
+        assert runtime.passes[-1] == ("asked", False, 0)
+
+    asyncio.run(scenario())
