@@ -78,3 +78,36 @@ def test_install_points_kopfs_watch_decoding_at_the_fast_codec() -> None:
     assert patches.Patch.as_json_patch is lean_json_patch
     assert api.json.loads(b'{"type": "ADDED", "object": {"kind": "Application"}}') == {
         "type": "ADDED", "object": {"kind": "Application"}}
+
+
+def test_every_listed_or_watched_object_reaches_kopf_with_its_managed_fields_held_as_text(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from kopf._cogs.clients import watching
+
+    from oam_operator.controller.service import kopftuning
+
+    listed = object()  # kopf's bookmark, passed through as it is
+    events = [listed, {"type": None, "object": application(None)}, {"type": "MODIFIED", "object": application(None)}]
+    asked: list[dict[str, Any]] = []
+
+    async def kopfs_watch(**kwargs: Any) -> Any:
+        asked.append(kwargs)
+        for event in events:
+            yield event
+
+    monkeypatch.setattr(kopftuning, "_KOPFS_WATCH", kopfs_watch)
+    kopftuning.install()
+    assert watching.infinite_watch is kopftuning.lean_watch
+
+    async def consume() -> list[Any]:
+        return [event async for event in watching.infinite_watch(settings="s", resource="r", namespace=None)]
+
+    seen = asyncio.run(consume())
+    assert asked == [{"settings": "s", "resource": "r", "namespace": None}]
+    assert seen[0] is listed and len(seen) == 3
+    for event in seen[1:]:
+        managed = event["object"]["metadata"]["managedFields"]
+        assert managed == [{"manager": "kubectl", "operation": "Apply", "fieldsType": "FieldsV1",
+                            "fieldsV1": '{"f:spec":{"f:components":{}}}'}]

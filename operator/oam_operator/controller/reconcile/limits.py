@@ -22,13 +22,14 @@ holds them), so the figures do not change with the first status write.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from oam_operator.reconciler.inventory import InventoryItem
 
 from .encode import BundlePlan
+from .heldfields import entries_bytes, without_status_writes
+from .heldfields import json_bytes as json_bytes  # the size measure, where the size tests import it
 
 MAX_OBJECTS = 10_000
 MAX_INVENTORY_BYTES = 1_000_000
@@ -50,11 +51,6 @@ def _identity(group: str, kind: str, namespace: str, name: str) -> tuple[str, st
     return group, kind, namespace, name
 
 
-def json_bytes(value: Any) -> int:
-    """The size of ``value`` as the API server stores it: compact JSON, UTF-8."""
-    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
-
-
 def _bundle_bytes(bundles: Sequence[BundlePlan]) -> int:
     """``status.bundles`` at its largest (every count as large as the bundle, the longest state)."""
     return json_bytes([{"name": b.name, "dependsOn": list(b.depends_on), "objects": b.objects, "ready": b.objects,
@@ -62,17 +58,20 @@ def _bundle_bytes(bundles: Sequence[BundlePlan]) -> int:
                        for b in bundles])
 
 
-def _without_status(application: Mapping[str, Any]) -> dict[str, Any]:
-    """The Application without its status and without the managed fields of status writes (the
-    request reserve holds those): the same figure before and after the first status write."""
+def _rest_bytes(application: Mapping[str, Any]) -> int:
+    """The size of the Application without its status and without the managed fields of status
+    writes (the request reserve holds those): the same figure before and after the first status
+    write, and whether its managed fields are held as text or not (``heldfields.py``)."""
     rest = {key: value for key, value in application.items() if key != "status"}
     meta = dict(rest.get("metadata") or {})
-    managed = meta.get("managedFields")
-    if isinstance(managed, list):
-        meta["managedFields"] = [entry for entry in managed
-                                 if not (isinstance(entry, Mapping) and entry.get("subresource") == "status")]
+    managed = meta.pop("managedFields", None)
     rest["metadata"] = meta
-    return rest
+    size = json_bytes(rest)
+    if isinstance(managed, list):  # as ``"managedFields":[…]`` among the metadata's keys
+        size += len('"managedFields":') + entries_bytes(without_status_writes(managed)) + (1 if meta else 0)
+    elif managed is not None:
+        size += len('"managedFields":') + json_bytes(managed) + (1 if meta else 0)
+    return size
 
 
 def size_refusal(
@@ -104,7 +103,7 @@ def size_refusal(
                 f"at most {MAX_INVENTORY_BYTES} fit (use shorter names or split the Application)")
     if application is None:
         return None
-    rest = json_bytes(_without_status(application))
+    rest = _rest_bytes(application)
     kept = {key: value for key, value in (application.get("status") or {}).items() if key in _KEPT}
     inventory_bytes = size + INVENTORY_HEADER + sum(len(kind) + 3 for kind in kinds)
     status = json_bytes(kept) + inventory_bytes + _bundle_bytes(bundles) + STATUS_RESERVE

@@ -51,6 +51,8 @@ from .leadership import Leadership
 log = logging.getLogger("oam_operator.controller")
 
 DELETION_RECHECK = 5.0  # seconds between a standby's checks that an Application being deleted still exists
+#: Applications per page of kopf's first LIST (docs/operator.md#memory)
+LIST_PAGE = 500
 #: seconds between a standby loop's own looks at the election; ``led`` wakes it at once, so this is
 #: only a safety net, long enough that 10,000 waiting loops cost a standby no CPU
 LEAD_RECHECK = 10.0
@@ -145,6 +147,7 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
         settings.persistence.diffbase_storage = StatelessDiffBaseStorage()
         settings.posting.enabled = False
         settings.watching.server_timeout = 600
+        settings.watching.chunk_size = LIST_PAGE  # the first LIST of 10,000 Applications in pages, not one body
         settings.networking.request_timeout = 60
         settings.queueing.worker_limit = None
         settings.watching.label_selectors[GROUP, "applications"] = shard_selector(controller.settings)

@@ -1,5 +1,10 @@
-"""Two costs of kopf, cut (docs/operator.md#operator-cpu): its finalizer patches and the decoding
-of its watch stream.
+"""Three costs of kopf, cut: its finalizer patches and the decoding of its watch stream
+(docs/operator.md#operator-cpu), and the memory of the bodies it holds (docs/operator.md#memory).
+
+The bodies: kopf keeps each object's last body for its daemon and handlers. Every event it
+lists or watches (``watching.infinite_watch``, the one stream both come through) has its
+object's managed fields held as text first (``controller/reconcile/heldfields.py``), half of an
+Application's memory.
 
 The watch stream: kopf decodes every event line with the standard ``json`` module; ``install``
 points it at ``reconciler/jsoncodec.py`` (orjson with the standard decoder as fallback), which
@@ -25,18 +30,21 @@ methods on real bodies.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import jsonpatch
-from kopf._cogs.clients import api
+from kopf._cogs.clients import api, watching
 from kopf._cogs.structs import patches
 
 from oam_operator.reconciler import jsoncodec
 
-__all__ = ["FastJson", "install", "lean_json_patch"]
+from ..reconcile import heldfields
+
+__all__ = ["FastJson", "install", "lean_json_patch", "lean_watch"]
 
 _KOPFS = patches.Patch.as_json_patch
+_KOPFS_WATCH = watching.infinite_watch
 _SHARED = "managedFields"
 
 
@@ -71,8 +79,17 @@ class FastJson:
     dumps = staticmethod(__import__("json").dumps)
 
 
+async def lean_watch(**kwargs: Any) -> AsyncIterator[Any]:
+    """kopf's ``infinite_watch``, each event's object with its managed fields held as text."""
+    async for event in _KOPFS_WATCH(**kwargs):
+        if isinstance(event, dict):
+            heldfields.compact(event.get("object"))
+        yield event
+
+
 def install() -> None:
-    """Make kopf build its finalizer patches with ``lean_json_patch`` and decode its watch
-    events with ``jsoncodec.loads``."""
+    """Make kopf build its finalizer patches with ``lean_json_patch``, decode its watch events
+    with ``jsoncodec.loads`` and hold its bodies' managed fields as text."""
     patches.Patch.as_json_patch = lean_json_patch  # type: ignore[method-assign]
     setattr(api, "json", FastJson)  # noqa: B010 (kopf exports no such name; it is its module's import)
+    watching.infinite_watch = lean_watch
