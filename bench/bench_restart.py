@@ -130,6 +130,7 @@ def main() -> int:
         cpu_before = cpu_seconds(second.pid)
         time.sleep(max(0.0, args.observe - (time.monotonic() - restarted)))
         cpu_idle = (cpu_seconds(second.pid) - cpu_before) / 30 * 100  # % of one core over the last 30 s
+        second_rss = peak_rss_mib(second)
         touched = {f"bench-{args.apps:03d}", "bench-002"}  # the new and the changed Application's namespaces
         events = [e for e in audit_events(audit_log, offset, agent_prefix="")
                   if "system:" not in str((e.get("user") or {}).get("username", ""))
@@ -149,6 +150,7 @@ def main() -> int:
         print(f"| a changed Application: Ready again | {cold_change_s:.1f} s after the change "
               f"(on the warm operator before: {warm_change_s:.1f} s) |")
         print(f"| first process's peak RSS (VmHWM) | {first_rss:.0f} MiB |")
+        print(f"| new process's peak RSS (VmHWM) in those {args.observe:.0f} s | {second_rss:.0f} MiB |")
         print(f"| new process's CPU over the last 30 s of those {args.observe:.0f} s | {cpu_idle:.2f} % of a core |")
         print(f"\n## Requests of the new process in its first {args.observe:.0f} s (audit log; the new and the "
               "changed Application's namespaces left out)\n")
@@ -161,7 +163,7 @@ def main() -> int:
                 "observe_s": args.observe, "writes": writes, "lease_writes": lease_writes, "new_ready_s": new_ready_s,
                 "new_ready_after_start_s": new_after_start_s, "changed_ready_s": cold_change_s,
                 "warm_changed_ready_s": warm_change_s, "idle_cpu_percent": cpu_idle,
-                "peak_rss_mib": first_rss,
+                "peak_rss_mib": first_rss, "restarted_peak_rss_mib": second_rss,
                 "requests": [{"agent": a, "verb": v, "resource": r, "count": n} for (a, v, r), n in counts.items()],
             }, indent=2) + "\n")
         return 0
