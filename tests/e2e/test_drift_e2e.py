@@ -139,7 +139,8 @@ def test_an_edit_made_while_no_operator_ran_is_corrected_by_the_next_one(start_o
 
 
 def test_a_restart_with_nothing_edited_writes_no_object(start_operator: Any, kube: Kube) -> None:
-    """The takeover compare is a no-op when nothing differs: the next process writes no object."""
+    """The takeover compare is a no-op when nothing differs: the next process writes no object, and
+    the Ready Application's first pass comes after the watches of owned objects listed their kinds."""
     first = start_operator(kube.namespace)
     kube.apply_app("shop", {"components": [deployment_component("web"), configmap_component("settings")]})
     kube.wait_ready("shop")
@@ -153,3 +154,7 @@ def test_a_restart_with_nothing_edited_writes_no_object(start_operator: Any, kub
               if verb in ("create", "update", "delete") and count]
     assert passes and writes == [], passes
     assert kube.event_messages("shop", "DriftCorrected") == []
+    # The settled Application's first pass waited for the watches' first LISTs (docs/operator.md#a-quiet-restart).
+    messages = [(entry.get("msg"), entry.get("name")) for entry in second.logs()]
+    assert ("owned objects listed", None) in messages
+    assert messages.index(("owned objects listed", None)) < messages.index(("pass finished", "shop")), messages

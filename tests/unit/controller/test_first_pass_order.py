@@ -2,7 +2,8 @@
 (``reconcile/application.py``), which wake-ups ask for a pass rather than only allow one
 (``service/wakeups.py``), and the watches' first LISTs a settled Application's first pass waits for
 (``service/ownedwatch.py``). The limiter's routine queue is tested in test_passlimiter.py; the
-whole, against a real API server, in tests/e2e/test_quiet_restart_e2e.py."""
+order of the LISTs and the first pass against a real API server in tests/e2e/test_drift_e2e.py; a
+fleet's quiet restart in ``make bench`` (bench/bench_restart.py)."""
 
 from __future__ import annotations
 
