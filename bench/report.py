@@ -555,6 +555,67 @@ def scale_section(step: dict[str, Any] | None, floor_step: dict[str, Any] | None
     return text
 
 
+def growth_section(step: dict[str, Any] | None, floor_step: dict[str, Any] | None, out: Path) -> str:
+    """How time, requests, operator CPU and RSS grow with the fleet (issue 43 item 6): the one-shard
+    runs of the ``scale`` step with the same objects per Application, three sizes or more."""
+    head = "## 4d. Growth with the fleet (steps `scale` and `floor`)\n\n"
+    how = ("`bench/run_all.py --only scale,floor --scale 1000/4,5000/4,10000/4 --floor 1000/4,5000/4,10000/4 "
+           "--scale-timeout 3600 --merge`")
+    runs = [r.get("figures") or {} for r in (step or {}).get("runs", [])]
+    by_objects: dict[int, list[dict[str, Any]]] = {}
+    for fig in runs:
+        if fig.get("ready_s") and fig.get("shards", 1) == 1 and fig.get("ready") == fig.get("apps"):
+            by_objects.setdefault(int(fig.get("objects", 10)), []).append(fig)
+    series = max(by_objects.values(), key=len, default=[])
+    if len(series) < 3:
+        return head + f"_Fewer than three one-shard fleet sizes with the same objects per Application: run {how}._"
+    series.sort(key=lambda f: f["apps"])
+    objects = int(series[0].get("objects", 10))
+    ideal = _floors(floor_step, with_applications=True)
+    first = series[0]
+
+    def cpu(fig: dict[str, Any]) -> float | None:
+        value = (fig.get("cpu_s") or {}).get("operator")
+        return float(value) if value is not None else None
+
+    def grown(value: float | None, base: float | None) -> str:
+        return f"{value / base:.2f}×" if value is not None and base else "—"
+
+    rows = []
+    for fig in series:
+        best = ideal.get((fig["apps"], objects))
+        rows.append((f"{fig['apps']:,}", f"{fmt(fig['ready_s'], 1)} s", grown(fig["ready_s"], first["ready_s"]),
+                     f"{fig['ready_s'] / best:.2f}×" if best else "—",
+                     fmt(fig.get("audit_requests_per_app"), 2), f"{fmt(cpu(fig), 1)} s", grown(cpu(fig), cpu(first)),
+                     f"{fmt(fig.get('peak_rss_mib'), 0)} MiB",
+                     grown(fig.get("peak_rss_mib"), first.get("peak_rss_mib"))))
+    text = head + (
+        f"Runs of {step.get('date_utc') if step else '?'}: one operator, {objects} objects per Application, each size "
+        f"on a fresh full control plane ({how}). Growth is each figure against the smallest fleet's; "
+        "linear growth is the fleet's own ratio. *× ideal*: the time against the floor that also makes each "
+        "Application's own writes, run in the same `make bench`.\n\n")
+    text += table(("Applications", "all Ready", "time grown", "× ideal", "requests per App (audit log)",
+                   "operator CPU", "CPU grown", "peak RSS", "RSS grown"), rows)
+    plt = _plt()
+    fig, axes = plt.subplots(1, 4, figsize=(11, 2.8))
+    xs = [f["apps"] for f in series]
+    panels = ((axes[0], [f["ready_s"] for f in series], "all Ready (s)"),
+              (axes[1], [f.get("audit_requests_per_app") for f in series], "requests per Application"),
+              (axes[2], [cpu(f) for f in series], "operator CPU (s)"),
+              (axes[3], [f.get("peak_rss_mib") for f in series], "peak RSS (MiB)"))
+    for ax, ys, title in panels:
+        ax.plot(xs, ys, marker="o")
+        ax.set_title(title)
+        ax.set_xlabel("Applications")
+        ax.set_ylim(bottom=0)
+    ideal_ys = [ideal.get((x, objects)) for x in xs]
+    if all(y is not None for y in ideal_ys):
+        axes[0].plot(xs, ideal_ys, marker="x", linestyle="--", label="ideal")
+        axes[0].legend()
+    _save(fig, out / "growth.png")
+    return text + "\n\n![growth with the fleet](growth.png)"
+
+
 def floor_section(step: dict[str, Any] | None) -> str:
     head = "## 4c. The control plane's own floor: the fleet's objects applied with no operator (step `floor`)\n\n"
     runs = (step or {}).get("runs")
@@ -925,7 +986,7 @@ def render(results: dict[str, Any], out: Path) -> str:
     sections = [intro, headline_section(t_sum, r_sum, n_sum, o_sum, i_sum, steps.get("peer"), config),
                 machine_section(machine), t_text, r_text, n_text, o_text,
                 scale_section(steps.get("scale"), steps.get("floor")),
-                floor_section(steps.get("floor")), i_text,
+                floor_section(steps.get("floor")), growth_section(steps.get("scale"), steps.get("floor"), out), i_text,
                 p_text, fairness_section(steps.get("fairness")),
                 ui_section(steps.get("ui")), multicluster_section(steps.get("multicluster")),
                 topology_section(steps.get("topology")), urlsource_section(steps.get("urlsource")),

@@ -28,6 +28,8 @@ Steps (``--only`` picks some, comma-separated):
 - ``scale``      — ``bench_operator.py --audit`` once per fleet size of ``--scale`` (default 200 and
   1,000 Applications × 10 objects, and 5,000 × 4 across 2 shards): time to Ready, requests (the
   operator's count and the audit log's, kopf's included), peak RSS, steady state, as they grow;
+  the report's growth section (4d, with a plot) takes the one-shard sizes of one object count, at
+  least three (``--scale 1000/4,5000/4,10000/4`` with ``--floor`` the same for its ideal);
 - ``floor``      — ``bench_fleet_floor.py --audit --json`` per size of ``--floor`` (default 200 and
   1,000 × 10, 5,000 × 4): the same objects applied with no operator — by kubectl (4 processes),
   then by the reconciler library alone (``--client reconciler --parallel 10``) — until every

@@ -1,0 +1,42 @@
+"""The report's growth section (bench/report.py, issue 43 item 6): one-shard runs of one object count,
+grown against the smallest, the ideal's ratio, the plot written; too few sizes say how to run them."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
+
+import report
+
+
+def run(apps: int, ready_s: float, cpu: float, rss: float, objects: int = 4, shards: int = 1) -> dict[str, object]:
+    return {"exit_code": 0, "figures": {"apps": apps, "objects": objects, "shards": shards, "ready": apps,
+                                        "ready_s": ready_s, "audit_requests_per_app": 10.0,
+                                        "cpu_s": {"operator": cpu}, "peak_rss_mib": rss}}
+
+
+def floor(apps: int, ready_s: float) -> dict[str, object]:
+    return {"figures": {"client": "reconciler", "with_applications": True, "apps": apps, "objects": 4,
+                        "ready": apps, "ready_s": ready_s}}
+
+
+def test_three_sizes_grow_against_the_smallest_with_the_ideals_ratio_and_a_plot(tmp_path: Path) -> None:
+    scale = {"date_utc": "2026-12-07 03:00:00 UTC",
+             "runs": [run(10000, 900.0, 300.0, 1000.0), run(1000, 90.0, 25.0, 200.0), run(5000, 440.0, 140.0, 600.0),
+                      run(5000, 300.0, 100.0, 400.0, shards=2), run(1000, 97.0, 48.0, 264.0, objects=10)]}
+    text = report.growth_section(scale, {"runs": [floor(1000, 80.0), floor(10000, 800.0)]}, tmp_path)
+    lines = text.splitlines()
+    assert "| 1,000 | 90.0 s | 1.00× | 1.12× | 10.00 | 25.0 s | 1.00× | 200 MiB | 1.00× |" in lines
+    assert "| 5,000 | 440.0 s | 4.89× | — | 10.00 | 140.0 s | 5.60× | 600 MiB | 3.00× |" in lines
+    assert "| 10,000 | 900.0 s | 10.00× | 1.12× | 10.00 | 300.0 s | 12.00× | 1,000 MiB | 5.00× |" in lines
+    assert (tmp_path / "growth.png").stat().st_size > 0
+
+
+def test_fewer_than_three_sizes_say_how_to_run_them(tmp_path: Path) -> None:
+    text = report.growth_section({"runs": [run(1000, 90.0, 25.0, 200.0), run(5000, 440.0, 140.0, 600.0)]}, None,
+                                 tmp_path)
+    assert "_Fewer than three one-shard fleet sizes with the same objects per Application: run" in text
+    assert not (tmp_path / "growth.png").exists()
+    assert "_Fewer than three" in report.growth_section(None, None, tmp_path)
