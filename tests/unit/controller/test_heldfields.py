@@ -78,3 +78,27 @@ def test_the_limit_refuses_at_the_same_byte_held_as_text_or_not() -> None:
     fits = "x" * (1_500_000 - over)
     assert refusal(fits, held=False) is None and refusal(fits, held=True) is None
     assert refusal(fits + "x", held=False) == refusal(fits + "x", held=True) is not None
+
+
+def nested(levels: int) -> dict[str, Any]:
+    top: dict[str, Any] = {}
+    node = top
+    for _ in range(levels):
+        node["f:x"] = {}
+        node = node["f:x"]
+    return top
+
+
+def test_field_sets_deeper_than_orjson_goes_are_held_by_the_standard_encoder() -> None:
+    deep = nested(300)  # orjson stops at 255 levels
+    app = {"metadata": {"managedFields": [{"manager": "kubectl", "fieldsV1": deep}]}}
+    heldfields.compact(app)
+    assert app["metadata"]["managedFields"][0]["fieldsV1"] == json.dumps(deep, separators=(",", ":"))
+
+
+def test_what_cannot_be_held_as_text_is_kept_as_it_came_and_nothing_is_raised() -> None:
+    odd = {"f:x": object()}  # no encoder takes it: a stand-in for anything unforeseen
+    entries = [{"manager": "kubectl", "fieldsV1": odd}, {"manager": "x", "subresource": "status"}]
+    app = {"metadata": {"managedFields": entries}}
+    heldfields.compact(app)
+    assert app["metadata"]["managedFields"] is entries and entries[0]["fieldsV1"] is odd

@@ -14,6 +14,7 @@ same as from the original entries.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -22,6 +23,8 @@ import orjson
 __all__ = ["compact", "entries_bytes", "json_bytes", "without_status_writes"]
 
 _FIELDS = "fieldsV1"
+
+log = logging.getLogger("oam_operator.controller")
 
 
 def json_bytes(value: Any) -> int:
@@ -36,7 +39,25 @@ def without_status_writes(entries: Sequence[Any]) -> list[Any]:
 
 def compact(obj: Any) -> None:
     """Hold ``obj``'s managed fields as text, in place: status writes' entries dropped, every
-    other entry's ``fieldsV1`` as its compact JSON. Anything not shaped so is left as it is."""
+    other entry's ``fieldsV1`` as its compact JSON. Anything not shaped so is left as it is, and
+    nothing an object holds makes it raise: it runs on kopf's watch stream, which an exception
+    would end (docs/operator.md#identity-hostile-input-and-limits)."""
+    try:
+        _compact(obj)
+    except Exception:  # an object this cannot hold as text is kept as it came
+        log.debug("managed fields kept as they came", exc_info=True)
+
+
+def _text(fields: dict[str, Any]) -> str:
+    """``fields`` as compact JSON; orjson stops at 255 levels, the standard encoder goes as deep as
+    the process's raised recursion limit lets it (controller/reconcile/depth.py)."""
+    try:
+        return orjson.dumps(fields).decode()
+    except TypeError:
+        return json.dumps(fields, separators=(",", ":"), ensure_ascii=False)
+
+
+def _compact(obj: Any) -> None:
     meta = obj.get("metadata") if isinstance(obj, dict) else None
     if not isinstance(meta, dict):
         return
@@ -47,7 +68,7 @@ def compact(obj: Any) -> None:
     for entry in without_status_writes(entries):
         fields = entry.get(_FIELDS) if isinstance(entry, dict) else None
         if isinstance(fields, dict):
-            entry = {**entry, _FIELDS: orjson.dumps(fields).decode()}
+            entry = {**entry, _FIELDS: _text(fields)}
         kept.append(entry)
     meta["managedFields"] = kept
 
