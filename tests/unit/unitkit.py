@@ -9,10 +9,12 @@ no network beyond a closed 127.0.0.1 port).
 - Rendered chart objects (``tests/unit/helm``): ``of_kind``, ``one``, ``container``, ``args``,
   ``rules``, ``rule_set``, ``has_wildcard``.
 - The Dockerfile (``tests/unit/helm/test_dockerfile.py``): ``parse``.
+- kopf's daemon stop flag, as the Application loop uses it: ``DaemonStopped``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import re
 import sys
@@ -370,3 +372,16 @@ def parse(path: Path) -> Dockerfile:
         else:
             stages[-1].instructions.append((keyword, re.sub(r"\s+", " ", rest.strip())))
     return Dockerfile(global_args, stages)
+
+
+class DaemonStopped:
+    """kopf's daemon stop flag, as far as the Application loop and its gates use it."""
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+
+    def __bool__(self) -> bool:
+        return self.event.is_set()
+
+    async def wait(self) -> None:
+        await self.event.wait()

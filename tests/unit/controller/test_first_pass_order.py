@@ -17,6 +17,7 @@ import pytest
 from oam_operator.controller.reconcile.application import settled
 from oam_operator.controller.service.ownedwatch import OwnedObjects, WatchedKind
 from oam_operator.controller.service.wakeups import Wakeups
+from tests.unit.unitkit import DaemonStopped
 
 KEY = "oam-operator.dev/requested-at"
 DEPLOYMENTS = WatchedKind("apps", "v1", "deployments", "Deployment")
@@ -112,19 +113,6 @@ def test_stopping_the_watches_ends_a_wait_for_their_lists() -> None:
     assert done == [True] and not waiter.is_alive()
 
 
-class _Stopped:
-    """kopf's daemon stop flag, as far as the loop uses it."""
-
-    def __init__(self) -> None:
-        self.event = asyncio.Event()
-
-    def __bool__(self) -> bool:
-        return self.event.is_set()
-
-    async def wait(self) -> None:
-        await self.event.wait()
-
-
 class _Runtime:
     """Records each pass: whose, whether the watches had listed by then, whether its slot was routine."""
 
@@ -169,7 +157,7 @@ def test_a_settled_applications_first_pass_waits_for_the_lists_and_a_changed_one
 
         def run(uid: str, body: dict[str, Any]) -> asyncio.Task[None]:
             meta = {"namespace": "shop", "name": uid, **body["metadata"]}
-            return asyncio.create_task(loop(stopped=_Stopped(), body={**body, "metadata": meta}, meta=meta, uid=uid,
+            return asyncio.create_task(loop(stopped=DaemonStopped(), body={**body, "metadata": meta}, meta=meta, uid=uid,
                                             namespace="shop"))
 
         quiet = run("quiet", application())

@@ -17,6 +17,7 @@ from oam_operator.controller.service.leadership import Leadership, identity
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import TransientApiError
 from oam_operator.reconciler.ratelimit import RateLimiter
+from tests.unit.unitkit import DaemonStopped
 
 
 def test_a_fenced_request_is_refused_before_it_is_sent() -> None:
@@ -154,19 +155,6 @@ def test_release_on_shutdown_clears_the_holder() -> None:
     assert not leadership.leading() and elector.role is Role.RELEASED
 
 
-class _Stopped:
-    """kopf's daemon stop flag, as far as the gate uses it."""
-
-    def __init__(self) -> None:
-        self.event = asyncio.Event()
-
-    def __bool__(self) -> bool:
-        return self.event.is_set()
-
-    async def wait(self) -> None:
-        await self.event.wait()
-
-
 class _Leading:
     def __init__(self) -> None:
         self.now = False
@@ -181,13 +169,13 @@ def test_a_pass_waits_at_the_gate_until_the_instance_leads() -> None:
     async def scenario() -> None:
         assert await _until_leading(None, asyncio.Event()) is True  # no leader election: at once
         leadership, led = _Leading(), asyncio.Event()
-        waiting = asyncio.ensure_future(_until_leading(leadership, led, _Stopped()))  # type: ignore[arg-type]
+        waiting = asyncio.ensure_future(_until_leading(leadership, led, DaemonStopped()))  # type: ignore[arg-type]
         await asyncio.sleep(0.05)
         assert not waiting.done()  # standing by
         leadership.now = True
         led.set()
         assert await asyncio.wait_for(waiting, 1) is True
-        standby, stopped = _Leading(), _Stopped()
+        standby, stopped = _Leading(), DaemonStopped()
         waiting = asyncio.ensure_future(_until_leading(standby, asyncio.Event(), stopped))  # type: ignore[arg-type]
         await asyncio.sleep(0.05)
         stopped.event.set()  # the daemon is stopped (shutdown, the Application moved): no pass
