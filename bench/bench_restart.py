@@ -65,7 +65,7 @@ def wait_ready(plane: dc.ControlPlane, index: int, since: float) -> float:
     """Seconds from ``since`` until Application ``index`` is Ready for its current generation."""
     namespace = f"bench-{index:03d}"
     watch_until(plane.api(), f"/apis/oam-operator.dev/v1alpha1/namespaces/{namespace}/applications", 1,
-                lambda a: is_ready(a), since + 600)
+                is_ready, since + 600)
     return time.monotonic() - since
 
 

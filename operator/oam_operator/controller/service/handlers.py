@@ -219,15 +219,14 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
             # waits for the watches' first LISTs, and it yields to every other waiting pass
             # (docs/operator.md#a-quiet-restart).
             wakeups = controller.wakeups
-            routine = not wakeups.asked(uid) and settled(body, requested_at)
-            if first and routine:
+            if first and not wakeups.asked(uid) and settled(body, requested_at):
                 while not controller.listed.is_set() and not stopped and not wakeups.asked(uid):
                     wakeups.clear(uid)  # a new term's wake-up: the pass it asks for comes after the wait
                     await _sleep(stopped, wake, None, controller.listed)
                 if stopped:
                     break
-                routine = not wakeups.asked(uid) and settled(body, requested_at)
             first = False
+            routine = not wakeups.asked(uid) and settled(body, requested_at)
             async with scheduler.lock(uid), scheduler.limiter.slot(namespace or "", routine=routine) as admission:
                 if stopped or meta.get("deletionTimestamp"):  # kopf's view of the body, kept current
                     break
