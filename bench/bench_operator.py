@@ -7,10 +7,10 @@ operator running as a real process, and prints:
 - the operator's peak RSS (VmHWM of the process);
 - API requests per Application (the operator's own ``oam_operator_api_requests_total``, kopf's
   watch traffic not counted), and writes per Application;
-- the steady state: requests per minute over one minute with nothing changing, with
-  ``--default-interval 30s`` so the periodic drift check runs twice in that minute; the minute
-  starts once no write was counted for 10 s after Ready (Events drain in the background), and
-  the writes of that tail are reported;
+- the steady state: requests per minute and the operator's CPU (% of a core) over one minute
+  with nothing changing, with ``--default-interval 30s`` (``--interval``) so the periodic drift
+  check runs twice in that minute; the minute starts once no write was counted for 10 s after
+  Ready (Events drain in the background), and the writes of that tail are reported;
 - the size of the status the operator persisted: the compact JSON encoding of ``.status``, of
   ``.status.inventory`` and of the whole object, as read back from the API server once Ready
   (the largest Application's).
@@ -212,6 +212,9 @@ def main() -> int:
                              "whole object under etcd's 1.5 MiB request limit)")
     parser.add_argument("--skip-steady", action="store_true",
                         help="stop once Ready: no Event-drain wait, no steady-state minute")
+    parser.add_argument("--interval", default="30s",
+                        help="the operator's --default-interval: 30 s runs every Application's drift check twice "
+                             "in the steady-state minute; the operator's own default (10m) shows it idle")
     parser.add_argument("--operator-arg", action="append", default=[], metavar="FLAG",
                         help="one more flag for `oam-operator run` (repeatable)")
     args = parser.parse_args()
@@ -239,7 +242,7 @@ def main() -> int:
             operators.append(OperatorProcess.start(
                 work / f"operator-{shard}.log", kubeconfig=plane.handle.kubeconfig, operator_namespace="default",
                 log_format=None,  # the operator's default; its log is kept, not read
-                extra=["--default-interval", "30s", "--log-level", "warning", "--use-operator-identity",
+                extra=["--default-interval", args.interval, "--log-level", "warning", "--use-operator-identity",
                        *([f"--shard=s{shard}"] if shard else []), *args.operator_arg]))
         for each in operators:
             each.wait_serving(60, health=False)
@@ -308,8 +311,10 @@ def main() -> int:
         settled = time.monotonic() - quiet_since >= 10
         settle_writes = last["writes"] - after_ready["writes"]
         steady_start = requests(operators)
+        steady_cpu_before = sum(cpu_seconds(p.pid) for p in operators)
         time.sleep(60)
         steady_end = requests(operators)
+        steady_cpu = (sum(cpu_seconds(p.pid) for p in operators) - steady_cpu_before) / 60 * 100  # % of one core
         cached_objects = gauge(operators, "oam_operator_watch_cache_objects")
         cached_bytes = gauge(operators, "oam_operator_watch_cache_bytes")
         cached_per_object = cached_bytes / cached_objects if cached_objects else 0.0
@@ -336,10 +341,11 @@ def main() -> int:
         print(f"| after Ready: writes until 10 s without one (Event backlog) | {settle_writes / args.apps:.1f} per "
               f"Application, the last {last_write_s:.0f} s after Ready"
               f"{'' if settled else f' (still writing after {args.settle_timeout:.0f} s)'} |")
-        print(f"| steady state: requests per minute (interval 30s) | {steady_all:.0f} |")
+        print(f"| steady state: requests per minute (interval {args.interval}) | {steady_all:.0f} |")
         print(f"| steady state: reads per minute | {steady_all - steady_writes:.0f} (target ≤ 0.1 per Application "
               f"= {args.apps / 10:.0f}) |")
         print(f"| steady state: writes per minute | {steady_writes:.0f} (target 0) |")
+        print(f"| steady state: operator CPU | {steady_cpu:.2f} % of a core |")
         print(f"| leader election: Lease requests per minute, per instance (apart from the above) | "
               f"{(steady_end['lease'] - steady_start['lease']) / len(operators):.0f} |")
         print(f"| largest persisted status (compact JSON) | {sizes['status']:,} bytes (target < 1 MiB) |")
@@ -356,7 +362,8 @@ def main() -> int:
                 "writes_per_app": writes_per_app, "settle_writes_per_app": settle_writes / args.apps,
                 "last_write_after_ready_s": last_write_s, "settled": settled,
                 "steady_requests_per_min": steady_all, "steady_reads_per_min": steady_all - steady_writes,
-                "steady_writes_per_min": steady_writes, "shards": len(operators), "peak_rss_each_mib": rss_each,
+                "steady_writes_per_min": steady_writes, "steady_cpu_percent": steady_cpu,
+                "interval": args.interval, "shards": len(operators), "peak_rss_each_mib": rss_each,
                 "steady_lease_requests_per_min_each": (steady_end["lease"] - steady_start["lease"]) / len(operators),
                 "audit_requests_per_app": None if audited is None else audited / args.apps, "cpu_s": cpu,
                 "operator_args": args.operator_arg,

@@ -560,7 +560,7 @@ def growth_section(step: dict[str, Any] | None, floor_step: dict[str, Any] | Non
     runs of the ``scale`` step with the same objects per Application, three sizes or more."""
     head = "## 4d. Growth with the fleet (steps `scale` and `floor`)\n\n"
     how = ("`bench/run_all.py --only scale,floor --scale 1000/4,5000/4,10000/4 --floor 1000/4,5000/4,10000/4 "
-           "--scale-timeout 3600 --merge`")
+           "--floor-clients ideal --scale-interval 10m --scale-timeout 3600 --merge`")
     runs = [r.get("figures") or {} for r in (step or {}).get("runs", [])]
     by_objects: dict[int, list[dict[str, Any]]] = {}
     for fig in runs:
@@ -581,6 +581,15 @@ def growth_section(step: dict[str, Any] | None, floor_step: dict[str, Any] | Non
     def grown(value: float | None, base: float | None) -> str:
         return f"{value / base:.2f}×" if value is not None and base else "—"
 
+    def steady(fig: dict[str, Any]) -> str:
+        reads, writes = fig.get("steady_reads_per_min"), fig.get("steady_writes_per_min")
+        if reads is None or writes is None:
+            return "—"
+        idle = fig.get("steady_cpu_percent")
+        return (f"{reads / fig['apps']:.3f} reads, {writes:.0f} writes"
+                + (f", CPU {idle:.2f} %" if idle is not None else "")
+                + f" (interval {fig.get('interval', '30s')})")
+
     rows = []
     for fig in series:
         best = ideal.get((fig["apps"], objects))
@@ -588,14 +597,16 @@ def growth_section(step: dict[str, Any] | None, floor_step: dict[str, Any] | Non
                      f"{fig['ready_s'] / best:.2f}×" if best else "—",
                      fmt(fig.get("audit_requests_per_app"), 2), f"{fmt(cpu(fig), 1)} s", grown(cpu(fig), cpu(first)),
                      f"{fmt(fig.get('peak_rss_mib'), 0)} MiB",
-                     grown(fig.get("peak_rss_mib"), first.get("peak_rss_mib"))))
+                     grown(fig.get("peak_rss_mib"), first.get("peak_rss_mib")),
+                     steady(fig)))
     text = head + (
         f"Runs of {step.get('date_utc') if step else '?'}: one operator, {objects} objects per Application, each size "
         f"on a fresh full control plane ({how}). Growth is each figure against the smallest fleet's; "
         "linear growth is the fleet's own ratio. *× ideal*: the time against the floor that also makes each "
         "Application's own writes, run in the same `make bench`.\n\n")
     text += table(("Applications", "all Ready", "time grown", "× ideal", "requests per App (audit log)",
-                   "operator CPU", "CPU grown", "peak RSS", "RSS grown"), rows)
+                   "operator CPU", "CPU grown", "peak RSS", "RSS grown",
+                   "steady minute: reads per App, writes, operator CPU (% of a core)"), rows)
     plt = _plt()
     fig, axes = plt.subplots(1, 4, figsize=(11, 2.8))
     xs = [f["apps"] for f in series]

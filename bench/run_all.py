@@ -590,7 +590,7 @@ def step_scale(args: argparse.Namespace) -> dict[str, Any]:
              not in specs)]
     for apps, shards, objects in specs:
         extra = ["--apps", str(apps), "--objects", str(objects), "--shards", str(shards), "--audit",
-                 "--timeout", str(args.scale_timeout), "--settle-timeout", "60"]
+                 "--timeout", str(args.scale_timeout), "--settle-timeout", "60", "--interval", args.scale_interval]
         runs.extend(_operator_runs(extra, 1, f"scale-{apps}x{shards}-{objects}objects"))
     runs.sort(key=lambda run: ((run.get("figures") or {}).get("apps", 0), (run.get("figures") or {}).get("shards", 1)))
     return {"runs": runs, "ok": all(r["figures"] and r["exit_code"] == 0 for r in runs)}
@@ -599,13 +599,20 @@ def step_scale(args: argparse.Namespace) -> dict[str, Any]:
 def step_floor(args: argparse.Namespace) -> dict[str, Any]:
     """``bench_fleet_floor.py``: the fleet's objects applied with no operator, by kubectl and by
     the reconciler library alone (the yardsticks), each on a fresh control plane."""
-    runs = []
-    for spec in args.floor.split(","):
-        if not spec.strip():
-            continue
-        apps, _, objects = fleet_spec(spec, args.objects)
-        for client, parallel, extra in (("kubectl", 4, []), ("reconciler", 10, []),
-                                        ("reconciler", 10, ["--with-applications"])):
+    clients = {"kubectl": ("kubectl", 4, []), "reconciler": ("reconciler", 10, []),
+               "ideal": ("reconciler", 10, ["--with-applications"])}
+    chosen = [clients[name.strip()] for name in args.floor_clients.split(",") if name.strip()]
+    sizes = [fleet_spec(spec, args.objects) for spec in args.floor.split(",") if spec.strip()]
+    rerun = {(client, bool(extra), apps, objects) for apps, _, objects in sizes for client, _, extra in chosen}
+
+    def key(run: dict[str, Any]) -> tuple[Any, ...]:
+        f = run.get("figures") or {}
+        return f.get("client"), bool(f.get("with_applications")), f.get("apps"), f.get("objects")
+
+    # With --merge, the runs of other sizes and clients from the results file stay (as in step_scale).
+    runs = [run for run in getattr(args, "previous_floor", []) if run.get("figures") and key(run) not in rerun]
+    for apps, _, objects in sizes:
+        for client, parallel, extra in chosen:
             with tempfile.TemporaryDirectory() as tmp:
                 out = Path(tmp) / "floor.json"
                 name = f"floor-{client}{'-apps' if extra else ''}-{apps}x{objects}"
@@ -754,6 +761,11 @@ def main() -> int:
                         help="fleet sizes of the scale step: APPS[xSHARDS][/OBJECTS], comma-separated")
     parser.add_argument("--floor", default="200,1000,5000/4",
                         help="fleet sizes of the floor step: APPS[/OBJECTS], comma-separated")
+    parser.add_argument("--floor-clients", default="kubectl,reconciler,ideal",
+                        help="the floor step's clients, comma-separated: kubectl, reconciler (the library alone), "
+                             "ideal (the library with each Application's own writes, --with-applications)")
+    parser.add_argument("--scale-interval", default="30s",
+                        help="the operator's --default-interval in the scale step (its own default: 10m)")
     parser.add_argument("--restart", default="1000/10",
                         help="fleet sizes of the restart step: APPS[/OBJECTS], comma-separated (e.g. 10000/4)")
     parser.add_argument("--restart-observe", type=float, default=60,
@@ -786,6 +798,7 @@ def main() -> int:
     if args.merge and args.out.exists():
         results = json.loads(args.out.read_text())
     args.previous_scale = (results.get("steps", {}).get("scale") or {}).get("runs", [])
+    args.previous_floor = (results.get("steps", {}).get("floor") or {}).get("runs", [])
     results["machine"] = machine_facts()
     results["config"] = {"repeat": args.repeat, "apps": args.apps, "objects": args.objects,
                          "inventory_objects": args.inventory_objects}

@@ -11,10 +11,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 import report
 
 
-def run(apps: int, ready_s: float, cpu: float, rss: float, objects: int = 4, shards: int = 1) -> dict[str, object]:
-    return {"exit_code": 0, "figures": {"apps": apps, "objects": objects, "shards": shards, "ready": apps,
-                                        "ready_s": ready_s, "audit_requests_per_app": 10.0,
-                                        "cpu_s": {"operator": cpu}, "peak_rss_mib": rss}}
+def run(apps: int, ready_s: float, cpu: float, rss: float, objects: int = 4, shards: int = 1,
+        steady: bool = True) -> dict[str, object]:
+    figures = {"apps": apps, "objects": objects, "shards": shards, "ready": apps, "ready_s": ready_s,
+               "audit_requests_per_app": 10.0, "cpu_s": {"operator": cpu}, "peak_rss_mib": rss}
+    if steady:
+        figures |= {"steady_reads_per_min": apps / 100, "steady_writes_per_min": 0, "steady_cpu_percent": 1.5,
+                    "interval": "10m"}
+    return {"exit_code": 0, "figures": figures}
 
 
 def floor(apps: int, ready_s: float) -> dict[str, object]:
@@ -24,13 +28,15 @@ def floor(apps: int, ready_s: float) -> dict[str, object]:
 
 def test_three_sizes_grow_against_the_smallest_with_the_ideals_ratio_and_a_plot(tmp_path: Path) -> None:
     scale = {"date_utc": "2026-12-07 03:00:00 UTC",
-             "runs": [run(10000, 900.0, 300.0, 1000.0), run(1000, 90.0, 25.0, 200.0), run(5000, 440.0, 140.0, 600.0),
-                      run(5000, 300.0, 100.0, 400.0, shards=2), run(1000, 97.0, 48.0, 264.0, objects=10)]}
+             "runs": [run(10000, 900.0, 300.0, 1000.0), run(1000, 90.0, 25.0, 200.0, steady=False),
+                      run(5000, 440.0, 140.0, 600.0), run(5000, 300.0, 100.0, 400.0, shards=2), run(1000, 97.0, 48.0, 264.0, objects=10)]}
     text = report.growth_section(scale, {"runs": [floor(1000, 80.0), floor(10000, 800.0)]}, tmp_path)
     lines = text.splitlines()
-    assert "| 1,000 | 90.0 s | 1.00× | 1.12× | 10.00 | 25.0 s | 1.00× | 200 MiB | 1.00× |" in lines
-    assert "| 5,000 | 440.0 s | 4.89× | — | 10.00 | 140.0 s | 5.60× | 600 MiB | 3.00× |" in lines
-    assert "| 10,000 | 900.0 s | 10.00× | 1.12× | 10.00 | 300.0 s | 12.00× | 1,000 MiB | 5.00× |" in lines
+    assert "| 1,000 | 90.0 s | 1.00× | 1.12× | 10.00 | 25.0 s | 1.00× | 200 MiB | 1.00× | — |" in lines
+    assert ("| 5,000 | 440.0 s | 4.89× | — | 10.00 | 140.0 s | 5.60× | 600 MiB | 3.00× | "
+            "0.010 reads, 0 writes, CPU 1.50 % (interval 10m) |") in lines
+    assert ("| 10,000 | 900.0 s | 10.00× | 1.12× | 10.00 | 300.0 s | 12.00× | 1,000 MiB | 5.00× | "
+            "0.010 reads, 0 writes, CPU 1.50 % (interval 10m) |") in lines
     assert (tmp_path / "growth.png").stat().st_size > 0
 
 
