@@ -10,6 +10,9 @@ and for an error ``<domain>/outcome-reason`` and ``<domain>/outcome-message``. T
 Application's ``kubernetes.io/change-cause`` is copied when the revision is recorded, as
 Deployments copy it to their ReplicaSets.
 
+A revision is recorded once it ends (``Ready`` or ``Error``), or as ``Processing`` when a newer one
+supersedes it first; until then the Application's status is its only account (``with_unrecorded``).
+
 This module is the format only (names, labels, building and reading); the operator writes it
 (``controller/reconcile/history.py``), the CLI reads it (``cli/history.py``).
 """
@@ -37,6 +40,7 @@ __all__ = [
     "revision_name",
     "revision_path",
     "selector",
+    "with_unrecorded",
 ]
 
 CHANGE_CAUSE = "kubernetes.io/change-cause"
@@ -161,3 +165,27 @@ def restored_spec(recorded: Mapping[str, Any], live: Mapping[str, Any]) -> dict[
         if key in live:
             spec[key] = live[key]
     return spec
+
+
+def with_unrecorded(revisions: list[Revision], app: Mapping[str, Any]) -> list[Revision]:
+    """``revisions`` (recorded) and, oldest first, the Application's current revision as its status
+    shows it when that one is not recorded yet: the operator records a revision once it ends
+    (controller/reconcile/history.py), so one still processing is ``Processing`` here, with the
+    Application's spec, since ``processingSince``. A restore, a history limit of 0 or an ended
+    revision without a record add nothing."""
+    status = app.get("status") or {}
+    spec = app.get("spec") or {}
+    number = status.get("revision")
+    counted = isinstance(number, int) and number >= 1 and status.get("processingDigest") == status.get(
+        "lastProcessingDigest")
+    if (not counted or status.get("state") in ("Ready", "Error") or status.get("rolledBack")
+            or spec.get("revisionHistoryLimit") == 0 or any(r.number == number for r in revisions)):
+        return sorted(revisions, key=lambda r: r.number)
+    meta = app.get("metadata") or {}
+    current = Revision(number=int(number), name="", created=str(status.get("processingSince") or ""),
+                       spec=dict(spec), profile=str(status.get("profile") or ""),
+                       digest=str(status.get("revisionDigest") or status.get("processingDigest") or ""),
+                       generation=int(meta.get("generation") or 0), restores=None,
+                       change_cause=str((meta.get("annotations") or {}).get(CHANGE_CAUSE) or ""),
+                       outcome=Outcome("Processing"))
+    return sorted([*revisions, current], key=lambda r: r.number)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from oam_operator.api.revisions import CHANGE_CAUSE, Revision, read_revision, selector
+from oam_operator.api.revisions import CHANGE_CAUSE, Revision, read_revision, selector, with_unrecorded
 from oam_operator.cli.historyview import (
     RollbackRefused,
     render_documents,
@@ -46,7 +46,8 @@ def _error(message: str) -> int:
 
 
 def list_revisions(conn: Connection, app: dict[str, Any], domain: str) -> list[Revision]:
-    """The recorded revisions of ``app`` (oldest first)."""
+    """The recorded revisions of ``app`` (oldest first), and its current one while it is not
+    recorded yet (``with_unrecorded``)."""
     from kubernetes import client
 
     from oam_operator.cli.kubeclient import REQUEST_TIMEOUT, ApiFailure
@@ -66,7 +67,7 @@ def list_revisions(conn: Connection, app: dict[str, Any], domain: str) -> list[R
         from oam_operator.cli.kubeclient import describe_api_error
 
         raise describe_api_error(exc, "listing the revisions of", namespace, name, conn.server) from exc
-    return sorted((read_revision(domain, item) for item in items), key=lambda r: r.number)
+    return with_unrecorded([read_revision(domain, item) for item in items], app)
 
 
 def _server_message(exc: Any) -> str:

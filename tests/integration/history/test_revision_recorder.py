@@ -1,8 +1,9 @@
 """The revision recorder against the real API server (docs/operator.md#revision-history,
 ``controller/reconcile/history.py``): what each step of an Application's life writes, counted in requests.
 
-A pass that changes nothing sends nothing; a new revision is one LIST (none for the first) and
-one POST (plus a DELETE per revision beyond the limit); a new outcome one PATCH; a lowered limit one LIST and the
+A pass that changes nothing sends nothing; a new revision is recorded once it ends: one LIST (none
+for the first) and one POST with its outcome (plus a DELETE per revision beyond the limit); a
+recorded revision's new outcome one PATCH; a record found existing is taken over; a lowered limit one LIST and the
 DELETEs; a rolled-back input is recorded with the revision it restores; a name taken by a
 namesake's leftover is replaced; the API server's ControllerRevision validation accepts the
 documents (owner reference, labels, annotations), and its immutable ``data`` survives the
@@ -15,7 +16,7 @@ from typing import Any
 
 from kubernetes import client
 
-from oam_operator.api.revisions import read_revision
+from oam_operator.api.revisions import Outcome, read_revision
 from oam_operator.controller.reconcile.history import Recorded, RevisionRecorder
 from oam_operator.reconciler.accounting import RequestAccounting
 from oam_operator.reconciler.client import ClusterClient
@@ -65,11 +66,11 @@ def test_each_step_writes_only_its_difference(custom: Any, kube_api: Any, namesp
         return result, {method: n for method, n in counts.items() if n}
 
     memory, sent = step({}, status(1, "d1", "Processing"), None)
-    assert sent == {"POST": 1}  # the first revision: nothing earlier to list
-    assert recorded(kube_api, namespace, uid)[1].outcome.state == "Processing"
-    assert recorded(kube_api, namespace, uid)[1].change_cause == "first"
+    assert sent == {}  # not ended: recorded once it ends
     memory, sent = step(status(1, "d1", "Processing"), status(1, "d1", "Ready", READY), memory)
-    assert sent == {"PATCH": 1}
+    assert sent == {"POST": 1}  # the first revision: nothing earlier to list; its outcome in the same request
+    assert recorded(kube_api, namespace, uid)[1].outcome.state == "Ready"
+    assert recorded(kube_api, namespace, uid)[1].change_cause == "first"
     memory, sent = step(status(1, "d1", "Ready", READY), status(1, "d1", "Ready", READY), memory)
     assert sent == {}  # nothing changed, nothing sent
     _, sent = step(status(1, "d1", "Ready", READY), status(1, "d1", "Ready", READY), None)
@@ -78,17 +79,31 @@ def test_each_step_writes_only_its_difference(custom: Any, kube_api: Any, namesp
     memory, sent = step(status(1, "d1", "Ready", READY), status(2, "d2", "Error", FAILED), memory)
     assert sent == {"GET": 1, "POST": 1}
     memory, sent = step(status(2, "d2", "Error", FAILED), status(3, "d1", "Processing"), memory)
+    assert sent == {}
+    memory, sent = step(status(3, "d1", "Processing"), status(3, "d1", "Ready", READY), memory)
     assert sent == {"GET": 1, "POST": 1, "DELETE": 1}  # the limit of 2: revision 1 goes
     history = recorded(kube_api, namespace, uid)
     assert sorted(history) == [2, 3]
     assert (history[2].outcome.state, history[2].outcome.reason, history[2].outcome.message) == (
         "Error", "ApiError", "Boom")
     assert history[3].restores == 1  # it applies what 1 applied (pruned in the same step)
-    memory, sent = step(status(3, "d1", "Processing"), status(4, "d2", "Ready", READY), memory)
+    memory, sent = step(status(3, "d1", "Ready", READY), status(4, "d2", "Ready", READY), memory)
     assert recorded(kube_api, namespace, uid)[4].restores == 2
 
+    # Revision 4's objects went unready, the operator restarted, and they are Ready again: its
+    # record is taken over (an earlier process wrote it), its outcome and time unchanged.
+    waiting = status(4, "d2", "Processing")
+    memory, sent = step(waiting, waiting, None)
+    assert sent == {}
+    later = dict(READY, lastTransitionTime="2026-12-02T11:00:00Z")
+    memory, sent = step(waiting, status(4, "d2", "Ready", later), memory)
+    assert sent == {"GET": 2, "POST": 1}  # the LIST, the refused POST, the GET of what is there; no PATCH
+    assert recorded(kube_api, namespace, uid)[4].outcome == Outcome("Ready", "2026-12-02T10:00:00Z")
+    memory, sent = step(status(4, "d2", "Ready", later), status(4, "d2", "Error", FAILED), memory)
+    assert sent == {"PATCH": 1}
+
     app["spec"]["revisionHistoryLimit"] = 1
-    memory, sent = step(status(4, "d2", "Ready", READY), status(4, "d2", "Ready", READY), memory)
+    memory, sent = step(status(4, "d2", "Error", FAILED), status(4, "d2", "Error", FAILED), memory)
     assert sent == {"GET": 1, "DELETE": 1}
     assert sorted(recorded(kube_api, namespace, uid)) == [4]
 

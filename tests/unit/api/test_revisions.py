@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from oam_operator.api.revisions import Outcome, manifest, outcome_annotations, read_revision, revision_name
+from typing import Any
+
+import pytest
+
+from oam_operator.api.revisions import (
+    Outcome,
+    manifest,
+    outcome_annotations,
+    read_revision,
+    revision_name,
+    with_unrecorded,
+)
 
 APP = {"apiVersion": "oam-operator.dev/v1alpha1", "kind": "Application",
        "metadata": {"name": "shop", "namespace": "team", "uid": "u-1", "generation": 4,
@@ -42,3 +53,38 @@ def test_a_long_name_keeps_a_hash_and_the_number() -> None:
     assert revision_name("shop", 12) == "shop-r12"
     long = revision_name(name, 12)
     assert len(long) == 253 and long.endswith("-r12") and long != revision_name("a" * 252 + "b", 12)
+
+
+def recorded(number: int) -> Any:
+    return read_revision("oam-operator.dev", manifest("oam-operator.dev", APP, number, profile="", digest=f"d{number}",
+                                                      restores=None, outcome=Outcome("Ready", "t")))
+
+
+PROCESSING = {"revision": 3, "processingDigest": "p3", "lastProcessingDigest": "p3", "revisionDigest": "d3",
+              "state": "Processing", "profile": "gold", "processingSince": "2026-12-02T10:00:00Z"}
+
+
+def test_the_current_revision_not_recorded_yet_is_shown_as_its_status_tells() -> None:
+    """history.py records a revision once it ends: until then ``history`` shows it from the status."""
+    shown = with_unrecorded([recorded(2), recorded(1)], APP | {"status": PROCESSING})
+    assert [r.number for r in shown] == [1, 2, 3]
+    assert (shown[2].name, shown[2].created, shown[2].spec, shown[2].profile, shown[2].digest, shown[2].generation,
+            shown[2].restores, shown[2].change_cause, shown[2].outcome) == (
+        "", "2026-12-02T10:00:00Z", APP["spec"], "gold", "d3", 4, None, "image 1.2", Outcome("Processing"))
+
+
+@pytest.mark.parametrize("status", [
+    PROCESSING | {"revision": 2},  # recorded already (superseded, or taken over)
+    PROCESSING | {"state": "Ready"},  # ended without a record: limit 0 earlier, or applied before history
+    PROCESSING | {"state": "Error"},
+    PROCESSING | {"processingDigest": "p4"},  # a new input not counted: revision 3 is not what it processes
+    PROCESSING | {"rolledBack": {"revision": 2, "restores": 1}},  # a restore is recorded by its first pass
+    {},
+])
+def test_nothing_is_added_for_a_recorded_ended_new_or_restoring_input(status: dict[str, Any]) -> None:
+    assert [r.number for r in with_unrecorded([recorded(2), recorded(1)], APP | {"status": status})] == [1, 2]
+
+
+def test_a_history_limit_of_zero_shows_nothing() -> None:
+    app = APP | {"spec": {**APP["spec"], "revisionHistoryLimit": 0}, "status": PROCESSING}
+    assert with_unrecorded([], app) == []

@@ -227,3 +227,83 @@ def test_a_rollbacks_restore_records_the_restored_spec_with_restores() -> None:
     recorder.record(body, {"revision": 2}, restore, Recorded(2, Outcome("Error"), 10))
     posted = [json.loads(sent) for method, _, sent in client.requests if method == "POST"]
     assert [(p["revision"], p["data"]["spec"], p["data"]["restores"]) for p in posted] == [(3, {"v": "good"}, 1)]
+
+
+BODY = {"metadata": {"namespace": "shop", "name": "shop", "uid": "u", "generation": 3,
+                     "annotations": {"kubernetes.io/change-cause": "v3", "other": "x"}},
+        "spec": {"v": "three"}}
+
+
+def sent(client: RecordingClient) -> list[tuple[str, str]]:
+    return [(method, path.rsplit("/", 1)[-1]) for method, path, _ in client.requests]
+
+
+def test_a_revision_is_recorded_once_it_ends_with_its_outcome_in_one_post() -> None:
+    """Issue 43: a first apply to Ready was a POST (Processing) and a PATCH (Ready); it is one POST."""
+    client = RecordingClient()
+    recorder = RevisionRecorder(client, "oam-operator.dev")  # type: ignore[arg-type]
+    waiting = status(revision=1, state="Processing", profile="edge", revisionDigest="r1")
+    recorded = recorder.record(BODY, {}, waiting, None)
+    assert client.requests == []  # still processing: nothing recorded yet
+    assert recorded.pending is not None and recorded.pending.number == 1
+    assert recorded.pending.spec == {"v": "three"}
+    later = {**BODY, "metadata": {**BODY["metadata"], "generation": 4}, "spec": {"v": "three", "interval": "1m"}}
+    ready = status(revision=1, state="Ready", conditions=[READY], lastAppliedAt="2026-12-02T10:00:00Z")
+    recorded = recorder.record(later, waiting, ready, recorded)
+    assert sent(client) == [("POST", "controllerrevisions")]  # revision 1: nothing earlier to list
+    document = json.loads(client.requests[0][2])
+    assert document["metadata"]["annotations"] == {"oam-operator.dev/outcome": "Ready",
+                                                   "oam-operator.dev/outcome-at": "2026-12-02T10:00:00Z",
+                                                   "kubernetes.io/change-cause": "v3"}
+    # what its first pass applied, not the later body's
+    assert document["data"] == {"spec": {"v": "three"}, "profile": "edge", "digest": "r1", "generation": 3}
+    assert recorded == Recorded(1, Outcome("Ready", "2026-12-02T10:00:00Z"), 10)
+    assert recorder.record(later, ready, ready, recorded) == recorded
+    assert len(client.requests) == 1  # nothing changed, nothing sent
+
+
+def test_a_pass_that_ends_its_new_revision_records_it_at_once() -> None:
+    client = RecordingClient()
+    recorder = RevisionRecorder(client, "oam-operator.dev")  # type: ignore[arg-type]
+    failed = status(revision=1, state="Error", conditions=[FAILED])
+    recorded = recorder.record(BODY, {}, failed, None)
+    assert sent(client) == [("POST", "controllerrevisions")]
+    assert json.loads(client.requests[0][2])["metadata"]["annotations"]["oam-operator.dev/outcome"] == "Error"
+    assert recorded == Recorded(1, Outcome("Error", "2026-12-02T10:05:00Z", "ApiError", "Boom"), 10)
+
+
+def test_a_revision_superseded_before_it_ended_is_recorded_as_processing() -> None:
+    client = ListingClient()
+    recorder = RevisionRecorder(client, "oam-operator.dev")  # type: ignore[arg-type]
+    recorded = Recorded(2, Outcome("Ready"), 10)
+    third = status(revision=3, processingDigest="c", lastProcessingDigest="c", state="Processing")
+    recorded = recorder.record(BODY, status(state="Ready"), third, recorded)
+    assert client.requests == []
+    newer = {**BODY, "metadata": {**BODY["metadata"], "generation": 4}, "spec": {"v": "four"}}
+    fourth = status(revision=4, processingDigest="d", lastProcessingDigest="d", state="Processing")
+    recorded = recorder.record(newer, third, fourth, recorded)
+    assert sent(client) == [("GET", "controllerrevisions"), ("POST", "controllerrevisions")]
+    posted = json.loads(client.requests[1][2])
+    assert (posted["revision"], posted["data"]["spec"], posted["metadata"]["annotations"]["oam-operator.dev/outcome"]) \
+        == (3, {"v": "three"}, "Processing")
+    assert recorded.number == 3 and recorded.pending is not None and recorded.pending.number == 4
+    ended = status(revision=4, processingDigest="d", lastProcessingDigest="d", state="Ready", conditions=[READY])
+    recorder.record(newer, fourth, ended, recorded)
+    posted = json.loads(client.requests[-1][2])
+    assert (posted["revision"], posted["data"]["spec"], posted["metadata"]["annotations"]["oam-operator.dev/outcome"]) \
+        == (4, {"v": "four"}, "Ready")
+
+
+def test_after_a_restart_a_revision_that_had_not_ended_is_recorded_when_it_ends() -> None:
+    """Its record may or may not exist (an earlier process's pass may have ended it unrecorded):
+    it is pending again, and a POST that finds one takes it over (the integration test)."""
+    client = RecordingClient()
+    recorder = RevisionRecorder(client, "oam-operator.dev")  # type: ignore[arg-type]
+    waiting = status(revision=2, state="Processing")
+    recorded = recorder.record(BODY, waiting, waiting, None)
+    assert client.requests == [] and recorded.pending is not None and recorded.pending.number == 2
+    recorder.record(BODY, waiting, status(revision=2, state="Ready", conditions=[READY]), recorded)
+    assert sent(client) == [("GET", "controllerrevisions"), ("POST", "controllerrevisions")]
+    ready = status(state="Ready", conditions=[READY])
+    assert recorder.record(BODY, ready, ready, None) == Recorded(2, Outcome("Ready", "2026-12-02T10:00:00Z"), 10)
+    assert len(client.requests) == 2  # a Ready revision at a restart: taken as recorded, nothing sent

@@ -2,11 +2,13 @@
 
 After a pass of the apply branch, ``RevisionRecorder.record`` compares what the pass's status
 says of the current revision (its number, its outcome) and the history limit with what was
-last recorded, and writes only the difference: a new revision is one LIST (for the
-``restores`` link and pruning; not before revision 1), one POST and a DELETE per revision
-beyond the limit; a new
-outcome (``Ready``, or an ``Error`` with a new reason or message) is one PATCH of the
-revision's annotations; a pass that changes nothing sends nothing.
+last recorded, and writes only the difference. A revision is recorded once it ends (``Ready``
+or ``Error``), with that outcome, in one POST: a first apply to Ready costs one request, not a
+POST and then a PATCH of its outcome. Until then the pass remembers what it applied
+(``Pending``: its spec and the facts of its first pass), which is recorded as ``Processing`` if
+a newer revision supersedes it first. A recorded revision's later new outcome is one PATCH; a
+new revision also costs one LIST (for the ``restores`` link and pruning; not before revision 1)
+and a DELETE per revision beyond the limit; a pass that changes nothing sends nothing.
 
 Decisions:
 
@@ -20,10 +22,15 @@ Decisions:
   (a re-apply moves ``lastAppliedAt``, a drift correction, a reconcile request) writes nothing,
   so ``history``'s OUTCOME time does not move (``new_outcome``). Ready, then Error, then
   Ready again is a new outcome, with its own time.
+- A rollback's restore is recorded by its first pass, as before: its record is the restored
+  spec the passes after it read back (``passes.restore``).
 - Written with the operator's own identity, like the status: bookkeeping of the Application,
   not one of its objects, so a tenant's ServiceAccount needs no rights on ControllerRevisions.
 - A failed write is logged and tried again by the next pass (what was recorded stays as it was).
-- After a restart the persisted status is taken as recorded: no request per Application at start-up.
+- After a restart the persisted status is taken as recorded: no request per Application at
+  start-up. A revision still processing then is recorded when it ends, as pending ones are (a
+  record an earlier process already wrote is taken over: GET and PATCH); one that a new spec
+  supersedes before the operator's first pass after the restart keeps no record.
 """
 
 from __future__ import annotations
@@ -31,39 +38,83 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
+
+import orjson
 
 from oam_operator.api.application import DEFAULT_REVISION_HISTORY_LIMIT, MAX_REVISION_HISTORY_LIMIT
 from oam_operator.api.conditions import ready_condition
 from oam_operator.api.revisions import (
+    CHANGE_CAUSE,
     Outcome,
     application_label,
     manifest,
     outcome_annotations,
+    read_revision,
     revision_name,
     revision_path,
     selector,
 )
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError
+from oam_operator.reconciler.jsoncodec import loads
 
 from .application import Application
 
-__all__ = ["Recorded", "RevisionRecorder", "attributed", "history_limit", "limit_refusal", "listed_revisions",
-           "new_outcome", "to_prune"]
+__all__ = ["Pending", "Recorded", "RevisionRecorder", "attributed", "history_limit", "limit_refusal",
+           "listed_revisions", "new_outcome", "restarted", "to_prune"]
 
 log = logging.getLogger("oam_operator.controller")
 FINAL_STATES = ("Ready", "Error")
 
 
 @dataclass(frozen=True)
+class Pending:
+    """A revision counted and applied but not recorded yet (it has not ended): what its first pass
+    applied, as the record needs it — the Application's identity, generation, change cause and
+    spec (``encoded``: compact JSON, since every Application of a fleet being created holds one
+    until its first Ready), and the status's profile and digests."""
+
+    number: int
+    encoded: bytes
+    status: dict[str, Any]
+
+    @property
+    def body(self) -> dict[str, Any]:
+        return dict(loads(self.encoded))
+
+    @property
+    def spec(self) -> Mapping[str, Any]:
+        return dict(self.body["spec"])
+
+    @classmethod
+    def of(cls, number: int, app: Application, status: Mapping[str, Any]) -> Pending:
+        meta = app.meta
+        cause = (meta.get("annotations") or {}).get(CHANGE_CAUSE)
+        kept = {"name": meta.get("name"), "namespace": meta.get("namespace"), "uid": meta.get("uid"),
+                "generation": meta.get("generation"), "annotations": {CHANGE_CAUSE: cause} if cause else {}}
+        facts = {key: status.get(key) for key in ("profile", "revisionDigest", "processingDigest")}
+        return cls(number, encoded({"metadata": kept, "spec": app.raw_spec}), facts)
+
+
+def encoded(document: Mapping[str, Any]) -> bytes:
+    """``document`` as compact JSON (orjson stops at 255 levels; the standard encoder goes deeper)."""
+    try:
+        return orjson.dumps(document)
+    except (TypeError, orjson.JSONEncodeError):
+        return json.dumps(document, separators=(",", ":")).encode()
+
+
+@dataclass(frozen=True)
 class Recorded:
-    """What the history holds of an Application as far as the operator knows."""
+    """What the history holds of an Application as far as the operator knows, and the revision
+    waiting to be recorded (``pending``)."""
 
     number: int | None
     outcome: Outcome | None
     limit: int
+    pending: Pending | None = None
 
 
 def history_limit(spec: Mapping[str, Any]) -> int:
@@ -118,6 +169,22 @@ def to_prune(numbers: list[int], limit: int) -> list[int]:
     return ordered[:max(len(ordered) - limit, 0)]
 
 
+def restarted(app: Application, before: Mapping[str, Any], status: Mapping[str, Any], limit: int) -> Recorded:
+    """What is taken as recorded at an Application's first pass after a start: the persisted
+    status's revision and outcome. A revision that had not ended may not be recorded yet: while
+    this pass still speaks of it (same revision, not a restore), it is pending again, from this
+    pass's body (the same input: its digest is counted)."""
+    was = attributed(before)
+    if was is None:
+        return Recorded(None, None, limit)
+    number, outcome = was
+    now = attributed(status)
+    if (outcome.state not in FINAL_STATES and now is not None and now[0] == number
+            and not before.get("rolledBack")):
+        return Recorded(None, None, limit, Pending.of(number, app, status))
+    return Recorded(number, outcome, limit)
+
+
 class RevisionRecorder:
     """Writes the ControllerRevisions of Applications with ``client`` (the operator's identity)."""
 
@@ -130,25 +197,47 @@ class RevisionRecorder:
         status it started from). Returns what is recorded now, for the next pass."""
         app = Application.of(body)
         limit = history_limit(app.raw_spec)
-        if recorded is None:
-            was = attributed(before)
-            recorded = Recorded(was[0] if was else None, was[1] if was else None, limit)
         now = attributed(status)
+        if recorded is None:
+            recorded = restarted(app, before, status, limit)
         try:
-            if now is not None and now[0] != recorded.number:
-                number, outcome = now
-                self._create(app, status, number, outcome, limit)
-                return Recorded(number, outcome, limit)
-            if now is not None and now[1].state in FINAL_STATES and new_outcome(now[1], recorded.outcome):
-                self._patch(app, now[0], now[1])
-                return Recorded(recorded.number, now[1], limit)
-            if limit != recorded.limit:
-                self._prune(app, self._list(app), limit)
-                return Recorded(recorded.number, recorded.outcome, limit)
+            return self._advance(app, status, now, recorded, limit)
         except ApiError as error:
             log.warning("recording the revision failed: %s", error,
                         extra={"fields": {"namespace": app.namespace, "name": app.name}})
         return recorded
+
+    def _advance(self, app: Application, status: Mapping[str, Any], now: tuple[int, Outcome] | None,
+                 recorded: Recorded, limit: int) -> Recorded:
+        pending = recorded.pending
+        if now is None:  # a new input not counted (yet): the history stays as it is
+            return self._limit(app, recorded, limit)
+        number, outcome = now
+        if pending is not None and pending.number != number:  # superseded before it ended
+            self._create(Application.of(pending.body), pending.status, pending.number, Outcome("Processing"), limit)
+            recorded, pending = Recorded(pending.number, Outcome("Processing"), limit), None
+        final = outcome.state in FINAL_STATES
+        if pending is not None:
+            if not final:
+                return self._limit(app, recorded, limit)
+            self._create(Application.of(pending.body), pending.status, number, outcome, limit)
+            return Recorded(number, outcome, limit)
+        if number != recorded.number:  # counted by this pass
+            if final or status.get("rolledBack"):
+                self._create(app, status, number, outcome, limit)
+                return Recorded(number, outcome, limit)
+            return replace(recorded, pending=Pending.of(number, app, status))
+        if final and new_outcome(outcome, recorded.outcome):
+            self._patch(app, number, outcome)
+            return Recorded(number, outcome, limit)
+        return self._limit(app, recorded, limit)
+
+    def _limit(self, app: Application, recorded: Recorded, limit: int) -> Recorded:
+        """A changed ``revisionHistoryLimit`` prunes what it no longer keeps."""
+        if limit == recorded.limit:
+            return recorded
+        self._prune(app, self._list(app), limit)
+        return replace(recorded, limit=limit)
 
     # -- requests --------------------------------------------------------------------------------
 
@@ -175,7 +264,7 @@ class RevisionRecorder:
             except ApiError as error:
                 if error.status != 409:
                     raise
-                self._take_over(document)
+                self._take_over(document, outcome)
         self._prune(app, existing, limit)
 
     def _post(self, namespace: str, document: dict[str, Any]) -> None:
@@ -186,16 +275,20 @@ class RevisionRecorder:
         self.client.request("create", "POST", revision_path(namespace), body=json.dumps(document),
                             content_type="application/yaml")
 
-    def _take_over(self, document: dict[str, Any]) -> None:
-        """A revision of that name exists: ours (an earlier attempt whose answer was lost) gets
-        the outcome; a leftover of a deleted namesake is replaced; another's is left alone."""
+    def _take_over(self, document: dict[str, Any], outcome: Outcome) -> None:
+        """A revision of that name exists: ours (an earlier attempt whose answer was lost, or an
+        earlier process's record of a revision pending again after a restart) gets the outcome
+        when it is news (its time stays, ``new_outcome``); a leftover of a deleted namesake is
+        replaced; another's is left alone."""
         meta, label = document["metadata"], application_label(self.domain)
         path = revision_path(str(meta["namespace"]), str(meta["name"]))
         found = self.client.request("read", "GET", path)
         labels = (found.get("metadata") or {}).get("labels") or {}
         if labels.get(label) == meta["labels"][label]:
-            self.client.request("patch", "PATCH", path, body={"metadata": {"annotations": meta["annotations"]}},
-                                content_type="application/merge-patch+json")
+            if new_outcome(outcome, read_revision(self.domain, found).outcome):
+                self.client.request("patch", "PATCH", path,
+                                    body={"metadata": {"annotations": outcome_annotations(self.domain, outcome)}},
+                                    content_type="application/merge-patch+json")
         elif label in labels:
             self.client.request("delete", "DELETE", path)
             self._post(str(meta["namespace"]), document)

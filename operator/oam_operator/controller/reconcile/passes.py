@@ -240,6 +240,8 @@ class _Pass:
         # Where the pass works: the operator's cluster, or a remote one (``work_on``).
         self.where = _Where(env, owner_id(env.cluster_id, self.namespace, self.name), None)
         self.namespace_terminating = memory.namespace_terminating
+        # The revision applied but not recorded yet (history.py): its spec is read from here.
+        self.unrecorded = memory.recorded.pending if memory.recorded is not None else None
         self.stamp = _Stamp(baseline=list(self.status.conditions or []))  # what the epilogue writes
         self.events: list[Event] = []
         self.drift_found: _DriftFound | None = None  # what conclude_drift found; None: it did not look
@@ -988,7 +990,10 @@ class _Pass:
         return fleet.child(self.app.body, state.cluster, self.domain, state.carries, live.get("spec") or {})
 
     def spec_of_revision(self, number: int) -> Mapping[str, Any] | None:
-        """The fleet Application's spec of revision ``number``, from its revision history (history.py)."""
+        """The fleet Application's spec of revision ``number``, from its revision history (history.py),
+        or as its pass applied it while that revision waits to be recorded (``history.Pending``)."""
+        if self.unrecorded is not None and self.unrecorded.number == number:
+            return self.unrecorded.spec
         path = revision_path(self.namespace, revision_name(self.name, number))
         try:
             recorded = self.env.clients.operator_client.request("read", "GET", path)
