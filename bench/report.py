@@ -508,10 +508,11 @@ def scale_section(step: dict[str, Any] | None, floor_step: dict[str, Any] | None
     text = head + (
         f"Run {step.get('date_utc')}. Each row: `bench/bench_operator.py --audit` on a fresh full control plane, the "
         "Applications (M-1 ConfigMaps and one Deployment each, own namespace) created at once, the operator with "
-        "its defaults plus `--default-interval 30s`; with shards, one process without `--shard` and the others "
+        "its defaults plus `--default-interval 30s` (or the interval its steady-state cell names); with shards, one "
+        "process without `--shard` and the others "
         "`--shard s1` …, the Applications spread round-robin by label, requests summed. *× floor* is the time "
         "against the reconciler library's floor for the same objects (section 4c, `--client reconciler "
-        "--parallel 10`, same run of `make bench`); *× ideal* against the floor that also creates the "
+        "--parallel 10`, the newest run of that size); *× ideal* against the floor that also creates the "
         "Applications and makes each one's own writes (`--with-applications`: the finalizer, two status writes "
         "and an Event, an operator doing no work of its own). Requests: the operator's own count, and the audit log's "
         "(every request of the operator process to Ready, kopf's included). Targets (issue 23): 1,000 × 10 Ready "
@@ -532,12 +533,14 @@ def scale_section(step: dict[str, Any] | None, floor_step: dict[str, Any] | None
         ideal_ratio = f"{fig['ready_s'] / best:.2f}×" if best and fig.get("ready_s") else "—"
         reads = fig.get("steady_reads_per_min")
         mark = "" if "steady_lease_requests_per_min_each" in fig else " †"  # measured before the Lease's own counter
+        interval = f" (interval {fig['interval']})" if fig.get("interval", "30s") != "30s" else ""
         unmarked = unmarked and not mark
         rows.append((f"{fig['apps']:,}", str(objects), str(fig.get("shards", 1)), f"{fig['ready']:,}/{fig['apps']:,}",
                      fmt(fig.get("ready_s"), 1), ratio, ideal_ratio, fmt(fig.get("requests_per_app"), 1),
                      fmt(fig.get("audit_requests_per_app"), 1), fmt(fig.get("writes_per_app"), 1),
                      " + ".join(fmt(x, 0) for x in rss),
-                     f"{fmt(reads, 0)} = {reads / fig['apps']:.3f} per App{mark}" if reads is not None else "—",
+                     (f"{fmt(reads, 0)} = {reads / fig['apps']:.3f} per App{mark}{interval}"
+                      if reads is not None else "—"),
                      fmt(fig.get("steady_writes_per_min"), 0) + mark,
                      fmt(fig.get("watch_cache_bytes_per_object"), 0),
                      " / ".join(map(str, run.get("load_before") or [])) + " → " +
@@ -555,64 +558,79 @@ def scale_section(step: dict[str, Any] | None, floor_step: dict[str, Any] | None
     return text
 
 
+GROWTH_HOW = ("`bench/run_all.py --only scale,floor --scale 1000/4,5000/4,10000/4 --floor 1000/4,5000/4,10000/4 "
+              "--floor-clients ideal --scale-interval 10m --scale-timeout 3600 --merge`")
+GROWTH_HEADER = ("Applications", "all Ready", "time grown", "× ideal", "requests per App (audit log)",
+                 "operator CPU", "CPU grown", "peak RSS", "RSS grown",
+                 "steady minute: reads per App, writes, operator CPU (% of a core)")
+
+
+def growth_series(step: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The one-shard, all-Ready runs of the ``scale`` step with the most sizes of one object count,
+    smallest fleet first; ``[]`` with fewer than three sizes."""
+    by_objects: dict[int, list[dict[str, Any]]] = {}
+    for fig in (r.get("figures") or {} for r in (step or {}).get("runs", [])):
+        if fig.get("ready_s") and fig.get("shards", 1) == 1 and fig.get("ready") == fig.get("apps"):
+            by_objects.setdefault(int(fig.get("objects", 10)), []).append(fig)
+    series = max(by_objects.values(), key=len, default=[])
+    return sorted(series, key=lambda f: f["apps"]) if len(series) >= 3 else []
+
+
+def _operator_cpu(fig: dict[str, Any]) -> float | None:
+    value = (fig.get("cpu_s") or {}).get("operator")
+    return float(value) if value is not None else None
+
+
+def _grown(value: float | None, base: float | None) -> str:
+    return f"{value / base:.2f}×" if value is not None and base else "—"
+
+
+def _steady(fig: dict[str, Any]) -> str:
+    reads, writes = fig.get("steady_reads_per_min"), fig.get("steady_writes_per_min")
+    if reads is None or writes is None:
+        return "—"
+    idle = fig.get("steady_cpu_percent")
+    return (f"{reads / fig['apps']:.3f} reads, {writes:.0f} writes"
+            + (f", CPU {idle:.2f} %" if idle is not None else "")
+            + f" (interval {fig.get('interval', '30s')})")
+
+
+def growth_rows(series: list[dict[str, Any]], ideal: dict[tuple[int, int], float]) -> list[tuple[str, ...]]:
+    """``GROWTH_HEADER``'s rows: each size against the smallest, and its time against the ideal's."""
+    first, rows = series[0], []
+    for fig in series:
+        best = ideal.get((fig["apps"], int(fig.get("objects", 10))))
+        rows.append((f"{fig['apps']:,}", f"{fmt(fig['ready_s'], 1)} s", _grown(fig["ready_s"], first["ready_s"]),
+                     f"{fig['ready_s'] / best:.2f}×" if best else "—",
+                     fmt(fig.get("audit_requests_per_app"), 2), f"{fmt(_operator_cpu(fig), 1)} s",
+                     _grown(_operator_cpu(fig), _operator_cpu(first)),
+                     f"{fmt(fig.get('peak_rss_mib'), 0)} MiB",
+                     _grown(fig.get("peak_rss_mib"), first.get("peak_rss_mib")), _steady(fig)))
+    return rows
+
+
 def growth_section(step: dict[str, Any] | None, floor_step: dict[str, Any] | None, out: Path) -> str:
     """How time, requests, operator CPU and RSS grow with the fleet (issue 43 item 6): the one-shard
     runs of the ``scale`` step with the same objects per Application, three sizes or more."""
     head = "## 4d. Growth with the fleet (steps `scale` and `floor`)\n\n"
-    how = ("`bench/run_all.py --only scale,floor --scale 1000/4,5000/4,10000/4 --floor 1000/4,5000/4,10000/4 "
-           "--floor-clients ideal --scale-interval 10m --scale-timeout 3600 --merge`")
-    runs = [r.get("figures") or {} for r in (step or {}).get("runs", [])]
-    by_objects: dict[int, list[dict[str, Any]]] = {}
-    for fig in runs:
-        if fig.get("ready_s") and fig.get("shards", 1) == 1 and fig.get("ready") == fig.get("apps"):
-            by_objects.setdefault(int(fig.get("objects", 10)), []).append(fig)
-    series = max(by_objects.values(), key=len, default=[])
-    if len(series) < 3:
-        return head + f"_Fewer than three one-shard fleet sizes with the same objects per Application: run {how}._"
-    series.sort(key=lambda f: f["apps"])
+    series = growth_series(step)
+    if not series:
+        return head + ("_Fewer than three one-shard fleet sizes with the same objects per Application: run "
+                       f"{GROWTH_HOW}._")
     objects = int(series[0].get("objects", 10))
     ideal = _floors(floor_step, with_applications=True)
-    first = series[0]
-
-    def cpu(fig: dict[str, Any]) -> float | None:
-        value = (fig.get("cpu_s") or {}).get("operator")
-        return float(value) if value is not None else None
-
-    def grown(value: float | None, base: float | None) -> str:
-        return f"{value / base:.2f}×" if value is not None and base else "—"
-
-    def steady(fig: dict[str, Any]) -> str:
-        reads, writes = fig.get("steady_reads_per_min"), fig.get("steady_writes_per_min")
-        if reads is None or writes is None:
-            return "—"
-        idle = fig.get("steady_cpu_percent")
-        return (f"{reads / fig['apps']:.3f} reads, {writes:.0f} writes"
-                + (f", CPU {idle:.2f} %" if idle is not None else "")
-                + f" (interval {fig.get('interval', '30s')})")
-
-    rows = []
-    for fig in series:
-        best = ideal.get((fig["apps"], objects))
-        rows.append((f"{fig['apps']:,}", f"{fmt(fig['ready_s'], 1)} s", grown(fig["ready_s"], first["ready_s"]),
-                     f"{fig['ready_s'] / best:.2f}×" if best else "—",
-                     fmt(fig.get("audit_requests_per_app"), 2), f"{fmt(cpu(fig), 1)} s", grown(cpu(fig), cpu(first)),
-                     f"{fmt(fig.get('peak_rss_mib'), 0)} MiB",
-                     grown(fig.get("peak_rss_mib"), first.get("peak_rss_mib")),
-                     steady(fig)))
     text = head + (
         f"Runs of {step.get('date_utc') if step else '?'}: one operator, {objects} objects per Application, each size "
-        f"on a fresh full control plane ({how}). Growth is each figure against the smallest fleet's; "
+        f"on a fresh full control plane ({GROWTH_HOW}). Growth is each figure against the smallest fleet's; "
         "linear growth is the fleet's own ratio. *× ideal*: the time against the floor that also makes each "
         "Application's own writes, run in the same `make bench`.\n\n")
-    text += table(("Applications", "all Ready", "time grown", "× ideal", "requests per App (audit log)",
-                   "operator CPU", "CPU grown", "peak RSS", "RSS grown",
-                   "steady minute: reads per App, writes, operator CPU (% of a core)"), rows)
+    text += table(GROWTH_HEADER, growth_rows(series, ideal))
     plt = _plt()
     fig, axes = plt.subplots(1, 4, figsize=(11, 2.8))
     xs = [f["apps"] for f in series]
     panels = ((axes[0], [f["ready_s"] for f in series], "all Ready (s)"),
               (axes[1], [f.get("audit_requests_per_app") for f in series], "requests per Application"),
-              (axes[2], [cpu(f) for f in series], "operator CPU (s)"),
+              (axes[2], [_operator_cpu(f) for f in series], "operator CPU (s)"),
               (axes[3], [f.get("peak_rss_mib") for f in series], "peak RSS (MiB)"))
     for ax, ys, title in panels:
         ax.plot(xs, ys, marker="o")
@@ -625,6 +643,49 @@ def growth_section(step: dict[str, Any] | None, floor_step: dict[str, Any] | Non
         axes[0].legend()
     _save(fig, out / "growth.png")
     return text + "\n\n![growth with the fleet](growth.png)"
+
+
+README_START, README_END = "<!-- growth:start (bench/report.py writes this) -->", "<!-- growth:end -->"
+
+
+def readme_growth(results: dict[str, Any]) -> str | None:
+    """The README's fleet figures (its Performance section), from the same runs as section 4d;
+    ``None`` without three sizes."""
+    steps = results.get("steps") or {}
+    step = steps.get("scale")
+    series = growth_series(step)
+    if not series:
+        return None
+    objects = int(series[0].get("objects", 10))
+    ideal = _floors(steps.get("floor"), with_applications=True)
+    first, last = series[0], series[-1]
+    commit = str((step or {}).get("git_commit") or "")[:12]
+    text = (f"**Growth with the fleet** (REPORT.md §4d; {GROWTH_HOW}; one run per size, "
+            f"{step.get('date_utc') if step else '?'}"
+            + (f", commit `{commit}`" if commit else "")
+            + f"): one operator with its defaults (leader election, watches of owned objects, the 10-minute "
+            f"interval), Applications of {objects - 1} ConfigMaps and one Deployment each, created at once with "
+            "`kubectl apply` on a fresh full control plane; *× ideal* is the time against "
+            "`bench_fleet_floor.py --with-applications` (the objects plus each Application's finalizer, two "
+            "status writes and an Event, no operator work) on the same machine in the same run.\n\n")
+    text += table(GROWTH_HEADER, growth_rows(series, ideal))
+    text += (f"\n\nFrom {first['apps']:,} to {last['apps']:,} Applications ({last['apps'] / first['apps']:.0f}× the "
+             f"fleet) the time to Ready grows {_grown(last['ready_s'], first['ready_s'])}, the operator's CPU "
+             f"{_grown(_operator_cpu(last), _operator_cpu(first))} and its peak RSS "
+             f"{_grown(last.get('peak_rss_mib'), first.get('peak_rss_mib'))}.")
+    return text
+
+
+def update_readme(path: Path, text: str) -> bool:
+    """Replace what stands between the README's growth markers with ``text``; ``False`` (nothing
+    written) when the markers are missing."""
+    readme = path.read_text()
+    if README_START not in readme or README_END not in readme:
+        return False
+    head, rest = readme.split(README_START, 1)
+    _, tail = rest.split(README_END, 1)
+    path.write_text(f"{head}{README_START}\n{text}\n{README_END}{tail}")
+    return True
 
 
 def floor_section(step: dict[str, Any] | None) -> str:
@@ -1010,11 +1071,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--results", type=Path, default=RESULTS / "results.json")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--readme", type=Path, default=BENCH.parent / "README.md",
+                        help="the README whose fleet figures (between its growth markers) are rewritten")
     args = parser.parse_args()
     results = json.loads(args.results.read_text())
     report = render(results, args.out)
     (args.out / "REPORT.md").write_text(report)
     print(f"[bench] wrote {args.out / 'REPORT.md'}")
+    growth = readme_growth(results)
+    if growth is not None and args.readme is not None and update_readme(args.readme, growth):
+        print(f"[bench] wrote the fleet figures of {args.readme}")
     return 0
 
 

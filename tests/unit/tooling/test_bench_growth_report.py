@@ -46,3 +46,25 @@ def test_fewer_than_three_sizes_say_how_to_run_them(tmp_path: Path) -> None:
     assert "_Fewer than three one-shard fleet sizes with the same objects per Application: run" in text
     assert not (tmp_path / "growth.png").exists()
     assert "_Fewer than three" in report.growth_section(None, None, tmp_path)
+
+
+def test_the_readme_figures_are_rewritten_between_the_markers(tmp_path: Path) -> None:
+    results = {"steps": {"scale": {"date_utc": "2026-12-07 05:00:00 UTC", "git_commit": "0123456789abcdef",
+                                   "runs": [run(1000, 90.0, 25.0, 200.0), run(5000, 440.0, 140.0, 600.0),
+                                            run(10000, 900.0, 300.0, 1000.0)]},
+                         "floor": {"runs": [floor(1000, 80.0), floor(10000, 800.0)]}}}
+    text = report.readme_growth(results)
+    assert text is not None
+    assert "2026-12-07 05:00:00 UTC, commit `0123456789ab`" in text
+    assert ("| 10,000 | 900.0 s | 10.00× | 1.12× | 10.00 | 300.0 s | 12.00× | 1,000 MiB | 5.00× | "
+            "0.010 reads, 0 writes, CPU 1.50 % (interval 10m) |") in text.splitlines()
+    assert text.endswith("From 1,000 to 10,000 Applications (10× the fleet) the time to Ready grows 10.00×, the "
+                         "operator's CPU 12.00× and its peak RSS 5.00×.")
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# x\n\nbefore\n{report.README_START}\nold figures\n{report.README_END}\nafter\n")
+    assert report.update_readme(readme, text)
+    assert readme.read_text() == f"# x\n\nbefore\n{report.README_START}\n{text}\n{report.README_END}\nafter\n"
+    unmarked = tmp_path / "OTHER.md"
+    unmarked.write_text("no markers\n")
+    assert not report.update_readme(unmarked, text) and unmarked.read_text() == "no markers\n"
+    assert report.readme_growth({"steps": {}}) is None
