@@ -175,14 +175,14 @@ def with_unrecorded(revisions: list[Revision], app: Mapping[str, Any]) -> list[R
     revision without a record add nothing."""
     status = app.get("status") or {}
     spec = app.get("spec") or {}
-    number = status.get("revision")
-    counted = isinstance(number, int) and number >= 1 and status.get("processingDigest") == status.get(
-        "lastProcessingDigest")
+    found = status.get("revision")
+    number = found if isinstance(found, int) else 0
+    counted = number >= 1 and status.get("processingDigest") == status.get("lastProcessingDigest")
     if (not counted or status.get("state") in ("Ready", "Error") or status.get("rolledBack")
             or spec.get("revisionHistoryLimit") == 0 or any(r.number == number for r in revisions)):
         return sorted(revisions, key=lambda r: r.number)
     meta = app.get("metadata") or {}
-    current = Revision(number=int(number), name="", created=str(status.get("processingSince") or ""),
+    current = Revision(number=number, name="", created=str(status.get("processingSince") or ""),
                        spec=dict(spec), profile=str(status.get("profile") or ""),
                        digest=str(status.get("revisionDigest") or status.get("processingDigest") or ""),
                        generation=int(meta.get("generation") or 0), restores=None,
