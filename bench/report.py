@@ -660,8 +660,8 @@ def readme_growth(results: dict[str, Any]) -> str | None:
     ideal = _floors(steps.get("floor"), with_applications=True)
     first, last = series[0], series[-1]
     commit = str((step or {}).get("git_commit") or "")[:12]
-    text = (f"**Growth with the fleet** (REPORT.md §4d; {GROWTH_HOW}; one run per size, "
-            f"{step.get('date_utc') if step else '?'}"
+    text = (f"**Growth with the fleet** ([REPORT.md](bench/results/REPORT.md) section 4d; {GROWTH_HOW}; "
+            f"one run per size, {step.get('date_utc') if step else '?'}"
             + (f", commit `{commit}`" if commit else "")
             + f"): one operator with its defaults (leader election, watches of owned objects, the 10-minute "
             f"interval), Applications of {objects - 1} ConfigMaps and one Deployment each, created at once with "
