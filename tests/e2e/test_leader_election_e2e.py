@@ -108,10 +108,13 @@ def start(plane: Plane, namespace: str, tmp_path: Path,
           request: pytest.FixtureRequest) -> Iterator[Callable[..., OperatorProcess]]:
     started: list[OperatorProcess] = []
 
-    def run(name: str, lease: tuple[str, ...] = LEASE, kubeconfig: str | None = None) -> OperatorProcess:
+    def run(name: str, lease: tuple[str, ...] = LEASE, kubeconfig: str | None = None,
+            env: dict[str, str] | None = None) -> OperatorProcess:
+        log = tmp_path / f"{name}-{len(started)}.log"
         instance = OperatorProcess.start(
-            tmp_path / f"{name}.log", kubeconfig=kubeconfig or plane.handle.kubeconfig, namespaces=[namespace],
-            operator_namespace=namespace, name=name, extra=["--use-operator-identity", "--default-profile", "", *lease])
+            log, kubeconfig=kubeconfig or plane.handle.kubeconfig, namespaces=[namespace],
+            operator_namespace=namespace, name=name, env=env,
+            extra=["--use-operator-identity", "--default-profile", "", *lease])
         started.append(instance)
         # the health server starts after the metrics one: a test may ask it next
         return instance.wait_serving(60)
@@ -337,6 +340,35 @@ def test_sigterm_hands_the_lease_over_at_once(
     wait_ready(plane, namespace, "small", 4, timeout=60)
     extra = [w for w in audit_writes(plane, namespace) if w["name"] == "small-extra"]
     assert extra and {by_instance(w) for w in extra} == {"inst-b"}
+
+
+def test_a_container_restarted_after_kill_9_takes_its_own_lease_at_once(
+        plane: Plane, namespace: str, start: Callable[..., OperatorProcess]) -> None:
+    """Issue 43: the restarted container of the same Pod (its name and UID: the chart's POD_UID)
+    takes the Lease its dead predecessor held without waiting for it to expire (60 s here); a
+    standby of another Pod waits for the expiry, as before."""
+    lease = ("--leader-election-lease-duration", "60s", "--leader-election-renew-deadline", "40s",
+             "--leader-election-retry-period", "2s")
+    pod = {"POD_UID": "4f1c2b9e-0d7a-4c55-9a51-2b8f0c6d1e3a"}
+    first = start("inst-a", lease, env=pod)
+    wait_until(lambda: holder(plane, namespace).startswith(f"inst-a_{pod['POD_UID']}_"), 30, "inst-a to lead")
+    dead = holder(plane, namespace)
+    other = start("inst-b", lease, env={"POD_UID": "9a51c2b8-0d7a-4c55-4f1c-2b8f0c6d1e3a"})
+    apply_app(plane, namespace, "small", 3)
+    wait_ready(plane, namespace, "small", 3)
+    first.kill()
+    restarted = start("inst-a", lease, env=pod)
+    wait_until(lambda: holder(plane, namespace) not in ("", dead), 30,
+               "the restarted container to take the Lease of its dead predecessor (60 s from expiring)")
+    assert holder(plane, namespace).startswith(f"inst-a_{pod['POD_UID']}_")
+    wait_until(lambda: restarted.leader_gauge() == 1.0, 10, "the restarted container's gauge to say it leads")
+    assert other.leader_gauge() == 0.0  # the other Pod's standby still waits
+    patch = {"spec": {"components": [*app(plane, namespace, "small")["spec"]["components"], {
+        "name": "extra", "type": "passthrough", "properties": {"object": {
+            "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "small-extra"}, "data": {"k": "x"}}}}]}}
+    client.CustomObjectsApi(plane.api).patch_namespaced_custom_object(DOMAIN, "v1alpha1", namespace, "applications",
+                                                                       "small", patch)
+    wait_ready(plane, namespace, "small", 4, timeout=60)
 
 
 def test_a_deletion_the_leader_finished_leaves_the_standby_nothing_to_do(

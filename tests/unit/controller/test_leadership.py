@@ -12,8 +12,8 @@ from kubernetes.client import ApiClient, Configuration
 from test_leaderelection import FakeLeases, LeaseView
 
 from oam_operator.controller.service.fence import NOT_LEADER, FencedRateLimiter
-from oam_operator.controller.service.leaderelection import Elector, LeaseTimings, Role
-from oam_operator.controller.service.leadership import Leadership, identity
+from oam_operator.controller.service.leaderelection import Attempt, Elector, LeaseTimings, Role
+from oam_operator.controller.service.leadership import Leadership, identity, predecessor_of
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import TransientApiError
 from oam_operator.reconciler.ratelimit import RateLimiter
@@ -52,6 +52,41 @@ def test_the_holder_identity_is_the_pod_name_and_a_random_suffix() -> None:
     assert first.startswith("oam-operator-7d9f-x2_") and len(first) == len("oam-operator-7d9f-x2_") + 8
     assert first != second
     assert identity({"HOSTNAME": "host-a"}).startswith("host-a_")
+
+
+POD = {"POD_NAME": "oam-operator-7d9f-x2", "POD_UID": "4f1c2b9e-0d7a-4c55-9a51-2b8f0c6d1e3a"}
+
+
+def test_a_restarted_container_takes_its_dead_predecessors_lease_at_once() -> None:
+    """Issue 43: a crash or an OOM kill cost the lease duration (15 s) before the restarted
+    container led; an earlier run of the same container of the same Pod is dead (the kubelet
+    restarts a container only once it exited), so its Lease is taken at once."""
+    own = identity(POD)
+    assert own.startswith("oam-operator-7d9f-x2_4f1c2b9e-0d7a-4c55-9a51-2b8f0c6d1e3a_")
+    predecessor = predecessor_of(own, POD)
+    assert predecessor(identity(POD))  # the run before this one, in the same Pod
+    assert not predecessor(own)
+    assert not predecessor(identity({**POD, "POD_UID": "another-pod-uid"}))  # a Pod replaced, or another replica
+    assert not predecessor(identity({"POD_NAME": "oam-operator-7d9f-x2"}))  # a holder without a UID
+    store = FakeLeases()
+    elector = Elector(LeaseView(store), identity(POD), LeaseTimings(15, 10, 2), clock=time.monotonic)
+    assert elector.attempt() is Attempt.ACQUIRED  # the run that crashed
+    restarted = Elector(LeaseView(store), own, LeaseTimings(15, 10, 2), clock=time.monotonic, predecessor=predecessor)
+    assert not restarted.leader_alive()
+    assert restarted.attempt() is Attempt.ACQUIRED and restarted.leading()
+    replica = identity({**POD, "POD_UID": "another-pod-uid"})
+    standby = Elector(LeaseView(store), replica, LeaseTimings(15, 10, 2), clock=time.monotonic,
+                      predecessor=predecessor_of(replica, {**POD, "POD_UID": "another-pod-uid"}))
+    assert standby.attempt() is Attempt.HELD  # another Pod waits for the lease to expire, as before
+
+
+def test_outside_a_pod_nothing_is_a_predecessor() -> None:
+    """One host may run several processes with the same host name: none may take another's Lease."""
+    own = identity({"HOSTNAME": "host_a"})
+    assert not predecessor_of(own, {"HOSTNAME": "host_a"})(identity({"HOSTNAME": "host_a"}))
+    pod_named = identity({"POD_NAME": "oam-operator-7d9f-x2"})
+    assert not predecessor_of(pod_named, {"POD_NAME": "oam-operator-7d9f-x2"})(identity(
+        {"POD_NAME": "oam-operator-7d9f-x2"}))
 
 
 def test_a_leader_cut_off_from_the_api_server_is_told_at_its_renew_deadline() -> None:

@@ -44,6 +44,7 @@ def test_deployment_shape(render: Render) -> None:
         "httpGet": {"path": "/healthz", "port": "health"}, "periodSeconds": 5, "timeoutSeconds": 5, "failureThreshold": 3}
     assert {p["name"]: p["containerPort"] for p in main_container["ports"]} == {"metrics": 8080, "health": 8081}
     assert {"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}} in main_container["env"]
+    assert {"name": "POD_UID", "valueFrom": {"fieldRef": {"fieldPath": "metadata.uid"}}} in main_container["env"]
     assert {"name": "POD_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}} in (
         main_container["env"])
     assert main_container["resources"] == {"requests": {"cpu": "100m", "memory": "256Mi"},

@@ -154,9 +154,11 @@ class Elector:
 
     def __init__(self, api: LeaseApi, identity: str, timings: LeaseTimings, *,
                  clock: Callable[[], float], wall: Callable[[], datetime] = lambda: datetime.now(UTC),
-                 jitter: Callable[[], float] = random.random) -> None:
+                 jitter: Callable[[], float] = random.random,
+                 predecessor: Callable[[str], bool] = lambda holder: False) -> None:
         self.api = api
         self.identity = identity
+        self.predecessor = predecessor  # a holder that is a dead earlier run of this container (leadership.py)
         self.timings = timings
         self.clock = clock
         self.wall = wall
@@ -192,6 +194,7 @@ class Elector:
                 return True
             record = self.observed
             return (record is not None and record.holder != "" and record.holder != self.identity
+                    and not self.predecessor(record.holder)
                     and moment < self.observed_at + record.lease_duration_seconds)
 
     # -- observing ------------------------------------------------------------------------------
@@ -208,7 +211,7 @@ class Elector:
             return record
 
     def _held_by_other(self, record: LeaseRecord, now: float) -> bool:
-        return (record.holder != "" and record.holder != self.identity
+        return (record.holder != "" and record.holder != self.identity and not self.predecessor(record.holder)
                 and now < self.observed_at + record.lease_duration_seconds)
 
     # -- one attempt ----------------------------------------------------------------------------

@@ -42,7 +42,7 @@ from oam_operator.reconciler.errors import ApiError
 from .leaderelection import Elector, LeaseTimings, Role
 from .leaseclient import ClusterLeaseApi
 
-__all__ = ["Leadership", "identity"]
+__all__ = ["Leadership", "identity", "predecessor_of"]
 
 log = logging.getLogger("oam_operator.controller")
 
@@ -51,11 +51,31 @@ WATCH_TIMEOUT = 300.0  # seconds a watch of the Lease stays open before it is st
 
 
 def identity(environ: Mapping[str, str] | None = None) -> str:
-    """The holder identity: the Pod's name (``POD_NAME``, else ``HOSTNAME``, else the host name)
-    and a random suffix, so a restarted container never mistakes its predecessor's Lease for its own."""
+    """The holder identity: the Pod's name (``POD_NAME``, else ``HOSTNAME``, else the host name),
+    its UID when the chart gives it (``POD_UID``), and a random suffix, so a restarted container
+    never mistakes its predecessor's Lease for its own (docs/operator.md#leader-election)."""
     env = os.environ if environ is None else environ
     base = env.get("POD_NAME") or env.get("HOSTNAME") or socket.gethostname()
-    return f"{base}_{secrets.token_hex(4)}"
+    pod_uid = env.get("POD_UID")
+    return f"{base}_{pod_uid + '_' if pod_uid else ''}{secrets.token_hex(4)}"
+
+
+def predecessor_of(own: str, environ: Mapping[str, str] | None = None) -> Callable[[str], bool]:
+    """Whether a holder is an earlier run of this same container: the same Pod name and UID, another
+    suffix. The kubelet starts a container again only once its previous run has exited, so such a
+    holder is dead and its Lease may be taken at once, not after it expires (a crash or an OOM kill
+    costs no lease duration). Without ``POD_UID`` (a process outside a Pod, where one host may run
+    several) nothing is a predecessor."""
+    env = os.environ if environ is None else environ
+    pod_uid = env.get("POD_UID")
+    if not pod_uid or f"_{pod_uid}_" not in own:
+        return lambda holder: False
+    prefix = own[:own.rindex("_") + 1]  # <pod name>_<pod uid>_
+
+    def predecessor(holder: str) -> bool:
+        return holder != own and holder.startswith(prefix) and "_" not in holder[len(prefix):]
+
+    return predecessor
 
 
 class Leadership:
@@ -80,7 +100,8 @@ class Leadership:
     def create(cls, client: Any, namespace: str, name: str, timings: LeaseTimings, *,
                on_lost: Callable[[], None], on_role: Callable[[bool], None] | None = None) -> Leadership:
         api = ClusterLeaseApi(client, namespace, name)
-        elector = Elector(api, identity(), timings, clock=time.monotonic)
+        own = identity()
+        elector = Elector(api, own, timings, clock=time.monotonic, predecessor=predecessor_of(own))
         return cls(elector, f"{namespace}/{name}", on_lost=on_lost, on_role=on_role, watch=api)
 
     # -- what the operator asks -----------------------------------------------------------------
