@@ -158,3 +158,18 @@ def test_a_restart_with_nothing_edited_writes_no_object(start_operator: Any, kub
     messages = [(entry.get("msg"), entry.get("name")) for entry in second.logs()]
     assert ("owned objects listed", None) in messages
     assert messages.index(("owned objects listed", None)) < messages.index(("pass finished", "shop")), messages
+
+
+def test_a_confirmed_application_skips_its_interval_passes_and_still_corrects_drift_at_once(
+        start_operator: Any, kube: Kube) -> None:
+    """docs/operator.md#quiet-routine-passes: the interval's pass (30 s here) of a Ready Application
+    that its last full pass confirmed from the watches is skipped, and a drift still wakes it."""
+    operator = start_operator(kube.namespace)
+    kube.apply_app("shop", {"components": [deployment_component("web"), configmap_component("settings")]})
+    kube.wait_ready("shop")
+    quiet = ("oam_operator_quiet_passes_total", frozenset())
+    wait_until(lambda: operator.metrics().get(quiet, 0.0) >= 1, 120, "an interval's pass to be skipped")
+    kube.set_image("web", "evil/web:6.6.6")
+    wait_until(lambda: kube.image_of("web") == "registry.invalid/app:1", default_wait(kube.cluster),
+               "the image to be corrected")
+    assert kube.event_messages("shop", "DriftCorrected") == [f"Corrected drift: Deployment web ({IMAGE})"]

@@ -120,10 +120,12 @@ class _Runtime:
         self.controller = controller
         self.memory: dict[str, Any] = {}
         self.passes: list[tuple[str, bool, int]] = []
+        self.routine: dict[str, bool] = {}  # whether each one's pass was routine (quiet.py may skip it)
 
-    def run_apply(self, uid: str, body: dict[str, Any], _fields: Any) -> Any:
+    def run_apply(self, uid: str, body: dict[str, Any], _fields: Any, routine: bool = False) -> Any:
         limiter = self.controller.scheduler.limiter
         self.passes.append((uid, self.controller.listed.is_set(), limiter.waiting_routine))
+        self.routine[uid] = routine
         return type("Result", (), {"gone": True, "delay": 0.0})()  # one pass, then the loop ends
 
 
@@ -177,5 +179,6 @@ def test_a_settled_applications_first_pass_waits_for_the_lists_and_a_changed_one
         wakeups.wake("asked")
         await asyncio.wait_for(asked, 5)
         assert runtime.passes[-1] == ("asked", False, 0)
+        assert runtime.routine == {"changed": False, "new": False, "quiet": True, "asked": False}
 
     asyncio.run(scenario())

@@ -40,6 +40,7 @@ EXPECTED = {
     "oam_operator_pass_queue_namespaces": ("gauge", set()),
     "oam_operator_pass_queue_deepest": ("gauge", set()),
     "oam_operator_drift_wakeups": ("counter", set()),
+    "oam_operator_quiet_passes": ("counter", set()),
     "oam_operator_drift_corrections": ("counter", set()),
     "oam_operator_watch_cache_objects": ("gauge", set()),
     "oam_operator_watch_cache_bytes": ("gauge", set()),

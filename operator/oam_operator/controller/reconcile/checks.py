@@ -33,6 +33,7 @@ from oam_operator.controller.reconcile.settings import Settings
 from oam_operator.oam.engine.transformer import TransformResult
 from oam_operator.oam.errors import OamError
 from oam_operator.oam.formatting.gofmt import go_quote
+from oam_operator.oam.remote.noticed import noticing
 from oam_operator.operatorpolicies import ChangeWindows, OperatorPolicies, read_operator_policies
 from oam_operator.operatorpolicies.override import TYPE as OVERRIDE
 from oam_operator.operatorpolicies.override import Override, applied
@@ -115,6 +116,7 @@ class Subject:
     policies: OperatorPolicies = field(default_factory=OperatorPolicies)
     windows: ChangeWindows | None = None  # the profile's and the policy's change windows (changewindows.py)
     hooks: list[Hook] = field(default_factory=list)  # the lifecycle hooks, taken out of ``encoded`` (hookspec.py)
+    reads_outside: bool = False  # the transform read a URL source or a chart (quiet.py)
 
     @property
     def meta(self) -> Mapping[str, Any]:
@@ -187,9 +189,11 @@ def _transform(subject: Subject) -> Refusal | None:
     started, ok = time.monotonic(), False
     try:
         try:
-            subject.encoded, subject.result = subject.transform.transform(
-                subject.body, cluster_id=subject.cluster_id, domain=subject.settings.domain,
-                profile=subject.profile, profile_name=subject.resolved_profile)
+            with noticing() as reads:
+                subject.encoded, subject.result = subject.transform.transform(
+                    subject.body, cluster_id=subject.cluster_id, domain=subject.settings.domain,
+                    profile=subject.profile, profile_name=subject.resolved_profile)
+            subject.reads_outside = reads.outside
             ok = True
         finally:
             if subject.on_transform is not None:

@@ -31,6 +31,7 @@ from oam_operator.oam.errors import OamError, TransformError
 from oam_operator.oam.formatting.gofmt import go_quote
 from oam_operator.oam.pipeline import Pipeline, PipelineOptions, ProfileNotEvaluated, build_pipeline
 from oam_operator.oam.remote.addresses import AddressPolicy, parse_networks
+from oam_operator.oam.remote.noticed import noticed
 from oam_operator.operatorpolicies import register_operator_policies
 
 from .autoscaled import release_autoscaled_replicas
@@ -103,6 +104,8 @@ class OperatorTransform:
     @classmethod
     def from_settings(cls, settings: Settings) -> OperatorTransform:
         pipeline = build_pipeline(operator_pipeline_options(settings))
+        # Reads outside the cluster are noticed: such an Application's routine pass is never skipped (quiet.py).
+        pipeline.url_reader, pipeline.chart_renderer = noticed(pipeline.url_reader), noticed(pipeline.chart_renderer)
         register_operator_policies(pipeline.transformer)
         DefinitionCatalog.beside(pipeline.transformer)  # filled by the watch (docs/definitions.md#the-operator)
         return cls(pipeline)

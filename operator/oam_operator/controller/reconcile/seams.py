@@ -33,6 +33,7 @@ from .delivery import Target
 from .drift import DriftTracker
 from .forbidden import ForbiddenGrace
 from .history import Recorded
+from .quiet import Confirmed
 from .tenancy import TenantClients
 from .timeline import Traced
 from .watched import Drift
@@ -62,6 +63,7 @@ class Memory:
     forbidden: ForbiddenGrace = field(default_factory=ForbiddenGrace)  # 403s retried quietly (forbidden.py)
     status_forbidden: ForbiddenGrace = field(default_factory=ForbiddenGrace)  # the same, of status writes
     recorded: Recorded | None = None  # the revision history as last written (history.py; set by the epilogue)
+    confirmed: Confirmed | None = None  # the last full pass that confirmed it (quiet.py; set by the runtime)
     missing: MissingDependencies = field(default_factory=MissingDependencies)  # app-dependency targets missing
 
 
@@ -183,3 +185,6 @@ class PassResult:
     state: PassState | None = None
     #: What the pass hands to tracing (timeline.py; ``None``: nothing, or tracing is off).
     traced: Traced | None = None
+    #: Seconds the pass's confirmation of the Application from the watches alone holds: its routine
+    #: passes may be skipped that long (quiet.py); ``None``: it confirmed nothing.
+    confirms: float | None = None

@@ -236,7 +236,7 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
                 body_now = snapshot(body)
                 try:
                     result = await loop.run_in_executor(scheduler.pool, runtime.run_apply, uid, body_now,
-                                                        admission.log_fields())
+                                                        admission.log_fields(), routine)
                 except Exception:  # a pass never ends the loop
                     log.exception("pass failed unexpectedly")
                     result = None

@@ -172,6 +172,12 @@ class OperatorMetrics:
             "Applications woken because a workload they wait for is no longer progressing (readiness watch).",
             registry=r,
         )
+        self.quiet_passes_total = Counter(
+            PREFIX + "quiet_passes_total",
+            "Routine passes skipped: their last full pass confirmed the Application from the watches, "
+            "which would have woken it for any change (docs/operator.md#quiet-routine-passes).",
+            registry=r,
+        )
         self.drift_wakeups_total = Counter(
             PREFIX + "drift_wakeups_total",
             "Ready Applications woken because an object of theirs drifted or reported drift may be resolved.",

@@ -108,6 +108,14 @@ class OwnedObjects:
         self._objects: dict[ObjectKey, _Owned] = {}
         self._by_owner: dict[tuple[str, str], set[ObjectKey]] = {}
         self._threads: list[threading.Thread] = []
+        self._epoch = 0  # watches that went down so far (quiet.py: a routine pass trusts none from before)
+
+    @property
+    def epoch(self) -> int:
+        """How many times one of the watches went down (ended, failed, was refused): a pass that
+        confirmed an Application from the watches trusts them only while this has not moved."""
+        with self._lock:
+            return self._epoch
 
     # -- kinds ------------------------------------------------------------------------------
 
@@ -393,6 +401,8 @@ class OwnedObjects:
         with self._lock:
             state = self._scopes.setdefault((kind.group, kind.kind, scope), _Scope())
             state.live = live
+            if not live:
+                self._epoch += 1
             if live or state_name == "forbidden":
                 state.listed = True
                 self._listed.notify_all()

@@ -43,6 +43,7 @@ from ..reconcile.delivery import DeliveryRefused
 from ..reconcile.history import RevisionRecorder
 from ..reconcile.inventory import access_of, delivery_view, is_standard
 from ..reconcile.passes import apply_pass, delete_pass
+from ..reconcile.quiet import Confirmed, may_skip
 from ..reconcile.readiness import WATCHED, no_longer_progressing
 from ..reconcile.seams import ApplicationGone, Environment, Event, Memory, PassResult
 from ..reconcile.sharding import owned_selector, shard_selector
@@ -518,9 +519,39 @@ class Runtime:
 
     # -- passes ---------------------------------------------------------------------------------
 
-    def run_apply(self, uid: str, body: Mapping[str, Any], admission: Mapping[str, Any] | None = None) -> PassResult:
-        """One apply pass; ``admission``: how the pass left the queue (passlimiter.Admission), for its log line."""
+    def run_apply(self, uid: str, body: Mapping[str, Any], admission: Mapping[str, Any] | None = None,
+                  routine: bool = False) -> PassResult:
+        """One apply pass; ``admission``: how the pass left the queue (passlimiter.Admission), for its
+        log line; ``routine``: nobody asked for it, so it is skipped when it cannot find anything (quiet.py)."""
+        if routine:
+            skipped = self._quiet(uid, body)
+            if skipped is not None:
+                return skipped
         return self._run("apply", uid, body, admission)
+
+    def _quiet(self, uid: str, body: Mapping[str, Any]) -> PassResult | None:
+        """The skipped routine pass's result (the confirming pass's status and delay), or ``None``:
+        a full pass is due (docs/operator.md#quiet-routine-passes)."""
+        owned = self.owned
+        with self._lock:
+            memory = self.memory.get(uid)
+        if owned is None or memory is None or memory.status is None:
+            return None
+        confirmed = memory.confirmed
+        generation = int((body.get("metadata") or {}).get("generation") or 0)
+        if confirmed is None or not may_skip(confirmed, generation=generation, epoch=owned.epoch,
+                                             now=time.monotonic()):
+            return None
+        if self.metrics is not None:
+            self.metrics.quiet_passes_total.inc()
+        return PassResult(status=memory.status, delay=confirmed.delay, outcome="quiet")
+
+    def _confirm(self, memory: Memory, app: Application, epoch: int | None, result: PassResult) -> None:
+        """Remember a full pass that confirmed the Application, as persisted (quiet.py); forget any other's."""
+        memory.confirmed = None
+        if (epoch is not None and result.confirms is not None and not result.gone and result.delay
+                and memory.persisted is not None and memory.persisted == result.status):
+            memory.confirmed = Confirmed(app.generation, epoch, time.monotonic() + result.confirms, result.delay)
 
     def run_delete(self, uid: str, body: Mapping[str, Any], admission: Mapping[str, Any] | None = None) -> PassResult:
         return self._run("delete", uid, body, admission)
@@ -568,7 +599,9 @@ class Runtime:
         # The pass works on its own deep copy of the status (passes._Pass), so the cached
         # status is not mutated and needs no second copy here.
         if branch == "apply":
+            epoch = self.owned.epoch if self.owned is not None else None  # before the pass reads the watches
             result = writer.conclude(apply_pass(app, memory, self.env, writer))
+            self._confirm(memory, app, epoch, result)
             if self.tracer is not None and result.traced is not None:
                 self.tracer.export(result.traced)  # after the status write (docs/operator.md#tracing)
             return result
