@@ -171,7 +171,8 @@ def with_unrecorded(revisions: list[Revision], app: Mapping[str, Any]) -> list[R
     """``revisions`` (recorded) and, oldest first, the Application's current revision as its status
     shows it when that one is not recorded yet: the operator records a revision once it ends
     (controller/reconcile/history.py), so one still processing is ``Processing`` here, with the
-    Application's spec, since ``processingSince``. A restore, a history limit of 0 or an ended
+    Application's spec, since ``processingSince``, restoring the newest recorded revision of its
+    digest (a rollback's new generation) as its record will. A restore, a history limit of 0 or an ended
     revision without a record add nothing."""
     status = app.get("status") or {}
     spec = app.get("spec") or {}
@@ -182,10 +183,11 @@ def with_unrecorded(revisions: list[Revision], app: Mapping[str, Any]) -> list[R
             or spec.get("revisionHistoryLimit") == 0 or any(r.number == number for r in revisions)):
         return sorted(revisions, key=lambda r: r.number)
     meta = app.get("metadata") or {}
+    digest = str(status.get("revisionDigest") or status.get("processingDigest") or "")
+    same = [r.number for r in revisions if r.digest == digest and r.number != number]  # as the record will say
     current = Revision(number=number, name="", created=str(status.get("processingSince") or ""),
-                       spec=dict(spec), profile=str(status.get("profile") or ""),
-                       digest=str(status.get("revisionDigest") or status.get("processingDigest") or ""),
-                       generation=int(meta.get("generation") or 0), restores=None,
+                       spec=dict(spec), profile=str(status.get("profile") or ""), digest=digest,
+                       generation=int(meta.get("generation") or 0), restores=max(same) if same else None,
                        change_cause=str((meta.get("annotations") or {}).get(CHANGE_CAUSE) or ""),
                        outcome=Outcome("Processing"))
     return sorted([*revisions, current], key=lambda r: r.number)

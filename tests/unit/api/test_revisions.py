@@ -73,6 +73,14 @@ def test_the_current_revision_not_recorded_yet_is_shown_as_its_status_tells() ->
         "", "2026-12-02T10:00:00Z", APP["spec"], "gold", "d3", 4, None, "image 1.2", Outcome("Processing"))
 
 
+def test_a_rollbacks_new_generation_shows_the_revision_it_restores_before_it_is_recorded() -> None:
+    """``oam-operator rollback --to-revision 1`` writes revision 1's spec back: while that revision
+    processes, its row already says what its record will (restores 1)."""
+    shown = with_unrecorded([recorded(1), recorded(2)], APP | {"status": PROCESSING | {"revisionDigest": "d1"}})
+    assert [(r.number, r.restores, r.outcome.state) for r in shown] == [(1, None, "Ready"), (2, None, "Ready"),
+                                                                        (3, 1, "Processing")]
+
+
 @pytest.mark.parametrize("status", [
     PROCESSING | {"revision": 2},  # recorded already (superseded, or taken over)
     PROCESSING | {"state": "Ready"},  # ended without a record: limit 0 earlier, or applied before history
