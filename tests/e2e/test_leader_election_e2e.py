@@ -205,6 +205,17 @@ def by_instance(write: dict[str, Any]) -> str:
     return str(write["agent"]).rsplit("(", 1)[-1].rstrip(")")
 
 
+def add_extra_config_map(plane: Plane, namespace: str, name: str = "small", objects: int = 4,
+                         timeout: float = 60) -> None:
+    """Add a ConfigMap ``<name>-extra`` to the Application ``name`` and wait until its ``objects`` are Ready."""
+    patch = {"spec": {"components": [*app(plane, namespace, name)["spec"]["components"], {
+        "name": "extra", "type": "passthrough", "properties": {"object": {
+            "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"{name}-extra"}, "data": {"k": "x"}}}}]}}
+    client.CustomObjectsApi(plane.api).patch_namespaced_custom_object(DOMAIN, "v1alpha1", namespace, "applications",
+                                                                       name, patch)
+    wait_ready(plane, namespace, name, objects, timeout=timeout)
+
+
 def assert_one_writer_at_a_time(plane: Plane, namespace: str, first: str, second: str) -> None:
     """No split brain: every write of ``first`` landed before the first write of ``second``; each
     object has at most one write, and none was written by both (see the module docstring)."""
@@ -332,12 +343,7 @@ def test_sigterm_hands_the_lease_over_at_once(
     assert any(e.get("msg") == "released the Lease" for e in a.logs())
     wait_until(lambda: b.leader_gauge() == 1.0, 5, "inst-b's gauge to say it leads")
     # The new leader reconciles: a change is applied by inst-b.
-    patch = {"spec": {"components": [*app(plane, namespace, "small")["spec"]["components"], {
-        "name": "extra", "type": "passthrough", "properties": {"object": {
-            "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "small-extra"}, "data": {"k": "x"}}}}]}}
-    client.CustomObjectsApi(plane.api).patch_namespaced_custom_object(DOMAIN, "v1alpha1", namespace, "applications",
-                                                                       "small", patch)
-    wait_ready(plane, namespace, "small", 4, timeout=60)
+    add_extra_config_map(plane, namespace)
     extra = [w for w in audit_writes(plane, namespace) if w["name"] == "small-extra"]
     assert extra and {by_instance(w) for w in extra} == {"inst-b"}
 
@@ -363,12 +369,7 @@ def test_a_container_restarted_after_kill_9_takes_its_own_lease_at_once(
     assert holder(plane, namespace).startswith(f"inst-a_{pod['POD_UID']}_")
     wait_until(lambda: restarted.leader_gauge() == 1.0, 10, "the restarted container's gauge to say it leads")
     assert other.leader_gauge() == 0.0  # the other Pod's standby still waits
-    patch = {"spec": {"components": [*app(plane, namespace, "small")["spec"]["components"], {
-        "name": "extra", "type": "passthrough", "properties": {"object": {
-            "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "small-extra"}, "data": {"k": "x"}}}}]}}
-    client.CustomObjectsApi(plane.api).patch_namespaced_custom_object(DOMAIN, "v1alpha1", namespace, "applications",
-                                                                       "small", patch)
-    wait_ready(plane, namespace, "small", 4, timeout=60)
+    add_extra_config_map(plane, namespace)
 
 
 def test_a_deletion_the_leader_finished_leaves_the_standby_nothing_to_do(
@@ -429,12 +430,7 @@ def test_an_api_server_down_past_the_renew_deadline_costs_the_lease_not_the_proc
     # Changes the operator must not miss: made as the server is back, before or while it leads again.
     core = client.CoreV1Api(plane.api)
     core.patch_namespaced_config_map("steady-000", namespace, {"data": {"k": "edited by hand"}})
-    patch = {"spec": {"components": [*app(plane, namespace, "steady")["spec"]["components"], {
-        "name": "extra", "type": "passthrough", "properties": {"object": {
-            "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "steady-extra"}, "data": {"k": "x"}}}}]}}
-    client.CustomObjectsApi(plane.api).patch_namespaced_custom_object(DOMAIN, "v1alpha1", namespace, "applications",
-                                                                       "steady", patch)
-    wait_ready(plane, namespace, "steady", 6, timeout=120)
+    add_extra_config_map(plane, namespace, "steady", 6, timeout=120)
     wait_until(lambda: core.read_namespaced_config_map("steady-000", namespace).data == {"k": "0"}, 120,
                "the hand edit made during the outage to be corrected")
     wait_until(lambda: a.leader_gauge() == 1.0, 30, "inst-a to lead again")
