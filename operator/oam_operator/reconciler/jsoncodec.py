@@ -2,7 +2,9 @@
 standard library's decoder on Kubernetes objects (6.8 µs against 14.8 µs for an Application's
 watch event, measured), with the standard decoder as the fallback for what orjson refuses (an
 object nested deeper than its 1,024 levels, which the standard decoder reads within the
-process's raised recursion limit), so no document that decoded before fails now."""
+process's raised recursion limit), so no document that decoded before fails now. ``dumps`` is
+the compact encoding the operator holds values in, with the same fallback (orjson writes 255
+levels at most)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["loads"]
+__all__ = ["dumps", "loads"]
 
 
 def loads(data: bytes | bytearray | memoryview | str) -> Any:
@@ -20,3 +22,11 @@ def loads(data: bytes | bytearray | memoryview | str) -> Any:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
         return json.loads(bytes(data) if isinstance(data, memoryview) else data)
+
+
+def dumps(value: Any) -> bytes:
+    """``value`` as compact JSON, UTF-8 (no spaces, non-ASCII as it is)."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:  # orjson.JSONEncodeError: too deep, or a type it does not write
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()

@@ -1,11 +1,11 @@
-"""JSON decoding of the API server's answers (reconciler/jsoncodec.py)."""
+"""JSON decoding of the API server's answers, and the compact encoding (reconciler/jsoncodec.py)."""
 
 from __future__ import annotations
 
 import json
 import sys
 
-from oam_operator.reconciler.jsoncodec import loads
+from oam_operator.reconciler.jsoncodec import dumps, loads
 
 
 def test_the_same_values_as_the_standard_decoder() -> None:
@@ -27,3 +27,12 @@ def test_a_document_deeper_than_orjson_reads_falls_back_to_the_standard_decoder(
     for _ in range(depth - 1):
         value = value[0]
     assert value == []
+
+
+def test_the_compact_encoding_is_the_standard_encoders_and_goes_deeper_than_orjson() -> None:
+    value = {"a": [1, None, True], "é": "x\u2028", "n": {"m": -0.5}}
+    assert dumps(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+    deep: list[object] = []
+    for _ in range(300):  # orjson writes 255 levels at most
+        deep = [deep]
+    assert dumps(deep) == json.dumps(deep, separators=(",", ":")).encode()

@@ -18,7 +18,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import orjson
+from oam_operator.reconciler.jsoncodec import dumps
 
 __all__ = ["compact", "entries_bytes", "json_bytes", "without_status_writes"]
 
@@ -48,15 +48,6 @@ def compact(obj: Any) -> None:
         log.debug("managed fields kept as they came", exc_info=True)
 
 
-def _text(fields: dict[str, Any]) -> str:
-    """``fields`` as compact JSON; orjson stops at 255 levels, the standard encoder goes as deep as
-    the process's raised recursion limit lets it (controller/reconcile/depth.py)."""
-    try:
-        return orjson.dumps(fields).decode()
-    except TypeError:
-        return json.dumps(fields, separators=(",", ":"), ensure_ascii=False)
-
-
 def _compact(obj: Any) -> None:
     meta = obj.get("metadata") if isinstance(obj, dict) else None
     if not isinstance(meta, dict):
@@ -68,7 +59,7 @@ def _compact(obj: Any) -> None:
     for entry in without_status_writes(entries):
         fields = entry.get(_FIELDS) if isinstance(entry, dict) else None
         if isinstance(fields, dict):
-            entry = {**entry, _FIELDS: _text(fields)}
+            entry = {**entry, _FIELDS: dumps(fields).decode()}  # deeper than orjson goes: the standard encoder
         kept.append(entry)
     meta["managedFields"] = kept
 

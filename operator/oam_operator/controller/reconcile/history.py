@@ -41,8 +41,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-import orjson
-
 from oam_operator.api.application import DEFAULT_REVISION_HISTORY_LIMIT, MAX_REVISION_HISTORY_LIMIT
 from oam_operator.api.conditions import ready_condition
 from oam_operator.api.revisions import (
@@ -58,7 +56,7 @@ from oam_operator.api.revisions import (
 )
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError
-from oam_operator.reconciler.jsoncodec import loads
+from oam_operator.reconciler.jsoncodec import dumps, loads
 
 from .application import Application
 
@@ -95,15 +93,7 @@ class Pending:
         kept = {"name": meta.get("name"), "namespace": meta.get("namespace"), "uid": meta.get("uid"),
                 "generation": meta.get("generation"), "annotations": {CHANGE_CAUSE: cause} if cause else {}}
         facts = {key: status.get(key) for key in ("profile", "revisionDigest", "processingDigest")}
-        return cls(number, encoded({"metadata": kept, "spec": app.raw_spec}), facts)
-
-
-def encoded(document: Mapping[str, Any]) -> bytes:
-    """``document`` as compact JSON (orjson stops at 255 levels; the standard encoder goes deeper)."""
-    try:
-        return orjson.dumps(document)
-    except (TypeError, orjson.JSONEncodeError):
-        return json.dumps(document, separators=(",", ":")).encode()
+        return cls(number, dumps({"metadata": kept, "spec": app.raw_spec}), facts)
 
 
 @dataclass(frozen=True)
