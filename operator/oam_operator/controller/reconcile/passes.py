@@ -325,7 +325,7 @@ class _Pass:
                 or self.status.drift or drift.held or drift.corrections):
             return None
         hold = FULL_PASS_EVERY * self.interval
-        reapply = parse_go_duration(self.settings.reapply_interval)
+        reapply = self.settings.reapply_interval_duration
         applied = [item.last_applied_at for item in self.found.inventory or () if item.last_applied_at is not None]
         if reapply and applied:
             hold = min(hold, (min(applied) + reapply - self.now).total_seconds())
@@ -1264,7 +1264,7 @@ class _Pass:
         first_sight = self.env.unverified_drift
         manifests = _by_identity(desired, self.namespace) if first_sight is not None else {}
         now, tracker, report = self.now, self.state.drift, self.reports_drift
-        reapply = parse_go_duration(self.settings.reapply_interval)
+        reapply = self.settings.reapply_interval_duration
         found = []
         for item in inventory:
             if item.phase not in _WRITTEN:
