@@ -33,9 +33,11 @@ __all__ = [
     "Outcome",
     "Revision",
     "application_label",
+    "counted_revision",
     "manifest",
     "outcome_annotations",
     "read_revision",
+    "recorded_digest",
     "restored_spec",
     "revision_name",
     "revision_path",
@@ -167,6 +169,24 @@ def restored_spec(recorded: Mapping[str, Any], live: Mapping[str, Any]) -> dict[
     return spec
 
 
+def counted_revision(status: Mapping[str, Any]) -> int | None:
+    """The revision ``status`` speaks of: ``status.revision`` while the input being processed is the
+    one it counted (``processingDigest`` equals ``lastProcessingDigest``); ``None`` when there is none
+    yet or a new input is not counted yet."""
+    number = status.get("revision")
+    if not isinstance(number, int) or number < 1:
+        return None
+    if status.get("processingDigest") != status.get("lastProcessingDigest"):
+        return None
+    return number
+
+
+def recorded_digest(status: Mapping[str, Any]) -> str:
+    """The digest a revision's record keeps: ``revisionDigest`` when the status has the compatible
+    form (controller/reconcile/passes.py, ``compatible_digests``), else ``processingDigest``."""
+    return str(status.get("revisionDigest") or status.get("processingDigest") or "")
+
+
 def with_unrecorded(revisions: list[Revision], app: Mapping[str, Any]) -> list[Revision]:
     """``revisions`` (recorded) and, oldest first, the Application's current revision as its status
     shows it when that one is not recorded yet: the operator records a revision once it ends
@@ -176,14 +196,12 @@ def with_unrecorded(revisions: list[Revision], app: Mapping[str, Any]) -> list[R
     revision without a record add nothing."""
     status = app.get("status") or {}
     spec = app.get("spec") or {}
-    found = status.get("revision")
-    number = found if isinstance(found, int) else 0
-    counted = number >= 1 and status.get("processingDigest") == status.get("lastProcessingDigest")
-    if (not counted or status.get("state") in ("Ready", "Error") or status.get("rolledBack")
+    number = counted_revision(status)
+    if (number is None or status.get("state") in ("Ready", "Error") or status.get("rolledBack")
             or spec.get("revisionHistoryLimit") == 0 or any(r.number == number for r in revisions)):
         return sorted(revisions, key=lambda r: r.number)
     meta = app.get("metadata") or {}
-    digest = str(status.get("revisionDigest") or status.get("processingDigest") or "")
+    digest = recorded_digest(status)
     same = [r.number for r in revisions if r.digest == digest and r.number != number]  # as the record will say
     current = Revision(number=number, name="", created=str(status.get("processingSince") or ""),
                        spec=dict(spec), profile=str(status.get("profile") or ""), digest=digest,

@@ -47,9 +47,11 @@ from oam_operator.api.revisions import (
     CHANGE_CAUSE,
     Outcome,
     application_label,
+    counted_revision,
     manifest,
     outcome_annotations,
     read_revision,
+    recorded_digest,
     revision_name,
     revision_path,
     selector,
@@ -130,10 +132,8 @@ def limit_refusal(spec: Mapping[str, Any]) -> str | None:
 def attributed(status: Mapping[str, Any]) -> tuple[int, Outcome] | None:
     """The current revision's number and outcome as ``status`` tells them; ``None`` when no
     revision is being processed (none yet, or a new input not counted yet)."""
-    number = status.get("revision")
-    if not isinstance(number, int) or number < 1:
-        return None
-    if status.get("processingDigest") != status.get("lastProcessingDigest"):
+    number = counted_revision(status)
+    if number is None:
         return None
     state = str(status.get("state") or "")
     if state not in FINAL_STATES:
@@ -237,7 +237,7 @@ class RevisionRecorder:
     def _create(self, app: Application, status: Mapping[str, Any], number: int, outcome: Outcome,
                 limit: int) -> None:
         existing = self._list(app) if number > 1 else []  # before the first, there is none to see
-        digest = str(status.get("revisionDigest") or status.get("processingDigest") or "")  # passes.compatible_digests
+        digest = recorded_digest(status)
         same = [int(r.get("revision") or 0) for r in existing
                 if (r.get("data") or {}).get("digest") == digest and int(r.get("revision") or 0) != number]
         body = app.body
