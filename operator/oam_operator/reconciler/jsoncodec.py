@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["dumps", "loads"]
+__all__ = ["canonical", "dumps", "loads"]
 
 
 def loads(data: bytes | bytearray | memoryview | str) -> Any:
@@ -30,3 +30,12 @@ def dumps(value: Any) -> bytes:
         return orjson.dumps(value)
     except TypeError:  # orjson.JSONEncodeError: too deep, or a type it does not write
         return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def canonical(value: Any) -> bytes:
+    """``value`` as compact JSON with every object's keys sorted, UTF-8: equal values give equal
+    bytes (``dumps`` keeps insertion order)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()

@@ -111,3 +111,55 @@ def test_every_listed_or_watched_object_reaches_kopf_with_its_managed_fields_hel
         managed = event["object"]["metadata"]["managedFields"]
         assert managed == [{"manager": "kubectl", "operation": "Apply", "fieldsType": "FieldsV1",
                             "fieldsV1": '{"f:spec":{"f:components":{}}}'}]
+
+
+def test_kopfs_gets_a_list_page_decoded_by_the_fast_codec(monkeypatch: pytest.MonkeyPatch) -> None:
+    """kopf's first LIST (pages of Applications) comes through ``api.get``: a real HTTP response
+    from a local server, decoded by ``jsoncodec.loads``, not aiohttp's default ``json.loads``."""
+    import asyncio
+
+    import aiohttp
+    from aiohttp import web
+    from kopf._cogs.clients import api
+
+    from oam_operator.controller.service import kopftuning
+    from oam_operator.reconciler import jsoncodec
+
+    page = {"kind": "ApplicationList", "metadata": {"continue": "next"}, "items": [application(None)]}
+    decoded: list[bytes | str] = []
+
+    def counting_loads(data: Any) -> Any:
+        decoded.append(data)
+        return jsoncodec.orjson.loads(data)
+
+    monkeypatch.setattr(jsoncodec, "loads", counting_loads)
+
+    async def scenario() -> tuple[Any, list[dict[str, Any]]]:
+        async def serve(_: web.Request) -> web.Response:
+            return web.json_response(page)
+
+        server = web.Application()
+        server.router.add_get("/apis/oam-operator.dev/v1alpha1/applications", serve)
+        runner = web.AppRunner(server)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        asked: list[dict[str, Any]] = []
+        async with aiohttp.ClientSession() as session:
+            async def request(**kwargs: Any) -> aiohttp.ClientResponse:
+                asked.append(kwargs)
+                return await session.get(f"http://127.0.0.1:{port}{kwargs['url']}")
+
+            monkeypatch.setattr(kopftuning, "_KOPFS_REQUEST", request)
+            kopftuning.install()
+            got = await api.get("/apis/oam-operator.dev/v1alpha1/applications", settings="s",  # type: ignore[arg-type]
+                                logger="l")  # type: ignore[arg-type]
+        await runner.cleanup()
+        return got, asked
+
+    got, asked = asyncio.run(scenario())
+    assert api.get is kopftuning.lean_get
+    assert got == page and len(decoded) == 1
+    assert asked == [{"method": "get", "url": "/apis/oam-operator.dev/v1alpha1/applications", "payload": None,
+                      "headers": None, "timeout": None, "settings": "s", "logger": "l"}]

@@ -21,6 +21,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from oam_operator.reconciler.jsoncodec import canonical, loads
+
 from .packing import pack, unpack
 
 __all__ = ["FieldSet", "manager_fields", "paths", "removed", "segment"]
@@ -34,12 +36,11 @@ class FieldSet:
 
     @classmethod
     def of(cls, fields: Mapping[str, Any]) -> FieldSet:
-        text = json.dumps(fields, sort_keys=True, separators=(",", ":"))
-        return cls(pack(text.encode()))
+        return cls(pack(canonical(fields)))
 
     @property
     def fields(self) -> dict[str, Any]:
-        loaded: dict[str, Any] = json.loads(unpack(self.packed))
+        loaded: dict[str, Any] = loads(unpack(self.packed))
         return loaded
 
     @property

@@ -11,9 +11,10 @@ takes well under 1 KiB.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
+
+from oam_operator.reconciler.jsoncodec import dumps, loads
 
 from .packing import pack, unpack
 
@@ -32,12 +33,12 @@ def compact_copy(obj: Mapping[str, Any]) -> bytes:
     if isinstance(annotations, Mapping) and _LAST_APPLIED in annotations:
         metadata["annotations"] = {k: v for k, v in annotations.items() if k != _LAST_APPLIED}
     kept["metadata"] = metadata
-    return pack(json.dumps(kept, separators=(",", ":")).encode())
+    return pack(dumps(kept))
 
 
 def expand(copy: bytes) -> dict[str, Any]:
     """A fresh object from a copy; the caller may change it."""
-    value = json.loads(unpack(copy))
+    value = loads(unpack(copy))
     assert isinstance(value, dict)
     return value
 
