@@ -235,6 +235,21 @@ def test_the_body_status_is_the_base_until_this_process_writes() -> None:
     assert wire.sent == [{"status": {"stale": None, **READY}}]
 
 
+def test_a_pass_that_finds_the_status_as_persisted_keeps_one_object_for_both() -> None:
+    """A settled Application's passes return an equal status each time: the memory holds the
+    persisted object once, as the next pass's input and as the last written status."""
+    persisted = {**READY, "conditions": [dict(READY["conditions"][0])]}
+    wire, memory = Wire(), Memory(status=persisted, persisted=persisted)
+    again = {**READY, "conditions": [dict(READY["conditions"][0])]}  # equal, another object
+    result = wire.writer(persisted, memory).conclude(PassResult(again, 600.0, "ready"))
+    assert wire.sent == [] and result.status == READY
+    assert memory.status is persisted and memory.persisted is persisted and result.status is persisted
+    first = {**READY}
+    wire, memory = Wire(), Memory()  # after a restart: the body's status is the base
+    result = wire.writer(READY, memory).conclude(PassResult(first, 600.0, "ready"))
+    assert wire.sent == [] and memory.status is first and memory.persisted is first
+
+
 def test_a_finished_deletion_writes_nothing_and_posts_its_events() -> None:
     wire, memory = Wire(), Memory(status=PROCESSING, persisted=PROCESSING)
     abandoned = Event("Warning", "Abandoned", "Objects left in place; inventory dropped")
