@@ -182,3 +182,24 @@ def test_a_settled_applications_first_pass_waits_for_the_lists_and_a_changed_one
         assert runtime.routine == {"changed": False, "new": False, "quiet": True, "asked": False}
 
     asyncio.run(scenario())
+
+
+def test_a_new_or_changed_applications_loop_starts_at_once_and_a_settled_ones_within_two_seconds() -> None:
+    """kopf's initial delay spreads the start of 10,000 settled loops; a new or changed
+    Application's loop does not wait for it (docs/operator.md#a-quiet-restart)."""
+    from types import SimpleNamespace
+
+    import kopf
+
+    from oam_operator.controller.reconcile.settings import Settings
+    from oam_operator.controller.service.handlers import register
+
+    registry = kopf.OperatorRegistry()
+    register(registry, SimpleNamespace(), Settings(cluster_id="c"))  # type: ignore[arg-type]
+    (daemon,) = [h for h in registry._spawning.get_all_handlers() if str(h.id).endswith("application_loop")]
+    delay = daemon.initial_delay
+    assert callable(delay)
+    assert delay(body=application(generation=4)) == 0.0  # changed: generation 4 not observed
+    assert delay(body={"metadata": {"generation": 1}}) == 0.0  # new: no status yet
+    settled_delays = [delay(body=application()) for _ in range(50)]
+    assert all(0.0 <= value <= 2.0 for value in settled_delays) and len(set(settled_delays)) > 1

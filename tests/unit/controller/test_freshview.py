@@ -87,6 +87,26 @@ def test_an_application_created_after_the_list_is_acted_on_from_kopfs_copy() -> 
     assert [verb for verb, _, _ in server.requests] == ["list"]
 
 
+def test_a_pass_somebody_asked_for_reads_its_application_while_the_terms_list_is_not_made() -> None:
+    """A new or changed Application's first pass after a start does not wait for the LIST of all
+    of them: one GET; once the LIST is made, urgent or not, it is used."""
+    server = Server(application("u1", 50), application("u2", 60, name="db"))
+    fresh = view(server)
+    newer = application("u1", 50)
+    assert fresh.body_for("u1", application("u1", 40), urgent=True) == newer  # kopf's copy was older
+    assert fresh.body_for("u1", application("u1", 40), urgent=True) is not None  # fresh in this term now
+    assert fresh.body_for("u9", application("u9", 30, name="gone"), urgent=True) is None  # deleted meanwhile
+    assert [verb for verb, _, _ in server.requests] == ["read", "read"]
+    copy = application("u2", 60, name="db")
+    assert fresh.body_for("u2", copy) is copy  # not urgent: the LIST is made and used
+    assert fresh.body_for("u2", copy, urgent=True) is copy
+    other = view(server)
+    other.unfinalized()  # the term's LIST made first (by the takeover's thread)
+    kept = application("u1", 50)
+    assert other.body_for("u1", kept, urgent=True) is kept
+    assert [verb for verb, _, _ in server.requests] == ["read", "read", "list", "list"]
+
+
 def test_a_new_term_checks_every_copy_again() -> None:
     server = Server(application("u1", 50))
     fresh = view(server)

@@ -161,8 +161,9 @@ def test_a_waiter_cancelled_after_its_grant_hands_the_slot_on() -> None:
         granted.cancel()  # ... which is cancelled before it resumes
         await settle()
         assert granted.cancelled() and after.done() and (limiter.holders, limiter.waiting) == (1, 0)
+        assert limiter.urgent_holders == 1  # the cancelled grant gave its count back too
         limiter.release()
-        assert limiter.holders == 0
+        assert (limiter.holders, limiter.urgent_holders) == (0, 0)
 
     run(test)
 
@@ -257,6 +258,36 @@ def test_routine_passes_wait_behind_every_other_pass_and_take_turns_among_themse
         await passes.finish(4)
         assert passes.entered == [0, 10, 11, 1, 3, 2, 4]
         assert (limiter.holders, limiter.queued, limiter.waiting_routine) == (0, 0, 0)
+
+    run(test)
+
+
+def test_routine_passes_wait_while_another_pass_runs_even_with_slots_free() -> None:
+    """A fleet's confirmations do not share the cores with a new or changed Application's pass:
+    free slots go to routine passes only once no other pass holds one."""
+    async def test() -> None:
+        limiter = PassLimiter(4, adaptive=False, clock=Clock())
+        passes = Passes(limiter)
+        passes.start(0, key="fleet", routine=True)  # nothing else runs: taken at once
+        await settle()
+        passes.start(10, key="changed")  # a free slot: taken at once, beside the routine one
+        await settle()
+        assert passes.entered == [0, 10] and limiter.urgent_holders == 1
+        passes.start(1, 2, key="fleet", routine=True)
+        await settle()
+        assert passes.entered == [0, 10] and (limiter.holders, limiter.waiting_routine) == (2, 2)
+        passes.start(11, key="new")  # not routine: goes ahead into a free slot
+        await settle()
+        assert passes.entered == [0, 10, 11] and limiter.urgent_holders == 2
+        await passes.finish(10)
+        assert passes.entered == [0, 10, 11]  # one such pass still runs
+        await passes.finish(11)
+        assert passes.entered == [0, 10, 11, 1, 2] and (limiter.holders, limiter.urgent_holders) == (3, 0)
+        passes.start(3, key="quiet", routine=True)  # none but routine ones run: a free slot at once
+        await settle()
+        assert passes.entered == [0, 10, 11, 1, 2, 3]
+        await passes.finish(0, 1, 2, 3)
+        assert (limiter.holders, limiter.urgent_holders, limiter.queued) == (0, 0, 0)
 
     run(test)
 

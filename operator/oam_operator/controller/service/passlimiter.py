@@ -5,8 +5,9 @@ while it runs, and slots are granted while fewer than ``limit`` are held: in arr
 one key (the Application's namespace), the keys in turn (``fairqueue.py``,
 docs/operator.md#fair-queues). A *routine* pass (``slot(key, routine=True)``: a settled
 Application's pass that nobody asked for, its first after a start or its reapply interval's) waits
-in a queue of its own, served only while no other pass waits: a new or changed Application goes
-ahead of a fleet's confirmations (docs/operator.md#a-quiet-restart). Each grant is numbered; a
+in a queue of its own, served only while no other pass waits or runs: a new or changed Application
+goes ahead of a fleet's confirmations, and its pass does not share the cores with them
+(docs/operator.md#a-quiet-restart). Each grant is numbered; a
 slot's ``Admission`` says how many passes were waiting when it arrived and how many were admitted
 while it waited (the log shows it, so fairness is visible as an order, not a time). With
 ``adaptive`` the limit is a ``ConcurrencyLimit`` (``adaptive.py``) fed by every request's outcome
@@ -80,6 +81,7 @@ class PassLimiter:
         self._state = ConcurrencyLimit(cap, clock=clock, initial=initial) if adaptive else None
         self._lock = threading.Lock()
         self._holders = 0
+        self._urgent = 0  # holders of a pass that is not routine: no routine pass is admitted meanwhile
         self._waiters: FairQueue[asyncio.Future[int]] = FairQueue()
         self._routine: FairQueue[asyncio.Future[int]] = FairQueue()  # served when ``_waiters`` is empty
         self._granted = 0  # grants so far: the last Admission.number
@@ -101,6 +103,11 @@ class PassLimiter:
     @property
     def holders(self) -> int:
         return self._holders
+
+    @property
+    def urgent_holders(self) -> int:
+        """Slots held by passes that are not routine."""
+        return self._urgent
 
     @property
     def waiting(self) -> int:
@@ -137,13 +144,17 @@ class PassLimiter:
         try:
             yield admission
         finally:
-            self.release(self._clock() - started)
+            self.release(self._clock() - started, routine=routine)
 
     async def acquire(self, key: str = "", *, routine: bool = False) -> Admission:
-        arrived, ahead, asked = self._granted, self.waiting, self._clock()
+        # ``queued``, not ``waiting``: O(1), where counting the live waiters made each of 10,000
+        # start-up passes walk every queue (a cancelled waiter leaves its queue at once anyway)
+        arrived, ahead, asked = self._granted, self.queued, self._clock()
         queue = self._routine if routine else self._waiters
-        if not len(self._waiters) and not (routine and len(self._routine)) and self._holders < self.limit:
+        held_back = routine and (len(self._routine) or self._urgent)
+        if not len(self._waiters) and not held_back and self._holders < self.limit:
             self._holders += 1
+            self._urgent += not routine
             self._granted += 1
             return Admission(key, self._granted, arrived, 0, 0.0)
         waiter: asyncio.Future[int] = asyncio.get_running_loop().create_future()
@@ -154,28 +165,35 @@ class PassLimiter:
         except asyncio.CancelledError:
             if waiter.done() and not waiter.cancelled():  # granted, then cancelled: give it back
                 self._holders -= 1
+                self._urgent -= not routine
                 self._grant()
             raise
         finally:
             queue.remove(key, waiter)
         return Admission(key, number, arrived, ahead, self._clock() - asked)
 
-    def release(self, seconds: float = 0.0) -> None:
-        """Give a slot back after a pass of ``seconds``; grants the slots that are free now."""
+    def release(self, seconds: float = 0.0, *, routine: bool = False) -> None:
+        """Give a slot back after a pass of ``seconds`` (``routine`` as it was acquired); grants the
+        slots that are free now."""
         if self._holders <= 0:
             raise RuntimeError("PassLimiter.release() without a slot held")
         if self._state is not None:
             with self._lock:
-                saturated = self._holders >= self._state.limit or self.waiting > 0
+                saturated = self._holders >= self._state.limit or self.queued > 0
                 self._state.pass_finished(seconds, saturated=saturated)
                 self._report()
         self._holders -= 1
+        self._urgent -= not routine
         self._grant()
 
     def _grant(self) -> None:
         limit = self.limit
         while self._holders < limit:
-            served = self._waiters.pop(skip=_done) or self._routine.pop(skip=_done)
+            served = self._waiters.pop(skip=_done)
+            if served is not None:
+                self._urgent += 1
+            elif not self._urgent:
+                served = self._routine.pop(skip=_done)
             if served is None:
                 return
             self._holders += 1
