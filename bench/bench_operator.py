@@ -66,6 +66,28 @@ def requests(operator: OperatorProcess | list[OperatorProcess]) -> dict[str, flo
     return totals
 
 
+def pass_counts(operator: OperatorProcess | list[OperatorProcess]) -> dict[str, float]:
+    """Passes so far (summed over several processes): ``full`` (every pass run), ``quiet`` (routine
+    passes skipped) and ``routine <reason>`` (routine passes run in full, by why: quiet.FullReason)."""
+    if isinstance(operator, list):
+        counts: dict[str, float] = {}
+        for one in operator:
+            for key, value in pass_counts(one).items():
+                counts[key] = counts.get(key, 0.0) + value
+        return counts
+    counts = {"full": 0.0, "quiet": 0.0}
+    for line in operator.metrics_text(timeout=60).splitlines():
+        value = line.rsplit(" ", 1)[-1]
+        if line.startswith("oam_operator_reconcile_total{"):
+            counts["full"] += float(value)
+        elif line.startswith("oam_operator_quiet_passes_total "):
+            counts["quiet"] += float(value)
+        elif line.startswith('oam_operator_routine_full_passes_total{reason="'):
+            reason = line.split('"', 2)[1]
+            counts[f"routine {reason}"] = counts.get(f"routine {reason}", 0.0) + float(value)
+    return counts
+
+
 def gauge(operator: OperatorProcess | list[OperatorProcess], name: str) -> float:
     """A gauge of the operator's metrics (summed over several processes); 0 when absent."""
     if isinstance(operator, list):
@@ -310,10 +332,12 @@ def main() -> int:
         last_write_s = quiet_since - settle_started  # ±2 s: the poll interval
         settled = time.monotonic() - quiet_since >= 10
         settle_writes = last["writes"] - after_ready["writes"]
-        steady_start = requests(operators)
+        steady_start, passes_before = requests(operators), pass_counts(operators)
         steady_cpu_before = sum(cpu_seconds(p.pid) for p in operators)
         time.sleep(60)
-        steady_end = requests(operators)
+        steady_end, passes_after = requests(operators), pass_counts(operators)
+        steady_passes = {key: passes_after[key] - passes_before.get(key, 0.0) for key in passes_after
+                         if passes_after[key] - passes_before.get(key, 0.0)}
         steady_cpu = (sum(cpu_seconds(p.pid) for p in operators) - steady_cpu_before) / 60 * 100  # % of one core
         cached_objects = gauge(operators, "oam_operator_watch_cache_objects")
         cached_bytes = gauge(operators, "oam_operator_watch_cache_bytes")
@@ -346,6 +370,10 @@ def main() -> int:
               f"= {args.apps / 10:.0f}) |")
         print(f"| steady state: writes per minute | {steady_writes:.0f} (target 0) |")
         print(f"| steady state: operator CPU | {steady_cpu:.2f} % of a core |")
+        why = ", ".join(f"{key[8:]} {value:.0f}" for key, value in sorted(steady_passes.items())
+                        if key.startswith("routine ")) or "none"
+        print(f"| steady state: passes in the minute (full; skipped; routine ones run in full, by why) | "
+              f"{steady_passes.get('full', 0):.0f}; {steady_passes.get('quiet', 0):.0f}; {why} |")
         print(f"| leader election: Lease requests per minute, per instance (apart from the above) | "
               f"{(steady_end['lease'] - steady_start['lease']) / len(operators):.0f} |")
         print(f"| largest persisted status (compact JSON) | {sizes['status']:,} bytes (target < 1 MiB) |")
@@ -363,6 +391,7 @@ def main() -> int:
                 "last_write_after_ready_s": last_write_s, "settled": settled,
                 "steady_requests_per_min": steady_all, "steady_reads_per_min": steady_all - steady_writes,
                 "steady_writes_per_min": steady_writes, "steady_cpu_percent": steady_cpu,
+                "steady_passes": steady_passes,
                 "interval": args.interval, "shards": len(operators), "peak_rss_each_mib": rss_each,
                 "steady_lease_requests_per_min_each": (steady_end["lease"] - steady_start["lease"]) / len(operators),
                 "audit_requests_per_app": None if audited is None else audited / args.apps, "cpu_s": cpu,

@@ -86,6 +86,8 @@ def main() -> int:
                         help="start the new process as another Pod would (another POD_UID): it waits for the killed "
                              "leader's Lease to expire; by default it is the same Pod's container restarted, which "
                              "takes its dead predecessor's Lease at once (docs/operator.md#leader-election)")
+    parser.add_argument("--log-level", default="warning",
+                        help="the operator's --log-level (info shows each pass: when the new Application's ran)")
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="oam-bench-restart-"))
@@ -93,7 +95,7 @@ def main() -> int:
     audit_log = work / "cluster" / "logs" / "audit.log"
     kubectl = str(dc.find_binaries().kubectl)
     kc = ["--kubeconfig", plane.handle.kubeconfig]
-    extra = ["--default-interval", args.interval, "--log-level", "warning", "--use-operator-identity"]
+    extra = ["--default-interval", args.interval, "--log-level", args.log_level, "--use-operator-identity"]
     first: OperatorProcess | None = None
     second: OperatorProcess | None = None
     try:

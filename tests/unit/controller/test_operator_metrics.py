@@ -41,6 +41,7 @@ EXPECTED = {
     "oam_operator_pass_queue_deepest": ("gauge", set()),
     "oam_operator_drift_wakeups": ("counter", set()),
     "oam_operator_quiet_passes": ("counter", set()),
+    "oam_operator_routine_full_passes": ("counter", {"reason"}),
     "oam_operator_drift_corrections": ("counter", set()),
     "oam_operator_watch_cache_objects": ("gauge", set()),
     "oam_operator_watch_cache_bytes": ("gauge", set()),
@@ -72,6 +73,7 @@ def test_every_metric_has_its_name_type_and_labels() -> None:
     metrics.track_application("shop", "shop", not_ready_since=None, timeout_seconds=600)
     metrics.set_watch_state("apps", "Deployment", "synced")
     metrics.leader.labels(shard="eu-1").set(1)
+    metrics.routine_full_passes_total.labels("first-pass").inc()
     families = _families(metrics)
     ours = {name for name in families if name.startswith("oam_operator_") and not name.endswith("_created")}
     assert ours == set(EXPECTED)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from oam_operator.controller.reconcile.passes import apply_pass
-from oam_operator.controller.reconcile.quiet import FULL_PASS_EVERY, Confirmed, may_skip
+from oam_operator.controller.reconcile.quiet import FULL_PASS_EVERY, Confirmed, FullReason, may_skip, refusal
 from oam_operator.controller.reconcile.seams import Memory
 from oam_operator.oam.remote.noticed import noticed, noticing
 from oam_operator.reconciler.report import CallReport
@@ -21,17 +21,18 @@ __all__ = ["fake_reconciler"]  # the fixture, imported for pytest
 CONFIRMED = Confirmed(generation=2, epoch=5, until=1000.0 + FULL_PASS_EVERY * 600.0, delay=600.0)
 
 
-@pytest.mark.parametrize(("confirmed", "generation", "epoch", "now", "skipped"), [
-    (CONFIRMED, 2, 5, 1000.0 + 600.0, True),  # its interval's pass
-    (CONFIRMED, 2, 5, 1000.0 + FULL_PASS_EVERY * 600.0 - 1, True),
-    (CONFIRMED, 2, 5, 1000.0 + FULL_PASS_EVERY * 600.0, False),  # a full pass is due
-    (CONFIRMED, 3, 5, 1600.0, False),  # a new generation
-    (CONFIRMED, 2, 6, 1600.0, False),  # a watch went down since
-    (None, 2, 5, 1600.0, False),  # no confirming pass in this process
+@pytest.mark.parametrize(("confirmed", "generation", "epoch", "now", "refused"), [
+    (CONFIRMED, 2, 5, 1000.0 + 600.0, None),  # its interval's pass
+    (CONFIRMED, 2, 5, 1000.0 + FULL_PASS_EVERY * 600.0 - 1, None),
+    (CONFIRMED, 2, 5, 1000.0 + FULL_PASS_EVERY * 600.0, "due"),  # a full pass is due
+    (CONFIRMED, 3, 5, 1600.0, "generation"),  # a new generation
+    (CONFIRMED, 2, 6, 1600.0, "relisted"),  # a watch went down since
+    (None, 2, 5, 1600.0, "first-pass"),  # no confirming pass in this process
 ])
 def test_a_routine_pass_is_skipped_only_while_nothing_could_have_changed_unseen(
-        confirmed: Confirmed | None, generation: int, epoch: int, now: float, skipped: bool) -> None:
-    assert may_skip(confirmed, generation=generation, epoch=epoch, now=now) is skipped
+        confirmed: Confirmed | None, generation: int, epoch: int, now: float, refused: str | None) -> None:
+    assert refusal(confirmed, generation=generation, epoch=epoch, now=now) == refused
+    assert may_skip(confirmed, generation=generation, epoch=epoch, now=now) is (refused is None)
 
 
 def ready_body() -> dict[str, Any]:
@@ -46,7 +47,8 @@ def test_a_ready_pass_that_sent_nothing_confirms_until_an_objects_reapply_comes_
     """It holds for six intervals, or until the first object's reapply interval (60m by default)
     comes due, whichever is sooner: the fake reconciler's objects were applied a minute ago."""
     body = ready_body()
-    assert apply_pass(body, Memory(), pass_environment(default_interval="30s")).confirms == FULL_PASS_EVERY * 30.0
+    confirming = apply_pass(body, Memory(), pass_environment(default_interval="30s"))
+    assert (confirming.confirms, confirming.unconfirmed) == (FULL_PASS_EVERY * 30.0, "")
     due = apply_pass(body, Memory(), pass_environment(default_interval="1h")).confirms
     assert due is not None and 58 * 60 < due <= 59 * 60  # the objects' reapply comes first
     assert apply_pass(body, Memory(), pass_environment(default_interval="1h", reapply_interval="0s")).confirms \
@@ -57,17 +59,20 @@ def test_a_pass_that_read_from_the_api_server_does_not_confirm(fake_reconciler: 
     """An object of a kind no watch serves was read with a GET: its changes wake nobody."""
     body = ready_body()
     fake_reconciler.report = CallReport("done", operations={"read": 1})
-    assert apply_pass(body, Memory(), pass_environment()).confirms is None
+    result = apply_pass(body, Memory(), pass_environment())
+    assert (result.confirms, result.unconfirmed) == (None, FullReason.REQUESTS) == (None, "requests")
 
 
 def test_a_pass_that_waits_or_lately_corrected_drift_does_not_confirm(fake_reconciler: FakeReconciler) -> None:
     body = ready_body()
     fake_reconciler.done = False
-    assert apply_pass(body, Memory(), pass_environment()).confirms is None
+    waiting = apply_pass(body, Memory(), pass_environment())
+    assert (waiting.confirms, waiting.unconfirmed) == (None, "not-ready")
     fake_reconciler.done = True
     memory = Memory()
     memory.drift.corrections[("", "ConfigMap", "shop", "web-config")] = [datetime.now(UTC)]  # its fight's count
-    assert apply_pass(body, memory, pass_environment()).confirms is None
+    fought = apply_pass(body, memory, pass_environment())
+    assert (fought.confirms, fought.unconfirmed) == (None, "drift")
 
 
 class Reader:

@@ -71,7 +71,7 @@ from .inventorycodec import inventory_of, write_inventory
 from .permissions import deletion_permissions, not_permitted_message, required_permissions
 from .plan import Digests, PassHooks, digests_of, owner_id, reconciler_options
 from .progress import apply_progress, capitalised, checkpoint_progress, delete_progress
-from .quiet import FULL_PASS_EVERY
+from .quiet import FULL_PASS_EVERY, FullReason
 from .readiness import WATCHED_WAIT, waits_for_wake_up
 from .rollback import blocking_object, failed_message, last_good, spec_digest
 from .seams import Checkpointer, Environment, Event, Memory, PassResult, PassState, StatusNotWritten
@@ -309,27 +309,32 @@ class _Pass:
                 owned.retain(owner, [item.identity() for item in self.found.inventory])
         return outcome
 
-    def confirms(self, outcome: PassResult) -> float | None:
+    def confirms(self, outcome: PassResult) -> tuple[float | None, str]:
         """How long this pass's confirmation of the Application holds, in seconds: it found the
         Application as it should be from the watches alone, so its routine passes may be skipped
         until then (``FULL_PASS_EVERY`` intervals, or until an object's reapply interval comes due);
-        ``None`` when it confirmed nothing (quiet.py has the rules)."""
+        ``None`` and the ``FullReason`` when it confirmed nothing (quiet.py has the rules)."""
         subject = self.found.subject
-        if (outcome.outcome != "ready" or outcome.drift_corrections or any(outcome.operations.values())
-                or self.stamp.verdict is None or self.stamp.verdict[0] is not State.READY or subject is None):
-            return None
+        if (outcome.outcome != "ready" or self.stamp.verdict is None or self.stamp.verdict[0] is not State.READY
+                or subject is None):
+            return None, FullReason.NOT_READY
         drift = self.state.drift
-        if (subject.reads_outside or subject.hooks or subject.policies.health_checks
-                or subject.policies.topology is not None or self.target is not None
-                or self.held is not None or self.restoring is not None or self.window is not None
-                or self.status.drift or drift.held or drift.corrections):
-            return None
+        if outcome.drift_corrections or self.status.drift or drift.held or drift.corrections:
+            return None, FullReason.DRIFT
+        if any(outcome.operations.values()):
+            return None, FullReason.REQUESTS
+        if subject.reads_outside:
+            return None, FullReason.OUTSIDE
+        if (subject.hooks or subject.policies.health_checks or subject.policies.topology is not None
+                or self.target is not None or self.held is not None or self.restoring is not None
+                or self.window is not None):
+            return None, FullReason.POLICIES
         hold = FULL_PASS_EVERY * self.interval
         reapply = self.settings.reapply_interval_duration
         applied = [item.last_applied_at for item in self.found.inventory or () if item.last_applied_at is not None]
         if reapply and applied:
             hold = min(hold, (min(applied) + reapply - self.now).total_seconds())
-        return hold if hold > 0 else None
+        return (hold, "") if hold > 0 else (None, FullReason.REAPPLY)
 
     def render(self, outcome: PassResult) -> PassResult:
         """Stamp ``observedGeneration``, the counts and the outcome once, and render the status to
@@ -1502,7 +1507,7 @@ def apply_pass(body: Application | Mapping[str, Any], memory: Memory, env: Envir
     p = _Pass(body, memory, env, checkpointer)
     before = timeline.Before.of(p.status)
     outcome = p.apply_branch()
-    outcome.confirms = p.confirms(outcome)
+    outcome.confirms, outcome.unconfirmed = p.confirms(outcome)
     seen = env.generation_seen(p.app.uid, p.app.generation) if env.generation_seen is not None else None
     outcome.traced = timeline.observe(p.status, p.found.inventory, before, timeline.PassFacts(
         p.app.uid, p.namespace, p.name, p.app.generation, p.now, env.clock(), outcome.outcome, p.applying,

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["FULL_PASS_EVERY", "Confirmed", "may_skip"]
+__all__ = ["FULL_PASS_EVERY", "Confirmed", "FullReason", "may_skip", "refusal"]
 
 #: A routine pass is skipped for at most this many of the Application's intervals in a row.
 FULL_PASS_EVERY = 6
@@ -42,8 +42,36 @@ class Confirmed:
     delay: float  # its delay until the next pass (the interval, jittered)
 
 
+class FullReason:
+    """Why a routine pass ran in full: the label of ``oam_operator_routine_full_passes_total``, a
+    bounded set. The first eight say why the last full pass confirmed nothing (``_Pass.confirms``),
+    the last three why its confirmation no longer holds (``refusal``)."""
+
+    FIRST = "first-pass"  # no full pass in this process yet (a start, a new term)
+    NOT_READY = "not-ready"  # it did not end Ready
+    DRIFT = "drift"  # drift was reported, held back or corrected
+    REQUESTS = "requests"  # it sent the reconciler a request: not everything came from a watch
+    OUTSIDE = "outside-reads"  # its transform read a URL source or a chart
+    POLICIES = "policies"  # topology, health checks, hooks, a held revision, a change window, a restore
+    REAPPLY = "reapply-due"  # an object's reapply interval is due
+    UNWRITTEN = "unwritten"  # the status it ended with was not written (yet)
+    GENERATION = "generation"  # the generation changed since
+    RELISTED = "relisted"  # a watch of owned objects went down since
+    DUE = "due"  # its full pass is due (FULL_PASS_EVERY intervals)
+
+
+def refusal(confirmed: Confirmed | None, *, generation: int, epoch: int, now: float) -> str | None:
+    """Why a routine pass of the Application may not be skipped now (a ``FullReason``), ``None`` when
+    it may (see the module's rules); without a confirmation the caller knows why."""
+    if confirmed is None:
+        return FullReason.FIRST
+    if confirmed.generation != generation:
+        return FullReason.GENERATION
+    if confirmed.epoch != epoch:
+        return FullReason.RELISTED
+    return None if now < confirmed.until else FullReason.DUE
+
+
 def may_skip(confirmed: Confirmed | None, *, generation: int, epoch: int, now: float) -> bool:
     """Whether a routine pass of the Application may be skipped (see the module's rules)."""
-    if confirmed is None or confirmed.generation != generation or confirmed.epoch != epoch:
-        return False
-    return now < confirmed.until
+    return refusal(confirmed, generation=generation, epoch=epoch, now=now) is None

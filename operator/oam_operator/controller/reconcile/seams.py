@@ -64,6 +64,7 @@ class Memory:
     status_forbidden: ForbiddenGrace = field(default_factory=ForbiddenGrace)  # the same, of status writes
     recorded: Recorded | None = None  # the revision history as last written (history.py; set by the epilogue)
     confirmed: Confirmed | None = None  # the last full pass that confirmed it (quiet.py; set by the runtime)
+    unconfirmed: str = ""  # else why the last full pass confirmed nothing (quiet.FullReason; "" before any)
     missing: MissingDependencies = field(default_factory=MissingDependencies)  # app-dependency targets missing
 
 
@@ -188,3 +189,5 @@ class PassResult:
     #: Seconds the pass's confirmation of the Application from the watches alone holds: its routine
     #: passes may be skipped that long (quiet.py); ``None``: it confirmed nothing.
     confirms: float | None = None
+    #: Why it confirmed nothing (a ``quiet.FullReason``), for the metric; ``""`` when it did.
+    unconfirmed: str = ""

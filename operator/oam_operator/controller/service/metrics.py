@@ -178,6 +178,14 @@ class OperatorMetrics:
             "which would have woken it for any change (docs/operator.md#quiet-routine-passes).",
             registry=r,
         )
+        self.routine_full_passes_total = Counter(
+            PREFIX + "routine_full_passes_total",
+            "Routine passes run in full, by why they could not be skipped: first-pass, not-ready, drift, requests, "
+            "outside-reads, policies, reapply-due, unwritten, generation, relisted, due "
+            "(docs/operator.md#quiet-routine-passes).",
+            ["reason"],
+            registry=r,
+        )
         self.drift_wakeups_total = Counter(
             PREFIX + "drift_wakeups_total",
             "Ready Applications woken because an object of theirs drifted or reported drift may be resolved.",

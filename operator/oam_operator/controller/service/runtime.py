@@ -43,7 +43,7 @@ from ..reconcile.delivery import DeliveryRefused
 from ..reconcile.history import RevisionRecorder
 from ..reconcile.inventory import access_of, delivery_view, is_standard
 from ..reconcile.passes import apply_pass, delete_pass
-from ..reconcile.quiet import Confirmed, may_skip
+from ..reconcile.quiet import Confirmed, FullReason, refusal
 from ..reconcile.readiness import WATCHED, no_longer_progressing
 from ..reconcile.seams import ApplicationGone, Environment, Event, Memory, PassResult
 from ..reconcile.sharding import owned_selector, shard_selector
@@ -527,53 +527,63 @@ class Runtime:
             skipped = self._quiet(uid, body)
             if skipped is not None:
                 return skipped
-        return self._run("apply", uid, body, admission)
+        return self._run("apply", uid, body, admission, urgent=not routine)
 
     def _quiet(self, uid: str, body: Mapping[str, Any]) -> PassResult | None:
         """The skipped routine pass's result (the confirming pass's status and delay), or ``None``:
         a full pass is due (docs/operator.md#quiet-routine-passes)."""
         owned = self.owned
+        if owned is None:
+            return None  # nothing watched: nothing confirms (the metric counts only what could)
         with self._lock:
             memory = self.memory.get(uid)
-        if owned is None or memory is None or memory.status is None:
+        if memory is None or memory.status is None:
+            refused: str | None = FullReason.FIRST
+        else:
+            generation = int((body.get("metadata") or {}).get("generation") or 0)
+            refused = refusal(memory.confirmed, generation=generation, epoch=owned.epoch, now=time.monotonic())
+            if refused == FullReason.FIRST and memory.unconfirmed:
+                refused = memory.unconfirmed  # why the last full pass confirmed nothing
+        if refused is not None or memory is None or memory.status is None or memory.confirmed is None:
+            if self.metrics is not None:
+                self.metrics.routine_full_passes_total.labels(refused or FullReason.FIRST).inc()
             return None
         confirmed = memory.confirmed
-        generation = int((body.get("metadata") or {}).get("generation") or 0)
-        if confirmed is None or not may_skip(confirmed, generation=generation, epoch=owned.epoch,
-                                             now=time.monotonic()):
-            return None
         if self.metrics is not None:
             self.metrics.quiet_passes_total.inc()
         return PassResult(status=memory.status, delay=confirmed.delay, outcome="quiet")
 
     def _confirm(self, memory: Memory, app: Application, epoch: int | None, result: PassResult) -> None:
         """Remember a full pass that confirmed the Application, as persisted (quiet.py); forget any other's."""
-        memory.confirmed = None
+        memory.confirmed, memory.unconfirmed = None, result.unconfirmed or FullReason.UNWRITTEN
         if (epoch is not None and result.confirms is not None and not result.gone and result.delay
                 and memory.persisted is not None and memory.persisted == result.status):
             memory.confirmed = Confirmed(app.generation, epoch, time.monotonic() + result.confirms, result.delay)
+            memory.unconfirmed = ""
 
     def run_delete(self, uid: str, body: Mapping[str, Any], admission: Mapping[str, Any] | None = None) -> PassResult:
-        return self._run("delete", uid, body, admission)
+        return self._run("delete", uid, body, admission, urgent=True)
 
     def _run(self, branch: str, uid: str, body: Mapping[str, Any],
-             admission: Mapping[str, Any] | None = None) -> PassResult:
+             admission: Mapping[str, Any] | None = None, *, urgent: bool = False) -> PassResult:
         with self._passing:
             self._running += 1
         try:
-            return self._counted(branch, uid, body, admission)
+            return self._counted(branch, uid, body, admission, urgent)
         finally:
             with self._passing:
                 self._running -= 1
                 self._passing.notify_all()
 
     def _counted(self, branch: str, uid: str, body: Mapping[str, Any],
-                 admission: Mapping[str, Any] | None) -> PassResult:
+                 admission: Mapping[str, Any] | None, urgent: bool) -> PassResult:
         started = time.monotonic()
         meta = body.get("metadata") or {}
         where = {"namespace": meta.get("namespace"), "name": meta.get("name"), "uid": uid, "branch": branch}
         try:
-            fresh = self.fresh.body_for(uid, body)
+            # A pass somebody asked for reads its Application rather than wait for the term's LIST
+            # (freshview.py, docs/operator.md#a-quiet-restart).
+            fresh = self.fresh.body_for(uid, body, urgent=urgent)
         except ApiError as error:
             return self._unverified(uid, body, error, where)
         if fresh is None:
