@@ -369,8 +369,14 @@ class Runtime:
                 self.pass_client.request("patch", "PATCH", path, body=operations,
                                          content_type="application/json-patch+json")
             except ApiError as error:
-                log.info("finalizer not added: %s", error,
-                         extra={"fields": {"namespace": app.namespace, "name": app.name}})
+                if error.status == 422:
+                    # A failed test: it changed since the LIST (kopf added the finalizer, most
+                    # often, or a namesake replaced it), and kopf adds it on that change if missing.
+                    log.debug("finalizer not added: changed since the term's LIST",
+                              extra={"fields": {"namespace": app.namespace, "name": app.name}})
+                else:
+                    log.info("finalizer not added: %s", error,
+                             extra={"fields": {"namespace": app.namespace, "name": app.name}})
                 continue
             added += 1
             log.info("finalizer added on taking over", extra={"fields": {"namespace": app.namespace,
