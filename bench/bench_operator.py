@@ -375,7 +375,8 @@ def main() -> int:
         print(f"| steady state: reads per minute | {steady_all - steady_writes:.0f} (target ≤ 0.1 per Application "
               f"= {args.apps / 10:.0f}) |")
         print(f"| steady state: writes per minute | {steady_writes:.0f} (target 0) |")
-        print(f"| steady state: operator CPU (the minute's /metrics scrapes outside it) | {steady_cpu:.2f} % of a core |")
+        print(f"| steady state: operator CPU (the minute's /metrics scrapes outside it) | "
+              f"{steady_cpu:.2f} % of a core |")
         print(f"| one scrape of /metrics (a Prometheus's, at its own interval) | {scrape_cpu:.2f} CPU-seconds |")
         why = ", ".join(f"{key[8:]} {value:.0f}" for key, value in sorted(steady_passes.items())
                         if key.startswith("routine ")) or "none"
