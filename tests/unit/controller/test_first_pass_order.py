@@ -31,7 +31,7 @@ def application(ready: str | None = "True", generation: int = 3, observed: int |
         status["conditions"] = [{"type": "Ready", "status": ready}]
     if handled is not None:
         status["lastHandledReconcileAt"] = handled
-    meta: dict[str, Any] = {"generation": generation}
+    meta: dict[str, Any] = {"generation": generation, "finalizers": ["oam-operator.dev"]}
     if requested is not None:
         meta["annotations"] = {KEY: requested}
     return {"metadata": meta, "status": status}
@@ -164,7 +164,7 @@ def test_a_settled_applications_first_pass_waits_for_the_lists_and_a_changed_one
 
         quiet = run("quiet", application())
         changed = run("changed", application(generation=4))
-        new = run("new", {"metadata": {"generation": 1}})
+        new = run("new", {"metadata": {"generation": 1, "finalizers": ["oam-operator.dev"]}})
         await asyncio.wait_for(asyncio.gather(changed, new), 5)
         assert sorted(runtime.passes) == [("changed", False, 0), ("new", False, 0)]  # neither waited
         await asyncio.sleep(0.05)
@@ -203,3 +203,45 @@ def test_a_new_or_changed_applications_loop_starts_at_once_and_a_settled_ones_wi
     assert delay(body={"metadata": {"generation": 1}}) == 0.0  # new: no status yet
     settled_delays = [delay(body=application()) for _ in range(50)]
     assert all(0.0 <= value <= 2.0 for value in settled_delays) and len(set(settled_delays)) > 1
+
+
+def test_a_first_pass_waits_for_kopfs_finalizer_until_its_event_and_at_most_two_seconds(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """kopf starts the loop and patches its finalizer in the same cycle; a first pass at once
+    would make that patch fail its resourceVersion test (docs/operator.md#a-quiet-restart)."""
+    from types import SimpleNamespace
+
+    from oam_operator.controller.reconcile.settings import Settings
+    from oam_operator.controller.service import handlers
+    from oam_operator.controller.service.scheduler import Scheduler
+    from oam_operator.reconciler.accounting import RequestAccounting
+
+    monkeypatch.setattr(handlers, "FINALIZER_WAIT", 0.3)
+
+    async def scenario() -> None:
+        wakeups = Wakeups(asyncio.get_running_loop())
+        controller = SimpleNamespace(wakeups=wakeups, leadership=None, led=asyncio.Event(), listed=asyncio.Event(),
+                                     leading=lambda: True)
+        controller.scheduler = Scheduler(Settings(cluster_id="c"), wakeups, metrics=None,
+                                         accounting=RequestAccounting())
+        controller.runtime = runtime = _Runtime(controller)
+        loop = _loop_of(controller)
+        meta: dict[str, Any] = {"namespace": "shop", "name": "new", "generation": 1}
+        wakeups.wake("new")  # the ADDED event woke it before the loop started
+        task = asyncio.create_task(loop(stopped=DaemonStopped(), body={"metadata": meta}, meta=meta, uid="new",
+                                        namespace="shop"))
+        await asyncio.sleep(0.1)
+        assert runtime.passes == []  # no finalizer yet: it waits (the earlier wake-up does not end the wait)
+        meta["finalizers"] = ["oam-operator.dev"]  # kopf's patch came back as an event ...
+        wakeups.wake("new")  # ... which wakes the loop
+        await asyncio.wait_for(task, 1)
+        assert [uid for uid, _, _ in runtime.passes] == ["new"]
+
+        alone: dict[str, Any] = {"namespace": "shop", "name": "alone", "generation": 1}
+        started = asyncio.get_running_loop().time()
+        await asyncio.wait_for(loop(stopped=DaemonStopped(), body={"metadata": alone}, meta=alone, uid="alone",
+                                    namespace="shop"), 2)
+        assert asyncio.get_running_loop().time() - started >= 0.3  # no event: it went after the bound
+        assert [uid for uid, _, _ in runtime.passes] == ["new", "alone"]
+
+    asyncio.run(scenario())

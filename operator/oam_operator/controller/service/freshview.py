@@ -15,13 +15,15 @@ since) ends the pass: the Application is gone and is forgotten. The resourceVers
 as the integers etcd makes them; one that is not an integer is read afresh.
 
 A pass somebody asked for (``urgent``: a new or changed Application, a deletion) does not wait
-for the term's LIST while it is not made: it reads its Application instead (one GET). In front of
+for the term's LIST while it is not made: it reads its Application instead (one GET), and the LIST
+is made in a thread of its own if nobody makes it yet, so the passes after it use it. In front of
 10,000 Applications that LIST takes seconds at a start, and a new Application's first pass would
 wait for all of it (docs/operator.md#a-quiet-restart).
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -32,6 +34,8 @@ from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError
 
 __all__ = ["FreshView", "TermList", "Unfinalized", "still_there"]
+
+log = logging.getLogger("oam_operator.controller")
 
 _PAGE = 500
 
@@ -89,6 +93,7 @@ class FreshView:
         self._term = 1
         self._list: TermList | None = None
         self._fresh: dict[str, int] = {}  # uid -> the term in which its copy was found fresh
+        self._started = 0  # the last term whose LIST a thread of its own was started for
 
     def new_term(self) -> None:
         with self._lock:
@@ -117,7 +122,12 @@ class FreshView:
             if self._fresh.get(uid) == term:
                 return body
             made = self._list
+            start = made is None and urgent and self._started != term
+            if start:
+                self._started = term
         if made is None and urgent:
+            if start:
+                threading.Thread(target=self._list_quietly, args=(term,), name="oam-term-list", daemon=True).start()
             return self._read_fresh(uid, term, body)
         listed = made if made is not None else self._term_list(term)
         held = _version(_meta(body).get("resourceVersion"))
@@ -142,6 +152,13 @@ class FreshView:
             if self._term == term:
                 self._fresh[uid] = term
         return body
+
+    def _list_quietly(self, term: int) -> None:
+        """The term's LIST for the passes after an urgent one; a failure leaves it to the next pass."""
+        try:
+            self._term_list(term)
+        except ApiError as error:
+            log.debug("the term's LIST of Applications failed: %s", error)
 
     def _term_list(self, term: int) -> TermList:
         with self._listing:

@@ -56,6 +56,9 @@ LIST_PAGE = 500
 #: seconds between a standby loop's own looks at the election; ``led`` wakes it at once, so this is
 #: only a safety net, long enough that 10,000 waiting loops cost a standby no CPU
 LEAD_RECHECK = 10.0
+#: longest wait of a loop's first pass for kopf's finalizer, which kopf patches in as it starts the
+#: loop (``application_loop``); its event ends the wait at once
+FINALIZER_WAIT = 2.0
 
 
 async def _sleep(stopped: Any, wake: asyncio.Event, delay: float | None, *also: asyncio.Event) -> None:
@@ -202,8 +205,8 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
 
     def initial_delay(body: kopf.Body, **_: Any) -> float:
         """A settled Application's loop starts within 2 s, spread; any other's at once: it is a new
-        or changed one, which a start in front of 10,000 settled ones must not delay
-        (docs/operator.md#a-quiet-restart)."""
+        or changed one, which a start in front of 10,000 settled ones must not delay (its first
+        pass still waits for kopf's finalizer, below; docs/operator.md#a-quiet-restart)."""
         return random.uniform(0, 2) if settled(body, requested_at) else 0.0
 
     # No forced cancellation: a stopped daemon finishes its current pass (and persists its
@@ -228,6 +231,17 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
                 while not controller.listed.is_set() and not stopped and not wakeups.asked(uid):
                     wakeups.clear(uid)  # a new term's wake-up: the pass it asks for comes after the wait
                     await _sleep(stopped, wake, None, controller.listed)
+                if stopped:
+                    break
+            if first and domain not in (meta.get("finalizers") or ()):
+                # kopf patches its finalizer in as it starts this loop, and that patch tests the
+                # resourceVersion: a first pass's status write landing before it makes kopf patch
+                # again. The finalizer's event wakes the loop (``application_event``).
+                deadline = loop.time() + FINALIZER_WAIT
+                while domain not in (meta.get("finalizers") or ()) and not stopped \
+                        and (left := deadline - loop.time()) > 0:
+                    wake.clear()
+                    await _sleep(stopped, wake, left)
                 if stopped:
                     break
             first = False
