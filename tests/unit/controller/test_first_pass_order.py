@@ -141,21 +141,26 @@ def _loop_of(controller: Any) -> Any:
     return daemon.fn
 
 
-def test_a_settled_applications_first_pass_waits_for_the_lists_and_a_changed_one_does_not() -> None:
+def _controller() -> tuple[Any, _Runtime, Any, Wakeups]:
+    """A controller of the loop's collaborators (on the running event loop), its recording
+    runtime, the loop function, and its wake-ups."""
     from types import SimpleNamespace
 
     from oam_operator.controller.reconcile.settings import Settings
     from oam_operator.controller.service.scheduler import Scheduler
     from oam_operator.reconciler.accounting import RequestAccounting
 
+    wakeups = Wakeups(asyncio.get_running_loop())
+    controller = SimpleNamespace(wakeups=wakeups, leadership=None, led=asyncio.Event(), listed=asyncio.Event(),
+                                 leading=lambda: True)
+    controller.scheduler = Scheduler(Settings(cluster_id="c"), wakeups, metrics=None, accounting=RequestAccounting())
+    controller.runtime = runtime = _Runtime(controller)
+    return controller, runtime, _loop_of(controller), wakeups
+
+
+def test_a_settled_applications_first_pass_waits_for_the_lists_and_a_changed_one_does_not() -> None:
     async def scenario() -> None:
-        wakeups = Wakeups(asyncio.get_running_loop())
-        controller = SimpleNamespace(wakeups=wakeups, leadership=None, led=asyncio.Event(), listed=asyncio.Event(),
-                                     leading=lambda: True)
-        controller.scheduler = Scheduler(Settings(cluster_id="c"), wakeups, metrics=None,
-                                         accounting=RequestAccounting())
-        controller.runtime = runtime = _Runtime(controller)
-        loop = _loop_of(controller)
+        controller, runtime, loop, wakeups = _controller()
 
         def run(uid: str, body: dict[str, Any]) -> asyncio.Task[None]:
             meta = {"namespace": "shop", "name": uid, **body["metadata"]}
@@ -209,23 +214,12 @@ def test_a_first_pass_waits_for_kopfs_finalizer_until_its_event_and_at_most_two_
         monkeypatch: pytest.MonkeyPatch) -> None:
     """kopf starts the loop and patches its finalizer in the same cycle; a first pass at once
     would make that patch fail its resourceVersion test (docs/operator.md#a-quiet-restart)."""
-    from types import SimpleNamespace
-
-    from oam_operator.controller.reconcile.settings import Settings
     from oam_operator.controller.service import handlers
-    from oam_operator.controller.service.scheduler import Scheduler
-    from oam_operator.reconciler.accounting import RequestAccounting
 
     monkeypatch.setattr(handlers, "FINALIZER_WAIT", 0.3)
 
     async def scenario() -> None:
-        wakeups = Wakeups(asyncio.get_running_loop())
-        controller = SimpleNamespace(wakeups=wakeups, leadership=None, led=asyncio.Event(), listed=asyncio.Event(),
-                                     leading=lambda: True)
-        controller.scheduler = Scheduler(Settings(cluster_id="c"), wakeups, metrics=None,
-                                         accounting=RequestAccounting())
-        controller.runtime = runtime = _Runtime(controller)
-        loop = _loop_of(controller)
+        _, runtime, loop, wakeups = _controller()
         meta: dict[str, Any] = {"namespace": "shop", "name": "new", "generation": 1}
         wakeups.wake("new")  # the ADDED event woke it before the loop started
         task = asyncio.create_task(loop(stopped=DaemonStopped(), body={"metadata": meta}, meta=meta, uid="new",
