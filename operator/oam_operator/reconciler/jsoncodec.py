@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["canonical", "dumps", "loads"]
+__all__ = ["dumps", "loads"]
 
 
 def loads(data: bytes | bytearray | memoryview | str) -> Any:
@@ -24,18 +24,10 @@ def loads(data: bytes | bytearray | memoryview | str) -> Any:
         return json.loads(bytes(data) if isinstance(data, memoryview) else data)
 
 
-def dumps(value: Any) -> bytes:
-    """``value`` as compact JSON, UTF-8 (no spaces, non-ASCII as it is)."""
+def dumps(value: Any, *, sort_keys: bool = False) -> bytes:
+    """``value`` as compact JSON, UTF-8 (no spaces, non-ASCII as it is); with ``sort_keys`` every
+    object's keys sorted, so equal values give equal bytes (else insertion order is kept)."""
     try:
-        return orjson.dumps(value)
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS if sort_keys else None)
     except TypeError:  # orjson.JSONEncodeError: too deep, or a type it does not write
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-def canonical(value: Any) -> bytes:
-    """``value`` as compact JSON with every object's keys sorted, UTF-8: equal values give equal
-    bytes (``dumps`` keeps insertion order)."""
-    try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except TypeError:
-        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+        return json.dumps(value, sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False).encode()

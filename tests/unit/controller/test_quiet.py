@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from oam_operator.controller.reconcile.passes import apply_pass
-from oam_operator.controller.reconcile.quiet import FULL_PASS_EVERY, Confirmed, FullReason, may_skip, refusal
+from oam_operator.controller.reconcile.quiet import FULL_PASS_EVERY, Confirmed, FullReason, refusal
 from oam_operator.controller.reconcile.seams import Memory
 from oam_operator.oam.remote.noticed import noticed, noticing
 from oam_operator.reconciler.report import CallReport
@@ -32,7 +32,6 @@ CONFIRMED = Confirmed(generation=2, epoch=5, until=1000.0 + FULL_PASS_EVERY * 60
 def test_a_routine_pass_is_skipped_only_while_nothing_could_have_changed_unseen(
         confirmed: Confirmed | None, generation: int, epoch: int, now: float, refused: str | None) -> None:
     assert refusal(confirmed, generation=generation, epoch=epoch, now=now) == refused
-    assert may_skip(confirmed, generation=generation, epoch=epoch, now=now) is (refused is None)
 
 
 def ready_body() -> dict[str, Any]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["FULL_PASS_EVERY", "Confirmed", "FullReason", "may_skip", "refusal"]
+__all__ = ["FULL_PASS_EVERY", "Confirmed", "FullReason", "refusal"]
 
 #: A routine pass is skipped for at most this many of the Application's intervals in a row.
 FULL_PASS_EVERY = 6
@@ -70,8 +70,3 @@ def refusal(confirmed: Confirmed | None, *, generation: int, epoch: int, now: fl
     if confirmed.epoch != epoch:
         return FullReason.RELISTED
     return None if now < confirmed.until else FullReason.DUE
-
-
-def may_skip(confirmed: Confirmed | None, *, generation: int, epoch: int, now: float) -> bool:
-    """Whether a routine pass of the Application may be skipped (see the module's rules)."""
-    return refusal(confirmed, generation=generation, epoch=epoch, now=now) is None

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from oam_operator.reconciler.jsoncodec import canonical, loads
+from oam_operator.reconciler.jsoncodec import dumps, loads
 
 from .packing import pack, unpack
 
@@ -36,7 +36,7 @@ class FieldSet:
 
     @classmethod
     def of(cls, fields: Mapping[str, Any]) -> FieldSet:
-        return cls(pack(canonical(fields)))
+        return cls(pack(dumps(fields, sort_keys=True)))
 
     @property
     def fields(self) -> dict[str, Any]:

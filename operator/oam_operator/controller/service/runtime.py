@@ -543,21 +543,24 @@ class Runtime:
             return None  # nothing watched: nothing confirms (the metric counts only what could)
         with self._lock:
             memory = self.memory.get(uid)
-        if memory is None or memory.status is None:
-            refused: str | None = FullReason.FIRST
-        else:
-            generation = int((body.get("metadata") or {}).get("generation") or 0)
-            refused = refusal(memory.confirmed, generation=generation, epoch=owned.epoch, now=time.monotonic())
-            if refused == FullReason.FIRST and memory.unconfirmed:
-                refused = memory.unconfirmed  # why the last full pass confirmed nothing
-        if refused is not None or memory is None or memory.status is None or memory.confirmed is None:
-            if self.metrics is not None:
-                self.metrics.routine_full_passes_total.labels(refused or FullReason.FIRST).inc()
+        if memory is None or memory.status is None or memory.confirmed is None:
+            # why the last full pass confirmed nothing; none in this process yet: the first
+            self._full_pass((memory.unconfirmed if memory is not None else "") or FullReason.FIRST)
             return None
         confirmed = memory.confirmed
+        generation = int((body.get("metadata") or {}).get("generation") or 0)
+        refused = refusal(confirmed, generation=generation, epoch=owned.epoch, now=time.monotonic())
+        if refused is not None:
+            self._full_pass(refused)
+            return None
         if self.metrics is not None:
             self.metrics.quiet_passes_total.inc()
         return PassResult(status=memory.status, delay=confirmed.delay, outcome="quiet")
+
+    def _full_pass(self, reason: str) -> None:
+        """A routine pass runs in full for ``reason`` (quiet.FullReason): counted."""
+        if self.metrics is not None:
+            self.metrics.routine_full_passes_total.labels(reason).inc()
 
     def _confirm(self, memory: Memory, app: Application, epoch: int | None, result: PassResult) -> None:
         """Remember a full pass that confirmed the Application, as persisted (quiet.py); forget any other's."""
