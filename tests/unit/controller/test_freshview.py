@@ -185,3 +185,100 @@ def test_still_there_says_gone_only_on_a_404() -> None:
     server = Server()
     server.down = True
     assert still_there(server, {"namespace": "shop", "name": "web"}, "u1") is True  # type: ignore[arg-type]
+
+
+# -- kopf's LIST as the term's (a start lists the Applications once) ---------------------------------
+
+SELECTOR = "!oam-operator.dev/shard"
+
+
+def following(server: Server, namespaces: tuple[str, ...] = ()) -> FreshView:
+    fresh = FreshView(server, selector=SELECTOR, namespaces=namespaces,  # type: ignore[arg-type]
+                      finalizer="oam-operator.dev")
+    fresh.follow_lists()
+    return fresh
+
+
+def test_a_term_begun_before_kopf_lists_waits_for_kopfs_list_and_makes_none_of_its_own() -> None:
+    server = Server(application("u1", 50))
+    fresh = following(server)
+    assert fresh.new_term() is True  # kopf has not listed: its LIST will be this term's
+    answers: list[Any] = []
+    waiting = threading.Thread(target=lambda: answers.append(fresh.body_for("u1", application("u1", 50))))
+    waiting.start()
+    time.sleep(0.1)
+    assert answers == [] and server.requests == []  # the routine pass waits for kopf's LIST
+    capture = fresh.listing(None, SELECTOR)
+    assert capture is not None
+    plain = application("u2", 51, name="db")
+    capture.page([application("u1", 50), plain])
+    capture.page([])
+    capture.done("120")
+    waiting.join(5)
+    assert answers == [application("u1", 50)]
+    copy = application("u3", 121, name="new")
+    assert fresh.body_for("u3", copy) is copy  # created after kopf's LIST: kopf saw it live
+    assert [(u.name, u.has_finalizers) for u in fresh.unfinalized()] == [("web", False), ("db", False)]
+    assert server.requests == []
+    assert fresh.new_term() is False  # kopf listed already: a later term lists itself
+    assert fresh.body_for("u1", application("u1", 50)) is not None
+    assert [verb for verb, _, _ in server.requests] == ["list"]
+
+
+def test_an_urgent_pass_reads_its_application_while_kopfs_list_is_awaited_and_starts_no_list() -> None:
+    server = Server(application("u1", 50))
+    fresh = following(server)
+    fresh.new_term()
+    assert fresh.body_for("u1", application("u1", 40), urgent=True) == application("u1", 50)
+    time.sleep(0.1)
+    assert [verb for verb, _, _ in server.requests] == ["read"]
+
+
+def test_a_list_begun_in_an_earlier_term_is_not_the_terms() -> None:
+    """A standby's LIST (or one begun before a loss of the Lease) may miss what the previous
+    leader did since: a new term does not take it."""
+    server = Server(application("other", 80, name="db"))
+    fresh = following(server)
+    capture = fresh.listing(None, SELECTOR)
+    assert capture is not None
+    capture.page([application("u1", 50)])
+    fresh.new_term()  # begun while kopf's LIST was on its way
+    capture.done("60")
+    assert fresh.body_for("u1", application("u1", 50)) is None  # the term's own LIST: it is gone
+    assert [verb for verb, _, _ in server.requests] == ["list", "read"]
+
+
+def test_kopfs_list_of_another_selector_or_namespace_is_not_taken() -> None:
+    server = Server(application("u1", 50))
+    fresh = following(server, namespaces=("shop",))
+    assert fresh.listing("shop", "oam-operator.dev/shard=a") is None
+    assert fresh.listing("blog", SELECTOR) is None
+    assert fresh.listing("shop", SELECTOR) is not None
+
+
+def test_a_term_over_several_namespaces_is_made_of_kopfs_list_of_each() -> None:
+    server = Server()
+    fresh = following(server, namespaces=("shop", "blog"))
+    shop, blog = fresh.listing("shop", SELECTOR), fresh.listing("blog", SELECTOR)
+    assert shop is not None and blog is not None
+    shop.page([application("u1", 50)])
+    shop.done("90")
+    assert fresh._list is None  # the blog's is not in yet
+    blog.page([application("u2", 70, name="db")])
+    blog.done("80")
+    assert fresh._list is not None
+    assert dict(fresh._list.versions) == {"u1": 50, "u2": 70} and fresh._list.list_version == 80
+    assert server.requests == []
+
+
+def test_kopfs_list_that_never_ends_is_waited_for_only_so_long(monkeypatch: pytest.MonkeyPatch) -> None:
+    from oam_operator.controller.service import freshview
+
+    monkeypatch.setattr(freshview, "KOPF_LIST_WAIT", 0.2)
+    server = Server(application("u1", 50))
+    fresh = following(server)
+    fresh.listing(None, SELECTOR)  # begun, and cut short: no done()
+    started = time.monotonic()
+    assert fresh.body_for("u1", application("u1", 50)) is not None
+    assert 0.2 <= time.monotonic() - started < 5
+    assert [verb for verb, _, _ in server.requests] == ["list"]

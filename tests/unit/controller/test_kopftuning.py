@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import logging
 from typing import Any
 
 import pytest
@@ -163,3 +164,117 @@ def test_kopfs_gets_a_list_page_decoded_by_the_fast_codec(monkeypatch: pytest.Mo
     assert got == page and len(decoded) == 1
     assert asked == [{"method": "get", "url": "/apis/oam-operator.dev/v1alpha1/applications", "payload": None,
                       "headers": None, "timeout": None, "settings": "s", "logger": "l"}]
+
+
+def test_kopfs_list_of_applications_is_shown_page_by_page_to_its_observer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """kopf's own ``fetch_objs`` (its watch's first LIST, in pages from a local server) feeds the
+    fresh view, which then needs no LIST of its own (freshview.py); kopf gets every page as it was."""
+    import asyncio
+
+    import aiohttp
+    from aiohttp import web
+    from kopf._cogs.clients import fetching
+    from kopf._cogs.configs import configuration
+    from kopf._cogs.structs import references
+
+    from oam_operator.controller.service import kopftuning
+    from oam_operator.controller.service.freshview import FreshView
+
+    def item(uid: str, version: int, finalizers: list[str] | None) -> dict[str, Any]:
+        meta: dict[str, Any] = {"namespace": "shop", "name": uid, "uid": uid, "resourceVersion": str(version)}
+        if finalizers is not None:
+            meta["finalizers"] = finalizers
+        return {"metadata": meta}
+
+    pages = {"": {"kind": "ApplicationList", "metadata": {"continue": "2", "resourceVersion": "90"},
+                  "items": [item("u1", 50, ["oam-operator.dev"])]},
+             "2": {"kind": "ApplicationList", "metadata": {"continue": "", "resourceVersion": "90"},
+                   "items": [item("u2", 60, None)]}}
+    asked: list[dict[str, str]] = []
+
+    async def scenario() -> list[Any]:
+        async def serve(request: web.Request) -> web.Response:
+            asked.append(dict(request.query))
+            return web.json_response(pages[request.query.get("continue", "")])
+
+        server = web.Application()
+        server.router.add_get("/apis/oam-operator.dev/v1alpha1/applications", serve)
+        runner = web.AppRunner(server)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        async with aiohttp.ClientSession() as session:
+            async def request(**kwargs: Any) -> aiohttp.ClientResponse:
+                return await session.get(f"http://127.0.0.1:{port}{kwargs['url']}")
+
+            monkeypatch.setattr(kopftuning, "_KOPFS_REQUEST", request)
+            kopftuning.install()
+            settings = configuration.OperatorSettings()
+            settings.watching.chunk_size = 1
+            resource = references.Resource("oam-operator.dev", "v1alpha1", "applications", namespaced=True)
+            settings.watching.label_selectors["oam-operator.dev", "applications"] = "!oam-operator.dev/shard"
+            got = [chunk async for chunk in fetching.fetch_objs(settings=settings, resource=resource,
+                                                                   namespace=None, logger=logging.getLogger("t"))]
+        await runner.cleanup()
+        return got
+
+    class NoServer:
+        def request(self, *args: Any, **kwargs: Any) -> Any:
+            raise AssertionError("the fresh view made a request of its own")
+
+    fresh = FreshView(NoServer(), selector="!oam-operator.dev/shard", namespaces=(),  # type: ignore[arg-type]
+                      finalizer="oam-operator.dev")
+    fresh.follow_lists()
+    fresh.new_term()
+    monkeypatch.setitem(kopftuning._OBSERVERS, ("oam-operator.dev", "applications"), fresh.listing)
+    got = asyncio.run(scenario())
+    assert fetching.fetch_objs is kopftuning.observed_fetch
+    assert [([each["metadata"]["uid"] for each in items], version) for items, version in got] == [
+        (["u1"], "90"), (["u2"], "90")]
+    assert [query.get("labelSelector") for query in asked] == ["!oam-operator.dev/shard"] * 2
+    copy = item("u2", 60, None)
+    assert fresh.body_for("u2", copy) is copy  # kopf's LIST is the term's: no request
+    assert [(u.uid, u.has_finalizers) for u in fresh.unfinalized()] == [("u2", False)]
+
+
+def test_a_list_cut_short_is_not_shown_as_done(monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from oam_operator.controller.service import kopftuning
+
+    seen: list[Any] = []
+
+    class Pages:
+        def page(self, items: Any) -> None:
+            seen.append(("page", list(items)))
+
+        def done(self, version: Any) -> None:
+            seen.append(("done", version))
+
+    async def failing_fetch(**_: Any) -> Any:
+        yield [{"metadata": {"uid": "u1"}}], "90"
+        raise TimeoutError
+
+    class Settings:
+        class watching:
+            class label_selectors:
+                @staticmethod
+                def collect(_: Any) -> list[str]:
+                    return ["a=b"]
+
+    class Resource:
+        group, plural = "oam-operator.dev", "applications"
+
+    monkeypatch.setattr(kopftuning, "_KOPFS_FETCH", failing_fetch)
+    monkeypatch.setitem(kopftuning._OBSERVERS, ("oam-operator.dev", "applications"),
+                        lambda namespace, selector: seen.append((namespace, selector)) or Pages())
+
+    async def consume() -> None:
+        async for _ in kopftuning.observed_fetch(settings=Settings(), resource=Resource(),  # type: ignore[arg-type]
+                                                 namespace="shop", logger=None):  # type: ignore[arg-type]
+            pass
+
+    with pytest.raises(TimeoutError):
+        asyncio.run(consume())
+    assert seen == [("shop", "a=b"), ("page", [{"metadata": {"uid": "u1"}}])]

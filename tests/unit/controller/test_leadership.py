@@ -177,6 +177,33 @@ def test_a_loss_seen_late_by_a_second_thread_does_not_end_a_fresh_leadership() -
     assert lost == [True] and leadership.leading() and leadership.losses == 1
 
 
+def test_the_first_round_ends_after_the_listeners_of_a_first_acquisition_ran() -> None:
+    """The start waits for it before kopf's watches begin (controller.py): a process that leads
+    from its start has its new term (freshview.py) before kopf lists anything."""
+    store = FakeLeases()
+    elector = Elector(LeaseView(store), "a", LeaseTimings(2, 1, 0.2), clock=time.monotonic)
+    leadership = Leadership(elector, "ns/oam-operator", on_lost=lambda: None)
+    called: list[bool] = []
+    leadership.on_leading(lambda: (time.sleep(0.2), called.append(True)))
+    assert leadership.first_round(0.05) is False  # not started
+    leadership.start()
+    assert leadership.first_round(5) is True
+    assert called == [True] and leadership.leading()
+    leadership.release()
+
+
+def test_the_first_round_of_a_standby_ends_too() -> None:
+    store = FakeLeases()
+    held = Elector(LeaseView(store), "b", LeaseTimings(30, 20, 2), clock=time.monotonic)
+    held.tick()  # another instance holds the Lease
+    elector = Elector(LeaseView(store), "a", LeaseTimings(30, 20, 2), clock=time.monotonic)
+    leadership = Leadership(elector, "ns/oam-operator", on_lost=lambda: None)
+    leadership.start()
+    assert leadership.first_round(5) is True
+    assert not leadership.leading() and leadership.describe()["role"] == "standby"
+    leadership.release()
+
+
 def test_release_on_shutdown_clears_the_holder() -> None:
     store = FakeLeases()
     elector = Elector(LeaseView(store), "a", LeaseTimings(2, 1, 0.2), clock=time.monotonic)

@@ -34,6 +34,8 @@ log = logging.getLogger("oam_operator.controller")
 
 #: seconds a settled Application's first pass waits at most for the watches' first LISTs
 LISTED_WAIT = 120.0
+#: seconds the start waits at most for the first election round before kopf's watches begin
+FIRST_ROUND_WAIT = 5.0
 
 
 @dataclass
@@ -81,6 +83,9 @@ class Controller:
         gauge = self.runtime.metrics.leader.labels(shard=self.settings.shard) if self.runtime.metrics else None
         if self.leadership is not None:
             self.leadership.start()
+            # kopf's watches begin when this returns: after the first round, a process that leads
+            # from its start has kopf list its Applications in its term (freshview.py).
+            await asyncio.get_running_loop().run_in_executor(None, self.leadership.first_round, FIRST_ROUND_WAIT)
         elif gauge is not None:
             gauge.set(1)
         await asyncio.get_running_loop().run_in_executor(None, self.runtime.start)

@@ -19,6 +19,13 @@ for the term's LIST while it is not made: it reads its Application instead (one 
 is made in a thread of its own if nobody makes it yet, so the passes after it use it. In front of
 10,000 Applications that LIST takes seconds at a start, and a new Application's first pass would
 wait for all of it (docs/operator.md#a-quiet-restart).
+
+kopf lists the Applications too, as its watch starts. A LIST of kopf's that began in the term
+(``listing``, fed page by page through ``kopftuning.observe_lists``) is as good as the term's own:
+the same selector, the same namespaces, made after the term began. At a start kopf's watches
+begin only after the first election round (``controller.py``), so a process that leads from its
+start lists its Applications once, not twice: ``follow_lists`` makes the term whose LIST kopf will
+make wait for it (``KOPF_LIST_WAIT`` at most, then it lists itself).
 """
 
 from __future__ import annotations
@@ -33,11 +40,13 @@ from oam_operator.api.meta import application_path, applications_path
 from oam_operator.reconciler.client import ClusterClient
 from oam_operator.reconciler.errors import ApiError
 
-__all__ = ["FreshView", "TermList", "Unfinalized", "still_there"]
+__all__ = ["KOPF_LIST_WAIT", "FreshView", "ListCapture", "TermList", "Unfinalized", "still_there"]
 
 log = logging.getLogger("oam_operator.controller")
 
 _PAGE = 500
+#: longest wait of a pass for kopf's LIST of a term that expects it, before it lists itself
+KOPF_LIST_WAIT = 30.0
 
 
 @dataclass(frozen=True)
@@ -74,6 +83,39 @@ def _meta(body: Mapping[str, Any]) -> Mapping[str, Any]:
     return meta if isinstance(meta, Mapping) else {}
 
 
+def _unfinalized(meta: Mapping[str, Any], finalizer: str) -> Unfinalized | None:
+    finalizers = meta.get("finalizers")
+    if not finalizer or finalizer in (finalizers or ()) or meta.get("deletionTimestamp"):
+        return None
+    return Unfinalized(str(meta.get("namespace") or ""), str(meta.get("name") or ""), str(meta.get("uid") or ""),
+                       str(meta.get("resourceVersion") or ""), has_finalizers=bool(finalizers))
+
+
+class ListCapture:
+    """One LIST of kopf's, page by page, for the term it began in (``FreshView.listing``)."""
+
+    def __init__(self, view: FreshView, term: int, scope: str) -> None:
+        self.view = view
+        self.term = term
+        self.scope = scope
+        self.versions: dict[str, int | None] = {}
+        self.unfinalized: list[Unfinalized] = []
+        self.list_version: int | None = None
+
+    def page(self, items: Sequence[Mapping[str, Any]]) -> None:
+        for item in items:
+            meta = _meta(item)
+            self.versions[str(meta.get("uid"))] = _version(meta.get("resourceVersion"))
+            missing = _unfinalized(meta, self.view.finalizer)
+            if missing is not None:
+                self.unfinalized.append(missing)
+
+    def done(self, list_version: Any) -> None:
+        """The last page came: the LIST is the term's for its namespace, if the term still runs."""
+        self.list_version = _version(list_version)
+        self.view._captured(self)
+
+
 class FreshView:
     """The term's view of which Applications exist; ``body_for`` is asked before each pass.
 
@@ -94,12 +136,61 @@ class FreshView:
         self._list: TermList | None = None
         self._fresh: dict[str, int] = {}  # uid -> the term in which its copy was found fresh
         self._started = 0  # the last term whose LIST a thread of its own was started for
+        self._listed = threading.Condition(self._lock)  # notified when a term's LIST is made
+        self._follows = False  # kopf's LISTs are offered (``follow_lists``)
+        self._kopf_began = False  # kopf began a LIST of Applications in this process
+        self._awaited = 0  # the term whose LIST kopf will make: its passes wait for it
+        self._captured_scopes: dict[str, ListCapture] = {}  # this term's, until every namespace's is in
 
-    def new_term(self) -> None:
+    def follow_lists(self) -> None:
+        """kopf's LISTs of the Applications will be offered (``listing``); the current term, when
+        kopf has not listed yet, waits for kopf's rather than making its own."""
+        with self._lock:
+            self._follows = True
+            if not self._kopf_began:
+                self._awaited = self._term
+
+    def new_term(self) -> bool:
+        """A new term; whether its LIST will be kopf's first (kopf lists only after this: it has
+        not begun listing yet), so nothing a LIST finds needs doing before kopf sees it."""
         with self._lock:
             self._term += 1
             self._list = None
             self._fresh.clear()
+            self._captured_scopes.clear()
+            self._awaited = self._term if self._follows and not self._kopf_began else 0
+            self._listed.notify_all()
+            return self._awaited == self._term
+
+    def listing(self, namespace: str | None, selector: str) -> ListCapture | None:
+        """A LIST of kopf's begins (in ``namespace``; ``None``: all): its capture when its pages
+        may make this term's LIST (the same selector, one of the instance's namespaces, the term's
+        LIST not made yet)."""
+        scope = namespace or ""
+        with self._lock:
+            self._kopf_began = True
+            if not self._follows or self._list is not None or selector != self.selector or scope not in self.scopes:
+                return None
+            return ListCapture(self, self._term, scope)
+
+    def _captured(self, capture: ListCapture) -> None:
+        with self._lock:
+            if capture.term != self._term or self._list is not None:
+                return
+            self._captured_scopes[capture.scope] = capture
+            if any(scope not in self._captured_scopes for scope in self.scopes):
+                return
+            captures = [self._captured_scopes[scope] for scope in self.scopes]
+            versions: dict[str, int | None] = {}
+            unfinalized: list[Unfinalized] = []
+            for each in captures:
+                versions.update(each.versions)
+                unfinalized.extend(each.unfinalized)
+            known = [each.list_version for each in captures]
+            oldest = None if None in known else min(v for v in known if v is not None)
+            self._list = TermList(versions, oldest, tuple(unfinalized))
+            self._captured_scopes.clear()
+            self._listed.notify_all()
 
     def forget(self, uid: str) -> None:
         with self._lock:
@@ -122,7 +213,7 @@ class FreshView:
             if self._fresh.get(uid) == term:
                 return body
             made = self._list
-            start = made is None and urgent and self._started != term
+            start = made is None and urgent and self._started != term and self._awaited != term
             if start:
                 self._started = term
         if made is None and urgent:
@@ -163,6 +254,11 @@ class FreshView:
     def _term_list(self, term: int) -> TermList:
         with self._listing:
             with self._lock:
+                if self._awaited == term:  # kopf's LIST will be the term's: wait for it, not too long
+                    self._listed.wait_for(lambda: self._list is not None or self._term != term,
+                                          timeout=KOPF_LIST_WAIT)
+                    if self._term == term:
+                        self._awaited = 0
                 if self._list is not None and self._term == term:
                     return self._list
             listed = self._list_all()
@@ -186,13 +282,9 @@ class FreshView:
                 for item in page.get("items") or ():
                     meta = _meta(item)
                     versions[str(meta.get("uid"))] = _version(meta.get("resourceVersion"))
-                    finalizers = meta.get("finalizers")
-                    if self.finalizer and self.finalizer not in (finalizers or ()) \
-                            and not meta.get("deletionTimestamp"):
-                        unfinalized.append(Unfinalized(str(meta.get("namespace") or ""), str(meta.get("name") or ""),
-                                                       str(meta.get("uid") or ""),
-                                                       str(meta.get("resourceVersion") or ""),
-                                                       has_finalizers=bool(finalizers)))
+                    missing = _unfinalized(meta, self.finalizer)
+                    if missing is not None:
+                        unfinalized.append(missing)
                 page_meta = _meta(page)
                 token = str(page_meta.get("continue") or "")
                 version = _version(page_meta.get("resourceVersion"))

@@ -1,4 +1,5 @@
-"""Three costs of kopf, cut: its finalizer patches and the decoding of its lists and watch stream
+"""Three costs of kopf, cut, and its LISTs offered to whoever would make the same one. The costs:
+its finalizer patches and the decoding of its lists and watch stream
 (docs/operator.md#operator-cpu), and the memory of the bodies it holds (docs/operator.md#memory).
 
 The bodies: kopf keeps each object's last body for its daemon and handlers. Every event it
@@ -11,6 +12,11 @@ and every response of its GETs (the pages of its first LIST: 10,000 Applications
 with aiohttp's default, the same module; ``install`` points both at ``reconciler/jsoncodec.py``
 (orjson with the standard decoder as fallback), which is 2.2 times as fast on an Application's
 event.
+
+The LISTs: ``observe_lists`` names, for a resource, who sees each LIST kopf makes of it as its
+watch starts, page by page (``fetching.fetch_objs``): the fresh view takes kopf's first LIST of the
+Applications as its term's when the term began before it (``freshview.py``), so a start lists them
+once, not twice (docs/operator.md#a-quiet-restart).
 
 The finalizer patch:
 
@@ -32,11 +38,11 @@ methods on real bodies.
 from __future__ import annotations
 
 import copy
-from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from typing import Any, Protocol
 
 import jsonpatch
-from kopf._cogs.clients import api, watching
+from kopf._cogs.clients import api, fetching, watching
 from kopf._cogs.configs import configuration
 from kopf._cogs.helpers import typedefs
 from kopf._cogs.structs import patches
@@ -45,11 +51,13 @@ from oam_operator.reconciler import jsoncodec
 
 from ..reconcile import heldfields
 
-__all__ = ["FastJson", "install", "lean_get", "lean_json_patch", "lean_watch"]
+__all__ = ["FastJson", "ListObserver", "Pages", "install", "lean_get", "lean_json_patch", "lean_watch",
+           "observe_lists", "observed_fetch"]
 
 _KOPFS = patches.Patch.as_json_patch
 _KOPFS_WATCH = watching.infinite_watch
 _KOPFS_REQUEST = api.request
+_KOPFS_FETCH = fetching.fetch_objs
 _SHARED = "managedFields"
 
 
@@ -101,10 +109,51 @@ async def lean_watch(**kwargs: Any) -> AsyncIterator[Any]:
         yield event
 
 
+class Pages(Protocol):
+    """What sees one LIST of kopf's: each page's items, then the list's resourceVersion once all came."""
+
+    def page(self, items: Sequence[Mapping[str, Any]]) -> None: ...
+
+    def done(self, list_version: Any) -> None: ...
+
+
+#: given the namespace listed (``None``: all) and the label selector, what sees this LIST, if any
+ListObserver = Callable[[str | None, str], Pages | None]
+
+_OBSERVERS: dict[tuple[str, str], ListObserver] = {}
+
+
+def observe_lists(group: str, plural: str, observer: ListObserver | None) -> None:
+    """Let ``observer`` see each LIST kopf makes of ``group``/``plural`` from now on (``None``: nobody)."""
+    if observer is None:
+        _OBSERVERS.pop((group, plural), None)
+    else:
+        _OBSERVERS[group, plural] = observer
+
+
+async def observed_fetch(*, settings: configuration.OperatorSettings, resource: Any, namespace: Any,
+                         logger: typedefs.Logger) -> AsyncIterator[tuple[Any, str]]:
+    """kopf's ``fetch_objs``, its pages shown to the resource's observer (``observe_lists``); a LIST
+    cut short (an error, a cancellation) is not shown as done."""
+    observer = _OBSERVERS.get((resource.group, resource.plural))
+    selector = ",".join(sorted(set(settings.watching.label_selectors.collect(resource))))
+    pages = observer(namespace, selector) if observer is not None else None
+    version = ""
+    async for items, version in _KOPFS_FETCH(settings=settings, resource=resource, namespace=namespace,
+                                             logger=logger):
+        if pages is not None:
+            pages.page(items)  # type: ignore[arg-type]
+        yield items, version
+    if pages is not None:
+        pages.done(version)
+
+
 def install() -> None:
     """Make kopf build its finalizer patches with ``lean_json_patch``, decode its watch events
-    and its GETs' responses with ``jsoncodec.loads`` and hold its bodies' managed fields as text."""
+    and its GETs' responses with ``jsoncodec.loads``, hold its bodies' managed fields as text and
+    show its LISTs to their observers."""
     patches.Patch.as_json_patch = lean_json_patch  # type: ignore[method-assign]
     api.get = lean_get
     setattr(api, "json", FastJson)  # noqa: B010 (kopf exports no such name; it is its module's import)
     watching.infinite_watch = lean_watch
+    fetching.fetch_objs = observed_fetch

@@ -91,6 +91,7 @@ class Leadership:
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._led = threading.Event()
+        self._first_round = threading.Event()  # the first election round ended (``first_round``)
         self._losing = threading.Lock()  # one loss handled at a time (the watchdog's or the loop's)
         self.losses = 0  # Leases lost by this process (each stood by again)
         self._listeners: list[Callable[[], object]] = []
@@ -113,6 +114,11 @@ class Leadership:
     def on_leading(self, listener: Callable[[], object]) -> None:
         """Call ``listener`` (from an election thread) each time this instance starts leading."""
         self._listeners.append(listener)
+
+    def first_round(self, timeout: float) -> bool:
+        """Wait until the first election round ended (this instance leads, with its listeners
+        called, or stands by), ``timeout`` seconds at most; whether it did."""
+        return self._first_round.wait(timeout)
 
     def describe(self) -> dict[str, Any]:
         """The health endpoint's answer: which role this instance has and who leads."""
@@ -147,6 +153,7 @@ class Leadership:
         while not self._stop.is_set():
             role, delay = self.elector.tick()
             self._publish()
+            self._first_round.set()
             error = self.elector.last_error
             if error is not None and error != reported:  # once per distinct failure, not per retry
                 log.warning("leader election: the Lease API failed; trying again every retry period",

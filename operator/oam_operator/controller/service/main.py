@@ -8,6 +8,7 @@ import logging
 
 import kopf
 
+from oam_operator.api.meta import GROUP
 from oam_operator.controller.reconcile.settings import Settings
 from oam_operator.controller.service.logs import configure
 
@@ -26,6 +27,9 @@ def run_operator(settings: Settings, kubeconfig: str | None = None) -> None:
     loop = asyncio.new_event_loop()  # kopf's: the controller is built in its terms (controller.py)
     asyncio.set_event_loop(loop)
     controller = Controller.build(settings, loop, kubeconfig)
+    # kopf's LIST of the Applications is the term's when it began in the term (freshview.py)
+    kopftuning.observe_lists(GROUP, "applications", controller.runtime.fresh.listing)
+    controller.runtime.fresh.follow_lists()
     metrics = controller.runtime.metrics
     if metrics is not None:
         metrics.serve(settings.metrics_port)

@@ -339,8 +339,11 @@ class Runtime:
         """This instance leads from now on (leadership.py): a new term, whose first passes check
         kopf's copies of the Applications against the API server (docs/operator.md#a-fresh-view),
         and, in a thread of its own (the election's must not wait for it), the finalizer added to
-        each Application created while no instance led (``add_missing_finalizers``)."""
-        self.fresh.new_term()
+        each Application created while no instance led (``add_missing_finalizers``) — unless kopf
+        has not listed them yet (a process that leads from its start): kopf, seeing them as the
+        leader's, adds it itself."""
+        if self.fresh.new_term():
+            return  # kopf lists the Applications only now, as the leader's: it adds the finalizers itself
         threading.Thread(target=self.add_missing_finalizers, name="oam-takeover", daemon=True).start()
 
     def add_missing_finalizers(self) -> int:
