@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import gzip
 import re
 import urllib.request
 from pathlib import Path
 
 import pytest
 from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.openmetrics.parser import text_string_to_metric_families as openmetrics_families
 from prometheus_client.parser import text_string_to_metric_families
 
 from oam_operator import __version__
@@ -245,8 +247,55 @@ def test_registries_are_independent() -> None:
     assert _value(second, "oam_operator_reconcile_errors_total", type="other") == 0
 
 
+def _samples(text: str, *, openmetrics: bool = False) -> list[tuple[str, str, tuple[tuple[str, str], ...], float]]:
+    """(family, sample name, labels, value) of every sample, ``_created`` ones left out."""
+    parse = openmetrics_families if openmetrics else text_string_to_metric_families
+    return sorted((family.name, sample.name, tuple(sorted(sample.labels.items())), sample.value)
+                  for family in parse(text) for sample in family.samples if not sample.name.endswith("_created"))
+
+
+def _fleet(metrics: OperatorMetrics) -> None:
+    metrics.set_application("shop", "web", 6, 2)
+    metrics.track_application("shop", "web", not_ready_since=940.0, timeout_seconds=30, errors=1,
+                              drift_corrections=2, rolled_back=True)
+    metrics.set_application("odd", 'a"b\\c', 1, 0)  # escaped in the label text
+    metrics.track_application("odd", 'a"b\\c', not_ready_since=None, timeout_seconds=600.5)
+    metrics.set_application("blog", "untracked", 3, 3)  # its gauges without its pass's series
+
+
+def test_a_scrape_renders_the_per_application_series_as_prometheus_client_would() -> None:
+    """docs/operator.md#metrics: the scrape's own rendering of the per-Application series
+    (appseries.py) parses to exactly the samples of prometheus-client's exposition of them."""
+    metrics = OperatorMetrics(process_collectors=False, clock=lambda: 1000.0)  # values that do not move
+    _fleet(metrics)
+    expected = _samples(generate_latest(metrics.registry).decode())
+    body, content_type = metrics.exposition()
+    assert content_type.startswith("text/plain; version=0.0.4")
+    assert _samples(body.decode()) == expected
+    ours = [entry for entry in expected if entry[2] and ("name", "web") in entry[2]]
+    assert [(sample, value) for _, sample, _, value in ours] == [
+        ("oam_operator_application_drift_corrections_total", 2.0), ("oam_operator_application_errors_total", 1.0),
+        ("oam_operator_application_not_ready_seconds", 60.0), ("oam_operator_application_rolled_back", 1.0),
+        ("oam_operator_application_timeout_seconds", 30.0), ("oam_operator_dependents", 6.0),
+        ("oam_operator_unready_dependents", 2.0)]
+    assert [sample for _, sample, labels, _ in expected if ("name", "untracked") in labels] == [
+        "oam_operator_dependents", "oam_operator_unready_dependents"]
+    assert "_created" not in body.decode().split("oam_operator_dependents", 1)[1]  # none per Application
+
+
+def test_an_openmetrics_scrape_has_the_per_application_series_before_its_end() -> None:
+    metrics = OperatorMetrics(process_collectors=False, clock=lambda: 1000.0)  # values that do not move
+    _fleet(metrics)
+    body, content_type = metrics.exposition("application/openmetrics-text; version=1.0.0,text/plain;q=0.5")
+    assert content_type.startswith("application/openmetrics-text")
+    text = body.decode()
+    assert text.endswith("# EOF\n") and text.count("# EOF") == 1
+    assert _samples(text, openmetrics=True) == _samples(generate_latest(metrics.registry).decode())
+
+
 def test_serve_exposes_metrics_and_port_zero_disables_it() -> None:
     metrics = OperatorMetrics()
+    metrics.set_application("shop", "web", 6, 2)
     assert metrics.serve(0) is None
     served = metrics.serve(free_port(), addr="127.0.0.1")
     assert served is not None
@@ -256,6 +305,13 @@ def test_serve_exposes_metrics_and_port_zero_disables_it() -> None:
         with opener.open(f"http://127.0.0.1:{server.server_port}/metrics", timeout=5) as response:
             body = response.read().decode()
         assert "oam_operator_build_info" in body
+        assert 'oam_operator_dependents{namespace="shop",name="web"} 6' in body.splitlines()
+        asked = urllib.request.Request(f"http://127.0.0.1:{server.server_port}/metrics",
+                                       headers={"Accept-Encoding": "gzip"})
+        with opener.open(asked, timeout=5) as response:
+            assert response.headers["Content-Encoding"] == "gzip"
+            assert 'oam_operator_dependents{namespace="shop",name="web"} 6' in \
+                gzip.decompress(response.read()).decode().splitlines()
     finally:
         server.shutdown()
         server.server_close()

@@ -10,12 +10,12 @@ are what the chart's alerts name (docs/chart.md#alerts-and-dashboard).
 
 from __future__ import annotations
 
-import contextlib
+import gzip
 import threading
 import time
-from collections.abc import Callable, Mapping
-from typing import Protocol
-from wsgiref.simple_server import WSGIServer
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Protocol
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from prometheus_client import (
     CollectorRegistry,
@@ -25,11 +25,14 @@ from prometheus_client import (
     Histogram,
     PlatformCollector,
     ProcessCollector,
-    start_http_server,
 )
+from prometheus_client.core import Metric
+from prometheus_client.exposition import ThreadingWSGIServer, choose_encoder
 
 from oam_operator import __version__
 from oam_operator.api.conditions import State
+
+from .appseries import ApplicationSeries, Family
 
 __all__ = [
     "BRANCHES",
@@ -49,6 +52,26 @@ ERROR_TYPES = ("transform", "validation", "conflict", "other")  # plus HTTP stat
 OPERATIONS = ("read", "list", "create", "update", "delete", "orphan")
 TRANSFORM_RESULTS = ("success", "error")
 RECONCILE_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0)
+_EOF = "# EOF\n"
+#: the per-Application series, in the order ``ApplicationSeries`` takes them
+PER_APPLICATION = (
+    Family(PREFIX + "dependents", "Inventory items of an Application.", "gauge"),
+    Family(PREFIX + "unready_dependents",
+           "Inventory items of an Application that are neither Completed nor Ready and Current.", "gauge"),
+    Family(PREFIX + "application_not_ready_seconds",
+           "Seconds since an Application's Ready condition left True, measured when scraped; 0 while it is "
+           "Ready or suspended (the alert OamApplicationNotReady compares it with its timeout).", "gauge"),
+    Family(PREFIX + "application_timeout_seconds", "An Application's timeout: spec.timeout, else --default-timeout.",
+           "gauge"),
+    Family(PREFIX + "application_rolled_back",
+           "1 while a rollback policy holds an Application at an earlier revision because its spec failed "
+           "(status.rolledBack; docs/operator.md#automatic-rollback), else 0.", "gauge"),
+    Family(PREFIX + "application_errors",
+           "Passes of an Application ending in an error (reconcile_errors_total by Application).", "counter"),
+    Family(PREFIX + "application_drift_corrections",
+           "Objects of an Application re-applied because of drift (drift_corrections_total by Application).",
+           "counter"),
+)
 TRANSFORM_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 # The results each branch can produce (the delete branch never ends "ready", the apply branch never "deleted").
 _BRANCH_RESULTS = {
@@ -90,14 +113,18 @@ class OperatorMetrics:
 
     def __init__(self, registry: CollectorRegistry | None = None, *, process_collectors: bool = True,
                  clock: Callable[[], float] = time.time) -> None:
-        self.registry = registry if registry is not None else CollectorRegistry()
-        self._clock = clock
-        self._not_ready_since: dict[tuple[str, str], float] = {}  # (namespace, name) -> epoch seconds
+        #: everything but the per-Application series (``appseries.py``), which a scrape renders apart
+        self.common = registry if registry is not None else CollectorRegistry()
+        self.per_application = ApplicationSeries(PER_APPLICATION, clock)
+        #: every series, for whatever reads a registry (``get_sample_value``, ``generate_latest``)
+        self.registry = CollectorRegistry()
+        self.registry.register(_Registered(self.common))
+        self.registry.register(self.per_application)
         if process_collectors:
-            ProcessCollector(registry=self.registry)
-            PlatformCollector(registry=self.registry)
-            GCCollector(registry=self.registry)
-        r = self.registry
+            ProcessCollector(registry=self.common)
+            PlatformCollector(registry=self.common)
+            GCCollector(registry=self.common)
+        r = self.common
         self.build_info = Gauge(PREFIX + "build_info", "Build information.", ["version"], registry=r)
         self.reconcile_total = Counter(
             PREFIX + "reconcile_total", "Passes by branch and outcome.", ["branch", "result"], registry=r
@@ -140,15 +167,6 @@ class OperatorMetrics:
             PREFIX + "operations_total", "Operations of the object reconciler.", ["action"], registry=r
         )
         self.applications = Gauge(PREFIX + "applications", "Applications per state.", ["state"], registry=r)
-        self.dependents = Gauge(
-            PREFIX + "dependents", "Inventory items of an Application.", ["namespace", "name"], registry=r
-        )
-        self.unready_dependents = Gauge(
-            PREFIX + "unready_dependents",
-            "Inventory items of an Application that are neither Completed nor Ready and Current.",
-            ["namespace", "name"],
-            registry=r,
-        )
         self.dependency_wakeups_total = Counter(
             PREFIX + "dependency_wakeups_total",
             "Applications woken because an Application they depend on, or that depends on them, changed "
@@ -222,38 +240,6 @@ class OperatorMetrics:
             ["shard"],
             registry=r,
         )
-        self.application_not_ready_seconds = Gauge(
-            PREFIX + "application_not_ready_seconds",
-            "Seconds since an Application's Ready condition left True, measured when scraped; 0 while it is "
-            "Ready or suspended (the alert OamApplicationNotReady compares it with its timeout).",
-            ["namespace", "name"],
-            registry=r,
-        )
-        self.application_timeout_seconds = Gauge(
-            PREFIX + "application_timeout_seconds",
-            "An Application's timeout: spec.timeout, else --default-timeout.",
-            ["namespace", "name"],
-            registry=r,
-        )
-        self.application_rolled_back = Gauge(
-            PREFIX + "application_rolled_back",
-            "1 while a rollback policy holds an Application at an earlier revision because its spec failed "
-            "(status.rolledBack; docs/operator.md#automatic-rollback), else 0.",
-            ["namespace", "name"],
-            registry=r,
-        )
-        self.application_errors_total = Counter(
-            PREFIX + "application_errors_total",
-            "Passes of an Application ending in an error (reconcile_errors_total by Application).",
-            ["namespace", "name"],
-            registry=r,
-        )
-        self.application_drift_corrections_total = Counter(
-            PREFIX + "application_drift_corrections_total",
-            "Objects of an Application re-applied because of drift (drift_corrections_total by Application).",
-            ["namespace", "name"],
-            registry=r,
-        )
         self._initialise()
 
     def _initialise(self) -> None:
@@ -310,8 +296,7 @@ class OperatorMetrics:
 
     def set_application(self, namespace: str, name: str, dependents: int, unready: int) -> None:
         """Set the per-Application gauges."""
-        self.dependents.labels(namespace=namespace, name=name).set(dependents)
-        self.unready_dependents.labels(namespace=namespace, name=name).set(unready)
+        self.per_application.set_dependents(namespace, name, dependents, unready)
 
     def track_application(self, namespace: str, name: str, *, not_ready_since: float | None,
                           timeout_seconds: float, errors: int = 0, drift_corrections: int = 0,
@@ -322,32 +307,56 @@ class OperatorMetrics:
         start is kept while it stays not Ready: the Ready condition's ``lastTransitionTime`` moves
         from Unknown (Processing) to False (Error) too. Its counters start at 0 on its first pass,
         so ``increase()`` sees the first error too."""
-        key, clock, starts = (namespace, name), self._clock, self._not_ready_since
-        if not_ready_since is None:
-            starts.pop(key, None)
-        else:
-            starts[key] = min(starts.get(key, not_ready_since), not_ready_since)
-        self.application_not_ready_seconds.labels(namespace=namespace, name=name).set_function(
-            lambda: max(0.0, clock() - starts[key]) if key in starts else 0.0)
-        self.application_timeout_seconds.labels(namespace=namespace, name=name).set(timeout_seconds)
-        self.application_rolled_back.labels(namespace=namespace, name=name).set(int(rolled_back))
-        self.application_errors_total.labels(namespace=namespace, name=name).inc(errors)
-        self.application_drift_corrections_total.labels(namespace=namespace, name=name).inc(drift_corrections)
+        self.per_application.track(namespace, name, not_ready_since=not_ready_since, timeout_seconds=timeout_seconds,
+                                   errors=errors, drift_corrections=drift_corrections, rolled_back=rolled_back)
 
     def remove_application(self, namespace: str, name: str) -> None:
         """Drop every series of the Application (it is gone); a no-op when it has none."""
-        self._not_ready_since.pop((namespace, name), None)
-        for metric in (self.dependents, self.unready_dependents, self.application_not_ready_seconds,
-                       self.application_timeout_seconds, self.application_rolled_back, self.application_errors_total,
-                       self.application_drift_corrections_total):
-            with contextlib.suppress(KeyError):
-                metric.remove(namespace, name)
+        self.per_application.remove(namespace, name)
+
+    def exposition(self, accept: str | None = None) -> tuple[bytes, str]:
+        """A scrape's body and content type: prometheus-client's exposition of ``common`` (OpenMetrics
+        when ``accept`` asks for it) with the per-Application series rendered into it."""
+        encoder, content_type = choose_encoder(accept or "")
+        body = encoder(self.common).decode()
+        openmetrics = content_type.startswith("application/openmetrics-text")
+        if openmetrics and body.endswith(_EOF):
+            return (body[:-len(_EOF)] + self.per_application.render(openmetrics=True) + _EOF).encode(), content_type
+        return (body + self.per_application.render()).encode(), content_type
 
     def serve(self, port: int, addr: str = "0.0.0.0") -> tuple[WSGIServer, threading.Thread] | None:
-        """Serve ``/metrics`` on ``port`` in a daemon thread; port 0 disables it (returns ``None``).
-
-        Returns prometheus-client's ``(server, thread)``; ``server.shutdown()`` stops it.
-        """
+        """Serve ``/metrics`` (any path) on ``port`` in a daemon thread; port 0 disables it (returns
+        ``None``). Returns ``(server, thread)``; ``server.shutdown()`` stops it."""
         if port == 0:
             return None
-        return start_http_server(port, addr=addr, registry=self.registry)
+        server = make_server(addr, port, self._wsgi, ThreadingWSGIServer, handler_class=_QuietHandler)
+        thread = threading.Thread(target=server.serve_forever, name="oam-metrics", daemon=True)
+        thread.start()
+        return server, thread
+
+    def _wsgi(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
+        body, content_type = self.exposition(environ.get("HTTP_ACCEPT"))
+        headers = [("Content-Type", content_type)]
+        if "gzip" in environ.get("HTTP_ACCEPT_ENCODING", ""):
+            body = gzip.compress(body, compresslevel=6)
+            headers.append(("Content-Encoding", "gzip"))
+        start_response("200 OK", headers)
+        return [body]
+
+
+class _Registered:
+    """A registry as one collector of another (``OperatorMetrics.registry``)."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.inner = registry
+
+    def collect(self) -> Iterator[Metric]:
+        return iter(self.inner.collect())
+
+    def describe(self) -> list[Metric]:
+        return []  # its own registry checked its names
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        """No access log line per scrape."""
