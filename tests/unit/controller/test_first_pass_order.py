@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from oam_operator.controller.reconcile.application import settled
+from oam_operator.controller.reconcile.application import listed_first, settled
 from oam_operator.controller.service.ownedwatch import OwnedObjects, WatchedKind
 from oam_operator.controller.service.wakeups import Wakeups
 from tests.unit.unitkit import DaemonStopped
@@ -52,6 +52,13 @@ def application(ready: str | None = "True", generation: int = 3, observed: int |
 def test_settled_is_ready_with_the_current_generation_and_no_request_pending(body: dict[str, Any],
                                                                              expected: bool) -> None:
     assert settled(body, KEY) is expected
+    assert listed_first(body, KEY) is not expected  # kopf gets what is not settled before the rest of a LIST
+
+
+def test_an_application_being_deleted_is_listed_first_even_when_settled() -> None:
+    going = application()
+    going["metadata"]["deletionTimestamp"] = "2026-12-07T00:00:00Z"
+    assert settled(going, KEY) and listed_first(going, KEY)
 
 
 def test_a_new_terms_wake_up_allows_a_pass_but_asks_for_none() -> None:

@@ -187,7 +187,7 @@ def test_kopfs_list_of_applications_is_shown_page_by_page_to_its_observer(monkey
         return {"metadata": meta}
 
     pages = {"": {"kind": "ApplicationList", "metadata": {"continue": "2", "resourceVersion": "90"},
-                  "items": [item("u1", 50, ["oam-operator.dev"])]},
+                  "items": [item("u1", 50, ["oam-operator.dev"]), item("u3", 70, None)]},
              "2": {"kind": "ApplicationList", "metadata": {"continue": "", "resourceVersion": "90"},
                    "items": [item("u2", 60, None)]}}
     asked: list[dict[str, str]] = []
@@ -214,8 +214,10 @@ def test_kopfs_list_of_applications_is_shown_page_by_page_to_its_observer(monkey
             settings.watching.chunk_size = 1
             resource = references.Resource("oam-operator.dev", "v1alpha1", "applications", namespaced=True)
             settings.watching.label_selectors["oam-operator.dev", "applications"] = "!oam-operator.dev/shard"
-            got = [chunk async for chunk in fetching.fetch_objs(settings=settings, resource=resource,
-                                                                   namespace=None, logger=logging.getLogger("t"))]
+            got = []
+            async for chunk in fetching.fetch_objs(settings=settings, resource=resource, namespace=None,
+                                                   logger=logging.getLogger("t")):
+                got.append((*chunk, fresh._list is not None, len(asked)))
         await runner.cleanup()
         return got
 
@@ -227,15 +229,19 @@ def test_kopfs_list_of_applications_is_shown_page_by_page_to_its_observer(monkey
                       finalizer="oam-operator.dev")
     fresh.follow_lists()
     fresh.new_term()
-    monkeypatch.setitem(kopftuning._OBSERVERS, ("oam-operator.dev", "applications"), fresh.listing)
+    monkeypatch.setitem(kopftuning._OBSERVERS, ("oam-operator.dev", "applications"),
+                        (fresh.listing, lambda body: body["metadata"]["uid"] == "u3"))  # a new one
     got = asyncio.run(scenario())
     assert fetching.fetch_objs is kopftuning.observed_fetch
-    assert [([each["metadata"]["uid"] for each in items], version) for items, version in got] == [
-        (["u1"], "90"), (["u2"], "90")]
+    # the picked one as its page came (before the second page was asked for), the others held until
+    # the LIST ended, and by then the LIST was the term's
+    assert [([each["metadata"]["uid"] for each in items], version, listed, pages_asked)
+            for items, version, listed, pages_asked in got] == [
+        (["u3"], "90", False, 1), (["u1", "u2"], "90", True, 2)]
     assert [query.get("labelSelector") for query in asked] == ["!oam-operator.dev/shard"] * 2
     copy = item("u2", 60, None)
     assert fresh.body_for("u2", copy) is copy  # kopf's LIST is the term's: no request
-    assert [(u.uid, u.has_finalizers) for u in fresh.unfinalized()] == [("u2", False)]
+    assert [(u.uid, u.has_finalizers) for u in fresh.unfinalized()] == [("u3", False), ("u2", False)]
 
 
 def test_a_list_cut_short_is_not_shown_as_done(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -268,7 +274,7 @@ def test_a_list_cut_short_is_not_shown_as_done(monkeypatch: pytest.MonkeyPatch) 
 
     monkeypatch.setattr(kopftuning, "_KOPFS_FETCH", failing_fetch)
     monkeypatch.setitem(kopftuning._OBSERVERS, ("oam-operator.dev", "applications"),
-                        lambda namespace, selector: seen.append((namespace, selector)) or Pages())
+                        (lambda namespace, selector: seen.append((namespace, selector)) or Pages(), None))
 
     async def consume() -> None:
         async for _ in kopftuning.observed_fetch(settings=Settings(), resource=Resource(),  # type: ignore[arg-type]

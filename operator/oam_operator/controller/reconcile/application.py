@@ -22,7 +22,7 @@ from oam_operator.api.meta import application_path
 
 from . import fleetns
 
-__all__ = ["Application", "read_spec", "seen", "settled"]
+__all__ = ["Application", "listed_first", "read_spec", "seen", "settled"]
 
 _SPEC_FIELDS = {"profile": "profile", "serviceAccountName": "service_account_name", "suspend": "suspend",
                 "interval": "interval", "timeout": "timeout", "adoptionPolicy": "adoption_policy",
@@ -63,6 +63,13 @@ def settled(body: Mapping[str, Any], requested_at_key: str) -> bool:
         return False
     requested = (meta.get("annotations") or {}).get(requested_at_key)
     return requested is None or requested == status.get("lastHandledReconcileAt")
+
+
+def listed_first(body: Mapping[str, Any], requested_at_key: str) -> bool:
+    """Whether kopf gets the Application before the settled ones of its LIST: it is not settled
+    (new, changed, not Ready, a reconcile request) or it is being deleted
+    (docs/operator.md#a-quiet-restart)."""
+    return bool((body.get("metadata") or {}).get("deletionTimestamp")) or not settled(body, requested_at_key)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ import logging
 import kopf
 
 from oam_operator.api.meta import GROUP
+from oam_operator.controller.reconcile.application import listed_first
 from oam_operator.controller.reconcile.settings import Settings
 from oam_operator.controller.service.logs import configure
 
@@ -27,8 +28,11 @@ def run_operator(settings: Settings, kubeconfig: str | None = None) -> None:
     loop = asyncio.new_event_loop()  # kopf's: the controller is built in its terms (controller.py)
     asyncio.set_event_loop(loop)
     controller = Controller.build(settings, loop, kubeconfig)
-    # kopf's LIST of the Applications is the term's when it began in the term (freshview.py)
-    kopftuning.observe_lists(GROUP, "applications", controller.runtime.fresh.listing)
+    # kopf's LIST of the Applications is the term's when it began in the term (freshview.py), and
+    # a new, changed or deleted one goes to kopf before the settled ones (kopftuning.py)
+    requested_at = f"{settings.domain}/requested-at"
+    kopftuning.observe_lists(GROUP, "applications", controller.runtime.fresh.listing,
+                             first=lambda body: listed_first(body, requested_at))
     controller.runtime.fresh.follow_lists()
     metrics = controller.runtime.metrics
     if metrics is not None:
