@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -101,8 +102,11 @@ class ListCapture:
         self.versions: dict[str, int | None] = {}
         self.unfinalized: list[Unfinalized] = []
         self.list_version: int | None = None
+        self.pages = 0
+        self.began = time.monotonic()
 
     def page(self, items: Sequence[Mapping[str, Any]]) -> None:
+        self.pages += 1
         for item in items:
             meta = _meta(item)
             self.versions[str(meta.get("uid"))] = _version(meta.get("resourceVersion"))
@@ -191,6 +195,9 @@ class FreshView:
             self._list = TermList(versions, oldest, tuple(unfinalized))
             self._captured_scopes.clear()
             self._listed.notify_all()
+        log.info("the term's LIST of Applications is kopf's", extra={"fields": {
+            "applications": len(versions), "pages": sum(each.pages for each in captures),
+            "seconds": round(time.monotonic() - min(each.began for each in captures), 2)}})
 
     def forget(self, uid: str) -> None:
         with self._lock:
