@@ -284,3 +284,39 @@ def test_a_list_cut_short_is_not_shown_as_done(monkeypatch: pytest.MonkeyPatch) 
     with pytest.raises(TimeoutError):
         asyncio.run(consume())
     assert seen == [("shop", "a=b"), ("page", [{"metadata": {"uid": "u1"}}])]
+
+
+def test_objects_held_until_the_list_ends_have_their_managed_fields_held_as_text(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from oam_operator.controller.service import kopftuning
+
+    settled, new = application(None), application(None)
+    settled["metadata"]["uid"], new["metadata"]["uid"] = "u1", "u2"
+
+    async def kopfs_fetch(**_: Any) -> Any:
+        yield [settled, new], "90"
+
+    class Settings:
+        class watching:
+            class label_selectors:
+                @staticmethod
+                def collect(_: Any) -> list[str]:
+                    return []
+
+    class Resource:
+        group, plural = "oam-operator.dev", "applications"
+
+    monkeypatch.setattr(kopftuning, "_KOPFS_FETCH", kopfs_fetch)
+    monkeypatch.setitem(kopftuning._OBSERVERS, ("oam-operator.dev", "applications"),
+                        (lambda namespace, selector: None, lambda body: body["metadata"]["uid"] == "u2"))
+
+    async def consume() -> list[Any]:
+        return [chunk async for chunk in kopftuning.observed_fetch(
+            settings=Settings(), resource=Resource(), namespace=None, logger=None)]  # type: ignore[arg-type]
+
+    got = asyncio.run(consume())
+    assert [[each["metadata"]["uid"] for each in items] for items, _ in got] == [["u2"], ["u1"]]
+    assert isinstance(settled["metadata"]["managedFields"][0]["fieldsV1"], str)  # held: compacted at once
+    assert isinstance(new["metadata"]["managedFields"][0]["fieldsV1"], dict)  # handed on: kopf's stream does it

@@ -21,7 +21,8 @@ kopf hands a page's objects on before it fetches the next page, and in front of 
 Applications the loop is so busy starting their loops that the last page came 7 s after the first
 at 3,000; a new Application listed last waited for all of them. So the objects ``first`` picks are
 handed on as their page arrives, the others held until the last page came (the LIST's objects all
-held at once, not a page at a time: the held ones are kopf's bodies a moment later anyway).
+held at once, not a page at a time: the held ones, their managed fields held as text at once, are
+kopf's bodies a moment later anyway).
 
 The finalizer patch:
 
@@ -159,7 +160,11 @@ async def observed_fetch(*, settings: configuration.OperatorSettings, resource: 
             continue
         now: list[Any] = []
         for item in items:
-            (now if first(item) else held).append(item)
+            if first(item):
+                now.append(item)
+            else:
+                heldfields.compact(item)  # as kopf's stream would, now: it is held until the LIST ends
+                held.append(item)
         if now:
             yield now, version
     if pages is not None:
