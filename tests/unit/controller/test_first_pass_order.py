@@ -246,3 +246,41 @@ def test_a_first_pass_waits_for_kopfs_finalizer_until_its_event_and_at_most_two_
         assert [uid for uid, _, _ in runtime.passes] == ["new", "alone"]
 
     asyncio.run(scenario())
+
+
+def test_a_first_pass_goes_on_when_kopfs_finalizer_patch_is_answered_before_its_event(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """At a start kopf's watch delivers the finalizer's event only after its whole LIST (10 s at
+    10,000): the patch's answer, seen through ``kopftuning.observed_patch``, ends the wait."""
+    from types import SimpleNamespace
+
+    from oam_operator.controller.service import handlers, kopftuning
+
+    monkeypatch.setattr(handlers, "FINALIZER_WAIT", 5.0)
+    answered: dict[str, Any] = {"metadata": {"namespace": "shop", "name": "new", "uid": "new",
+                                             "finalizers": ["oam-operator.dev"], "resourceVersion": "91"}}
+
+    async def kopfs_patch(**_: Any) -> Any:
+        return answered, None
+
+    monkeypatch.setattr(kopftuning, "_KOPFS_PATCH", kopfs_patch)
+
+    async def scenario() -> None:
+        _, runtime, loop, _ = _controller()
+        meta: dict[str, Any] = {"namespace": "shop", "name": "new", "generation": 1}
+        started = asyncio.get_running_loop().time()
+        task = asyncio.create_task(loop(stopped=DaemonStopped(), body={"metadata": meta}, meta=meta, uid="new",
+                                        namespace="shop"))
+        await asyncio.sleep(0.1)
+        assert runtime.passes == []
+        resource = SimpleNamespace(group="oam-operator.dev", plural="applications")
+        other = SimpleNamespace(group="apps", plural="deployments")
+        assert await kopftuning.observed_patch(resource=other, patch={}) == (answered, None)  # not ours
+        await asyncio.sleep(0.1)
+        assert runtime.passes == []
+        assert await kopftuning.observed_patch(resource=resource, patch={}) == (answered, None)
+        await asyncio.wait_for(task, 1)
+        assert [uid for uid, _, _ in runtime.passes] == ["new"]
+        assert "finalizers" not in meta and asyncio.get_running_loop().time() - started < 2  # no event came
+
+    asyncio.run(scenario())

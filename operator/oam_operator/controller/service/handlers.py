@@ -39,6 +39,7 @@ from oam_operator.controller.reconcile.settings import Settings
 
 from ..reconcile.application import seen, settled
 from ..reconcile.sharding import shard_selector
+from . import kopftuning
 from .bodies import snapshot
 from .controller import Controller
 from .definitions import PLURALS
@@ -57,7 +58,7 @@ LIST_PAGE = 500
 #: only a safety net, long enough that 10,000 waiting loops cost a standby no CPU
 LEAD_RECHECK = 10.0
 #: longest wait of a loop's first pass for kopf's finalizer, which kopf patches in as it starts the
-#: loop (``application_loop``); its event ends the wait at once
+#: loop (``application_loop``); the patch's answer (or else its event) ends the wait at once
 FINALIZER_WAIT = 2.0
 
 
@@ -123,6 +124,20 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
 
     def wanted_here(meta: Mapping[str, Any], **_: Any) -> bool:
         return wanted(controller.leadership, domain, meta)
+
+    finalized: set[str] = set()  # uids whose finalizer kopf's patch added; their first pass need not wait
+
+    def kopf_patched(patched: Mapping[str, Any]) -> None:
+        """kopf's patch of an Application was answered: with the finalizer added, its loop's first
+        pass goes on now rather than at the event, which a start delivers only after kopf's whole
+        LIST (seconds at 10,000; docs/operator.md#a-quiet-restart)."""
+        meta = patched.get("metadata") or {}
+        uid = str(meta.get("uid") or "")
+        if uid and domain in (meta.get("finalizers") or ()) and not meta.get("deletionTimestamp"):
+            finalized.add(uid)
+            controller.scheduler.wake_event(uid).set()
+
+    kopftuning.observe_patches(GROUP, "applications", kopf_patched)
 
     logging.getLogger("kopf.objects").addFilter(KopfRetryFilter("application_deleted"))
     if settings.admission:
@@ -192,6 +207,7 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
             controller.wakeups.wake(other)
         if type == "DELETED":
             controller.gone.discard(uid)
+            finalized.discard(uid)
             runtime.forget(uid, meta.get("namespace", ""), meta.get("name", ""))
             scheduler.forget(uid)
             return
@@ -238,12 +254,13 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
                 # resourceVersion: a first pass's status write landing before it makes kopf patch
                 # again. The finalizer's event wakes the loop (``application_event``).
                 deadline = loop.time() + FINALIZER_WAIT
-                while domain not in (meta.get("finalizers") or ()) and not stopped \
+                while domain not in (meta.get("finalizers") or ()) and uid not in finalized and not stopped \
                         and (left := deadline - loop.time()) > 0:
                     wake.clear()
                     await _sleep(stopped, wake, left)
                 if stopped:
                     break
+            finalized.discard(uid)
             first = False
             routine = not wakeups.asked(uid) and settled(body, requested_at)
             async with scheduler.lock(uid), scheduler.limiter.slot(namespace or "", routine=routine) as admission:

@@ -1,4 +1,4 @@
-"""Three costs of kopf, cut, and its LISTs offered to whoever would make the same one. The costs:
+"""Three costs of kopf, cut, and its LISTs and patches shown to whoever needs them. The costs:
 its finalizer patches and the decoding of its lists and watch stream
 (docs/operator.md#operator-cpu), and the memory of the bodies it holds (docs/operator.md#memory).
 
@@ -48,7 +48,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import jsonpatch
-from kopf._cogs.clients import api, fetching, watching
+from kopf._cogs.clients import api, fetching, patching, watching
 from kopf._cogs.configs import configuration
 from kopf._cogs.helpers import typedefs
 from kopf._cogs.structs import patches
@@ -58,12 +58,13 @@ from oam_operator.reconciler import jsoncodec
 from ..reconcile import heldfields
 
 __all__ = ["FastJson", "ListObserver", "Pages", "install", "lean_get", "lean_json_patch", "lean_watch",
-           "observe_lists", "observed_fetch"]
+           "observe_lists", "observe_patches", "observed_fetch", "observed_patch"]
 
 _KOPFS = patches.Patch.as_json_patch
 _KOPFS_WATCH = watching.infinite_watch
 _KOPFS_REQUEST = api.request
 _KOPFS_FETCH = fetching.fetch_objs
+_KOPFS_PATCH = patching.patch_obj
 _SHARED = "managedFields"
 
 
@@ -173,12 +174,36 @@ async def observed_fetch(*, settings: configuration.OperatorSettings, resource: 
         yield held, version
 
 
+_PATCH_OBSERVERS: dict[tuple[str, str], Callable[[Mapping[str, Any]], None]] = {}
+
+
+def observe_patches(group: str, plural: str, observer: Callable[[Mapping[str, Any]], None] | None) -> None:
+    """Show ``observer`` the body each patch of kopf's to ``group``/``plural`` returned (``None``: nobody)."""
+    if observer is None:
+        _PATCH_OBSERVERS.pop((group, plural), None)
+    else:
+        _PATCH_OBSERVERS[group, plural] = observer
+
+
+async def observed_patch(**kwargs: Any) -> Any:
+    """kopf's ``patch_obj``, the patched body shown to the resource's observer (``observe_patches``):
+    a loop that waits for kopf's finalizer learns it is there when the API server answered, not
+    when the watch brings the change (after kopf's whole LIST, at a start)."""
+    patched, remaining = await _KOPFS_PATCH(**kwargs)
+    resource = kwargs.get("resource")
+    observer = _PATCH_OBSERVERS.get((getattr(resource, "group", ""), getattr(resource, "plural", "")))
+    if observer is not None and isinstance(patched, Mapping):
+        observer(patched)
+    return patched, remaining
+
+
 def install() -> None:
     """Make kopf build its finalizer patches with ``lean_json_patch``, decode its watch events
     and its GETs' responses with ``jsoncodec.loads``, hold its bodies' managed fields as text and
-    show its LISTs to their observers."""
+    show its LISTs and patches to their observers."""
     patches.Patch.as_json_patch = lean_json_patch  # type: ignore[method-assign]
     api.get = lean_get
     setattr(api, "json", FastJson)  # noqa: B010 (kopf exports no such name; it is its module's import)
     watching.infinite_watch = lean_watch
     fetching.fetch_objs = observed_fetch
+    patching.patch_obj = observed_patch
