@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import logging
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -114,6 +116,23 @@ def test_every_listed_or_watched_object_reaches_kopf_with_its_managed_fields_hel
                             "fieldsV1": '{"f:spec":{"f:components":{}}}'}]
 
 
+@contextlib.asynccontextmanager
+async def _served(handler: Any) -> AsyncIterator[int]:
+    """A local HTTP server answering GETs of the Applications with ``handler``; yields its port."""
+    from aiohttp import web
+
+    server = web.Application()
+    server.router.add_get("/apis/oam-operator.dev/v1alpha1/applications", handler)
+    runner = web.AppRunner(server)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    try:
+        yield site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    finally:
+        await runner.cleanup()
+
+
 def test_kopfs_gets_a_list_page_decoded_by_the_fast_codec(monkeypatch: pytest.MonkeyPatch) -> None:
     """kopf's first LIST (pages of Applications) comes through ``api.get``: a real HTTP response
     from a local server, decoded by ``jsoncodec.loads``, not aiohttp's default ``json.loads``."""
@@ -139,15 +158,8 @@ def test_kopfs_gets_a_list_page_decoded_by_the_fast_codec(monkeypatch: pytest.Mo
         async def serve(_: web.Request) -> web.Response:
             return web.json_response(page)
 
-        server = web.Application()
-        server.router.add_get("/apis/oam-operator.dev/v1alpha1/applications", serve)
-        runner = web.AppRunner(server)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
         asked: list[dict[str, Any]] = []
-        async with aiohttp.ClientSession() as session:
+        async with _served(serve) as port, aiohttp.ClientSession() as session:
             async def request(**kwargs: Any) -> aiohttp.ClientResponse:
                 asked.append(kwargs)
                 return await session.get(f"http://127.0.0.1:{port}{kwargs['url']}")
@@ -156,7 +168,6 @@ def test_kopfs_gets_a_list_page_decoded_by_the_fast_codec(monkeypatch: pytest.Mo
             kopftuning.install()
             got = await api.get("/apis/oam-operator.dev/v1alpha1/applications", settings="s",  # type: ignore[arg-type]
                                 logger="l")  # type: ignore[arg-type]
-        await runner.cleanup()
         return got, asked
 
     got, asked = asyncio.run(scenario())
@@ -197,14 +208,7 @@ def test_kopfs_list_of_applications_is_shown_page_by_page_to_its_observer(monkey
             asked.append(dict(request.query))
             return web.json_response(pages[request.query.get("continue", "")])
 
-        server = web.Application()
-        server.router.add_get("/apis/oam-operator.dev/v1alpha1/applications", serve)
-        runner = web.AppRunner(server)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        async with aiohttp.ClientSession() as session:
+        async with _served(serve) as port, aiohttp.ClientSession() as session:
             async def request(**kwargs: Any) -> aiohttp.ClientResponse:
                 return await session.get(f"http://127.0.0.1:{port}{kwargs['url']}")
 
@@ -218,7 +222,6 @@ def test_kopfs_list_of_applications_is_shown_page_by_page_to_its_observer(monkey
             async for chunk in fetching.fetch_objs(settings=settings, resource=resource, namespace=None,
                                                    logger=logging.getLogger("t")):
                 got.append((*chunk, fresh._list is not None, len(asked)))
-        await runner.cleanup()
         return got
 
     class NoServer:

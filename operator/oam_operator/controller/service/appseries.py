@@ -55,6 +55,16 @@ def _number(value: float) -> str:
     return str(value) if isinstance(value, int) else repr(float(value))
 
 
+def _series(values: list[tuple[_Record, tuple[float, ...] | None]], index: int) -> Iterator[tuple[_Record, float]]:
+    """The samples of the family at ``index``: the first two every record has, the others only a
+    tracked record."""
+    for record, tracked in values:
+        if index < 2:
+            yield record, record.dependents if index == 0 else record.unready
+        elif tracked is not None:
+            yield record, tracked[index - 2]
+
+
 class ApplicationSeries:
     """The per-Application series; thread-safe (passes update it, the scrape thread reads it)."""
 
@@ -115,14 +125,7 @@ class ApplicationSeries:
             shown = family.name if openmetrics or not counter else family.name + "_total"
             sample = family.name + "_total" if counter else family.name
             parts.append(f"# HELP {shown} {family.documentation}\n# TYPE {shown} {family.kind}\n")
-            for record, tracked in values:
-                if index < 2:
-                    value: float = record.dependents if index == 0 else record.unready
-                elif tracked is None:
-                    continue
-                else:
-                    value = tracked[index - 2]
-                parts.append(f"{sample}{record.labels} {_number(value)}\n")
+            parts.extend(f"{sample}{record.labels} {_number(value)}\n" for record, value in _series(values, index))
         return "".join(parts)
 
     def collect(self) -> Iterator[Metric]:
@@ -131,13 +134,7 @@ class ApplicationSeries:
         for index, family in enumerate(self.families):
             made: Metric = (CounterMetricFamily if family.kind == "counter" else GaugeMetricFamily)(
                 family.name, family.documentation, labels=["namespace", "name"])
-            for record, tracked in values:
-                if index < 2:
-                    value: float = record.dependents if index == 0 else record.unready
-                elif tracked is None:
-                    continue
-                else:
-                    value = tracked[index - 2]
+            for record, value in _series(values, index):
                 made.add_metric((record.namespace, record.name), value)  # type: ignore[attr-defined]
             yield made
 
