@@ -22,7 +22,9 @@ Applications the loop is so busy starting their loops that the last page came 7 
 at 3,000; a new Application listed last waited for all of them. So the objects ``first`` picks are
 handed on as their page arrives, the others held until the last page came (the LIST's objects all
 held at once, not a page at a time: the held ones, their managed fields held as text at once, are
-kopf's bodies a moment later anyway).
+kopf's bodies a moment later anyway). Only kopf's first LIST of a resource and namespace is so
+ordered: a later one (kopf's watch expired) comes while kopf holds every body already, and
+holding them all again would double them for a moment.
 
 The finalizer patch:
 
@@ -131,6 +133,7 @@ ListObserver = Callable[[str | None, str], Pages | None]
 FirstPick = Callable[[Mapping[str, Any]], bool]
 
 _OBSERVERS: dict[tuple[str, str], tuple[ListObserver, FirstPick | None]] = {}
+_LISTED_ONCE: set[tuple[str, str, Any]] = set()  # (group, plural, namespace) kopf has listed in full
 
 
 def observe_lists(group: str, plural: str, observer: ListObserver | None, *, first: FirstPick | None = None) -> None:
@@ -144,12 +147,15 @@ def observe_lists(group: str, plural: str, observer: ListObserver | None, *, fir
 
 async def observed_fetch(*, settings: configuration.OperatorSettings, resource: Any, namespace: Any,
                          logger: typedefs.Logger) -> AsyncIterator[tuple[Any, str]]:
-    """kopf's ``fetch_objs``, its pages shown to the resource's observer (``observe_lists``) and the
-    objects its ``first`` picks handed on before the others; a LIST cut short (an error, a
-    cancellation) is not shown as done."""
+    """kopf's ``fetch_objs``, its pages shown to the resource's observer (``observe_lists``) and, in
+    its first full LIST, the objects its ``first`` picks handed on before the others; a LIST cut
+    short (an error, a cancellation) is not shown as done."""
     observer, first = _OBSERVERS.get((resource.group, resource.plural), (None, None))
     selector = ",".join(sorted(set(settings.watching.label_selectors.collect(resource))))
     pages = observer(namespace, selector) if observer is not None else None
+    scope = (resource.group, resource.plural, namespace)
+    if scope in _LISTED_ONCE:
+        first = None  # kopf holds these bodies already: holding them all again would double them
     held: list[Any] = []
     version = ""
     async for items, version in _KOPFS_FETCH(settings=settings, resource=resource, namespace=namespace,
@@ -168,6 +174,7 @@ async def observed_fetch(*, settings: configuration.OperatorSettings, resource: 
                 held.append(item)
         if now:
             yield now, version
+    _LISTED_ONCE.add(scope)
     if pages is not None:
         pages.done(version)
     if held:
