@@ -33,6 +33,9 @@ def run_operator(settings: Settings, kubeconfig: str | None = None) -> None:
     requested_at = f"{settings.domain}/requested-at"
     kopftuning.observe_lists(GROUP, "applications", controller.runtime.fresh.listing,
                              first=lambda body: listed_first(body, requested_at))
+    # a pass looks a ClusterProfile up once kopf has listed them (listedonce.py)
+    controller.runtime.profiles_listed.expect()
+    kopftuning.observe_lists(GROUP, "clusterprofiles", controller.runtime.profiles_listed.pages)
     controller.runtime.fresh.follow_lists()
     metrics = controller.runtime.metrics
     if metrics is not None:

@@ -55,6 +55,7 @@ from .freshview import FreshView, still_there
 from .grantwatch import GrantWatch
 from .incluster import in_cluster
 from .inventory import StandardProfiles
+from .listedonce import ListedOnce
 from .ownedwatch import ObjectKey, OwnedObjects, WatchedKind
 from .profilestatus import ProfileStatus
 from .readysince import not_ready_since
@@ -86,6 +87,8 @@ class MeteredAccounting(RequestAccounting):
             self.metrics.count_request(method, status or None, lease=self.lease)
 
 
+#: seconds a pass waits at most, once, for kopf's first LIST of ClusterProfiles (listedonce.py)
+PROFILES_LIST_WAIT = 10.0
 CACHE_MEASURE_INTERVAL = 5.0  # seconds: the watch cache is walked at most this often, however often scraped
 
 
@@ -175,6 +178,8 @@ class Runtime:
         self._passing = threading.Condition(self._lock)  # notified when a pass ends (``stand_down``)
         self._running = 0  # passes under way
         self._generations: dict[str, tuple[int, datetime]] = {}  # uid -> (generation, first seen), saw_generation
+        #: kopf's first LIST of the operator's ClusterProfiles, which passes wait for (listedonce.py)
+        self.profiles_listed = ListedOnce("ClusterProfiles", PROFILES_LIST_WAIT)
         #: Whether kopf's copy of an Application may be acted on in this term (freshview.py)
         self.fresh = FreshView(self.pass_client, selector=shard_selector(settings), namespaces=settings.namespaces,
                                finalizer=settings.domain)
@@ -207,7 +212,7 @@ class Runtime:
                                 use_operator_identity=self.settings.use_operator_identity)
         return Environment(
             settings=self.settings, transform=self.transform, clients=clients, cluster_id=self.cluster_id,
-            profiles=self.profile, all_profiles=self.targets.all, on_transform=self._observe_transform,
+            profiles=self.profile, all_profiles=self.all_profiles, on_transform=self._observe_transform,
             apps=self.apps,
             reconciler_metrics=prometheus_metrics(metrics.operations_total) if metrics is not None else None,
             watched=owned.watched if owned is not None else None,
@@ -523,8 +528,15 @@ class Runtime:
                     if any(names_type(memory.types, kind, type_name) for type_name in types)]
 
     def profile(self, name: str) -> Mapping[str, Any] | None:
-        """The ClusterProfile called ``name``, of either kind (targets.py)."""
+        """The ClusterProfile called ``name``, of either kind (targets.py), once kopf has listed
+        the operator's own kind (listedonce.py)."""
+        self.profiles_listed.wait()
         return self.targets.get(name)
+
+    def all_profiles(self) -> dict[str, Mapping[str, Any]]:
+        """Every ClusterProfile, of either kind, once kopf has listed the operator's own kind."""
+        self.profiles_listed.wait()
+        return self.targets.all()
 
     # -- passes ---------------------------------------------------------------------------------
 
