@@ -8,13 +8,18 @@ once, until kopf's first LIST of them ended (shown through ``kopftuning.observe_
 ``wait`` returns at once after that, and at once where nobody ``expect``-ed such a LIST (tests,
 tools). A LIST that does not end within ``timeout`` is given up on once, with a warning, and the
 passes go on with what the events brought.
+
+The end of kopf's LIST is not the end of its handlers: kopf hands the listed objects to its
+workers, which run ``profile_event`` a moment later (a suite run saw the pass win that race too).
+So each listed object is given to ``on_item`` as its page comes, before the LIST is called done;
+kopf's event with the same object later changes nothing.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 __all__ = ["ListedOnce"]
@@ -25,9 +30,10 @@ log = logging.getLogger("oam_operator.controller")
 class ListedOnce:
     """kopf's first LIST of one resource, waited for by the passes; thread-safe."""
 
-    def __init__(self, what: str, timeout: float) -> None:
+    def __init__(self, what: str, timeout: float, on_item: Callable[[Mapping[str, Any]], None] | None = None) -> None:
         self.what = what
         self.timeout = timeout
+        self.on_item = on_item
         self._done = threading.Event()
         self._expected = False
 
@@ -40,7 +46,10 @@ class ListedOnce:
         return None if self._done.is_set() else self
 
     def page(self, items: Sequence[Mapping[str, Any]]) -> None:
-        """Nothing: the objects reach the passes through kopf's events."""
+        """Each object to ``on_item`` now, not when kopf's handler gets to it."""
+        if self.on_item is not None:
+            for item in items:
+                self.on_item(item)
 
     def done(self, list_version: Any) -> None:
         self._done.set()

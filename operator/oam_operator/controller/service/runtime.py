@@ -49,6 +49,7 @@ from ..reconcile.seams import ApplicationGone, Environment, Event, Memory, PassR
 from ..reconcile.sharding import owned_selector, shard_selector
 from ..reconcile.statuswriter import Aftermath, StatusWriter, ready_event, unverified
 from ..reconcile.tenancy import TenantClients
+from .bodies import plain
 from .definitions import DefinitionWatch
 from .fence import FencedRateLimiter
 from .freshview import FreshView, still_there
@@ -179,7 +180,7 @@ class Runtime:
         self._running = 0  # passes under way
         self._generations: dict[str, tuple[int, datetime]] = {}  # uid -> (generation, first seen), saw_generation
         #: kopf's first LIST of the operator's ClusterProfiles, which passes wait for (listedonce.py)
-        self.profiles_listed = ListedOnce("ClusterProfiles", PROFILES_LIST_WAIT)
+        self.profiles_listed = ListedOnce("ClusterProfiles", PROFILES_LIST_WAIT, on_item=self._listed_profile)
         #: Whether kopf's copy of an Application may be acted on in this term (freshview.py)
         self.fresh = FreshView(self.pass_client, selector=shard_selector(settings), namespaces=settings.namespaces,
                                finalizer=settings.domain)
@@ -532,6 +533,14 @@ class Runtime:
         the operator's own kind (listedonce.py)."""
         self.profiles_listed.wait()
         return self.targets.get(name)
+
+    def _listed_profile(self, item: Mapping[str, Any]) -> None:
+        """A ClusterProfile of kopf's first LIST of them, kept before kopf's handler gets it
+        (listedonce.py); the Applications its arrival concerns are woken as by the event."""
+        name = str((item.get("metadata") or {}).get("name") or "")
+        if name:
+            for uid in self.profile_changed(name, plain(item)):
+                self.waker(uid)
 
     def all_profiles(self) -> dict[str, Mapping[str, Any]]:
         """Every ClusterProfile, of either kind, once kopf has listed the operator's own kind."""
