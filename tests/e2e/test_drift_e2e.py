@@ -172,4 +172,7 @@ def test_a_confirmed_application_skips_its_interval_passes_and_still_corrects_dr
     kube.set_image("web", "evil/web:6.6.6")
     wait_until(lambda: kube.image_of("web") == "registry.invalid/app:1", default_wait(kube.cluster),
                "the image to be corrected")
+    # The Event is posted when the correcting pass ends, a moment after its write (a suite run read
+    # the Events in between, after a conflict with kube-controller-manager's write made that pass read first).
+    wait_until(lambda: kube.event_messages("shop", "DriftCorrected"), default_wait(kube.cluster), "the Event")
     assert kube.event_messages("shop", "DriftCorrected") == [f"Corrected drift: Deployment web ({IMAGE})"]
