@@ -15,6 +15,7 @@ from oam_operator.controller.service.logs import configure
 
 from ..reconcile.depth import prepare_process
 from . import kopftuning
+from .collector import tune_collector
 from .controller import Controller
 from .handlers import register
 
@@ -51,6 +52,7 @@ def run_operator(settings: Settings, kubeconfig: str | None = None) -> None:
         kwargs["clusterwide"] = True
     else:
         kwargs["namespaces"] = list(settings.namespaces)
+    tune_collector()  # what the process keeps is built: out of the collector's way (collector.py)
     log.info("starting", extra={"fields": {"domain": settings.domain, "namespaces": list(settings.namespaces),
                                            "shard": settings.shard or None}})
     kopf.run(loop=loop, registry=registry, liveness_endpoint=f"http://0.0.0.0:{settings.health_port}/healthz",
