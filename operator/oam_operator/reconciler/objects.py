@@ -9,10 +9,11 @@ step (all objects pass step 1 before any is checked by step 2, and so on).
 from __future__ import annotations
 
 import base64
-import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from oam_operator.common.treecopy import copy_tree
 
 from .annotations import AnnotationDefaults, ObjectAnnotations, annotation_keys, parse_object_annotations
 from .client import ClusterClient
@@ -197,7 +198,7 @@ def prepare_objects(
         api_version, kind = obj.get("apiVersion"), obj.get("kind")
         if not isinstance(api_version, str) or not api_version or not isinstance(kind, str) or not kind:
             raise _normalise_error(f"unstructured object {key} is missing type information", key)
-        work = copy.deepcopy(dict(obj))
+        work = copy_tree(dict(obj))
         metadata = work.get("metadata")
         if metadata is None:
             metadata = work["metadata"] = {}

@@ -8,13 +8,14 @@ with its context (``error creating object <key>: <API error>``) and emits its Ev
 
 from __future__ import annotations
 
-import copy
 import logging
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from oam_operator.common.treecopy import copy_tree
 
 from .client import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, ClusterClient, Page
 from .discovery import ApiResource
@@ -180,7 +181,7 @@ class Operations:
     # -- writes -----------------------------------------------------------------------------
 
     def _prepare(self, desired: Mapping[str, Any], ref: ObjectRef, add_finalizer: bool) -> dict[str, Any]:
-        body = copy.deepcopy(dict(desired))
+        body = copy_tree(dict(desired))
         metadata = body.setdefault("metadata", {})
         metadata.pop("managedFields", None)
         if add_finalizer:

@@ -18,11 +18,11 @@ fails with the reconciler's exact text before anything is applied.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from oam_operator.common.treecopy import copy_tree
 from oam_operator.oam.engine.tree import Bundle, Cluster
 from oam_operator.reconciler.annotations import NO_PURGE_ORDER, parse_order
 from oam_operator.reconciler.identity import object_key, split_api_version
@@ -137,7 +137,7 @@ def encode(cluster: Cluster, domain: str) -> EncodedTree:
         last_wave = base + max(len(ranks) - 1, 0)
         keys = set()
         for obj, apply, delete, purge in parsed:
-            out = copy.deepcopy(obj)
+            out = copy_tree(obj)
             annotations = out.setdefault("metadata", {}).setdefault("annotations", {})
             annotations[apply_key] = str(base + ranks.index(apply))
             annotations[delete_key] = str(delete_bases[index] + delete_ranks[index].index(delete))

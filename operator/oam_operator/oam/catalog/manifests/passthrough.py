@@ -6,9 +6,9 @@ name) and ``metadata.namespace`` (the transform namespace, unless ``clusterScope
 
 from __future__ import annotations
 
-import copy
 from typing import TYPE_CHECKING, Any
 
+from oam_operator.common.treecopy import copy_tree
 from oam_operator.oam.catalog.shared.static import StaticConfig
 from oam_operator.oam.document.document import Component
 from oam_operator.oam.document.schema import PropertySchema
@@ -91,7 +91,7 @@ def _valid_object(obj: dict[str, Any], cluster_scoped: bool) -> bool:
 
 
 def _materialise(obj: dict[str, Any], name: str, namespace: str, cluster_scoped: bool) -> dict[str, Any]:
-    built = copy.deepcopy(obj)
+    built = copy_tree(obj)
     metadata = built.get("metadata")
     if not isinstance(metadata, dict):
         metadata = built["metadata"] = {}
