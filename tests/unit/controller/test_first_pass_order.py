@@ -284,3 +284,49 @@ def test_a_first_pass_goes_on_when_kopfs_finalizer_patch_is_answered_before_its_
         assert "finalizers" not in meta and asyncio.get_running_loop().time() - started < 2  # no event came
 
     asyncio.run(scenario())
+
+
+def test_a_finalizer_patch_answered_while_the_first_pass_runs_asks_for_no_second_pass(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The finalizer's event can reach kopf's body before the patch's answer: the first pass then
+    runs at once, and the answer, coming during it, must not wake the loop for another."""
+    import threading
+    from types import SimpleNamespace
+
+    from oam_operator.controller.service import handlers, kopftuning
+
+    monkeypatch.setattr(handlers, "FINALIZER_WAIT", 5.0)
+    answered: dict[str, Any] = {"metadata": {"namespace": "shop", "name": "new", "uid": "new",
+                                             "finalizers": ["oam-operator.dev"], "resourceVersion": "91"}}
+
+    async def kopfs_patch(**_: Any) -> Any:
+        return answered, None
+
+    monkeypatch.setattr(kopftuning, "_KOPFS_PATCH", kopfs_patch)
+    in_pass, answer_seen = threading.Event(), threading.Event()
+
+    class _Holding(_Runtime):
+        def run_apply(self, uid: str, body: dict[str, Any], _fields: Any, routine: bool = False) -> Any:
+            self.passes.append((uid, True, 0))
+            in_pass.set()
+            answer_seen.wait(5)
+            return type("Result", (), {"gone": False, "delay": 30.0})()  # the next pass in 30 s
+
+    async def scenario() -> None:
+        controller, _, loop, _ = _controller()
+        controller.runtime = runtime = _Holding(controller)
+        meta: dict[str, Any] = {"namespace": "shop", "name": "new", "generation": 1,
+                                "finalizers": ["oam-operator.dev"]}  # the event came first
+        stopped = DaemonStopped()
+        task = asyncio.create_task(loop(stopped=stopped, body={"metadata": meta}, meta=meta, uid="new",
+                                        namespace="shop"))
+        assert await asyncio.get_running_loop().run_in_executor(None, in_pass.wait, 5)
+        resource = SimpleNamespace(group="oam-operator.dev", plural="applications")
+        assert await kopftuning.observed_patch(resource=resource, patch={}) == (answered, None)
+        answer_seen.set()
+        await asyncio.sleep(0.3)
+        assert [uid for uid, _, _ in runtime.passes] == ["new"]  # no second pass for the answer
+        stopped.event.set()
+        await asyncio.wait_for(task, 2)
+
+    asyncio.run(scenario())

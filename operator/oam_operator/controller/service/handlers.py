@@ -126,16 +126,19 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
         return wanted(controller.leadership, domain, meta)
 
     finalized: set[str] = set()  # uids whose finalizer kopf's patch added; their first pass need not wait
+    awaiting: set[str] = set()  # uids whose first pass waits for kopf's finalizer now
 
     def kopf_patched(patched: Mapping[str, Any]) -> None:
         """kopf's patch of an Application was answered: with the finalizer added, its loop's first
         pass goes on now rather than at the event, which a start delivers only after kopf's whole
-        LIST (seconds at 10,000; docs/operator.md#a-quiet-restart)."""
+        LIST (seconds at 10,000; docs/operator.md#a-quiet-restart). Only a loop that waits is
+        woken: one whose pass already runs (the event came first) needs no second pass for it."""
         meta = patched.get("metadata") or {}
         uid = str(meta.get("uid") or "")
         if uid and domain in (meta.get("finalizers") or ()) and not meta.get("deletionTimestamp"):
             finalized.add(uid)
-            controller.scheduler.wake_event(uid).set()
+            if uid in awaiting:
+                controller.scheduler.wake_event(uid).set()
 
     kopftuning.observe_patches(GROUP, "applications", kopf_patched)
 
@@ -254,10 +257,14 @@ def register(registry: kopf.OperatorRegistry, controller: Controller, settings: 
                 # resourceVersion: a first pass's status write landing before it makes kopf patch
                 # again. The finalizer's event wakes the loop (``application_event``).
                 deadline = loop.time() + FINALIZER_WAIT
-                while domain not in (meta.get("finalizers") or ()) and uid not in finalized and not stopped \
-                        and (left := deadline - loop.time()) > 0:
-                    wake.clear()
-                    await _sleep(stopped, wake, left)
+                awaiting.add(uid)
+                try:
+                    while domain not in (meta.get("finalizers") or ()) and uid not in finalized and not stopped \
+                            and (left := deadline - loop.time()) > 0:
+                        wake.clear()
+                        await _sleep(stopped, wake, left)
+                finally:
+                    awaiting.discard(uid)
                 if stopped:
                     break
             finalized.discard(uid)
