@@ -270,7 +270,7 @@ def main() -> int:
             each.wait_serving(60, health=False)
         operator = operators[0]
         time.sleep(2)
-        before = requests(operators)
+        before, passes_at_start = requests(operators), pass_counts(operators)
         apps = [application(i, args.objects, args.per_component, data=not args.no_data, shards=args.shards)
                 for i in range(args.apps)]
         (work / "apps.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": apps}))
@@ -287,6 +287,7 @@ def main() -> int:
         cpu = cpu_delta(cpu_before, cpu_by_process(plane, [p.pid for p in operators]))
         ready_count = sum(1 for a in items if is_ready(a))
         after_ready = requests(operators)
+        passes_to_ready = (pass_counts(operators)["full"] - passes_at_start["full"]) / max(args.apps, 1)
         audited = print_audit_breakdown(audit_log, audit_start, args.apps) if args.audit else None
         sizes = {"status": 0, "inventory": 0, "object": 0}
         for item in items:
@@ -306,6 +307,7 @@ def main() -> int:
             print(f"| largest persisted status (compact JSON) | {sizes['status']:,} bytes |")
             print(f"| of which the inventory | {sizes['inventory']:,} bytes = {per_object:.1f} bytes per object |")
             print(f"| whole Application object | {sizes['object']:,} bytes (etcd's limit: 1,572,864) |")
+            print(f"| passes per Application until all Ready | {passes_to_ready:.2f} |")
             print(f"| operator peak RSS (VmHWM) | {peak_rss_mib(operator):.0f} MiB |")
             print(f"| CPU seconds to Ready | {', '.join(f'{k} {v}' for k, v in cpu.items())} |")
             if args.json:
@@ -314,7 +316,8 @@ def main() -> int:
                     "ready": ready_count, "ready_s": elapsed, "inventory_objects": objects_recorded,
                     "status_bytes": sizes["status"], "inventory_bytes": sizes["inventory"],
                     "inventory_bytes_per_object": per_object, "object_bytes": sizes["object"],
-                    "peak_rss_mib": peak_rss_mib(operator), "cpu_s": cpu}, indent=2) + "\n")
+                    "peak_rss_mib": peak_rss_mib(operator), "cpu_s": cpu,
+                    "passes_per_app": passes_to_ready}, indent=2) + "\n")
             succeeded = ready_count == args.apps
             return 0 if succeeded else 1
         # Settle: Events on the created objects are posted by a background queue and may still be
