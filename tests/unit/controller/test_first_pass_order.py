@@ -248,12 +248,9 @@ def test_a_first_pass_waits_for_kopfs_finalizer_until_its_event_and_at_most_two_
     asyncio.run(scenario())
 
 
-def test_a_first_pass_goes_on_when_kopfs_finalizer_patch_is_answered_before_its_event(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """At a start kopf's watch delivers the finalizer's event only after its whole LIST (10 s at
-    10,000): the patch's answer, seen through ``kopftuning.observed_patch``, ends the wait."""
-    from types import SimpleNamespace
-
+def _kopf_adds_the_finalizer(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """kopf's patch of the Application "new" answers with the finalizer added (the loop's wait
+    is 5 s); the answer, which the tests hand to ``kopftuning.observed_patch``."""
     from oam_operator.controller.service import handlers, kopftuning
 
     monkeypatch.setattr(handlers, "FINALIZER_WAIT", 5.0)
@@ -264,6 +261,18 @@ def test_a_first_pass_goes_on_when_kopfs_finalizer_patch_is_answered_before_its_
         return answered, None
 
     monkeypatch.setattr(kopftuning, "_KOPFS_PATCH", kopfs_patch)
+    return answered
+
+
+def test_a_first_pass_goes_on_when_kopfs_finalizer_patch_is_answered_before_its_event(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """At a start kopf's watch delivers the finalizer's event only after its whole LIST (10 s at
+    10,000): the patch's answer, seen through ``kopftuning.observed_patch``, ends the wait."""
+    from types import SimpleNamespace
+
+    from oam_operator.controller.service import kopftuning
+
+    answered = _kopf_adds_the_finalizer(monkeypatch)
 
     async def scenario() -> None:
         _, runtime, loop, _ = _controller()
@@ -293,16 +302,9 @@ def test_a_finalizer_patch_answered_while_the_first_pass_runs_asks_for_no_second
     import threading
     from types import SimpleNamespace
 
-    from oam_operator.controller.service import handlers, kopftuning
+    from oam_operator.controller.service import kopftuning
 
-    monkeypatch.setattr(handlers, "FINALIZER_WAIT", 5.0)
-    answered: dict[str, Any] = {"metadata": {"namespace": "shop", "name": "new", "uid": "new",
-                                             "finalizers": ["oam-operator.dev"], "resourceVersion": "91"}}
-
-    async def kopfs_patch(**_: Any) -> Any:
-        return answered, None
-
-    monkeypatch.setattr(kopftuning, "_KOPFS_PATCH", kopfs_patch)
+    answered = _kopf_adds_the_finalizer(monkeypatch)
     in_pass, answer_seen = threading.Event(), threading.Event()
 
     class _Holding(_Runtime):
