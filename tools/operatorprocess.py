@@ -1,8 +1,8 @@
 """The operator as a host process (``oam-operator run``): the one harness of the e2e tests, the
 benchmarks, the chaos runs and the demo.
 
-- ``free_port``: a free TCP port on 127.0.0.1, for the metrics and health servers (and whatever
-  else a caller serves locally);
+- ``free_port``: a free TCP port outside the kernel's ephemeral range, for the metrics and health
+  servers (and whatever else a caller serves locally);
 - ``run_command``: the ``oam-operator run`` command line from keyword arguments, so every caller
   spells the flags the same way;
 - ``OperatorProcess``: the started process with its log file and ports, what it serves (metrics,
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -39,10 +40,41 @@ MetricKey = tuple[str, frozenset[tuple[str, str]]]
 
 
 def free_port() -> int:
-    """A TCP port nobody listens on at 127.0.0.1 right now (the kernel's pick)."""
+    """A TCP port nobody listens on right now, on any address, chosen outside the kernel's
+    ephemeral range.
+
+    Why outside: a port the kernel hands out for ``bind(0)`` comes from the same range as the
+    local ports of outgoing connections, so between this pick and the operator's bind any client
+    connection (the operator's own, to the API server) may take it, and the operator's health or
+    metrics server then fails with "address already in use". Below the range only another
+    listener can take it. Falls back to the kernel's pick when no port below the range is free.
+    """
+    low = _ephemeral_range()[0]
+    candidates = list(range(_LOWEST_PICKED_PORT, low)) if low > _LOWEST_PICKED_PORT else []
+    random.shuffle(candidates)
+    for port in candidates[:200]:
+        with socket.socket() as sock:
+            try:
+                sock.bind(("0.0.0.0", port))
+            except OSError:
+                continue
+            return port
     with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
+        sock.bind(("0.0.0.0", 0))
         return int(sock.getsockname()[1])
+
+
+#: the lowest port ``free_port`` picks: above the well-known and most registered services' ports
+_LOWEST_PICKED_PORT = 20000
+
+
+def _ephemeral_range() -> tuple[int, int]:
+    """The kernel's range of local ports for outgoing connections (Linux's default when unreadable)."""
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return 32768, 60999
 
 
 def installed_launcher() -> list[str]:

@@ -5,12 +5,14 @@ line and logs JSON lines among others."""
 from __future__ import annotations
 
 import signal
+import socket
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from tools import operatorprocess
 from tools.operatorprocess import NotServing, OperatorProcess, free_port, run_command
 
 STAND_IN = textwrap.dedent("""
@@ -61,9 +63,21 @@ def test_the_run_command_line_is_spelled_in_one_order() -> None:
                        "--metrics-port", "1", "--health-port", "2"]
 
 
-def test_free_ports_are_free_and_distinct() -> None:
-    first, second = free_port(), free_port()
-    assert first != second and 0 < first < 65536
+def test_a_free_port_is_below_the_ephemeral_range_and_bindable_on_every_address() -> None:
+    low = operatorprocess._ephemeral_range()[0]
+    for _ in range(20):
+        port = free_port()
+        assert 20000 <= port < low
+        with socket.socket() as sock:
+            sock.bind(("0.0.0.0", port))
+
+
+def test_without_room_below_the_ephemeral_range_the_kernel_picks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(operatorprocess, "_ephemeral_range", lambda: (1024, 65535))
+    port = free_port()
+    assert 1024 <= port <= 65535
+    with socket.socket() as sock:
+        sock.bind(("0.0.0.0", port))
 
 
 def test_a_process_serves_logs_and_stops(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
