@@ -38,3 +38,10 @@ def test_what_is_not_plain_json_is_deep_copied() -> None:
 def test_scalars_are_the_same_values() -> None:
     for value in ("text", 7, 2.5, True, None):
         assert copy_tree(value) is value
+
+
+def test_the_caller_decides_what_becomes_of_what_is_not_plain_json() -> None:
+    pair = ([1], "x")
+    copied = copy_tree({"pair": pair, "items": [pair]}, other=lambda value: ("seen", value))
+    assert copied == {"pair": ("seen", pair), "items": [("seen", pair)]}
+    assert copied["pair"][1] is pair

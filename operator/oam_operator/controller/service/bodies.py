@@ -10,26 +10,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from oam_operator.common.treecopy import copy_tree
+
 
 def plain(value: Any) -> Any:
-    """``value`` with every mapping a new ``dict`` and every list a new ``list`` (leaves shared).
-    Plain dicts, lists and JSON scalars, nearly all of a body, are told by their exact type
-    first: the ``Mapping`` check is an ABC lookup, a third of the copy's time."""
-    kind = type(value)
-    if kind is dict:
-        return {key: plain(item) for key, item in value.items()}
-    if kind is list:
-        return [plain(item) for item in value]
-    if kind in _LEAVES:
-        return value
+    """``value`` with every mapping a new ``dict`` and every list a new ``list`` (leaves shared):
+    kopf's bodies and its other mappings become plain trees a pass may keep and change."""
+    return copy_tree(value, _plain_other)
+
+
+def _plain_other(value: Any) -> Any:
+    """A node that is not a plain dict, list or JSON scalar: other mappings and lists are rebuilt,
+    any other leaf is shared."""
     if isinstance(value, Mapping):
         return {key: plain(item) for key, item in value.items()}
     if isinstance(value, list):
         return [plain(item) for item in value]
     return value
-
-
-_LEAVES = frozenset({str, int, float, bool, type(None)})
 
 
 def snapshot(body: Mapping[str, Any]) -> dict[str, Any]:
