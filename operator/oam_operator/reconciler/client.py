@@ -25,7 +25,6 @@ from typing import Any, TypeVar
 
 import urllib3
 from kubernetes.client import ApiClient
-from kubernetes.client.exceptions import ApiException
 
 from . import jsoncodec
 from .accounting import RequestAccounting, RequestTiming
@@ -35,6 +34,7 @@ from .errors import ApiError, PermanentApiError, TransientApiError
 from .events import EventSender
 from .flowcontrol import FlowControl
 from .ratelimit import RateLimiter, default_rate_limiter
+from .transport import Transport
 
 __all__ = [
     "APPLY_PATCH",
@@ -129,6 +129,7 @@ class ClusterClient:
         )
         self._api = ApiClient(configuration=configuration)
         self._api.user_agent = user_agent
+        self._transport = Transport(self._api)
         if impersonate_user:
             self._api.set_default_header("Impersonate-User", impersonate_user)  # type: ignore[no-untyped-call]
         self._user_agent = user_agent
@@ -212,26 +213,15 @@ class ClusterClient:
         status = 0
         started = time.monotonic()
         try:
-            headers = {"Accept": "application/json", "Content-Type": content_type or "application/json"}
-            serialized = self._api.param_serialize(
-                method,
-                path,
-                query_params=list(query),
-                header_params=headers,
-                body=body,
-                auth_settings=["BearerToken"],
-            )
-            response = self._api.call_api(*serialized, _request_timeout=self._timeout)
+            response = self._transport.open(
+                method, path, query=query, body=body, timeout=self._timeout,
+                headers={"Accept": "application/json", "Content-Type": content_type or "application/json"})
             status = int(response.status)
             if self.flow_control is not None:
                 self.flow_control.observe(response.headers)
-            data: bytes = response.response.data
-            response.response.release_conn()
+            data: bytes = response.data
+            response.release_conn()
             seconds = time.monotonic() - started
-        except ApiException as exc:  # raised by the REST layer only for TLS failures
-            raise TransientApiError(
-                f"connection error: {exc.reason}", status=0, reason="ConnectionError", verb=verb
-            ) from None
         except (urllib3.exceptions.HTTPError, OSError) as exc:
             raise TransientApiError(f"connection error: {exc}", status=0, reason="ConnectionError", verb=verb) from None
         finally:
@@ -250,28 +240,22 @@ class ClusterClient:
         self.accounting.started()
         status = 0
         try:
-            serialized = self._api.param_serialize(
-                "GET",
-                path,
-                query_params=[*query, ("watch", "1")],
-                header_params={"Accept": "application/json"},
-                auth_settings=["BearerToken"],
-            )
-            response = self._api.call_api(*serialized, _request_timeout=(self._timeout[0], timeout))
+            response = self._transport.open("GET", path, query=[*query, ("watch", "1")],
+                                             headers={"Accept": "application/json"},
+                                             timeout=(self._timeout[0], timeout))
             status = int(response.status)
-        except (ApiException, urllib3.exceptions.HTTPError, OSError) as exc:
+        except (urllib3.exceptions.HTTPError, OSError) as exc:
             raise TransientApiError(f"connection error: {exc}", status=0, reason="ConnectionError",
                                     verb="watch") from None
         finally:
             self.accounting.finished("watch", "GET", status)
-        raw = response.response
         if not 200 <= status < 300:
-            data = raw.data
-            raw.release_conn()
+            data = response.data
+            response.release_conn()
             raise self._error("watch", "GET", status, data, response.headers)
         pending = b""
         try:
-            for chunk in raw.stream(65536):
+            for chunk in response.stream(65536):
                 pending += chunk
                 while b"\n" in pending:
                     line, pending = pending.split(b"\n", 1)
@@ -281,7 +265,7 @@ class ClusterClient:
             raise TransientApiError(f"connection error: {exc}", status=0, reason="ConnectionError",
                                     verb="watch") from None
         finally:
-            raw.release_conn()
+            response.release_conn()
 
     def _error(
         self, verb: str, method: str, status: int, data: bytes | None, headers: Mapping[str, str] | None

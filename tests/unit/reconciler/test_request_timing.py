@@ -15,19 +15,16 @@ from oam_operator.reconciler.errors import TransientApiError
 from oam_operator.reconciler.ratelimit import RateLimiter
 
 
-class Raw:
-    def __init__(self, data: bytes) -> None:
+class Response:
+    """What the transport returns: urllib3's response, its body not read yet."""
+
+    def __init__(self, status: int, data: bytes, headers: dict[str, str]) -> None:
+        self.status = status
         self.data = data
+        self.headers = urllib3.HTTPHeaderDict(headers)
 
     def release_conn(self) -> None:
         pass
-
-
-class Response:
-    def __init__(self, status: int, data: bytes, headers: dict[str, str]) -> None:
-        self.status = status
-        self.response = Raw(data)
-        self.headers = urllib3.HTTPHeaderDict(headers)
 
 
 def scripted_client(*answers: Response | Exception) -> tuple[ClusterClient, list[RequestTiming]]:
@@ -36,13 +33,13 @@ def scripted_client(*answers: Response | Exception) -> tuple[ClusterClient, list
     client = ClusterClient(ApiClient(configuration), rate_limiter=RateLimiter(0.0, 1))
     pending = list(answers)
 
-    def call_api(*_: Any, **__: Any) -> Response:
+    def open_request(*_: Any, **__: Any) -> Response:
         answer = pending.pop(0)
         if isinstance(answer, Exception):
             raise answer
         return answer
 
-    client._api.call_api = call_api  # type: ignore[method-assign]
+    client._transport.open = open_request  # type: ignore[method-assign, assignment]
     timings: list[RequestTiming] = []
     client.accounting.observers.append(timings.append)
     return client, timings
@@ -76,7 +73,7 @@ def test_a_request_without_a_response_is_not_timed() -> None:
 def test_impersonating_clients_share_the_observers() -> None:
     client, timings = scripted_client(Response(200, b"{}", {}))
     tenant = client.impersonating("system:serviceaccount:shop:deployer")
-    tenant._api.call_api = client._api.call_api  # type: ignore[method-assign]
+    tenant._transport.open = client._transport.open  # type: ignore[method-assign]
     tenant.request("list", "GET", "/api/v1/namespaces/shop/configmaps")
     assert [t.verb for t in timings] == ["list"]
 
