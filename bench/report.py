@@ -901,12 +901,16 @@ def restart_section(step: dict[str, Any] | None) -> str:
                      f"{fig.get('writes')} ({fig.get('lease_writes')})",
                      str(reads), lists or "—",
                      f"{fmt(fig.get('leading_s'), 1)} s", f"{fmt(fig.get('new_ready_after_start_s'), 1)} s",
-                     f"{fmt(fig.get('changed_ready_s'), 1)} s (warm {fmt(fig.get('warm_changed_ready_s'), 1)} s)",
+                     f"{fmt(fig.get('changed_ready_s'), 1)} s"
+                     + (f", {fmt(fig['changed_ready_after_leading_s'], 1)} s after leading"
+                        if fig.get("changed_ready_after_leading_s") is not None else "")
+                     + f" (warm {fmt(fig.get('warm_changed_ready_s'), 1)} s)",
                      f"{fmt(fig.get('idle_cpu_percent'), 2)} %",
                      f"{fmt(fig.get('peak_rss_mib'), 0)} / {fmt(fig.get('restarted_peak_rss_mib'), 0)} MiB"))
     return text + table(("Ready fleet", "observed", "writes (the Lease's)", "reads (no Lease)", "LISTs by resource",
                          "leading after the start", "new Application Ready after the start",
-                         "changed Application Ready", "CPU, last 30 s", "peak RSS, first / restarted process"), rows)
+                         "changed Application Ready after the change", "CPU, last 30 s",
+                         "peak RSS, first / restarted process"), rows)
 
 
 def urlsource_section(step: dict[str, Any] | None) -> str:

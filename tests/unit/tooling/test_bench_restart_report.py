@@ -36,3 +36,10 @@ def test_a_step_not_run_says_how_to_run_it() -> None:
 def test_a_failed_step_shows_no_figures() -> None:
     text = report.restart_section({"ok": False, "error": "RuntimeError: boom", "runs": []})
     assert "| 10,000 × 4 |" not in text and "boom" in text
+
+
+def test_a_run_that_timed_the_change_from_leading_shows_it() -> None:
+    figures = {**FIGURES, "changed_ready_after_leading_s": 0.61}
+    text = report.restart_section({"date_utc": "2026-12-07 03:00:00 UTC", "ok": True,
+                                   "runs": [{"exit_code": 0, "figures": figures}]})
+    assert "| 1.0 s, 0.6 s after leading (warm 1.0 s) |" in text
