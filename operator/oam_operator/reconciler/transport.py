@@ -52,7 +52,11 @@ def url_of(host: str, path: str, query: Sequence[tuple[str, str]]) -> str:
 
 
 def encode_body(body: Any) -> bytes | None:
-    """A request body: JSON for a value (a string too), as it is for bytes, nothing for ``None``."""
+    """A request body: a value as JSON; text or bytes as they are, already serialized by the
+    caller in the request's content type (the revision record is JSON sent as YAML,
+    controller/reconcile/history.py); nothing for ``None``."""
     if body is None or isinstance(body, bytes):
         return body
+    if isinstance(body, str):
+        return body.encode("utf-8")
     return jsoncodec.dumps(body)

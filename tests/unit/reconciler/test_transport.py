@@ -89,5 +89,5 @@ def test_urls_and_bodies() -> None:
         "https://h/api?labelSelector=a%20in%20%28x%2Cy%29&limit=5")
     assert encode_body(None) is None
     assert encode_body(b"raw") == b"raw"
-    assert encode_body("text") == b'"text"'
+    assert encode_body('{"kind": "café"}') == '{"kind": "café"}'.encode()
     assert encode_body([{"op": "remove", "path": "/a"}]) == b'[{"op":"remove","path":"/a"}]'
