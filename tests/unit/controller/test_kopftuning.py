@@ -234,7 +234,7 @@ def test_kopfs_list_of_applications_is_shown_page_by_page_to_its_observer(monkey
     fresh.new_term()
     monkeypatch.setattr(kopftuning, "_LISTED_ONCE", set())  # this process's first LIST
     monkeypatch.setitem(kopftuning._OBSERVERS, ("oam-operator.dev", "applications"),
-                        (fresh.listing, lambda body: body["metadata"]["uid"] == "u3"))  # a new one
+                        (fresh.listing, lambda body: body["metadata"]["uid"] == "u3", None))  # a new one
     got = asyncio.run(scenario())
     assert fetching.fetch_objs is kopftuning.observed_fetch
     # the picked one as its page came (before the second page was asked for), the others held until
@@ -278,7 +278,7 @@ def test_a_list_cut_short_is_not_shown_as_done(monkeypatch: pytest.MonkeyPatch) 
 
     monkeypatch.setattr(kopftuning, "_KOPFS_FETCH", failing_fetch)
     monkeypatch.setitem(kopftuning._OBSERVERS, ("oam-operator.dev", "applications"),
-                        (lambda namespace, selector: seen.append((namespace, selector)) or Pages(), None))
+                        (lambda namespace, selector: seen.append((namespace, selector)) or Pages(), None, None))
 
     async def consume() -> None:
         async for _ in kopftuning.observed_fetch(settings=Settings(), resource=Resource(),  # type: ignore[arg-type]
@@ -315,7 +315,7 @@ def test_objects_held_until_the_list_ends_have_their_managed_fields_held_as_text
     monkeypatch.setattr(kopftuning, "_KOPFS_FETCH", kopfs_fetch)
     monkeypatch.setattr(kopftuning, "_LISTED_ONCE", set())
     monkeypatch.setitem(kopftuning._OBSERVERS, ("oam-operator.dev", "applications"),
-                        (lambda namespace, selector: None, lambda body: body["metadata"]["uid"] == "u2"))
+                        (lambda namespace, selector: None, lambda body: body["metadata"]["uid"] == "u2", None))
 
     async def consume() -> list[Any]:
         return [chunk async for chunk in kopftuning.observed_fetch(
@@ -328,3 +328,60 @@ def test_objects_held_until_the_list_ends_have_their_managed_fields_held_as_text
     # kopf lists again (its watch expired): it holds every body already, so the page goes on as it came
     again = asyncio.run(consume())
     assert [[each["metadata"]["uid"] for each in items] for items, _ in again] == [["u1", "u2"]]
+
+
+def test_the_held_objects_go_to_kopf_in_chunks_with_the_pace_awaited_between_two(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """urgency.py: kopf gets the settled Applications ``HELD_CHUNK`` at a time; a fresh pace per
+    LIST is awaited between two chunks (not before the first), after the LIST was shown as done."""
+    import asyncio
+
+    from oam_operator.controller.service import kopftuning
+
+    def body(uid: str) -> dict[str, Any]:
+        return {"metadata": {"uid": uid, "namespace": "shop", "name": uid}}
+
+    listed = [body(f"s{index}") for index in range(5)] + [body("new")]
+    steps: list[str] = []
+
+    async def kopfs_fetch(**_: Any) -> Any:
+        yield listed, "90"
+
+    class Settings:
+        class watching:
+            class label_selectors:
+                @staticmethod
+                def collect(_: Any) -> list[str]:
+                    return []
+
+    class Resource:
+        group, plural = "oam-operator.dev", "applications"
+
+    class Pages:
+        def page(self, items: Any) -> None:
+            steps.append(f"page of {len(items)}")
+
+        def done(self, version: Any) -> None:
+            steps.append(f"done {version}")
+
+    def pacer() -> Any:
+        steps.append("pacer")
+
+        async def pause() -> None:
+            steps.append("pause")
+        return pause
+
+    monkeypatch.setattr(kopftuning, "HELD_CHUNK", 2)
+    monkeypatch.setattr(kopftuning, "_KOPFS_FETCH", kopfs_fetch)
+    monkeypatch.setattr(kopftuning, "_LISTED_ONCE", set())
+    monkeypatch.setitem(kopftuning._OBSERVERS, ("oam-operator.dev", "applications"),
+                        (lambda namespace, selector: Pages(), lambda b: b["metadata"]["uid"] == "new", pacer))
+
+    async def consume() -> None:
+        async for items, _ in kopftuning.observed_fetch(settings=Settings(), resource=Resource(),  # type: ignore[arg-type]
+                                                        namespace=None, logger=None):  # type: ignore[arg-type]
+            steps.append("kopf gets " + ",".join(item["metadata"]["uid"] for item in items))
+
+    asyncio.run(consume())
+    assert steps == ["page of 6", "kopf gets new", "done 90", "pacer", "kopf gets s0,s1", "pause",
+                     "kopf gets s2,s3", "pause", "kopf gets s4"]

@@ -112,6 +112,24 @@ def test_a_relist_finds_what_changed_and_what_went_while_unwatched() -> None:
     assert sorted(told) == [("shop", "app", False), ("shop", "app", True)]
 
 
+def test_a_list_steps_aside_before_each_object_with_one_pause_per_list() -> None:
+    """urgency.py: the pause is taken before each listed object is absorbed, a fresh one per LIST."""
+    client = Pages(deployment(IMAGE, typed=False), deployment(IMAGE, name="api", typed=False))
+    owned, _ = watching(client)
+    steps: list[str] = []
+    pauses: list[int] = []
+
+    def yielder() -> Any:
+        pauses.append(len(pauses))
+        number = pauses[-1]
+        return lambda: steps.append(f"pause {number}, {len(owned._objects)} held")
+
+    owned.yielder = yielder
+    owned._list(DEPLOYMENTS, "shop", "/apis/apps/v1/namespaces/shop/deployments")
+    owned._list(DEPLOYMENTS, "shop", "/apis/apps/v1/namespaces/shop/deployments")
+    assert steps == ["pause 0, 0 held", "pause 0, 1 held", "pause 1, 2 held", "pause 1, 2 held"]
+
+
 def test_what_left_the_inventory_is_forgotten() -> None:
     owned, _ = watching()
     owned.written(deployment(IMAGE))

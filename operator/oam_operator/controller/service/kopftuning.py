@@ -24,7 +24,10 @@ handed on as their page arrives, the others held until the last page came (the L
 held at once, not a page at a time: the held ones, their managed fields held as text at once, are
 kopf's bodies a moment later anyway). Only kopf's first LIST of a resource and namespace is so
 ordered: a later one (kopf's watch expired) comes while kopf holds every body already, and
-holding them all again would double them for a moment.
+holding them all again would double them for a moment. The held ones then go to kopf
+``HELD_CHUNK`` at a time, with the resource's ``pace`` awaited between two chunks: kopf spends
+about a millisecond of the loop on each (its daemon, its handlers), and 1,000 at once kept the
+interpreter from a changed Application's pass for most of a second (urgency.py).
 
 The finalizer patch:
 
@@ -46,7 +49,7 @@ methods on real bodies.
 from __future__ import annotations
 
 import copy
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import jsonpatch
@@ -132,17 +135,25 @@ ListObserver = Callable[[str | None, str], Pages | None]
 #: whether a listed object goes to kopf before the LIST's others
 FirstPick = Callable[[Mapping[str, Any]], bool]
 
-_OBSERVERS: dict[tuple[str, str], tuple[ListObserver, FirstPick | None]] = {}
+#: a fresh pause per LIST, awaited between two chunks of the objects held back (urgency.py)
+Pacing = Callable[[], Callable[[], Awaitable[None]]]
+
+#: how many of the held-back objects go to kopf between two pauses: about 50 ms of the loop's time
+HELD_CHUNK = 50
+
+_OBSERVERS: dict[tuple[str, str], tuple[ListObserver, FirstPick | None, Pacing | None]] = {}
 _LISTED_ONCE: set[tuple[str, str, Any]] = set()  # (group, plural, namespace) kopf has listed in full
 
 
-def observe_lists(group: str, plural: str, observer: ListObserver | None, *, first: FirstPick | None = None) -> None:
+def observe_lists(group: str, plural: str, observer: ListObserver | None, *, first: FirstPick | None = None,
+                  pace: Pacing | None = None) -> None:
     """Let ``observer`` see each LIST kopf makes of ``group``/``plural`` from now on (``None``: nobody),
-    and hand kopf the objects ``first`` picks before the others (see the module docstring)."""
+    and hand kopf the objects ``first`` picks before the others, the others ``HELD_CHUNK`` at a time
+    with a ``pace`` between two chunks (see the module docstring)."""
     if observer is None:
         _OBSERVERS.pop((group, plural), None)
     else:
-        _OBSERVERS[group, plural] = (observer, first)
+        _OBSERVERS[group, plural] = (observer, first, pace)
 
 
 async def observed_fetch(*, settings: configuration.OperatorSettings, resource: Any, namespace: Any,
@@ -150,7 +161,7 @@ async def observed_fetch(*, settings: configuration.OperatorSettings, resource: 
     """kopf's ``fetch_objs``, its pages shown to the resource's observer (``observe_lists``) and, in
     its first full LIST, the objects its ``first`` picks handed on before the others; a LIST cut
     short (an error, a cancellation) is not shown as done."""
-    observer, first = _OBSERVERS.get((resource.group, resource.plural), (None, None))
+    observer, first, pace = _OBSERVERS.get((resource.group, resource.plural), (None, None, None))
     selector = ",".join(sorted(set(settings.watching.label_selectors.collect(resource))))
     pages = observer(namespace, selector) if observer is not None else None
     scope = (resource.group, resource.plural, namespace)
@@ -177,8 +188,11 @@ async def observed_fetch(*, settings: configuration.OperatorSettings, resource: 
     _LISTED_ONCE.add(scope)
     if pages is not None:
         pages.done(version)
-    if held:
-        yield held, version
+    pause = pace() if pace is not None else None
+    for start in range(0, len(held), HELD_CHUNK):
+        if start and pause is not None:
+            await pause()
+        yield held[start:start + HELD_CHUNK], version
 
 
 _PATCH_OBSERVERS: dict[tuple[str, str], Callable[[Mapping[str, Any]], None]] = {}

@@ -30,10 +30,12 @@ def run_operator(settings: Settings, kubeconfig: str | None = None) -> None:
     asyncio.set_event_loop(loop)
     controller = Controller.build(settings, loop, kubeconfig)
     # kopf's LIST of the Applications is the term's when it began in the term (freshview.py), and
-    # a new, changed or deleted one goes to kopf before the settled ones (kopftuning.py)
+    # a new, changed or deleted one goes to kopf before the settled ones, which step aside for
+    # urgent passes (kopftuning.py, urgency.py)
     requested_at = f"{settings.domain}/requested-at"
     kopftuning.observe_lists(GROUP, "applications", controller.runtime.fresh.listing,
-                             first=lambda body: listed_first(body, requested_at))
+                             first=lambda body: listed_first(body, requested_at),
+                             pace=controller.runtime.urgency.pacer)
     # a pass looks a ClusterProfile up once kopf has listed them (listedonce.py)
     controller.runtime.profiles_listed.expect()
     kopftuning.observe_lists(GROUP, "clusterprofiles", controller.runtime.profiles_listed.pages)

@@ -91,7 +91,8 @@ class OwnedObjects:
 
     def __init__(self, client: ClusterClient, *, domain: str, cluster_id: str, namespaces: Sequence[str],
                  on_change: Callable[[str, str, ObjectKey, Mapping[str, Any], bool], None],
-                 on_state: Callable[[WatchedKind, str], None] | None = None, selector: str | None = None) -> None:
+                 on_state: Callable[[WatchedKind, str], None] | None = None, selector: str | None = None,
+                 yielder: Callable[[], Callable[[], None]] | None = None) -> None:
         self.client = client
         self.manager = domain
         self.owner_key = f"{domain}/owner-id"
@@ -100,6 +101,8 @@ class OwnedObjects:
         self.scopes = tuple(namespaces) or ("",)
         self.on_change = on_change
         self.on_state = on_state  # (kind, "synced" | "down" | "forbidden"), for the metric
+        #: a fresh pause per LIST, called between two listed objects: it waits while an urgent pass runs (urgency.py)
+        self.yielder = yielder
         self._stopped = threading.Event()
         self._lock = threading.Lock()
         self._listed = threading.Condition(self._lock)  # notified when a scope is listed for the first time
@@ -436,12 +439,15 @@ class OwnedObjects:
         changed while the kind was not watched; the version to watch from."""
         seen: set[ObjectKey] = set()
         token, version = "", ""
+        pause = self.yielder() if self.yielder is not None else None
         while True:
             query = [("labelSelector", self.selector), ("limit", str(_PAGE))]
             if token:
                 query.append(("continue", token))
             page = self.client.request("list", "GET", path, query=query, background=True)
             for item in page.get("items") or []:
+                if pause is not None:
+                    pause()
                 key = self._absorb(self._typed(item, kind), always=False)
                 if key is not None:
                     seen.add(key)

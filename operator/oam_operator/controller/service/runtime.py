@@ -63,6 +63,8 @@ from .readysince import not_ready_since
 from .remotes import RemoteClusters
 from .targets import TargetProfiles
 from .tracing import RevisionTracer
+from .urgency import Urgency
+from .warmup import warm_up
 
 log = logging.getLogger("oam_operator.controller")
 
@@ -178,6 +180,8 @@ class Runtime:
         self._granted: set[str] = set()  # uids refused by RBAC whose namespace's grants changed since
         self._passing = threading.Condition(self._lock)  # notified when a pass ends (``stand_down``)
         self._running = 0  # passes under way
+        #: the urgent passes under way, which the owned objects' LISTs step aside for (urgency.py)
+        self.urgency = Urgency()
         self._generations: dict[str, tuple[int, datetime]] = {}  # uid -> (generation, first seen), saw_generation
         #: kopf's first LIST of the operator's ClusterProfiles, which passes wait for (listedonce.py)
         self.profiles_listed = ListedOnce("ClusterProfiles", PROFILES_LIST_WAIT, on_item=self._listed_profile)
@@ -189,7 +193,8 @@ class Runtime:
         if settings.readiness_watch:
             self.owned = OwnedObjects(self.client, domain=settings.domain, cluster_id=self.cluster_id,
                                       namespaces=settings.namespaces, on_change=self._on_change,
-                                      on_state=self._on_watch_state, selector=owned_selector(settings))
+                                      on_state=self._on_watch_state, selector=owned_selector(settings),
+                                      yielder=self.urgency.yielder)
         #: The watch of Roles and RoleBindings (grantwatch.py)
         self.grants = GrantWatch(self.client, settings.namespaces, self._on_grant)
         agent = f"oam-operator/{__version__}" + (f" ({self.pod_name})" if self.pod_name else "")
@@ -268,6 +273,7 @@ class Runtime:
     def start(self) -> None:
         """Start the watches (the startup handler's work: kopf is running)."""
         self.definitions.prime()  # before any pass (docs/definitions.md#the-operator)
+        warm_up(self.pass_client, STARTED)  # what the first pass would load, loaded meanwhile (warmup.py)
         if self.owned is not None:
             self.owned.start(STARTED)
             if self.metrics is not None:  # measured when scraped: the walk over every entry costs no pass
@@ -297,7 +303,7 @@ class Runtime:
 
         owned = OwnedObjects(client, domain=self.settings.domain, cluster_id=owner_cluster,
                              namespaces=self.settings.namespaces, on_change=on_change,
-                             selector=owned_selector(self.settings))
+                             selector=owned_selector(self.settings), yielder=self.urgency.yielder)
         held.append(owned)
         owned.start(STARTED)
         return owned
@@ -601,9 +607,13 @@ class Runtime:
              admission: Mapping[str, Any] | None = None, *, urgent: bool = False) -> PassResult:
         with self._passing:
             self._running += 1
+        if urgent:
+            self.urgency.started()
         try:
             return self._counted(branch, uid, body, admission, urgent)
         finally:
+            if urgent:
+                self.urgency.ended()
             with self._passing:
                 self._running -= 1
                 self._passing.notify_all()
