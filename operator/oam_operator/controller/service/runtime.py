@@ -180,7 +180,8 @@ class Runtime:
         self._granted: set[str] = set()  # uids refused by RBAC whose namespace's grants changed since
         self._passing = threading.Condition(self._lock)  # notified when a pass ends (``stand_down``)
         self._running = 0  # passes under way
-        #: the urgent passes under way, which the owned objects' LISTs step aside for (urgency.py)
+        #: the urgent passes under way, which the owned objects' LISTs and kopf's handing on of the
+        #: settled Applications step aside for (urgency.py)
         self.urgency = Urgency()
         self._generations: dict[str, tuple[int, datetime]] = {}  # uid -> (generation, first seen), saw_generation
         #: kopf's first LIST of the operator's ClusterProfiles, which passes wait for (listedonce.py)
