@@ -290,6 +290,22 @@ def test_a_list_cut_short_is_not_shown_as_done(monkeypatch: pytest.MonkeyPatch) 
     assert seen == [("shop", "a=b"), ("page", [{"metadata": {"uid": "u1"}}])]
 
 
+class NoSelectors:
+    """kopf's settings as ``observed_fetch`` reads them: no label selector."""
+
+    class watching:
+        class label_selectors:
+            @staticmethod
+            def collect(_: Any) -> list[str]:
+                return []
+
+
+class Applications:
+    """kopf's resource as ``observed_fetch`` reads it."""
+
+    group, plural = "oam-operator.dev", "applications"
+
+
 def test_objects_held_until_the_list_ends_have_their_managed_fields_held_as_text(
         monkeypatch: pytest.MonkeyPatch) -> None:
     import asyncio
@@ -302,16 +318,6 @@ def test_objects_held_until_the_list_ends_have_their_managed_fields_held_as_text
     async def kopfs_fetch(**_: Any) -> Any:
         yield [settled, new], "90"
 
-    class Settings:
-        class watching:
-            class label_selectors:
-                @staticmethod
-                def collect(_: Any) -> list[str]:
-                    return []
-
-    class Resource:
-        group, plural = "oam-operator.dev", "applications"
-
     monkeypatch.setattr(kopftuning, "_KOPFS_FETCH", kopfs_fetch)
     monkeypatch.setattr(kopftuning, "_LISTED_ONCE", set())
     monkeypatch.setitem(kopftuning._OBSERVERS, ("oam-operator.dev", "applications"),
@@ -319,7 +325,7 @@ def test_objects_held_until_the_list_ends_have_their_managed_fields_held_as_text
 
     async def consume() -> list[Any]:
         return [chunk async for chunk in kopftuning.observed_fetch(
-            settings=Settings(), resource=Resource(), namespace=None, logger=None)]  # type: ignore[arg-type]
+            settings=NoSelectors(), resource=Applications(), namespace=None, logger=None)]  # type: ignore[arg-type]
 
     got = asyncio.run(consume())
     assert [[each["metadata"]["uid"] for each in items] for items, _ in got] == [["u2"], ["u1"]]
@@ -347,16 +353,6 @@ def test_the_held_objects_go_to_kopf_in_chunks_with_the_pace_awaited_between_two
     async def kopfs_fetch(**_: Any) -> Any:
         yield listed, "90"
 
-    class Settings:
-        class watching:
-            class label_selectors:
-                @staticmethod
-                def collect(_: Any) -> list[str]:
-                    return []
-
-    class Resource:
-        group, plural = "oam-operator.dev", "applications"
-
     class Pages:
         def page(self, items: Any) -> None:
             steps.append(f"page of {len(items)}")
@@ -378,7 +374,7 @@ def test_the_held_objects_go_to_kopf_in_chunks_with_the_pace_awaited_between_two
                         (lambda namespace, selector: Pages(), lambda b: b["metadata"]["uid"] == "new", pacer))
 
     async def consume() -> None:
-        async for items, _ in kopftuning.observed_fetch(settings=Settings(), resource=Resource(),  # type: ignore[arg-type]
+        async for items, _ in kopftuning.observed_fetch(settings=NoSelectors(), resource=Applications(),  # type: ignore[arg-type]
                                                         namespace=None, logger=None):  # type: ignore[arg-type]
             steps.append("kopf gets " + ",".join(item["metadata"]["uid"] for item in items))
 
