@@ -38,7 +38,7 @@ def test_a_yielder_waits_until_the_last_urgent_pass_ended() -> None:
 def test_the_budget_bounds_the_waiting_of_all_calls_together() -> None:
     urgency = Urgency()
     urgency.started()  # and never ends
-    pause = Yielder(urgency, 0.3, clock=time.monotonic)
+    pause = Yielder(urgency, 0.3)
     started = time.monotonic()
     for _ in range(5):
         pause()

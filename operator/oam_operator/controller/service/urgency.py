@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable
 
 __all__ = ["HAND_ON_BUDGET", "LIST_YIELD_BUDGET", "Pacer", "Urgency", "Yielder"]
 
@@ -71,42 +70,45 @@ class Urgency:
         return Pacer(self, budget)
 
 
-class Yielder:
+class _Budget:
+    """What a ``Yielder`` and a ``Pacer`` share: the urgency they watch and the seconds of waiting
+    left to them (``waited``: spent so far)."""
+
+    def __init__(self, urgency: Urgency, budget: float) -> None:
+        self._urgency = urgency
+        self._left = budget
+        self.waited = 0.0
+
+    def _needed(self) -> bool:
+        """Whether to wait now: an urgent pass runs and some budget is left."""
+        return self._left > 0 and self._urgency.running > 0
+
+    def _spend(self, started: float) -> None:
+        spent = time.monotonic() - started
+        self._left -= spent
+        self.waited += spent
+
+
+class Yielder(_Budget):
     """Called between two steps of background work: returns at once while no urgent pass runs,
     else once none does, until ``budget`` seconds were spent waiting in all."""
 
-    def __init__(self, urgency: Urgency, budget: float, clock: Callable[[], float] = time.monotonic) -> None:
-        self._urgency = urgency
-        self._left = budget
-        self._clock = clock
-        self.waited = 0.0
-
     def __call__(self) -> None:
-        if self._left <= 0 or self._urgency.running == 0:
+        if not self._needed():
             return
-        started = self._clock()
+        started = time.monotonic()
         self._urgency.wait_quiet(self._left)
-        spent = self._clock() - started
-        self._left -= spent
-        self.waited += spent
+        self._spend(started)
 
 
-class Pacer:
+class Pacer(_Budget):
     """``Yielder`` on the event loop: awaited between two steps, it sleeps while an urgent pass
     runs, until ``budget`` seconds were spent in all."""
 
-    def __init__(self, urgency: Urgency, budget: float, clock: Callable[[], float] = time.monotonic) -> None:
-        self._urgency = urgency
-        self._left = budget
-        self._clock = clock
-        self.waited = 0.0
-
     async def __call__(self) -> None:
-        if self._left <= 0 or self._urgency.running == 0:
+        if not self._needed():
             return
-        started = self._clock()
-        while self._urgency.running and self._clock() - started < self._left:
+        started = time.monotonic()
+        while self._urgency.running and time.monotonic() - started < self._left:
             await asyncio.sleep(PACER_POLL)
-        spent = self._clock() - started
-        self._left -= spent
-        self.waited += spent
+        self._spend(started)
